@@ -84,8 +84,8 @@ enum Command {
         /// Games to play (in pairs: each opening once with each colour).
         #[arg(long, default_value_t = 100)]
         games: u32,
-        /// Time per turn in milliseconds for both engines (default: no time limit,
-        /// the level's depth; Hard then needs --depth or --nodes).
+        /// Time per turn in milliseconds for both engines (default: none, each level
+        /// searches to its own depth; Hard then needs --movetime, --depth or --nodes).
         #[arg(long)]
         movetime: Option<u64>,
         /// Depth limit for both engines (each level still caps its own depth).
@@ -213,8 +213,12 @@ fn run(command: Command) -> Result<(), String> {
             if games == 0 {
                 return Err("--games must be at least 1".into());
             }
-            if movetime.is_none() && depth.is_none() && nodes.is_none() {
-                return Err("give a limit per turn: --movetime, --depth or --nodes".into());
+            if movetime.is_none()
+                && depth.is_none()
+                && nodes.is_none()
+                && (a == Level::Hard || b == Level::Hard)
+            {
+                return Err("hard needs a limit per turn: --movetime, --depth or --nodes".into());
             }
             let limits = |level: Level| Limits {
                 level,

@@ -85,5 +85,5 @@ fn arena_counts_every_game() {
     assert_eq!(numbers[1] + numbers[2] + numbers[3], 2, "{line}");
     let o = mill(&["arena", "--a", "hard", "--b", "easy", "--games", "2"]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("give a limit"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("hard needs a limit"));
 }

@@ -7,6 +7,7 @@ use core::fmt;
 use mill_core::{Game, MAX_POINTS, MAX_TURNS, Position, Turn, TurnList};
 
 type Scores = ArrayVec<i32, MAX_TURNS>;
+type History = [[i32; MAX_POINTS]; MAX_POINTS + 1];
 
 /// The deepest iteration any search starts, in turns.
 pub(crate) const MAX_DEPTH: u32 = 64;
@@ -160,7 +161,10 @@ struct Searcher<'a> {
     root_index: usize,
     killers: [[u32; 2]; MAX_PLY],
     /// Indexed by origin (the last slot: a placement) and destination.
-    history: Box<[[i32; MAX_POINTS]; MAX_POINTS + 1]>,
+    history: Box<History>,
+    /// One turn list and one list of ordering scores per ply, reused.
+    lists: Vec<TurnList>,
+    scores: Vec<Scores>,
     seed: u64,
     noise: i32,
 }
@@ -191,13 +195,16 @@ impl<'a> Searcher<'a> {
             path,
             killers: [[0; 2]; MAX_PLY],
             history: Box::new([[0; MAX_POINTS]; MAX_POINTS + 1]),
+            lists: vec![TurnList::new(); MAX_PLY],
+            scores: vec![Scores::new(); MAX_PLY],
             seed: mix(limits.seed),
             noise: level.eval_noise(),
         }
     }
 
     fn iterate(&mut self, root: &Position, turns: &TurnList) -> SearchResult {
-        let scores = self.order(root, turns, 0, 0);
+        let mut scores = Scores::new();
+        order(root, turns, &mut scores, 0, [0; 2], &self.history);
         let mut moves: Vec<RootTurn> = turns
             .iter()
             .zip(scores.iter())
@@ -465,27 +472,36 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        let mut turns = pos.legal_turns();
-        if turns.is_empty() {
+        pos.legal_turns_into(&mut self.lists[ply]);
+        let n = self.lists[ply].len();
+        if n == 0 {
             return self.eval(pos);
         }
-        let mut scores = self.order(pos, &turns, tt_turn, ply);
+        order(
+            pos,
+            &self.lists[ply],
+            &mut self.scores[ply],
+            tt_turn,
+            self.killers[ply],
+            &self.history,
+        );
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_turn = 0u32;
-        let n = turns.len();
         for i in 0..n {
             // Selection sort, lazily: a cutoff usually comes within the first few turns.
+            let scores = &mut self.scores[ply];
             let mut j = i;
             for k in i + 1..n {
                 if scores[k] > scores[j] {
                     j = k;
                 }
             }
-            turns.swap(i, j);
             scores.swap(i, j);
-            let turn = turns[i];
             let order = scores[i];
+            let turns = &mut self.lists[ply];
+            turns.swap(i, j);
+            let turn = turns[i];
             let quiet = turn.removals().is_empty();
             let child = pos.play_unchecked(turn);
             self.path.push(child.hash());
@@ -554,49 +570,54 @@ impl<'a> Searcher<'a> {
             }
         }
     }
+}
 
-    /// Ordering scores, one per turn of `turns`.
-    fn order(&self, pos: &Position, turns: &TurnList, tt_turn: u32, ply: usize) -> Scores {
-        let mut scores = Scores::new();
-        let t = pos.topology();
-        let us = pos.turn();
-        let mine = pos.pieces(us).0;
-        let theirs = pos.pieces(!us).0;
-        let empty = t.all().0 & !(mine | theirs);
-        // The opponent's twos: their empty points (to block) and their pieces (to remove).
-        let mut their_points = 0u32;
-        let mut their_two_pieces = 0u32;
-        for line in t.lines() {
-            let l = line.0;
-            if (l & theirs).count_ones() == 2 && l & mine == 0 {
-                their_points |= l & empty;
-                their_two_pieces |= l & theirs;
+/// Ordering scores into `scores`, one per turn of `turns`.
+fn order(
+    pos: &Position,
+    turns: &TurnList,
+    scores: &mut Scores,
+    tt_turn: u32,
+    killers: [u32; 2],
+    history: &History,
+) {
+    scores.clear();
+    let t = pos.topology();
+    let us = pos.turn();
+    let mine = pos.pieces(us).0;
+    let theirs = pos.pieces(!us).0;
+    let empty = t.all().0 & !(mine | theirs);
+    // The opponent's twos: their empty points (to block) and their pieces (to remove).
+    let mut their_points = 0u32;
+    let mut their_two_pieces = 0u32;
+    for line in t.lines() {
+        let l = line.0;
+        if (l & theirs).count_ones() == 2 && l & mine == 0 {
+            their_points |= l & empty;
+            their_two_pieces |= l & theirs;
+        }
+    }
+    for turn in turns {
+        let packed = pack(turn);
+        let to = turn.to();
+        scores.push(if packed == tt_turn {
+            ORDER_TT
+        } else if let Some(&r) = turn.removals().first() {
+            let mut s = ORDER_CAPTURE;
+            if their_two_pieces & (1 << r.index()) != 0 {
+                s += 1000;
             }
-        }
-        let killers = self.killers[ply.min(MAX_PLY - 1)];
-        for turn in turns {
-            let packed = pack(turn);
-            let to = turn.to();
-            scores.push(if packed == tt_turn {
-                ORDER_TT
-            } else if let Some(&r) = turn.removals().first() {
-                let mut s = ORDER_CAPTURE;
-                if their_two_pieces & (1 << r.index()) != 0 {
-                    s += 1000;
-                }
-                s + (t.neighbours(r).0 & empty).count_ones() as i32 * 10
-            } else if their_points & (1 << to.index()) != 0 {
-                ORDER_BLOCK
-            } else if packed == killers[0] {
-                ORDER_KILLER + 1
-            } else if packed == killers[1] {
-                ORDER_KILLER
-            } else {
-                let from = turn.from().map_or(MAX_POINTS, |p| p.index());
-                self.history[from][to.index()]
-            });
-        }
-        scores
+            s + (t.neighbours(r).0 & empty).count_ones() as i32 * 10
+        } else if their_points & (1 << to.index()) != 0 {
+            ORDER_BLOCK
+        } else if packed == killers[0] {
+            ORDER_KILLER + 1
+        } else if packed == killers[1] {
+            ORDER_KILLER
+        } else {
+            let from = turn.from().map_or(MAX_POINTS, |p| p.index());
+            history[from][to.index()]
+        });
     }
 }
 
