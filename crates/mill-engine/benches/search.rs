@@ -1,8 +1,9 @@
 //! Search speed: nodes per second and the depth reached in a fixed time, in typical
 //! placing, moving and flying positions, at the Hard level (noise included, as played).
 //!
-//! `cargo bench -p mill-engine --bench search [-- MOVETIME_MS [TT_MB]]`
-//! (defaults: 1000 ms, 32 MB). Prints one line per position; the figures in
+//! `cargo bench -p mill-engine --bench search [-- MOVETIME_MS [TT_MB [DEPTH]]]`
+//! (defaults: 1000 ms, 32 MB; with DEPTH, a fixed-depth search without time limit,
+//! whose node counts are reproducible). Prints one line per position; the figures in
 //! docs/PERFORMANCE.md come from here.
 //!
 //! The machine this project is built on is shared, so wall time overstates what a
@@ -60,6 +61,7 @@ fn main() {
     let numbers: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let movetime = numbers.first().copied().unwrap_or(1000);
     let tt_mb = numbers.get(1).copied().unwrap_or(32) as usize;
+    let depth = numbers.get(2).map(|&d| d as u32);
     let mut engine = Engine::new(tt_mb);
     println!(
         "hard level, {movetime} ms per position ({} time), table {} MB",
@@ -72,7 +74,10 @@ fn main() {
     );
     for (name, text) in POSITIONS {
         let position: Position = text.parse().expect("valid position");
-        let limits = Limits::new(Level::Hard, 1).with_movetime(Some(movetime));
+        let limits = match depth {
+            Some(d) => Limits::new(Level::Hard, 1).with_depth(d),
+            None => Limits::new(Level::Hard, 1).with_movetime(Some(movetime)),
+        };
         let mut clock = BenchClock::start();
         let r = engine
             .search(&position, &[], &limits, &mut clock)

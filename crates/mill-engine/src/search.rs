@@ -1,7 +1,7 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
 use crate::tt::{Bound, Table, pack};
-use crate::{Clock, Level, Limits, MATE, MATE_BOUND, evaluate, mix};
+use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, evaluate, mix};
 use arrayvec::ArrayVec;
 use core::fmt;
 use mill_core::{Game, MAX_POINTS, MAX_TURNS, Position, Turn, TurnList};
@@ -21,6 +21,41 @@ const ORDER_CAPTURE: i32 = 1 << 26;
 const ORDER_BLOCK: i32 = 1 << 25;
 const ORDER_KILLER: i32 = 1 << 24;
 const HISTORY_MAX: i32 = 1 << 20;
+/// Half-width of the first root window from depth 4 on.
+const ASPIRATION: i32 = 30;
+/// Reverse futility pruning: depth and margin per turn of depth.
+const RFP_DEPTH: i32 = 3;
+const RFP_MARGIN: i32 = 90;
+
+/// Late-move reductions by depth and turn number: about ln(depth)·ln(number)/2, at
+/// least 1, from integer logarithms in eighths computed at compile time.
+const LMR: [[i32; 64]; 64] = {
+    let mut ln8 = [0i32; 64];
+    let mut n = 2;
+    while n < 64 {
+        let mut p = 0;
+        while (1 << (p + 1)) <= n {
+            p += 1;
+        }
+        let frac8 = ((n - (1 << p)) * 8) / (1 << p);
+        // (log2 n in eighths) · ln 2, ln 2 ≈ 177/256
+        ln8[n] = ((p * 8 + frac8 as i32) * 177) / 256;
+        n += 1;
+    }
+    let mut t = [[0i32; 64]; 64];
+    let mut d = 1;
+    while d < 64 {
+        let mut m = 1;
+        while m < 64 {
+            // ln d · ln m / 2, both in eighths: divide by 64 · 2.
+            let r = (ln8[d] * ln8[m] + 64) / 128;
+            t[d][m] = if r < 1 { 1 } else { r };
+            m += 1;
+        }
+        d += 1;
+    }
+    t
+};
 
 /// What the search found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -220,7 +255,25 @@ impl<'a> Searcher<'a> {
         for depth in 1..=self.max_depth {
             self.can_stop = depth > 1;
             let mut trial = moves.clone();
-            self.root(root, depth, &mut trial, multi);
+            let mut window = ASPIRATION;
+            let previous = moves[0].score;
+            let (mut lo, mut hi) = if depth >= 4 && !multi && previous.abs() < MATE_BOUND {
+                (previous - window, previous + window)
+            } else {
+                (-INF, INF)
+            };
+            loop {
+                let score = self.root(root, depth, &mut trial, multi, (lo, hi));
+                if self.stopped || multi || (score > lo && score < hi) || (lo == -INF && hi == INF) {
+                    break;
+                }
+                window *= 4;
+                if score <= lo {
+                    lo = if window > 4 * PIECE { -INF } else { score - window };
+                } else {
+                    hi = if window > 4 * PIECE { INF } else { score + window };
+                }
+            }
             if self.stopped {
                 break;
             }
@@ -293,26 +346,37 @@ impl<'a> Searcher<'a> {
         best
     }
 
-    fn root(&mut self, root: &Position, depth: u32, moves: &mut [RootTurn], multi: bool) {
-        let mut alpha = -INF;
+    /// One iteration at the root within the window `(lo, hi)`; returns the best score
+    /// (a bound if it falls outside the window). `moves` ends sorted, best first.
+    fn root(
+        &mut self,
+        root: &Position,
+        depth: u32,
+        moves: &mut [RootTurn],
+        multi: bool,
+        (lo, hi): (i32, i32),
+    ) -> i32 {
+        let mut alpha = lo;
         let mut best = -INF;
         for (i, m) in moves.iter_mut().enumerate() {
             let child = root.play_unchecked(m.turn);
             self.path.push(child.hash());
             let d = depth as i32 - 1;
-            let score = if multi || i == 0 {
+            let score = if multi {
                 -self.negamax(&child, d, -INF, INF, 1)
+            } else if i == 0 {
+                -self.negamax(&child, d, -hi, -alpha, 1)
             } else {
                 let s = -self.negamax(&child, d, -alpha - 1, -alpha, 1);
                 if s > alpha && !self.stopped {
-                    -self.negamax(&child, d, -INF, -alpha, 1)
+                    -self.negamax(&child, d, -hi, -alpha, 1)
                 } else {
                     s
                 }
             };
             self.path.pop();
             if self.stopped {
-                return;
+                return best;
             }
             // A turn that failed low has only a bound: it sorts last.
             m.score = if multi || score > alpha || i == 0 {
@@ -323,11 +387,18 @@ impl<'a> Searcher<'a> {
             if score > best {
                 best = score;
                 if !multi {
-                    alpha = score;
+                    alpha = alpha.max(score);
+                    if score >= hi {
+                        break;
+                    }
                 }
             }
         }
         moves.sort_by_key(|m| core::cmp::Reverse(m.score));
+        if !multi && (best <= lo || best >= hi) {
+            // Outside the window: the caller searches again with a wider one.
+            return best;
+        }
         self.tt.store(
             root.hash(),
             pack(&moves[0].turn),
@@ -335,6 +406,7 @@ impl<'a> Searcher<'a> {
             depth,
             Bound::Exact,
         );
+        best
     }
 
     fn pv(&mut self, root: &Position, first: Turn, depth: u32) -> Vec<Turn> {
@@ -472,6 +544,13 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+        // Reverse futility: at shallow depth, a position far above beta stays there.
+        if !pv_node && depth <= RFP_DEPTH && beta.abs() < MATE_BOUND {
+            let e = self.eval(pos);
+            if e - RFP_MARGIN * depth >= beta {
+                return e;
+            }
+        }
         pos.legal_turns_into(&mut self.lists[ply]);
         let n = self.lists[ply].len();
         if n == 0 {
@@ -510,7 +589,8 @@ impl<'a> Searcher<'a> {
                 score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
             } else {
                 let reduction = if depth >= 3 && i >= 3 && quiet && order < ORDER_KILLER {
-                    1 + (depth >= 6 && i >= 8) as i32
+                    let r = LMR[(depth as usize).min(63)][i.min(63)];
+                    (r - pv_node as i32).clamp(1, depth - 2)
                 } else {
                     0
                 };
