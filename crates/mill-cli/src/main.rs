@@ -3,7 +3,7 @@
 
 use clap::{Parser, Subcommand};
 use mill_core::{Color, Game, Notation, Outcome, Position};
-use mill_engine::{Engine, Level, Limits, StdClock};
+use mill_engine::{Clock, Engine, Level, Limits, StdClock};
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -84,8 +84,10 @@ enum Command {
         /// Games to play (in pairs: each opening once with each colour).
         #[arg(long, default_value_t = 100)]
         games: u32,
-        /// Time per turn in milliseconds for both engines (default: none, each level
-        /// searches to its own depth; Hard then needs --movetime, --depth or --nodes).
+        /// Time per turn in milliseconds for both engines, in CPU time of the searching
+        /// thread where Linux provides it (fair on a loaded machine), else wall time
+        /// (default: none, each level searches to its own depth; Hard then needs
+        /// --movetime, --depth or --nodes).
         #[arg(long)]
         movetime: Option<u64>,
         /// Depth limit for both engines (each level still caps its own depth).
@@ -95,7 +97,7 @@ enum Command {
         #[arg(long)]
         nodes: Option<u64>,
         /// Random placements (turns) that open each game pair.
-        #[arg(long, default_value_t = 4)]
+        #[arg(long, default_value_t = 2)]
         opening: u32,
         /// The seed of the openings and of the engines' choices.
         #[arg(long, default_value_t = 1)]
@@ -285,7 +287,7 @@ fn arena(a: Limits, b: Limits, games: u32, opening: u32, seed: u64, tt: usize, v
             let mut limits = if side == 0 { a } else { b };
             limits.seed = seed ^ (u64::from(g) << 32) ^ (turn_number << 1) ^ side as u64;
             let result = engines[side]
-                .best_turn(&game, &limits, &mut StdClock::start())
+                .best_turn(&game, &limits, &mut CpuClock::start())
                 .expect("a game that is not over has a turn");
             nodes[side] += result.nodes;
             ms[side] += result.elapsed_ms;
@@ -332,7 +334,7 @@ fn arena(a: Limits, b: Limits, games: u32, opening: u32, seed: u64, tt: usize, v
         100.0 * (f64::from(wins) + 0.5 * f64::from(draws)) / f64::from(games)
     );
     println!(
-        "average game {:.1} turns; {}: {} nodes, {} ms in all; {}: {} nodes, {} ms in all",
+        "average game {:.1} turns; {}: {} nodes in {} ms of search; {}: {} nodes in {} ms of search",
         turns_total as f64 / f64::from(games),
         a.level,
         nodes[0],
@@ -341,6 +343,37 @@ fn arena(a: Limits, b: Limits, games: u32, opening: u32, seed: u64, tt: usize, v
         nodes[1],
         ms[1]
     );
+}
+
+/// CPU time of the calling thread in nanoseconds, where Linux says.
+fn cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// The arena's clock: CPU time of the searching thread, so that both engines get the
+/// time they were given however loaded the machine is; wall time where not available.
+enum CpuClock {
+    Cpu(u64),
+    Wall(StdClock),
+}
+
+impl CpuClock {
+    fn start() -> CpuClock {
+        match cpu_ns() {
+            Some(ns) => CpuClock::Cpu(ns),
+            None => CpuClock::Wall(StdClock::start()),
+        }
+    }
+}
+
+impl Clock for CpuClock {
+    fn elapsed_ms(&mut self) -> u64 {
+        match self {
+            CpuClock::Cpu(start) => cpu_ns().map_or(0, |now| now.saturating_sub(*start) / 1_000_000),
+            CpuClock::Wall(clock) => clock.elapsed_ms(),
+        }
+    }
 }
 
 /// A game opened by `plies` random turns (placements, with a random removal if one

@@ -8,6 +8,20 @@ use mill_core::{Game, MAX_POINTS, MAX_TURNS, Position, Turn, TurnList};
 
 type Scores = ArrayVec<i32, MAX_TURNS>;
 type History = [[i32; MAX_POINTS]; MAX_POINTS + 1];
+/// The mill lines through each point (unused slots are 0).
+type Through = [[u32; 4]; MAX_POINTS];
+
+fn lines_through(pos: &Position) -> Through {
+    let mut through = [[0u32; 4]; MAX_POINTS];
+    for line in pos.topology().lines() {
+        for p in *line {
+            if let Some(slot) = through[p.index()].iter_mut().find(|s| **s == 0) {
+                *slot = line.0;
+            }
+        }
+    }
+    through
+}
 
 /// The deepest iteration any search starts, in turns.
 pub(crate) const MAX_DEPTH: u32 = 64;
@@ -19,6 +33,7 @@ const INF: i32 = MATE + 1;
 const ORDER_TT: i32 = 1 << 30;
 const ORDER_CAPTURE: i32 = 1 << 26;
 const ORDER_BLOCK: i32 = 1 << 25;
+const ORDER_THREAT: i32 = 1 << 23;
 const ORDER_KILLER: i32 = 1 << 24;
 const HISTORY_MAX: i32 = 1 << 20;
 /// Half-width of the first root window from depth 4 on.
@@ -170,7 +185,7 @@ impl Engine {
             return Err(SearchError::GameOver);
         }
         self.tt.new_search();
-        let mut searcher = Searcher::new(&mut self.tt, clock, limits, history, root_hash);
+        let mut searcher = Searcher::new(&mut self.tt, clock, limits, history, position);
         Ok(searcher.iterate(position, &turns))
     }
 }
@@ -200,6 +215,7 @@ struct Searcher<'a> {
     /// One turn list and one list of ordering scores per ply, reused.
     lists: Vec<TurnList>,
     scores: Vec<Scores>,
+    through: Through,
     seed: u64,
     noise: i32,
 }
@@ -210,11 +226,11 @@ impl<'a> Searcher<'a> {
         clock: &'a mut dyn Clock,
         limits: &Limits,
         history: &[u64],
-        root_hash: u64,
+        root: &Position,
     ) -> Searcher<'a> {
         let mut path = Vec::with_capacity(history.len() + MAX_PLY + 1);
         path.extend_from_slice(history);
-        path.push(root_hash);
+        path.push(root.hash());
         let level = limits.level;
         Searcher {
             tt,
@@ -231,6 +247,7 @@ impl<'a> Searcher<'a> {
             killers: [[0; 2]; MAX_PLY],
             history: Box::new([[0; MAX_POINTS]; MAX_POINTS + 1]),
             lists: vec![TurnList::new(); MAX_PLY],
+            through: lines_through(root),
             scores: vec![Scores::new(); MAX_PLY],
             seed: mix(limits.seed),
             noise: level.eval_noise(),
@@ -239,7 +256,7 @@ impl<'a> Searcher<'a> {
 
     fn iterate(&mut self, root: &Position, turns: &TurnList) -> SearchResult {
         let mut scores = Scores::new();
-        order(root, turns, &mut scores, 0, [0; 2], &self.history);
+        order(root, turns, &mut scores, 0, [0; 2], &self.history, &self.through);
         let mut moves: Vec<RootTurn> = turns
             .iter()
             .zip(scores.iter())
@@ -563,6 +580,7 @@ impl<'a> Searcher<'a> {
             tt_turn,
             self.killers[ply],
             &self.history,
+            &self.through,
         );
         let alpha0 = alpha;
         let mut best = -INF;
@@ -660,6 +678,7 @@ fn order(
     tt_turn: u32,
     killers: [u32; 2],
     history: &History,
+    through: &Through,
 ) {
     scores.clear();
     let t = pos.topology();
@@ -690,6 +709,8 @@ fn order(
             s + (t.neighbours(r).0 & empty).count_ones() as i32 * 10
         } else if their_points & (1 << to.index()) != 0 {
             ORDER_BLOCK
+        } else if threatens(turn, mine, theirs, through) {
+            ORDER_THREAT
         } else if packed == killers[0] {
             ORDER_KILLER + 1
         } else if packed == killers[1] {
@@ -699,6 +720,24 @@ fn order(
             history[from][to.index()]
         });
     }
+}
+
+/// Whether a quiet turn makes a two with an empty third point: by arriving on a line
+/// (placing or stepping), or by stepping out of a standing mill to close it again.
+#[inline]
+fn threatens(turn: &Turn, mine: u32, theirs: u32, through: &Through) -> bool {
+    let to = turn.to().index();
+    let from_bit = turn.from().map_or(0, |p| 1u32 << p.index());
+    let after = (mine & !from_bit) | 1 << to;
+    let arrives = through[to % MAX_POINTS]
+        .iter()
+        .any(|&l| l != 0 && l & theirs == 0 && (l & after).count_ones() == 2);
+    arrives
+        || turn.from().is_some_and(|p| {
+            through[p.index() % MAX_POINTS]
+                .iter()
+                .any(|&l| l != 0 && l & mine == l && l & (1 << to) == 0)
+        })
 }
 
 /// Whether the side to move has a placement or a step.
