@@ -51,6 +51,13 @@ fn spread(position: &Position, set: u32) -> u32 {
     out
 }
 
+/// The neighbours of the one point in `bit` (none if `bit` is empty).
+#[inline]
+fn neighbours_of_point(position: &Position, bit: u32) -> u32 {
+    mill_core::Point::from_index(bit.trailing_zeros() as usize)
+        .map_or(0, |p| position.topology().neighbours(p).0)
+}
+
 fn side(position: &Position, c: Color, to_move: bool) -> i32 {
     let t = position.topology();
     let rules = position.rules();
@@ -65,30 +72,28 @@ fn side(position: &Position, c: Color, to_move: bool) -> i32 {
 
     let mut score = (on_board as i32 + hand as i32) * PIECE;
 
-    // Mills and twos.
+    // Mills first (running mills need them), then twos.
     let mut mill_mask = 0u32;
-    let mut twos = [(0u32, 0u32); 32];
-    let mut n_twos = 0;
     for line in t.lines() {
-        let l = line.0;
-        let m = (l & mine).count_ones();
-        if m == 3 {
-            mill_mask |= l;
+        if line.0 & mine == line.0 {
+            mill_mask |= line.0;
             score += MILL;
-        } else if m == 2 && l & theirs == 0 && n_twos < twos.len() {
-            twos[n_twos] = (l, l & empty);
-            n_twos += 1;
         }
     }
     let mut closable = 0u32;
     let mut running = 0;
-    for &(l, e) in &twos[..n_twos] {
+    for line in t.lines() {
+        let l = line.0;
+        if l & theirs != 0 || (l & mine).count_ones() != 2 {
+            continue;
+        }
+        let e = l & empty;
         let closers = if placing {
-            mine | 1 // any placement closes it
+            1 // any placement closes it
         } else if flying {
             mine & !l
         } else {
-            spread(position, e) & mine & !l
+            neighbours_of_point(position, e) & mine & !l
         };
         if closers == 0 {
             score += OPEN_TWO;

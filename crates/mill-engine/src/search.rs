@@ -38,6 +38,10 @@ const ORDER_KILLER: i32 = 1 << 24;
 const HISTORY_MAX: i32 = 1 << 20;
 /// Half-width of the first root window from depth 4 on.
 const ASPIRATION: i32 = 30;
+const GRAIN: i32 = 1;
+/// Nodes this shallow neither read nor write the table: its memory traffic costs more
+/// than it saves there.
+const TT_DEPTH: i32 = 2;
 /// Reverse futility pruning: depth and margin per turn of depth.
 const RFP_DEPTH: i32 = 3;
 const RFP_MARGIN: i32 = 90;
@@ -471,7 +475,8 @@ impl<'a> Searcher<'a> {
             return e;
         }
         let span = 2 * self.noise as u64 + 1;
-        e + (mix(pos.hash() ^ self.seed) % span) as i32 - self.noise
+        let e = e + (mix(pos.hash() ^ self.seed) % span) as i32 - self.noise;
+        (e + GRAIN / 2).div_euclid(GRAIN) * GRAIN
     }
 
     /// The score of a finished position for the side to move (pieces, blockade, the
@@ -549,7 +554,11 @@ impl<'a> Searcher<'a> {
         let pv_node = beta - alpha > 1;
         let key = pos.hash();
         let mut tt_turn = 0;
-        if let Some(hit) = self.tt.probe(key) {
+        if let Some(hit) = if depth >= TT_DEPTH {
+            self.tt.probe(key)
+        } else {
+            None
+        } {
             tt_turn = hit.turn;
             if !pv_node && hit.depth >= depth as u32 {
                 let s = from_tt(hit.score, ply);
@@ -645,8 +654,10 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
-        self.tt
-            .store(key, best_turn, to_tt(best, ply), depth as u32, bound);
+        if depth >= TT_DEPTH {
+            self.tt
+                .store(key, best_turn, to_tt(best, ply), depth as u32, bound);
+        }
         best
     }
 
