@@ -1,0 +1,239 @@
+//! A game: a position with the history that threefold repetition needs, the record
+//! of turns, and the results that are not the board's to decide (resignation, agreed
+//! draw).
+
+use crate::color::Color;
+use crate::error::PlayError;
+use crate::outcome::{DrawReason, Outcome, WinReason};
+use crate::position::Position;
+use crate::rules::Variant;
+use crate::turn::{Action, Turn};
+
+/// A game in progress or finished.
+#[derive(Clone, Debug)]
+pub struct Game {
+    start: Position,
+    position: Position,
+    actions: Vec<Action>,
+    turns: Vec<Turn>,
+    /// The turn being played while a removal is pending.
+    partial: Option<Turn>,
+    /// Hashes of the positions at each turn boundary, the start included.
+    history: Vec<u64>,
+    /// A result the board does not decide: resignation or agreement.
+    declared: Option<Outcome>,
+}
+
+impl Default for Game {
+    fn default() -> Game {
+        Game::new(Variant::Nine)
+    }
+}
+
+impl Game {
+    /// A new game of `variant` from its start position.
+    pub fn new(variant: Variant) -> Game {
+        Game::from_position(Position::new(variant))
+    }
+
+    /// A game starting from `position`. A start taken mid-turn is allowed: the first
+    /// action then must be the pending removal.
+    pub fn from_position(position: Position) -> Game {
+        Game {
+            start: position,
+            position,
+            actions: Vec::new(),
+            turns: Vec::new(),
+            partial: None,
+            history: vec![position.hash()],
+            declared: None,
+        }
+    }
+
+    /// The position the game started from.
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// Every action played, in order.
+    pub fn actions(&self) -> &[Action] {
+        &self.actions
+    }
+
+    /// The last action played, if any.
+    pub fn last_action(&self) -> Option<Action> {
+        self.actions.last().copied()
+    }
+
+    /// The completed turns, in order.
+    pub fn turns(&self) -> &[Turn] {
+        &self.turns
+    }
+
+    /// The completed turns in notation.
+    pub fn record(&self) -> Vec<String> {
+        let t = self.position.topology();
+        self.turns.iter().map(|turn| turn.to_notation(t)).collect()
+    }
+
+    /// How often the current position has occurred at a turn boundary.
+    pub fn repetitions(&self) -> usize {
+        if self.position.pending_removals() > 0 {
+            return 0;
+        }
+        let h = self.position.hash();
+        self.history.iter().filter(|&&x| x == h).count()
+    }
+
+    /// The result, if the game is over, checked in the rules' order: too few pieces,
+    /// blockade, threefold repetition, 100 quiet turns; or a resignation or agreed draw.
+    pub fn outcome(&self) -> Option<Outcome> {
+        if self.declared.is_some() {
+            return self.declared;
+        }
+        let p = &self.position;
+        p.win_outcome()
+            .or_else(|| {
+                (self.repetitions() >= p.rules().repetitions as usize).then_some(Outcome::Draw {
+                    reason: DrawReason::Threefold,
+                })
+            })
+            .or_else(|| p.quiet_outcome())
+    }
+
+    /// Whether the game is over.
+    pub fn is_over(&self) -> bool {
+        self.outcome().is_some()
+    }
+
+    /// Plays one action. On error nothing changes.
+    pub fn play_action(&mut self, action: Action) -> Result<(), PlayError> {
+        if self.is_over() {
+            return Err(PlayError::GameOver);
+        }
+        let next = self.position.play_action(action)?;
+        let turn = match action {
+            Action::Place { to } => Some(Turn::place(to)),
+            Action::Move { from, to } => Some(Turn::step(from, to)),
+            Action::Remove { at } => self.partial.and_then(|t| t.with_removal(at)),
+        };
+        self.actions.push(action);
+        self.position = next;
+        if next.pending_removals() > 0 {
+            self.partial = turn;
+        } else {
+            self.partial = None;
+            if let Some(turn) = turn {
+                self.turns.push(turn);
+            }
+            self.history.push(next.hash());
+        }
+        Ok(())
+    }
+
+    /// Plays a complete turn. On error nothing changes.
+    pub fn play(&mut self, turn: Turn) -> Result<(), PlayError> {
+        if self.is_over() {
+            return Err(PlayError::GameOver);
+        }
+        // Check the whole turn first so that a bad removal leaves no half-played turn.
+        self.position.play(turn)?;
+        for action in turn.actions() {
+            self.play_action(action)?;
+        }
+        Ok(())
+    }
+
+    /// `loser` resigns; the other side wins.
+    pub fn resign(&mut self, loser: Color) -> Result<(), PlayError> {
+        if self.is_over() {
+            return Err(PlayError::GameOver);
+        }
+        self.declared = Some(Outcome::Win {
+            winner: !loser,
+            reason: WinReason::Resignation,
+        });
+        Ok(())
+    }
+
+    /// Both sides agree to a draw.
+    pub fn agree_draw(&mut self) -> Result<(), PlayError> {
+        if self.is_over() {
+            return Err(PlayError::GameOver);
+        }
+        self.declared = Some(Outcome::Draw {
+            reason: DrawReason::Agreement,
+        });
+        Ok(())
+    }
+
+    /// Takes back the last action (or a resignation/agreed draw). Returns whether there
+    /// was anything to take back.
+    pub fn undo(&mut self) -> bool {
+        if self.declared.take().is_some() {
+            return true;
+        }
+        let Some((_, earlier)) = self.actions.split_last() else {
+            return false;
+        };
+        let mut replay = Game::from_position(self.start);
+        for &a in earlier {
+            // These actions were legal when first played, so replay cannot fail.
+            if replay.play_action(a).is_err() {
+                return false;
+            }
+        }
+        *self = replay;
+        true
+    }
+
+    /// The points the side to move may click now (empty when the game is over).
+    pub fn selectable(&self) -> crate::Bitboard {
+        if self.is_over() {
+            crate::Bitboard::EMPTY
+        } else {
+            self.position.selectable()
+        }
+    }
+
+    /// Where the piece on `from` may go now (empty when the game is over).
+    pub fn destinations(&self, from: crate::Point) -> crate::Bitboard {
+        if self.is_over() {
+            crate::Bitboard::EMPTY
+        } else {
+            self.position.destinations(from)
+        }
+    }
+
+    /// The opponent pieces that may be removed now (empty unless a removal is pending).
+    pub fn removable(&self) -> crate::Bitboard {
+        if self.is_over() || self.position.pending_removals() == 0 {
+            crate::Bitboard::EMPTY
+        } else {
+            self.position.removable()
+        }
+    }
+
+    /// Every legal action now (none when the game is over).
+    pub fn legal_actions(&self) -> Vec<Action> {
+        if self.is_over() {
+            Vec::new()
+        } else {
+            self.position.legal_actions()
+        }
+    }
+
+    /// Every legal complete turn now (none when the game is over or mid-turn).
+    pub fn legal_turns(&self) -> crate::TurnList {
+        if self.is_over() {
+            crate::TurnList::new()
+        } else {
+            self.position.legal_turns()
+        }
+    }
+}

@@ -1,0 +1,26 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod bitboard;
+mod color;
+mod error;
+mod game;
+mod notation;
+mod outcome;
+pub mod perft;
+mod position;
+mod rules;
+mod topology;
+mod turn;
+
+pub use bitboard::{Bitboard, Point, Points};
+pub use color::{ByColor, Color};
+pub use error::{NotationError, PlayError, PositionError};
+pub use game::Game;
+pub use notation::{Notation, Square};
+pub use outcome::{DrawReason, Outcome, WinReason};
+pub use position::{Phase, Position};
+pub use rules::{NINE, RemovalRule, Rules, Variant};
+pub use topology::{MAX_POINTS, MORRIS_24, Topology};
+pub use turn::{Action, MAX_REMOVALS, MAX_TURNS, Turn, TurnList};

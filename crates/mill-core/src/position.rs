@@ -1,0 +1,822 @@
+//! A position: pieces on the board and in hand, the side to move, a pending removal and
+//! the count toward the 100-turn draw. It generates and plays turns and actions.
+//!
+//! A [`Position`] is always consistent: it is reached only from the start, by legal play,
+//! or from a position string through validation. Repetition needs history, which a
+//! position does not carry: [`Game`](crate::Game) keeps it.
+//!
+//! # Position strings
+//!
+//! One line of six space-separated parts, for example the start position:
+//!
+//! ```text
+//! .../.../.../....../.../.../... l 9 9 0 0
+//! ```
+//!
+//! 1. the board, rank 7 first down to rank 1, ranks separated by `/`, each rank's points
+//!    left to right: `L` a Light piece, `D` a Dark piece, `.` empty;
+//! 2. the side to move, `l` or `d` (during a pending removal, the side that removes);
+//! 3. Light's pieces in hand; 4. Dark's pieces in hand;
+//! 5. removals still owed by the side to move this turn (`0` at turn boundaries);
+//! 6. turns without a removal since placing ended (toward the 100-turn draw).
+
+use crate::bitboard::{Bitboard, Point};
+use crate::color::Color;
+use crate::error::{PlayError, PositionError};
+use crate::outcome::{DrawReason, Outcome, WinReason};
+use crate::rules::{RemovalRule, Rules, Variant};
+use crate::topology::{MAX_POINTS, Topology};
+use crate::turn::{Action, Turn, TurnList};
+use core::fmt;
+use core::str::FromStr;
+
+/// The phase a side is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "lowercase"))]
+pub enum Phase {
+    /// Pieces in hand: the side places.
+    Placing,
+    /// The side moves pieces to adjacent points.
+    Moving,
+    /// The side is down to the flying threshold and may move to any empty point.
+    Flying,
+}
+
+const MAX_HAND: usize = 16;
+
+const fn splitmix(state: u64) -> (u64, u64) {
+    let state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (state, z ^ (z >> 31))
+}
+
+struct Zobrist {
+    pieces: [[u64; MAX_POINTS]; 2],
+    hand: [[u64; MAX_HAND]; 2],
+    dark_to_move: u64,
+    pending: [u64; 8],
+}
+
+const ZOBRIST: Zobrist = {
+    let mut z = Zobrist {
+        pieces: [[0; MAX_POINTS]; 2],
+        hand: [[0; MAX_HAND]; 2],
+        dark_to_move: 0,
+        pending: [0; 8],
+    };
+    let mut state = 0x4d49_4c4c_u64; // "MILL"
+    let mut c = 0;
+    while c < 2 {
+        let mut i = 0;
+        while i < MAX_POINTS {
+            let (s, v) = splitmix(state);
+            state = s;
+            z.pieces[c][i] = v;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < MAX_HAND {
+            let (s, v) = splitmix(state);
+            state = s;
+            z.hand[c][i] = v;
+            i += 1;
+        }
+        c += 1;
+    }
+    let (s, v) = splitmix(state);
+    state = s;
+    z.dark_to_move = v;
+    let mut i = 1;
+    while i < 8 {
+        let (s, v) = splitmix(state);
+        state = s;
+        z.pending[i] = v;
+        i += 1;
+    }
+    z
+};
+
+/// A consistent game position. Small and `Copy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Position {
+    variant: Variant,
+    board: [u32; 2],
+    hand: [u8; 2],
+    turn: Color,
+    pending: u8,
+    quiet: u16,
+    hash: u64,
+}
+
+impl Default for Position {
+    fn default() -> Position {
+        Position::new(Variant::Nine)
+    }
+}
+
+impl Position {
+    /// The start position of `variant`: empty board, all pieces in hand, Light to move.
+    pub fn new(variant: Variant) -> Position {
+        let pieces = variant.rules().pieces;
+        let mut p = Position {
+            variant,
+            board: [0; 2],
+            hand: [pieces; 2],
+            turn: Color::Light,
+            pending: 0,
+            quiet: 0,
+            hash: 0,
+        };
+        p.hash = p.compute_hash();
+        p
+    }
+
+    fn compute_hash(&self) -> u64 {
+        let mut h = 0;
+        for c in Color::ALL {
+            for p in Bitboard(self.board[c.index()]) {
+                h ^= ZOBRIST.pieces[c.index()][p.index()];
+            }
+            h ^= ZOBRIST.hand[c.index()][self.hand[c.index()] as usize % MAX_HAND];
+        }
+        if self.turn == Color::Dark {
+            h ^= ZOBRIST.dark_to_move;
+        }
+        h ^ ZOBRIST.pending[self.pending as usize % 8]
+    }
+
+    /// The variant being played.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// The rule set being played.
+    #[inline]
+    pub fn rules(&self) -> &'static Rules {
+        self.variant.rules()
+    }
+
+    /// The board.
+    #[inline]
+    pub fn topology(&self) -> &'static Topology {
+        self.rules().topology
+    }
+
+    /// The side to move (during a pending removal, the side that must remove).
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    /// Pieces `color` still has to place.
+    #[inline]
+    pub fn in_hand(&self, color: Color) -> u8 {
+        self.hand[color.index()]
+    }
+
+    /// Pieces `color` has on the board.
+    #[inline]
+    pub fn on_board(&self, color: Color) -> u8 {
+        self.board[color.index()].count_ones() as u8
+    }
+
+    /// The points holding `color`'s pieces.
+    #[inline]
+    pub fn pieces(&self, color: Color) -> Bitboard {
+        Bitboard(self.board[color.index()])
+    }
+
+    /// The empty points.
+    #[inline]
+    pub fn empty(&self) -> Bitboard {
+        Bitboard(self.topology().all().0 & !(self.board[0] | self.board[1]))
+    }
+
+    /// Whose piece stands on `point`, if any.
+    pub fn piece_at(&self, point: Point) -> Option<Color> {
+        Color::ALL.into_iter().find(|c| self.pieces(*c).contains(point))
+    }
+
+    /// Removals the side to move still owes this turn (0 at turn boundaries).
+    #[inline]
+    pub fn pending_removals(&self) -> u8 {
+        self.pending
+    }
+
+    /// Turns without a removal since placing ended (toward the 100-turn draw).
+    #[inline]
+    pub fn quiet_turns(&self) -> u16 {
+        self.quiet
+    }
+
+    /// A Zobrist hash of pieces, hands, side to move and pending removals. Equal
+    /// positions in the sense of the repetition rule have equal hashes.
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The phase `color` is in.
+    pub fn phase(&self, color: Color) -> Phase {
+        if self.hand[color.index()] > 0 {
+            Phase::Placing
+        } else if self.flies(color) {
+            Phase::Flying
+        } else {
+            Phase::Moving
+        }
+    }
+
+    #[inline]
+    fn flies(&self, color: Color) -> bool {
+        self.hand[color.index()] == 0 && self.on_board(color) <= self.rules().fly_at
+    }
+
+    /// The opponent pieces that may be removed now: pieces outside mills, or every
+    /// piece when all stand in mills (or when protection is off).
+    pub fn removable(&self) -> Bitboard {
+        Bitboard(self.removable_of(!self.turn))
+    }
+
+    #[inline]
+    fn removable_of(&self, victim: Color) -> u32 {
+        let pieces = self.board[victim.index()];
+        if !self.rules().protect_mills {
+            return pieces;
+        }
+        let free = pieces & !self.topology().in_mills(pieces);
+        if free != 0 { free } else { pieces }
+    }
+
+    /// Where the piece on `from` may go: every empty point when its side flies, the
+    /// empty neighbours otherwise. Empty unless `from` holds a piece of the side to move
+    /// that may move now.
+    pub fn destinations(&self, from: Point) -> Bitboard {
+        let us = self.turn;
+        if self.pending > 0 || self.hand[us.index()] > 0 || !self.pieces(us).contains(from) || self.is_over()
+        {
+            return Bitboard::EMPTY;
+        }
+        if self.flies(us) {
+            self.empty()
+        } else {
+            self.topology().neighbours(from) & self.empty()
+        }
+    }
+
+    /// The points the side to move may click now: empty points while placing, own
+    /// pieces that can move, or removable opponent pieces while a removal is pending.
+    pub fn selectable(&self) -> Bitboard {
+        if self.is_over() {
+            return Bitboard::EMPTY;
+        }
+        let us = self.turn;
+        if self.pending > 0 {
+            self.removable()
+        } else if self.hand[us.index()] > 0 {
+            self.empty()
+        } else {
+            self.pieces(us)
+                .iter()
+                .filter(|&p| !self.destinations(p).is_empty())
+                .collect()
+        }
+    }
+
+    /// Every legal action now.
+    pub fn legal_actions(&self) -> Vec<Action> {
+        let selectable = self.selectable();
+        if self.pending > 0 {
+            selectable.iter().map(|at| Action::Remove { at }).collect()
+        } else if self.hand[self.turn.index()] > 0 {
+            selectable.iter().map(|to| Action::Place { to }).collect()
+        } else {
+            selectable
+                .iter()
+                .flat_map(|from| {
+                    self.destinations(from)
+                        .iter()
+                        .map(move |to| Action::Move { from, to })
+                })
+                .collect()
+        }
+    }
+
+    /// Whether the side to move has any placement or move (ignoring the result).
+    fn has_step(&self) -> bool {
+        let us = self.turn;
+        let empty = self.empty().0;
+        if empty == 0 {
+            return false;
+        }
+        if self.hand[us.index()] > 0 || self.flies(us) {
+            return true;
+        }
+        let t = self.topology();
+        self.pieces(us).iter().any(|p| t.neighbours(p).0 & empty != 0)
+    }
+
+    /// The result, if the game is over, from this position alone: too few pieces,
+    /// blockade, or 100 turns without a removal. Threefold repetition needs the game's
+    /// history ([`Game::outcome`](crate::Game::outcome)). Mid-turn positions (a removal
+    /// pending) are never over.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.win_outcome().or_else(|| self.quiet_outcome())
+    }
+
+    pub(crate) fn win_outcome(&self) -> Option<Outcome> {
+        if self.pending > 0 {
+            return None;
+        }
+        let rules = self.rules();
+        for loser in [self.turn, !self.turn] {
+            if self.on_board(loser) + self.in_hand(loser) < rules.lose_below {
+                return Some(Outcome::Win {
+                    winner: !loser,
+                    reason: WinReason::Pieces,
+                });
+            }
+        }
+        if !self.has_step() {
+            return Some(Outcome::Win {
+                winner: !self.turn,
+                reason: WinReason::Blocked,
+            });
+        }
+        None
+    }
+
+    pub(crate) fn quiet_outcome(&self) -> Option<Outcome> {
+        (self.pending == 0 && self.quiet >= self.rules().quiet_limit).then_some(Outcome::Draw {
+            reason: DrawReason::HundredTurns,
+        })
+    }
+
+    /// Whether the game is over in this position (see [`Position::outcome`]).
+    #[inline]
+    pub fn is_over(&self) -> bool {
+        self.outcome().is_some()
+    }
+
+    /// Plays one action, returning the new position, or why it is illegal.
+    pub fn play_action(&self, action: Action) -> Result<Position, PlayError> {
+        let mut next = *self;
+        next.apply_action(action)?;
+        Ok(next)
+    }
+
+    fn check_point(&self, p: Point) -> Result<(), PlayError> {
+        if self.topology().contains(p) {
+            Ok(())
+        } else {
+            Err(PlayError::OffBoard)
+        }
+    }
+
+    fn apply_action(&mut self, action: Action) -> Result<(), PlayError> {
+        if self.is_over() {
+            return Err(PlayError::GameOver);
+        }
+        let us = self.turn;
+        let them = !us;
+        match action {
+            Action::Remove { at } => {
+                self.check_point(at)?;
+                if self.pending == 0 {
+                    return Err(PlayError::NoRemovalPending);
+                }
+                match self.piece_at(at) {
+                    None => return Err(PlayError::Empty),
+                    Some(c) if c == us => return Err(PlayError::NotOpponentPiece),
+                    Some(_) => {}
+                }
+                if self.removable_of(them) & (1 << at.0) == 0 {
+                    return Err(PlayError::Protected);
+                }
+                self.remove(them, at);
+                self.pending -= 1;
+                self.hash ^=
+                    ZOBRIST.pending[self.pending as usize + 1] ^ ZOBRIST.pending[self.pending as usize];
+                if self.pending == 0 || self.board[them.index()] == 0 {
+                    self.finish_turn(true, false);
+                }
+            }
+            Action::Place { to } => {
+                self.check_point(to)?;
+                if self.pending > 0 {
+                    return Err(PlayError::RemovalPending);
+                }
+                if self.hand[us.index()] == 0 {
+                    return Err(PlayError::NothingInHand);
+                }
+                if self.piece_at(to).is_some() {
+                    return Err(PlayError::Occupied);
+                }
+                self.hash ^= ZOBRIST.hand[us.index()][self.hand[us.index()] as usize % MAX_HAND];
+                self.hand[us.index()] -= 1;
+                self.hash ^= ZOBRIST.hand[us.index()][self.hand[us.index()] as usize % MAX_HAND];
+                self.put(us, to);
+                self.after_step(to, false);
+            }
+            Action::Move { from, to } => {
+                self.check_point(from)?;
+                self.check_point(to)?;
+                if self.pending > 0 {
+                    return Err(PlayError::RemovalPending);
+                }
+                if self.hand[us.index()] > 0 {
+                    return Err(PlayError::StillPlacing);
+                }
+                match self.piece_at(from) {
+                    None => return Err(PlayError::Empty),
+                    Some(c) if c != us => return Err(PlayError::NotYourPiece),
+                    Some(_) => {}
+                }
+                if self.piece_at(to).is_some() {
+                    return Err(PlayError::Occupied);
+                }
+                if !self.flies(us) && !self.topology().neighbours(from).contains(to) {
+                    return Err(PlayError::NotAdjacent);
+                }
+                self.remove(us, from);
+                self.put(us, to);
+                self.after_step(to, true);
+            }
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn put(&mut self, color: Color, p: Point) {
+        self.board[color.index()] |= 1 << p.0;
+        self.hash ^= ZOBRIST.pieces[color.index()][p.index()];
+    }
+
+    #[inline]
+    fn remove(&mut self, color: Color, p: Point) {
+        self.board[color.index()] &= !(1 << p.0);
+        self.hash ^= ZOBRIST.pieces[color.index()][p.index()];
+    }
+
+    /// The removals a piece arriving on `to` earns for the side to move.
+    #[inline]
+    fn earned(&self, to: Point) -> u8 {
+        let formed = self.topology().mills_through(self.board[self.turn.index()], to);
+        if formed == 0 || self.board[(!self.turn).index()] == 0 {
+            return 0;
+        }
+        match self.rules().removals {
+            RemovalRule::One => 1,
+            RemovalRule::PerMill => formed,
+        }
+    }
+
+    fn after_step(&mut self, to: Point, moved: bool) {
+        let owed = self.earned(to);
+        if owed > 0 {
+            self.hash ^= ZOBRIST.pending[0] ^ ZOBRIST.pending[owed as usize % 8];
+            self.pending = owed;
+        } else {
+            self.finish_turn(false, moved);
+        }
+    }
+
+    fn finish_turn(&mut self, removed: bool, moved: bool) {
+        if self.pending != 0 {
+            self.hash ^= ZOBRIST.pending[self.pending as usize % 8] ^ ZOBRIST.pending[0];
+            self.pending = 0;
+        }
+        if removed {
+            self.quiet = 0;
+        } else if moved {
+            self.quiet = self.quiet.saturating_add(1);
+        }
+        self.turn = !self.turn;
+        self.hash ^= ZOBRIST.dark_to_move;
+    }
+
+    /// Plays a complete turn, or says why it is illegal. Refused mid-turn (while a
+    /// removal is pending): finish that turn with [`Position::play_action`].
+    pub fn play(&self, turn: Turn) -> Result<Position, PlayError> {
+        if self.pending > 0 {
+            return Err(PlayError::RemovalPending);
+        }
+        let mut next = *self;
+        next.apply_action(turn.first_action())?;
+        let mut removals = turn.removals().iter();
+        while next.pending > 0 {
+            let &at = removals.next().ok_or(PlayError::RemovalMissing)?;
+            next.apply_action(Action::Remove { at })?;
+        }
+        if removals.next().is_some() {
+            return Err(PlayError::UnexpectedRemoval);
+        }
+        Ok(next)
+    }
+
+    /// Plays a turn known to be legal (from [`Position::legal_turns`]) without checking
+    /// it: the engine's hot path.
+    ///
+    /// # Panics
+    ///
+    /// Never panics, but an illegal turn leaves an inconsistent position (in debug
+    /// builds a `debug_assert` catches it).
+    pub fn play_unchecked(&self, turn: Turn) -> Position {
+        debug_assert!(self.play(turn).is_ok(), "play_unchecked with an illegal turn");
+        let mut next = *self;
+        let us = self.turn;
+        let them = !us;
+        match turn.from() {
+            None => {
+                next.hash ^= ZOBRIST.hand[us.index()][next.hand[us.index()] as usize % MAX_HAND];
+                next.hand[us.index()] = next.hand[us.index()].saturating_sub(1);
+                next.hash ^= ZOBRIST.hand[us.index()][next.hand[us.index()] as usize % MAX_HAND];
+            }
+            Some(from) => next.remove(us, from),
+        }
+        next.put(us, turn.to());
+        for &r in turn.removals() {
+            next.remove(them, r);
+        }
+        if !turn.removals().is_empty() {
+            next.quiet = 0;
+        } else if turn.from().is_some() {
+            next.quiet = next.quiet.saturating_add(1);
+        }
+        next.turn = them;
+        next.hash ^= ZOBRIST.dark_to_move;
+        next
+    }
+
+    /// Every legal complete turn (each removal choice is its own turn). Empty when the
+    /// game is over or mid-turn.
+    pub fn legal_turns(&self) -> TurnList {
+        let mut list = TurnList::new();
+        if self.pending == 0 && !self.is_over_cheap() {
+            self.generate(|t| {
+                // The capacity covers every supported rule set (see MAX_TURNS).
+                let pushed = list.try_push(t);
+                debug_assert!(pushed.is_ok(), "TurnList capacity exceeded");
+            });
+        }
+        list
+    }
+
+    /// How many legal turns there are, without listing them (perft's leaf count).
+    pub fn count_turns(&self) -> u64 {
+        let mut n = 0u64;
+        if self.pending == 0 && !self.is_over_cheap() {
+            let removable = self.removable_of(!self.turn).count_ones() as u64;
+            self.for_each_step(|from, to, own_after| {
+                n += match self.earned_with(own_after, to) {
+                    0 => 1,
+                    1 => removable,
+                    _ => self.count_removal_sequences(from, to),
+                };
+            });
+        }
+        n
+    }
+
+    /// Over by pieces or the quiet count; a blockade yields no turns by itself.
+    #[inline]
+    fn is_over_cheap(&self) -> bool {
+        let rules = self.rules();
+        Color::ALL
+            .iter()
+            .any(|&c| self.on_board(c) + self.in_hand(c) < rules.lose_below)
+            || self.quiet >= rules.quiet_limit
+    }
+
+    #[inline]
+    fn earned_with(&self, own_after: u32, to: Point) -> u8 {
+        let formed = self.topology().mills_through(own_after, to);
+        if formed == 0 || self.board[(!self.turn).index()] == 0 {
+            return 0;
+        }
+        match self.rules().removals {
+            RemovalRule::One => 1,
+            RemovalRule::PerMill => formed,
+        }
+    }
+
+    /// Calls `f(from, to, own pieces after the step)` for each placement or move.
+    #[inline]
+    fn for_each_step(&self, mut f: impl FnMut(Option<Point>, Point, u32)) {
+        let us = self.turn;
+        let own = self.board[us.index()];
+        let empty = self.empty();
+        if self.hand[us.index()] > 0 {
+            for to in empty {
+                f(None, to, own | 1 << to.0);
+            }
+        } else if self.flies(us) {
+            for from in Bitboard(own) {
+                for to in empty {
+                    f(Some(from), to, (own & !(1 << from.0)) | 1 << to.0);
+                }
+            }
+        } else {
+            let t = self.topology();
+            for from in Bitboard(own) {
+                for to in t.neighbours(from) & empty {
+                    f(Some(from), to, (own & !(1 << from.0)) | 1 << to.0);
+                }
+            }
+        }
+    }
+
+    fn generate(&self, mut push: impl FnMut(Turn)) {
+        let them = !self.turn;
+        let removable = Bitboard(self.removable_of(them));
+        self.for_each_step(|from, to, own_after| {
+            let step = match from {
+                None => Turn::place(to),
+                Some(from) => Turn::step(from, to),
+            };
+            match self.earned_with(own_after, to) {
+                0 => push(step),
+                1 => {
+                    for r in removable {
+                        if let Some(t) = step.with_removal(r) {
+                            push(t);
+                        }
+                    }
+                }
+                _ => {
+                    // Several removals: walk them action by action so protection is
+                    // re-evaluated after each one.
+                    if let Ok(mid) = self.play_action(step.first_action()) {
+                        mid.removal_sequences(step, &mut push);
+                    }
+                }
+            }
+        });
+    }
+
+    fn removal_sequences(&self, partial: Turn, push: &mut impl FnMut(Turn)) {
+        if self.pending == 0 {
+            push(partial);
+            return;
+        }
+        for at in self.removable() {
+            if let (Ok(next), Some(t)) = (self.play_action(Action::Remove { at }), partial.with_removal(at)) {
+                next.removal_sequences(t, push);
+            }
+        }
+    }
+
+    /// Turns that start with this step and earn several removals (only rule sets with a
+    /// removal per mill): rare, so they are simply generated and counted.
+    fn count_removal_sequences(&self, from: Option<Point>, to: Point) -> u64 {
+        let step = match from {
+            None => Turn::place(to),
+            Some(from) => Turn::step(from, to),
+        };
+        let mut n = 0;
+        if let Ok(mid) = self.play_action(step.first_action()) {
+            mid.removal_sequences(step, &mut |_| n += 1);
+        }
+        n
+    }
+
+    /// Reads a position string and checks it (see the module docs for the format).
+    pub fn from_str_variant(s: &str, variant: Variant) -> Result<Position, PositionError> {
+        let rules = variant.rules();
+        let t = rules.topology;
+        let fields: Vec<&str> = s.split_whitespace().collect();
+        if fields.len() != 6 {
+            return Err(PositionError::FieldCount(fields.len()));
+        }
+        // Ranks present on this board, top first.
+        let mut ranks: Vec<u8> = t.points().map(|p| t.coords(p).1).collect();
+        ranks.sort_unstable_by(|a, b| b.cmp(a));
+        ranks.dedup();
+        let rows: Vec<&str> = fields[0].split('/').collect();
+        if rows.len() != ranks.len() {
+            return Err(PositionError::RankCount {
+                expected: ranks.len(),
+                found: rows.len(),
+            });
+        }
+        let mut board = [0u32; 2];
+        for (&rank, row) in ranks.iter().zip(&rows) {
+            let points: Vec<Point> = (0..7).filter_map(|file| t.point_at(file, rank)).collect();
+            let chars: Vec<char> = row.chars().collect();
+            if chars.len() != points.len() {
+                return Err(PositionError::RankLength {
+                    rank: rank + 1,
+                    expected: points.len(),
+                    found: chars.len(),
+                });
+            }
+            for (p, c) in points.into_iter().zip(chars) {
+                match c {
+                    'L' => board[0] |= 1 << p.0,
+                    'D' => board[1] |= 1 << p.0,
+                    '.' => {}
+                    other => return Err(PositionError::BoardChar(other)),
+                }
+            }
+        }
+        let turn = match fields[1] {
+            "l" => Color::Light,
+            "d" => Color::Dark,
+            other => return Err(PositionError::Turn(other.to_string())),
+        };
+        let light_hand: u8 = fields[2]
+            .parse()
+            .map_err(|_| PositionError::LightHand(fields[2].into()))?;
+        let dark_hand: u8 = fields[3]
+            .parse()
+            .map_err(|_| PositionError::DarkHand(fields[3].into()))?;
+        let pending: u8 = fields[4]
+            .parse()
+            .map_err(|_| PositionError::Pending(fields[4].into()))?;
+        let quiet: u16 = fields[5]
+            .parse()
+            .map_err(|_| PositionError::Quiet(fields[5].into()))?;
+
+        let hand = [light_hand, dark_hand];
+        for c in Color::ALL {
+            if hand[c.index()] as u32 + board[c.index()].count_ones() > rules.pieces as u32 {
+                return Err(PositionError::TooManyPieces(c));
+            }
+        }
+        // Light places first: compare placements made, at turn boundaries and mid-turn.
+        if hand != [0, 0] {
+            let placed = [rules.pieces - hand[0], rules.pieces - hand[1]];
+            let light_ahead = placed[0] == placed[1] + 1;
+            let level = placed[0] == placed[1];
+            let ok = match (turn, pending > 0) {
+                (Color::Light, false) | (Color::Dark, true) => level,
+                (Color::Dark, false) | (Color::Light, true) => light_ahead,
+            };
+            if !ok {
+                return Err(PositionError::HandsOutOfTurn);
+            }
+        }
+        if pending > 0 {
+            let own = board[turn.index()];
+            if pending > rules.max_removals() || t.in_mills(own) == 0 || board[(!turn).index()] == 0 {
+                return Err(PositionError::ImpossiblePending);
+            }
+        }
+        if quiet > rules.quiet_limit || (quiet > 0 && hand != [0, 0]) {
+            return Err(PositionError::ImpossibleQuiet);
+        }
+        let mut p = Position {
+            variant,
+            board,
+            hand,
+            turn,
+            pending,
+            quiet,
+            hash: 0,
+        };
+        p.hash = p.compute_hash();
+        Ok(p)
+    }
+}
+
+impl FromStr for Position {
+    type Err = PositionError;
+
+    /// Reads a Nine Men's Morris position string.
+    fn from_str(s: &str) -> Result<Position, PositionError> {
+        Position::from_str_variant(s, Variant::Nine)
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let t = self.topology();
+        let mut ranks: Vec<u8> = t.points().map(|p| t.coords(p).1).collect();
+        ranks.sort_unstable_by(|a, b| b.cmp(a));
+        ranks.dedup();
+        for (i, &rank) in ranks.iter().enumerate() {
+            if i > 0 {
+                f.write_str("/")?;
+            }
+            for p in (0..7).filter_map(|file| t.point_at(file, rank)) {
+                f.write_str(match self.piece_at(p) {
+                    Some(Color::Light) => "L",
+                    Some(Color::Dark) => "D",
+                    None => ".",
+                })?;
+            }
+        }
+        write!(
+            f,
+            " {} {} {} {} {}",
+            self.turn.char(),
+            self.hand[0],
+            self.hand[1],
+            self.pending,
+            self.quiet
+        )
+    }
+}
