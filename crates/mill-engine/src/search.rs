@@ -1,6 +1,6 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
-use crate::tt::{Bound, Table, pack};
+use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, evaluate, mix};
 use arrayvec::ArrayVec;
 use core::fmt;
@@ -38,7 +38,7 @@ const ORDER_KILLER: i32 = 1 << 24;
 const HISTORY_MAX: i32 = 1 << 20;
 /// Half-width of the first root window from depth 4 on.
 const ASPIRATION: i32 = 30;
-const GRAIN: i32 = 1;
+const GRAIN: i32 = 8;
 /// Nodes this shallow neither read nor write the table: its memory traffic costs more
 /// than it saves there.
 const TT_DEPTH: i32 = 2;
@@ -577,72 +577,103 @@ impl<'a> Searcher<'a> {
                 return e;
             }
         }
-        pos.legal_turns_into(&mut self.lists[ply]);
-        let n = self.lists[ply].len();
-        if n == 0 {
-            return self.eval(pos);
-        }
-        order(
-            pos,
-            &self.lists[ply],
-            &mut self.scores[ply],
-            tt_turn,
-            self.killers[ply],
-            &self.history,
-            &self.through,
-        );
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_turn = 0u32;
-        for i in 0..n {
-            // Selection sort, lazily: a cutoff usually comes within the first few turns.
-            let scores = &mut self.scores[ply];
-            let mut j = i;
-            for k in i + 1..n {
-                if scores[k] > scores[j] {
-                    j = k;
+        'turns: {
+            // The table's turn first, before generating the others: it often cuts off.
+            let mut searched = 0usize;
+            if let Some(turn) = unpack(tt_turn)
+                && let Ok(child) = pos.play(turn)
+            {
+                self.path.push(child.hash());
+                let score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+                self.path.pop();
+                if self.stopped {
+                    return 0;
                 }
-            }
-            scores.swap(i, j);
-            let order = scores[i];
-            let turns = &mut self.lists[ply];
-            turns.swap(i, j);
-            let turn = turns[i];
-            let quiet = turn.removals().is_empty();
-            let child = pos.play_unchecked(turn);
-            self.path.push(child.hash());
-            let mut score;
-            if i == 0 {
-                score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
-            } else {
-                let reduction = if depth >= 3 && i >= 3 && quiet && order < ORDER_KILLER {
-                    let r = LMR[(depth as usize).min(63)][i.min(63)];
-                    (r - pv_node as i32).clamp(1, depth - 2)
-                } else {
-                    0
-                };
-                score = -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
-                if score > alpha && reduction > 0 {
-                    score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
-                }
-                if score > alpha && score < beta {
-                    score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
-                }
-            }
-            self.path.pop();
-            if self.stopped {
-                return 0;
-            }
-            if score > best {
+                searched = 1;
                 best = score;
-                best_turn = pack(&turn);
+                best_turn = tt_turn;
                 if score > alpha {
                     alpha = score;
                     if score >= beta {
-                        if quiet {
+                        if turn.removals().is_empty() {
                             self.reward(&turn, ply, depth);
                         }
-                        break;
+                        break 'turns;
+                    }
+                }
+            }
+            pos.legal_turns_into(&mut self.lists[ply]);
+            let n = self.lists[ply].len();
+            if n == 0 {
+                return self.eval(pos);
+            }
+            order(
+                pos,
+                &self.lists[ply],
+                &mut self.scores[ply],
+                tt_turn,
+                self.killers[ply],
+                &self.history,
+                &self.through,
+            );
+            for i in 0..n {
+                // Selection sort, lazily: a cutoff usually comes within the first few turns.
+                let scores = &mut self.scores[ply];
+                let mut j = i;
+                for k in i + 1..n {
+                    if scores[k] > scores[j] {
+                        j = k;
+                    }
+                }
+                scores.swap(i, j);
+                let order = scores[i];
+                let turns = &mut self.lists[ply];
+                turns.swap(i, j);
+                let turn = turns[i];
+                if order == ORDER_TT && searched > 0 {
+                    continue; // searched above
+                }
+                let number = searched;
+                searched += 1;
+                let quiet = turn.removals().is_empty();
+                let child = pos.play_unchecked(turn);
+                self.path.push(child.hash());
+                let mut score;
+                if number == 0 {
+                    score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+                } else {
+                    let reduction = if depth >= 3 && number >= 3 && quiet && order < ORDER_KILLER {
+                        let r = LMR[(depth as usize).min(63)][number.min(63)];
+                        (r - pv_node as i32).clamp(1, depth - 2)
+                    } else {
+                        0
+                    };
+                    score = -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
+                    if score > alpha && reduction > 0 {
+                        score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                    }
+                    if score > alpha && score < beta {
+                        score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+                    }
+                }
+                self.path.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if score > best {
+                    best = score;
+                    best_turn = pack(&turn);
+                    if score > alpha {
+                        alpha = score;
+                        if score >= beta {
+                            if quiet {
+                                self.reward(&turn, ply, depth);
+                            }
+                            break;
+                        }
                     }
                 }
             }
