@@ -1,5 +1,6 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
+use crate::eval::two_bits;
 use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, evaluate, mix};
 use arrayvec::ArrayVec;
@@ -733,7 +734,7 @@ fn order(
     let mut their_two_pieces = 0u32;
     for line in t.lines() {
         let l = line.0;
-        if (l & theirs).count_ones() == 2 && l & mine == 0 {
+        if two_bits(l & theirs) && l & mine == 0 {
             their_points |= l & empty;
             their_two_pieces |= l & theirs;
         }
@@ -773,7 +774,7 @@ fn threatens(turn: &Turn, mine: u32, theirs: u32, through: &Through) -> bool {
     let after = (mine & !from_bit) | 1 << to;
     let arrives = through[to % MAX_POINTS]
         .iter()
-        .any(|&l| l != 0 && l & theirs == 0 && (l & after).count_ones() == 2);
+        .any(|&l| l != 0 && l & theirs == 0 && two_bits(l & after));
     arrives
         || turn.from().is_some_and(|p| {
             through[p.index() % MAX_POINTS]
