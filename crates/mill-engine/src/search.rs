@@ -273,6 +273,10 @@ impl<'a> Searcher<'a> {
         if dice % 100 < self.level.shallow_percent() {
             self.max_depth = 1;
         }
+        if moves.len() == 1 {
+            // A forced turn: answer at once rather than spend the time on it.
+            self.max_depth = self.max_depth.min(2);
+        }
         let mut done: Option<(Vec<RootTurn>, u32)> = None;
         for depth in 1..=self.max_depth {
             self.can_stop = depth > 1;
