@@ -258,3 +258,31 @@ fn a_forced_turn_is_answered_at_once() {
     assert!(r.depth <= 2, "{r:?}");
     assert!(r.nodes < 10_000, "{r:?}");
 }
+
+#[test]
+fn repetition_is_sought_when_behind_and_avoided_when_ahead() {
+    // The first legal turn leads back to a position that occurred twice already:
+    // playing it draws by threefold repetition.
+    let check = |s: &str| {
+        let p = position(s);
+        let turn = p.legal_turns()[0];
+        let q = p.play(turn).unwrap();
+        let history = [q.hash(), p.hash(), q.hash()];
+        let r = Engine::new(1)
+            .search(
+                &p,
+                &history,
+                &Limits::new(Level::Hard, 0).with_depth(4),
+                &mut NoClock,
+            )
+            .unwrap();
+        (notation(&p, turn), notation(&p, r.turn), r.score)
+    };
+    // Light has four pieces against six: the draw is its best result.
+    let (draw, chosen, score) = check("L.L/.D./..D/.D..D./D../.D./L.L l 0 0 0 10");
+    assert_eq!((chosen.as_str(), score), (draw.as_str(), 0));
+    // Light has six against four: it plays on.
+    let (draw, chosen, score) = check("L.L/.L./..D/.L..D./D../.L./L.L l 0 0 0 10");
+    assert_ne!(chosen, draw);
+    assert!(score > 0, "{score}");
+}
