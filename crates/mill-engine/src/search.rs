@@ -46,6 +46,11 @@ const TT_DEPTH: i32 = 2;
 /// Reverse futility pruning: depth and margin per turn of depth.
 const RFP_DEPTH: i32 = 3;
 const RFP_MARGIN: i32 = 90;
+/// Late-move pruning: at depth up to LMP_DEPTH, quiet turns after the first
+/// LMP_BASE + LMP_STEP × depth are not searched.
+const LMP_DEPTH: i32 = 2;
+const LMP_BASE: usize = 6;
+const LMP_STEP: usize = 4;
 
 /// Late-move reductions by depth and turn number: about ln(depth)·ln(number)/2, at
 /// least 1, from integer logarithms in eighths computed at compile time.
@@ -642,8 +647,20 @@ impl<'a> Searcher<'a> {
                     continue; // searched above
                 }
                 let number = searched;
-                searched += 1;
                 let quiet = turn.removals().is_empty();
+                // Late-move pruning: near the leaves, once enough turns have been
+                // tried, the quiet ones left (sorted last, never refuted anything here
+                // before) are skipped.
+                if !pv_node
+                    && depth <= LMP_DEPTH
+                    && quiet
+                    && order < ORDER_THREAT
+                    && number >= LMP_BASE + LMP_STEP * depth as usize
+                    && best > -MATE_BOUND
+                {
+                    continue;
+                }
+                searched += 1;
                 let child = pos.play_unchecked(turn);
                 self.path.push(child.hash());
                 let mut score;
