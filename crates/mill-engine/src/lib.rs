@@ -1,8 +1,9 @@
 //! The computer opponent for Nine Men's Morris, on top of [`mill_core`].
 //!
-//! An iterative-deepening principal-variation search with a transposition table, move
-//! ordering (table move, mill closings, blocks, killers, history), late-move reductions
-//! and an evaluation that knows the phases. Three [`Level`]s: Easy, Medium and Hard.
+//! An iterative-deepening principal-variation search with aspiration windows, a
+//! transposition table, move ordering (table turn, mill closings, blocks, threats,
+//! killers, history), late-move reductions and pruning, and an evaluation that knows
+//! the phases. Three [`Level`]s: Easy, Medium and Hard. See the crate's README.md.
 //!
 //! ```
 //! use mill_core::Game;
