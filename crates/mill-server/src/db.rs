@@ -227,12 +227,20 @@ impl std::fmt::Debug for Writer {
 }
 
 impl Writer {
-    /// Starts the writer thread on `conn`. It stops when every handle is dropped.
+    /// Starts the writer thread on `conn`, and a checkpointer beside it. Both stop when
+    /// every handle is dropped.
     pub fn start(conn: Connection) -> (Writer, thread::JoinHandle<()>) {
         let (tx, rx) = mpsc::channel::<Job>();
         let handle = thread::Builder::new()
             .name("mill-db-writer".into())
-            .spawn(move || writer_loop(conn, rx))
+            .spawn(move || {
+                let checkpointer = start_checkpointer(&conn);
+                writer_loop(conn, rx);
+                if let Some((stop, handle)) = checkpointer {
+                    drop(stop);
+                    let _ = handle.join();
+                }
+            })
             .expect("spawn the writer thread");
         (Writer { tx }, handle)
     }
@@ -259,6 +267,35 @@ impl Writer {
             Err(_) => Err(DbError::WriterGone),
         }
     }
+}
+
+/// Moves the WAL into the database file from a second connection, so the writer's
+/// commits never wait for a checkpoint (which would show as latency spikes). PASSIVE
+/// never blocks the writer; the writer's own automatic checkpoints are turned off.
+fn start_checkpointer(conn: &Connection) -> Option<(mpsc::Sender<()>, thread::JoinHandle<()>)> {
+    let path = conn.path().filter(|p| !p.is_empty())?.to_string();
+    let second = Connection::open(&path).ok()?;
+    second.pragma_update(None, "synchronous", "FULL").ok()?;
+    second.pragma_update(None, "busy_timeout", 5000).ok()?;
+    conn.pragma_update(None, "wal_autocheckpoint", 0).ok()?;
+    let (stop, stopped) = mpsc::channel::<()>();
+    let handle = thread::Builder::new()
+        .name("mill-db-checkpoint".into())
+        .spawn(move || {
+            let checkpoint = |mode: &str| {
+                if let Err(e) = second.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(())) {
+                    tracing::warn!(error = %e, "checkpoint failed");
+                }
+            };
+            while let Err(mpsc::RecvTimeoutError::Timeout) =
+                stopped.recv_timeout(std::time::Duration::from_millis(500))
+            {
+                checkpoint("PASSIVE");
+            }
+            checkpoint("TRUNCATE");
+        })
+        .ok()?;
+    Some((stop, handle))
 }
 
 fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
