@@ -308,7 +308,13 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
+        let started = std::time::Instant::now();
         let results = commit_batch(&mut conn, &batch);
+        tracing::trace!(
+            jobs = batch.len(),
+            micros = started.elapsed().as_micros() as u64,
+            "commit"
+        );
         for (job, result) in batch.drain(..).zip(results) {
             (job.done)(result);
         }

@@ -299,6 +299,13 @@ async fn every_bad_input_gets_a_coded_error_and_changes_nothing() {
     let (status, body) = server.http("POST", &format!("/api/rooms/{room}/join")).await;
     assert_eq!((status, body["code"].clone()), (409, json!("room-full")));
 
+    let (status, body) = server.http("GET", "/api/nothing/here").await;
+    assert_eq!((status, body["code"].clone()), (404, json!("not-found")));
+    let (status, body) = server.http("DELETE", "/api/rooms").await;
+    assert_eq!((status, body["code"].clone()), (405, json!("method-not-allowed")));
+    let (status, body) = server.http("GET", &format!("/api/rooms/{room}/ws")).await;
+    assert_eq!((status, body["code"].clone()), (400, json!("not-websocket")));
+
     // nothing above changed the game
     let (_, info) = server.http("GET", &format!("/api/rooms/{room}")).await;
     assert_eq!(info["version"], 1);
