@@ -1,0 +1,210 @@
+use serde_json::Value;
+
+use super::*;
+
+fn snap(g: &WasmGame) -> Value {
+    serde_json::from_str(&g.snapshot()).unwrap()
+}
+
+fn play_ok(g: &mut WasmGame, action: &str) {
+    let reply: Value = serde_json::from_str(&g.play(action)).unwrap();
+    assert_eq!(reply["ok"], true, "{action}: {reply}");
+}
+
+fn strings(v: &Value) -> Vec<&str> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn topology_has_the_nine_mens_morris_board() {
+    let t: Value = serde_json::from_str(&WasmGame::new().topology()).unwrap();
+    assert_eq!(t["points"].as_array().unwrap().len(), 24);
+    assert_eq!(t["segments"].as_array().unwrap().len(), 32);
+    assert_eq!(t["lines"].as_array().unwrap().len(), 16);
+    assert_eq!((t["files"].as_u64(), t["ranks"].as_u64()), (Some(7), Some(7)));
+    let a1 = t["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "a1")
+        .unwrap();
+    assert_eq!((a1["file"].as_u64(), a1["rank"].as_u64()), (Some(0), Some(0)));
+    let mut n = strings(&t["neighbours"]["d2"]);
+    n.sort();
+    assert_eq!(n, ["b2", "d1", "d3", "f2"]);
+}
+
+#[test]
+fn start_snapshot_offers_every_point_to_light() {
+    let s = snap(&WasmGame::new());
+    assert_eq!(s["turn"], "light");
+    assert_eq!(s["phase"]["light"], "placing");
+    assert_eq!(s["inHand"]["dark"], 9);
+    assert_eq!(s["onBoard"]["light"], 0);
+    assert_eq!(s["selectable"].as_array().unwrap().len(), 24);
+    assert!(s["destinations"].as_object().unwrap().is_empty());
+    assert!(s["removable"].as_array().unwrap().is_empty());
+    assert_eq!(s["actions"], 0);
+    assert!(s["outcome"].is_null());
+    assert_eq!(s["position"], ".../.../.../....../.../.../... l 9 9 0 0");
+}
+
+#[test]
+fn a_mill_asks_for_a_removal_of_an_unprotected_piece() {
+    let mut g = WasmGame::new();
+    for a in ["a1", "b2", "d1", "d2"] {
+        play_ok(&mut g, a);
+    }
+    play_ok(&mut g, "g1");
+    let s = snap(&g);
+    assert_eq!(s["pendingRemovals"], 1);
+    assert_eq!(s["turn"], "light");
+    let mut removable = strings(&s["removable"]);
+    removable.sort();
+    assert_eq!(removable, ["b2", "d2"]);
+    assert_eq!(strings(&s["lastTurn"]), ["g1"]);
+    assert_eq!(strings(&s["record"]), ["a1", "b2", "d1", "d2"]);
+    play_ok(&mut g, "xd2");
+    let s = snap(&g);
+    assert_eq!(s["pendingRemovals"], 0);
+    assert_eq!(s["turn"], "dark");
+    assert_eq!(strings(&s["lastTurn"]), ["g1", "xd2"]);
+    assert_eq!(s["record"][4], "g1xd2");
+    assert_eq!(s["pieces"]["g1"], "light");
+    assert!(s["pieces"].get("d2").is_none());
+}
+
+#[test]
+fn bad_actions_are_refused_with_a_code_and_change_nothing() {
+    let mut g = WasmGame::new();
+    play_ok(&mut g, "d6");
+    let before = g.snapshot();
+    for (text, code) in [
+        ("d6", "occupied"),
+        ("zz9", "bad-action"),
+        ("", "bad-action"),
+        ("xd6", "no-removal-pending"),
+    ] {
+        let reply: Value = serde_json::from_str(&g.play(text)).unwrap();
+        assert_eq!(reply["ok"], false, "{text}");
+        assert_eq!(reply["error"]["code"], code, "{text}: {reply}");
+        assert!(!reply["error"]["message"].as_str().unwrap().is_empty());
+        assert_eq!(g.snapshot(), before, "{text} changed the game");
+    }
+}
+
+#[test]
+fn undo_takes_back_one_action() {
+    let mut g = WasmGame::new();
+    assert!(!g.undo());
+    play_ok(&mut g, "d6");
+    play_ok(&mut g, "a1");
+    assert!(g.undo());
+    let s = snap(&g);
+    assert_eq!(s["actions"], 1);
+    assert_eq!(s["turn"], "dark");
+    assert!(s["pieces"].get("a1").is_none());
+}
+
+#[test]
+fn record_round_trips_including_a_turn_waiting_for_its_removal() {
+    let mut g = WasmGame::new();
+    for a in ["a1", "b2", "d1", "d2", "g1"] {
+        play_ok(&mut g, a);
+    }
+    let saved = g.export_record();
+    let mut h = WasmGame::new();
+    let reply: Value = serde_json::from_str(&h.import_record(&saved)).unwrap();
+    assert_eq!(reply["ok"], true, "{reply}");
+    assert_eq!(h.snapshot(), g.snapshot());
+}
+
+#[test]
+fn a_broken_record_is_refused_and_changes_nothing() {
+    let mut g = WasmGame::new();
+    play_ok(&mut g, "d6");
+    let before = g.snapshot();
+    let start = ".../.../.../....../.../.../... l 9 9 0 0";
+    for bad in [
+        "not json".to_string(),
+        r#"{"start":"nonsense","actions":[]}"#.to_string(),
+        format!(r#"{{"start":"{start}","actions":["a1","a1"]}}"#),
+        format!(r#"{{"start":"{start}","actions":["a1","q9"]}}"#),
+    ] {
+        let reply: Value = serde_json::from_str(&g.import_record(&bad)).unwrap();
+        assert_eq!(reply["ok"], false, "{bad}");
+        let code = reply["error"]["code"].as_str().unwrap();
+        assert!(code == "bad-record" || code == "bad-position", "{bad}: {reply}");
+        assert_eq!(g.snapshot(), before);
+    }
+}
+
+#[test]
+fn load_position_starts_from_a_position_string_or_refuses_it() {
+    let mut g = WasmGame::new();
+    // The rules guide's worked position: Light on a1 and d1, g1 empty, Dark on b6 and d2.
+    let text = ".../D../.../....../.../.D./LL. l 7 7 0 0";
+    let reply: Value = serde_json::from_str(&g.load_position(text)).unwrap();
+    assert_eq!(reply["ok"], true, "{reply}");
+    let s = snap(&g);
+    assert_eq!(s["position"], text);
+    assert_eq!(s["pieces"]["a1"], "light");
+    assert_eq!(s["pieces"]["d2"], "dark");
+
+    let before = g.snapshot();
+    let reply: Value = serde_json::from_str(&g.load_position("L L L")).unwrap();
+    assert_eq!(reply["error"]["code"], "bad-position");
+    assert_eq!(g.snapshot(), before);
+    g.restart();
+    assert_eq!(snap(&g)["position"], text);
+}
+
+#[test]
+fn moving_pieces_list_their_destinations() {
+    let mut g = WasmGame::new();
+    // 18 placements that close no mill.
+    let placements = [
+        "a7", "d7", "g7", "a4", "g4", "a1", "d1", "g1", "b6", "d6", "f6", "b4", "f4", "b2", "d2", "f2", "c5",
+        "e3",
+    ];
+    for a in placements {
+        play_ok(&mut g, a);
+    }
+    let s = snap(&g);
+    assert!(s["outcome"].is_null());
+    assert_eq!(s["phase"]["light"], "moving");
+    assert_eq!(s["turn"], "light");
+    let dest = s["destinations"].as_object().unwrap();
+    // Each entry is an own piece going to empty points; c5 (next to empty c4) is one.
+    assert!(dest.contains_key("c5"), "{s}");
+    for (from, to) in dest {
+        assert_eq!(s["pieces"][from.as_str()], "light");
+        assert!(!to.as_array().unwrap().is_empty());
+        for p in to.as_array().unwrap() {
+            assert!(s["pieces"].get(p.as_str().unwrap()).is_none());
+        }
+    }
+}
+
+/// The page's unit tests use a copy of the topology JSON; it must be what this crate
+/// gives. `MILL_BLESS=1 cargo test -p mill-wasm` rewrites it.
+#[test]
+fn the_js_unit_tests_topology_fixture_is_current() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/unit/fixtures/topology.json"
+    );
+    let fresh = format!("{}\n", WasmGame::new().topology());
+    if std::env::var_os("MILL_BLESS").is_some() {
+        std::fs::write(path, &fresh).unwrap();
+    }
+    let stored = std::fs::read_to_string(path).unwrap_or_default();
+    assert_eq!(
+        stored, fresh,
+        "run MILL_BLESS=1 cargo test -p mill-wasm to refresh {path}"
+    );
+}

@@ -1,0 +1,426 @@
+// Wiring: screens, modes, panels and buttons. Local play asks the WebAssembly rules;
+// online play asks the server; the board component (widget.js) is the same for both.
+
+import { other, recordRows, statusOf } from './board.js';
+import { pickLanguage, translator } from './i18n.js';
+import { connectRoom } from './net.js';
+import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
+import { loadRules, localGame } from './rules.js';
+import { forgetGame, loadGame, rememberSeat, roomFromPath, safeStorage, saveGame, seatFor } from './state.js';
+import { mountBoard } from './widget.js';
+
+const $ = (id) => document.getElementById(id);
+const storage = safeStorage(() => window.localStorage);
+// Seat keys also live here, so a page without storage keeps its seat until it is closed.
+const memorySeats = new Map();
+
+let lang = pickLanguage(storage.get('lang'), navigator.languages ?? [navigator.language]);
+let t = translator(lang);
+
+const page = {
+  mode: null, // 'local' | 'online'
+  game: null, // local: the WasmGame wrapper
+  board: null,
+  topology: null,
+  snapshot: null,
+  online: null,
+  notice: null,
+};
+
+// ---------------------------------------------------------------- language
+
+function applyLanguage() {
+  t = translator(lang);
+  document.documentElement.lang = lang;
+  document.title = t('app.title');
+  for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  for (const node of document.querySelectorAll('[data-i18n-aria]')) node.setAttribute('aria-label', t(node.dataset.i18nAria));
+  page.board?.setTranslator(t);
+  render();
+}
+
+$('lang').addEventListener('click', () => {
+  lang = lang === 'en' ? 'ru' : 'en';
+  storage.set('lang', lang);
+  applyLanguage();
+});
+
+// ---------------------------------------------------------------- screens and routing
+
+function showScreen(name) {
+  $('start').hidden = name !== 'start';
+  $('game').hidden = name !== 'game';
+  document.body.dataset.screen = name;
+}
+
+function leaveGame() {
+  page.online?.conn?.close();
+  page.online = null;
+  page.mode = null;
+  page.snapshot = null;
+  setNotice(null);
+}
+
+async function route() {
+  leaveGame();
+  const roomId = roomFromPath(location.pathname);
+  if (roomId) return openRoom(roomId);
+  if (location.hash === '#local') return startLocal();
+  showScreen('start');
+  if (!storage.ok) setNotice('error.storage');
+}
+
+window.addEventListener('popstate', route);
+
+$('start-local').addEventListener('click', () => {
+  history.pushState(null, '', '/#local');
+  route();
+});
+$('start-friend').addEventListener('click', createRoom);
+$('menu').addEventListener('click', () => {
+  history.pushState(null, '', '/');
+  route();
+});
+
+// ---------------------------------------------------------------- the board
+
+async function rules() {
+  try {
+    return await loadRules();
+  } catch (error) {
+    console.error(error);
+    showScreen('start');
+    setNotice('error.wasm');
+    throw error;
+  }
+}
+
+function ensureBoard(topology) {
+  if (page.board) return;
+  page.topology = topology;
+  page.board = mountBoard($('board-host'), {
+    topology,
+    t,
+    onAction: (action) => (page.mode === 'online' ? sendAction(action) : playLocal(action)),
+    canAct: () => canAct(),
+    onSelection: () => render(),
+  });
+}
+
+function canAct() {
+  if (page.mode === 'local') return true;
+  const o = page.online;
+  return !!o?.state && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
+}
+
+// ---------------------------------------------------------------- same device
+
+async function startLocal() {
+  const mod = await rules();
+  const game = localGame(mod);
+  const saved = loadGame(storage, 'local');
+  if (saved && !game.importRecord(saved).ok) forgetGame(storage, 'local');
+  page.mode = 'local';
+  page.game = game;
+  ensureBoard(game.topology);
+  showScreen('game');
+  refreshLocal();
+}
+
+function playLocal(action) {
+  const reply = page.game.play(action);
+  if (!reply.ok) setNotice(null, reply.error.message);
+  saveLocal();
+  refreshLocal();
+}
+
+function saveLocal() {
+  saveGame(storage, 'local', page.game.exportRecord());
+}
+
+function refreshLocal() {
+  page.snapshot = page.game.snapshot();
+  page.board.set(page.snapshot);
+  render();
+}
+
+$('undo').addEventListener('click', () => {
+  if (page.mode !== 'local') return;
+  page.game.undo();
+  saveLocal();
+  refreshLocal();
+});
+
+$('new-game').addEventListener('click', () => {
+  if (page.mode !== 'local') return;
+  page.game.restart();
+  saveLocal();
+  setNotice(null);
+  refreshLocal();
+});
+
+// ---------------------------------------------------------------- play with a friend
+
+async function createRoom() {
+  const button = $('start-friend');
+  button.disabled = true;
+  setNotice('online.creating');
+  try {
+    const res = await fetch('/api/rooms', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) {
+      setNotice(null, t('online.error', { message: body.message ?? res.status }));
+      return;
+    }
+    keepSeat(body.room, { seat: body.seat, key: body.key });
+    history.pushState(null, '', `/r/${body.room}`);
+    await route();
+  } catch (error) {
+    setNotice(null, t('online.error', { message: String(error.message ?? error) }));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+function keepSeat(roomId, seat) {
+  memorySeats.set(roomId, seat);
+  rememberSeat(storage, roomId, seat);
+}
+
+async function openRoom(roomId) {
+  const mod = await rules();
+  ensureBoard(localGame(mod).topology);
+  page.mode = 'online';
+  page.online = { roomId, seat: null, key: null, state: null, connection: 'connecting', replaced: false, gone: null };
+  showScreen('game');
+  render();
+  let seat = memorySeats.get(roomId) ?? seatFor(storage, roomId);
+  if (!seat) {
+    try {
+      const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/join`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      const body = await res.json().catch(() => ({}));
+      if (res.ok) {
+        seat = { seat: body.seat, key: body.key };
+        keepSeat(roomId, seat);
+      } else if (res.status === 404) {
+        page.online.gone = 'online.roomGone';
+        render();
+        return;
+      } else if (res.status === 409) {
+        setNotice('online.full');
+      } else {
+        setNotice(null, t('online.error', { message: body.message ?? res.status }));
+      }
+    } catch (error) {
+      setNotice(null, t('online.error', { message: String(error.message ?? error) }));
+    }
+  }
+  if (page.online?.roomId !== roomId) return; // left meanwhile
+  const o = page.online;
+  o.seat = seat?.seat ?? null;
+  o.key = seat?.key ?? null;
+  o.ids = commandIds();
+  o.conn = connectRoom({
+    roomId,
+    key: o.key,
+    onMessage: (msg) => onServerMessage(o, msg),
+    onConnection: (status, code) => {
+      o.connection = status;
+      if (status === 'closed' && code === 4004) o.gone = 'online.roomGone';
+      render();
+    },
+  });
+}
+
+function onServerMessage(o, msg) {
+  if (page.online !== o) return;
+  switch (msg.type) {
+    case 'welcome':
+      o.seat = msg.seat;
+      o.replaced = false;
+      break;
+    case 'state':
+      o.state = msg;
+      page.snapshot = snapshotFromState(msg);
+      page.board.set(page.snapshot);
+      break;
+    case 'replaced':
+      o.replaced = true;
+      break;
+    case 'error':
+      if (msg.code === 'bad-key') {
+        storage.remove(`seat.${o.roomId}`);
+        memorySeats.delete(o.roomId);
+      }
+      if (msg.code === 'unknown-room') o.gone = 'online.roomGone';
+      else if (msg.code !== 'stale') setNotice(null, t('online.error', { message: msg.message }));
+      break;
+    default:
+      break; // ack and unknown types: nothing to show
+  }
+  render();
+}
+
+function sendCommand(type, extra = {}) {
+  const o = page.online;
+  if (!o?.state || !o.conn) return;
+  setNotice(null);
+  o.conn.send(command(type, o.state, o.ids(), extra));
+}
+
+function sendAction(action) {
+  sendCommand('action', { action });
+}
+
+$('offer-draw').addEventListener('click', () => sendCommand('offer-draw'));
+$('accept-draw').addEventListener('click', () => sendCommand('accept-draw'));
+$('decline-draw').addEventListener('click', () => sendCommand('decline-draw'));
+$('new-round').addEventListener('click', () => sendCommand('new-round'));
+$('resign').addEventListener('click', () => {
+  if (window.confirm(t('online.resignConfirm'))) sendCommand('resign');
+});
+$('take-back').addEventListener('click', () => {
+  page.online?.conn?.reconnect();
+});
+$('copy-invite').addEventListener('click', async () => {
+  const input = $('invite-link');
+  try {
+    await navigator.clipboard.writeText(input.value);
+  } catch {
+    input.select();
+    document.execCommand?.('copy');
+  }
+  const button = $('copy-invite');
+  button.textContent = t('online.copied');
+  setTimeout(() => (button.textContent = t('online.copy')), 1500);
+});
+
+// ---------------------------------------------------------------- panels
+
+function setNotice(key, text = null) {
+  page.notice = key || text ? { key, text } : null;
+  renderNotice();
+}
+
+function renderNotice() {
+  const box = $('notice');
+  const n = page.notice;
+  box.hidden = !n;
+  box.textContent = n ? (n.key ? t(n.key) : n.text) : '';
+}
+
+function render() {
+  renderNotice();
+  if (page.mode === null) return;
+  const snap = page.snapshot;
+  const o = page.mode === 'online' ? page.online : null;
+  const view = o?.state ? onlineView(o.state, o.seat, o.connection) : null;
+  document.body.dataset.mode = page.mode;
+
+  // Player cards.
+  for (const side of ['light', 'dark']) {
+    const card = document.querySelector(`.card[data-side="${side}"]`);
+    card.querySelector('.name').textContent = t(`color.${side}`);
+    const you = card.querySelector('.you');
+    you.hidden = !(o && o.seat === side);
+    you.textContent = t('card.you');
+    const presence = card.querySelector('.presence');
+    const seatInfo = o?.state?.seats?.[side];
+    presence.hidden = !o || !seatInfo?.taken;
+    presence.classList.toggle('online', !!seatInfo?.online);
+    presence.textContent = seatInfo?.online ? t('online.present') : t('online.away');
+    if (!snap) continue;
+    const active = !snap.outcome && snap.turn === side;
+    card.classList.toggle('active', active);
+    card.classList.toggle('winner', snap.outcome?.winner === side);
+    card.querySelector('.phase').textContent = active ? `${t('card.toMove')} · ${t(`phase.${snap.phase[side]}`)}` : t(`phase.${snap.phase[side]}`);
+    card.querySelector('.in-hand b').textContent = snap.inHand[side];
+    card.querySelector('.in-hand span').textContent = t('card.inHand');
+    card.querySelector('.on-board b').textContent = snap.onBoard[side];
+    card.querySelector('.on-board span').textContent = t('card.onBoard');
+    const hand = card.querySelector('.hand');
+    if (hand.childElementCount !== snap.inHand[side]) {
+      hand.replaceChildren(...Array.from({ length: snap.inHand[side] }, () => document.createElement('i')));
+    }
+  }
+
+  // Status line.
+  const status = $('status');
+  let text;
+  let tone = 'act';
+  if (o?.gone) [text, tone] = [t(o.gone), 'alert'];
+  else if (o?.replaced) [text, tone] = [t('online.replaced'), 'alert'];
+  else if (o && o.connection === 'reconnecting') [text, tone] = [t('online.reconnecting'), 'alert'];
+  else if (o && (!o.state || o.connection !== 'open')) [text, tone] = [t('online.connecting'), 'wait'];
+  else if (view && !view.friendJoined && !snap?.outcome) [text, tone] = [t('online.waitingFriend'), 'wait'];
+  else if (view && !view.opponentOnline && !snap?.outcome) [text, tone] = [t('online.opponentAway', { side: t(`color.${view.opponent}`) }), 'wait'];
+  else if (snap) {
+    const s = statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat : null);
+    const params = Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, t(`color.${v}`)]));
+    text = t(s.key, params);
+    tone = s.tone;
+  } else text = t('status.loading');
+  status.textContent = text;
+  status.dataset.tone = tone;
+
+  // Result.
+  const result = $('result');
+  result.hidden = !snap?.outcome;
+  if (snap?.outcome) {
+    const out = snap.outcome;
+    $('result-title').textContent = out.kind === 'win' ? t('result.win', { side: t(`color.${out.winner}`) }) : t('result.draw');
+    $('result-reason').textContent = t(`reason.${out.reason}`, { loser: out.winner ? t(`color.${other(out.winner)}`) : '' });
+  }
+
+  // Record.
+  const list = $('record');
+  const rows = recordRows(snap?.record ?? []);
+  list.replaceChildren(
+    ...rows.map((row) => {
+      const li = document.createElement('li');
+      const n = document.createElement('span');
+      n.className = 'n';
+      n.textContent = `${row.n}.`;
+      const a = document.createElement('span');
+      a.textContent = row.light;
+      const b = document.createElement('span');
+      b.textContent = row.dark ?? '';
+      li.append(n, a, b);
+      return li;
+    }),
+  );
+  $('record-empty').hidden = rows.length > 0;
+  list.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+
+  // Controls.
+  const local = page.mode === 'local';
+  $('local-controls').hidden = !local;
+  $('online-controls').hidden = local;
+  if (local) $('undo').disabled = !snap || snap.actions === 0;
+  const invite = $('invite');
+  invite.hidden = !(o && o.seat && !o.gone && (!view || !view.friendJoined));
+  if (o) $('invite-link').value = `${location.origin}/r/${o.roomId}`;
+  if (o) {
+    const v = view ?? {};
+    $('offer-draw').hidden = !v.canOfferDraw && !v.drawOfferedByMe;
+    $('offer-draw').disabled = !v.canOfferDraw;
+    $('offer-draw').textContent = v.drawOfferedByMe ? t('online.drawOffered') : t('online.offerDraw');
+    $('draw-offer').hidden = !v.drawOfferedToMe;
+    $('draw-offer-text').textContent = t('online.drawOfferedToYou', { side: t(`color.${v.opponent ?? 'dark'}`) });
+    $('resign').hidden = !v.canResign;
+    $('new-round').hidden = !(v.canAskNewRound || v.askedNewRound);
+    $('new-round').disabled = !v.canAskNewRound;
+    $('new-round-note').hidden = !(v.askedNewRound || v.opponentAskedNewRound);
+    $('new-round-note').textContent = v.askedNewRound
+      ? t('online.newRoundAsked', { side: t(`color.${v.opponent}`) })
+      : t('online.newRoundOffered', { side: t(`color.${v.opponent ?? 'dark'}`) });
+    $('take-back').hidden = !o.replaced;
+    $('seat-note').hidden = !o.seat;
+    $('seat-note').textContent = o.seat ? t('online.youAre', { side: t(`color.${o.seat}`) }) : '';
+  }
+}
+
+// ---------------------------------------------------------------- start
+
+applyLanguage();
+route().catch((error) => console.error(error));

@@ -1,0 +1,116 @@
+// Owns the room's WebSocket: hello on every (re)connect, ping/silence watch, reconnect
+// with back-off, and no reconnect after a final close (replaced, bad key, unknown room,
+// protocol mismatch). Messages are handed to the caller parsed; nothing here knows the game.
+
+import { backoffDelay, FINAL_CLOSE_CODES, PROTOCOL } from './protocol.js';
+
+const PING_EVERY = 10_000;
+const SILENCE_LIMIT = 30_000;
+
+/**
+ * connectRoom({ roomId, key, onMessage, onConnection }) → { send, close, reconnect }
+ * onConnection(status, detail): 'connecting' | 'open' | 'reconnecting' | 'closed'.
+ */
+export function connectRoom({ roomId, key, onMessage, onConnection, WebSocketImpl = globalThis.WebSocket, location = globalThis.location }) {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const url = `${scheme}//${location.host}/api/rooms/${encodeURIComponent(roomId)}/ws`;
+  let socket = null;
+  let attempt = 0;
+  let stopped = false;
+  let retryTimer = null;
+  let pingTimer = null;
+  let lastHeard = 0;
+
+  function open() {
+    clearTimeout(retryTimer);
+    onConnection(attempt === 0 ? 'connecting' : 'reconnecting');
+    const ws = new WebSocketImpl(url);
+    socket = ws;
+    ws.addEventListener('open', () => {
+      if (socket !== ws) return;
+      lastHeard = Date.now();
+      ws.send(JSON.stringify(key ? { type: 'hello', protocol: PROTOCOL, key } : { type: 'hello', protocol: PROTOCOL }));
+      clearInterval(pingTimer);
+      pingTimer = setInterval(() => {
+        if (Date.now() - lastHeard > SILENCE_LIMIT) {
+          ws.close(4999, 'silent');
+          onClosed(ws, 4999);
+          return;
+        }
+        if (ws.readyState === 1) ws.send('{"type":"ping"}');
+      }, PING_EVERY);
+    });
+    ws.addEventListener('message', (event) => {
+      if (socket !== ws) return;
+      lastHeard = Date.now();
+      let msg;
+      try {
+        msg = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (msg.type === 'welcome') {
+        attempt = 0;
+        onConnection('open');
+      }
+      if (msg.type !== 'pong') onMessage(msg);
+    });
+    ws.addEventListener('close', (event) => onClosed(ws, event.code));
+    ws.addEventListener('error', () => {
+      // A 'close' event always follows; reconnecting is decided there.
+    });
+  }
+
+  function onClosed(ws, code) {
+    if (socket !== ws) return;
+    socket = null;
+    clearInterval(pingTimer);
+    if (stopped) return;
+    if (FINAL_CLOSE_CODES.has(code)) {
+      stopped = true;
+      onConnection('closed', code);
+      return;
+    }
+    const delay = backoffDelay(attempt);
+    attempt += 1;
+    onConnection('reconnecting');
+    retryTimer = setTimeout(open, delay);
+  }
+
+  // Coming back online or to the tab should not wait for a long back-off.
+  const nudge = () => {
+    if (!stopped && !socket) {
+      attempt = Math.min(attempt, 1);
+      open();
+    }
+  };
+  globalThis.addEventListener?.('online', nudge);
+
+  open();
+
+  return {
+    send(msg) {
+      if (socket && socket.readyState === 1) {
+        socket.send(JSON.stringify(msg));
+        return true;
+      }
+      return false;
+    },
+    close() {
+      stopped = true;
+      clearTimeout(retryTimer);
+      clearInterval(pingTimer);
+      globalThis.removeEventListener?.('online', nudge);
+      socket?.close(1000);
+      socket = null;
+    },
+    /** Reconnect now (after "replaced", when the person chooses to play in this tab). */
+    reconnect() {
+      stopped = false;
+      attempt = 0;
+      socket?.close(1000);
+      socket = null;
+      open();
+    },
+  };
+}

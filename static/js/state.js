@@ -1,0 +1,108 @@
+// Owns the page's plain data: which screen and mode, what is saved in this browser, and
+// the seat keys of online rooms. No DOM; storage is passed in (window.localStorage in the
+// page, a Map-backed fake in tests) and every access survives a storage that throws
+// (private mode, disabled cookies, quota).
+
+const PREFIX = 'mill.';
+export const SAVE_KEYS = Object.freeze({ local: 'game.local', computer: 'game.computer' });
+
+/** A storage wrapper that never throws; `ok` says whether saving works at all. */
+export function safeStorage(getStorage) {
+  let store = null;
+  try {
+    store = getStorage();
+    const probe = `${PREFIX}probe`;
+    store.setItem(probe, '1');
+    store.removeItem(probe);
+  } catch {
+    store = null;
+  }
+  return {
+    ok: store !== null,
+    get(key) {
+      try {
+        return store ? store.getItem(PREFIX + key) : null;
+      } catch {
+        return null;
+      }
+    },
+    set(key, value) {
+      try {
+        store?.setItem(PREFIX + key, value);
+        return !!store;
+      } catch {
+        return false;
+      }
+    },
+    remove(key) {
+      try {
+        store?.removeItem(PREFIX + key);
+      } catch {
+        // Nothing to do: the value is gone either way as far as the page is concerned.
+      }
+    },
+  };
+}
+
+/** A saved local game (the record JSON from WasmGame.export_record), or null. */
+export function loadGame(storage, mode) {
+  const text = storage.get(SAVE_KEYS[mode]);
+  if (!text) return null;
+  try {
+    const record = JSON.parse(text);
+    if (typeof record?.start !== 'string' || !Array.isArray(record.actions)) return null;
+    return text;
+  } catch {
+    return null;
+  }
+}
+
+export function saveGame(storage, mode, recordJson) {
+  return storage.set(SAVE_KEYS[mode], recordJson);
+}
+
+export function forgetGame(storage, mode) {
+  storage.remove(SAVE_KEYS[mode]);
+}
+
+/** True when a saved game has at least one action (worth offering "Continue"). */
+export function hasProgress(storage, mode) {
+  const text = loadGame(storage, mode);
+  return !!text && JSON.parse(text).actions.length > 0;
+}
+
+/** The seat key this browser holds for an online room (returns to the seat on reopen). */
+export function seatFor(storage, roomId) {
+  const text = storage.get(`seat.${roomId}`);
+  if (!text) return null;
+  try {
+    const seat = JSON.parse(text);
+    return typeof seat?.key === 'string' ? seat : null;
+  } catch {
+    return null;
+  }
+}
+
+export function rememberSeat(storage, roomId, seat) {
+  storage.set(`seat.${roomId}`, JSON.stringify(seat));
+}
+
+/** The room id in a path like /r/AbC123 (the invite link), or null. */
+export function roomFromPath(pathname) {
+  const m = /^\/r\/([A-Za-z0-9_-]{1,64})\/?$/.exec(pathname);
+  return m ? m[1] : null;
+}
+
+/** The initial page state. */
+export function initialState({ lang, roomId = null }) {
+  return {
+    screen: roomId ? 'game' : 'start',
+    mode: roomId ? 'online' : null, // 'local' | 'online' (| 'computer' later)
+    lang,
+    topology: null,
+    snapshot: null,
+    ui: { selected: null, focus: null },
+    online: roomId ? { roomId, seat: null, connection: 'connecting' } : null,
+    notice: null,
+  };
+}

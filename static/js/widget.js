@@ -1,0 +1,77 @@
+// Owns the live board component: an SVG board bound to a snapshot, reporting legal
+// actions. The game page and the rules page mount the same component; it knows nothing
+// of where snapshots come from (WebAssembly locally, the server online).
+//
+//   const board = mountBoard(el, { topology, t, onAction, canAct });
+//   board.set(snapshot);     // redraw from a new snapshot
+//   board.setTranslator(t);  // after a language switch
+//
+// `onAction(text)` receives "d6", "a1-a4" or "xd2"; the owner plays it and calls set()
+// with the next snapshot. `canAct()` false makes the board read-only (opponent's turn
+// online, or a diagram that only shows). `onSelection(name|null)` reports a piece picked
+// up or put down (the status line says "move to a highlighted point").
+
+import { clickPoint, EMPTY_UI, moveFocus, reconcile } from './board.js';
+import { bindBoard } from './events.js';
+import { createBoardView } from './render.js';
+
+export function mountBoard(container, { topology, t, onAction = () => {}, canAct = () => true, onSelection = () => {} }) {
+  const view = createBoardView(container, topology, { label: t('board.label') });
+  let snapshot = null;
+  let ui = { ...EMPTY_UI };
+  let translate = t;
+
+  function draw() {
+    if (snapshot) view.update(snapshot, ui, { t: translate, canAct: canAct() });
+  }
+
+  bindBoard(view.svg, {
+    activate(name) {
+      if (!snapshot) return;
+      const result = clickPoint(snapshot, ui, name, canAct());
+      const changed = result.ui.selected !== ui.selected;
+      ui = result.ui;
+      draw();
+      if (result.action) onAction(result.action);
+      else if (changed) onSelection(ui.selected);
+    },
+    arrow(name, key) {
+      ui = { ...ui, focus: moveFocus(topology, name, key) };
+      draw();
+      view.focusPoint(ui.focus);
+    },
+    escape() {
+      if (!ui.selected) return;
+      ui = { ...ui, selected: null };
+      draw();
+      onSelection(null);
+    },
+    focused(name) {
+      if (ui.focus !== name) {
+        ui = { ...ui, focus: name };
+        draw();
+      }
+    },
+  });
+
+  return {
+    element: view.svg,
+    set(next) {
+      snapshot = next;
+      ui = reconcile(ui, next);
+      draw();
+    },
+    setTranslator(next) {
+      translate = next;
+      draw();
+    },
+    redraw: draw,
+    clearSelection() {
+      ui = { ...ui, selected: null };
+      draw();
+    },
+    get ui() {
+      return ui;
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// Shared fixtures for the unit tests: the topology mill-wasm gives (kept current by a
+// test in crates/mill-wasm) and a way to build snapshots by hand.
+import { readFileSync } from 'node:fs';
+
+export const topology = JSON.parse(readFileSync(new URL('./fixtures/topology.json', import.meta.url), 'utf8'));
+
+export function snapshot(overrides = {}) {
+  return {
+    position: '.../.../.../....../.../.../... l 9 9 0 0',
+    turn: 'light',
+    phase: { light: 'placing', dark: 'placing' },
+    inHand: { light: 9, dark: 9 },
+    onBoard: { light: 0, dark: 0 },
+    pieces: {},
+    pendingRemovals: 0,
+    selectable: topology.points.map((p) => p.name),
+    destinations: {},
+    removable: [],
+    record: [],
+    lastTurn: [],
+    actions: 0,
+    outcome: null,
+    ...overrides,
+  };
+}
+
+/** A moving-phase snapshot: Light a1 (can go to a4, d1), b2 (stuck); Dark g7. */
+export function movingSnapshot(overrides = {}) {
+  return snapshot({
+    phase: { light: 'moving', dark: 'moving' },
+    inHand: { light: 0, dark: 0 },
+    onBoard: { light: 2, dark: 1 },
+    pieces: { a1: 'light', b2: 'light', g7: 'dark' },
+    selectable: ['a1'],
+    destinations: { a1: ['a4', 'd1'] },
+    actions: 20,
+    ...overrides,
+  });
+}
+
+export const t = (key, params = {}) => `${key}${Object.keys(params).length ? JSON.stringify(params) : ''}`;

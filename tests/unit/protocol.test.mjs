@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { backoffDelay, command, commandIds, lastTurnOf, onlineView, snapshotFromState } from '../../static/js/protocol.js';
+
+// The example `state` from docs/PROTOCOL.md.
+const state = {
+  type: 'state',
+  room: 'k7q2mx9rd4tf',
+  round: 1,
+  version: 13,
+  variant: 'nine',
+  position: 'L.D/.L./.../...DL./.../.../... d 6 7 0 0',
+  turn: 'dark',
+  phase: { light: 'placing', dark: 'placing' },
+  in_hand: { light: 6, dark: 7 },
+  on_board: { light: 3, dark: 2 },
+  pieces: { light: ['a7', 'd6', 'f4'], dark: ['g7', 'e4'] },
+  pending_removals: 0,
+  quiet_turns: 0,
+  legal: { selectable: ['a1', 'a4'], destinations: {}, removable: [] },
+  actions: ['d6', 'g7', 'a7', 'e4', 'f4'],
+  record: ['d6', 'g7', 'a7', 'e4', 'f4'],
+  last_action: 'f4',
+  seats: { light: { taken: true, online: true }, dark: { taken: true, online: true } },
+  offers: { draw: null, new_round: [] },
+  result: null,
+};
+
+test('a server state becomes the same snapshot shape as the wasm one', () => {
+  const s = snapshotFromState(state);
+  assert.equal(s.turn, 'dark');
+  assert.deepEqual(s.inHand, { light: 6, dark: 7 });
+  assert.deepEqual(s.pieces, { a7: 'light', d6: 'light', f4: 'light', g7: 'dark', e4: 'dark' });
+  assert.deepEqual(s.selectable, ['a1', 'a4']);
+  assert.deepEqual(s.lastTurn, ['f4']);
+  assert.equal(s.actions, 5);
+  assert.equal(s.outcome, null);
+});
+
+test('a finished round has no legal clicks and an outcome', () => {
+  const won = snapshotFromState({ ...state, legal: null, result: { winner: 'light', reason: 'resignation' } });
+  assert.deepEqual(won.selectable, []);
+  assert.deepEqual(won.outcome, { kind: 'win', winner: 'light', reason: 'resignation' });
+  const drawn = snapshotFromState({ ...state, legal: null, result: { winner: null, reason: 'agreement' } });
+  assert.deepEqual(drawn.outcome, { kind: 'draw', reason: 'agreement' });
+});
+
+test('the last turn is the last placement or move and its removals', () => {
+  assert.deepEqual(lastTurnOf([]), []);
+  assert.deepEqual(lastTurnOf(['d6']), ['d6']);
+  assert.deepEqual(lastTurnOf(['d6', 'a1', 'g1', 'xa1']), ['g1', 'xa1']);
+  assert.deepEqual(lastTurnOf(['a1-a4', 'd7-d6']), ['d7-d6']);
+});
+
+test('commands carry a unique id and the round and version they were made on', () => {
+  const next = commandIds(() => 0.5);
+  const a = command('action', state, next(), { action: 'd2' });
+  const b = command('resign', state, next());
+  assert.deepEqual(a, { type: 'action', id: a.id, round: 1, version: 13, action: 'd2' });
+  assert.notEqual(a.id, b.id);
+  assert.ok(a.id.length >= 1 && a.id.length <= 64);
+});
+
+test('reconnect back-off grows and stays under ten seconds', () => {
+  const mid = () => 0.5;
+  assert.equal(backoffDelay(0, mid), 500);
+  assert.equal(backoffDelay(1, mid), 1000);
+  assert.equal(backoffDelay(3, mid), 4000);
+  assert.equal(backoffDelay(50, mid), 10000);
+  assert.ok(backoffDelay(50, () => 0.999) <= 11500);
+});
+
+test('the online view allows play only on your turn with both seats present', () => {
+  assert.equal(onlineView(state, 'dark', 'open').canAct, true);
+  assert.equal(onlineView(state, 'light', 'open').canAct, false);
+  assert.equal(onlineView(state, 'dark', 'reconnecting').canAct, false);
+  const away = { ...state, seats: { light: { taken: true, online: false }, dark: { taken: true, online: true } } };
+  assert.equal(onlineView(away, 'dark', 'open').canAct, false);
+  assert.equal(onlineView(away, 'dark', 'open').opponentOnline, false);
+  const alone = { ...state, seats: { light: { taken: true, online: true }, dark: { taken: false, online: false } } };
+  assert.equal(onlineView(alone, 'light', 'open').friendJoined, false);
+  assert.equal(onlineView(state, null, 'open').canAct, false); // spectator
+});
+
+test('draw offers and new rounds are offered to the right seat', () => {
+  const offered = { ...state, offers: { draw: 'light', new_round: [] } };
+  assert.equal(onlineView(offered, 'dark', 'open').drawOfferedToMe, true);
+  assert.equal(onlineView(offered, 'light', 'open').drawOfferedByMe, true);
+  assert.equal(onlineView(offered, 'light', 'open').canOfferDraw, false);
+  const over = { ...state, legal: null, result: { winner: null, reason: 'agreement' }, offers: { draw: null, new_round: ['dark'] } };
+  assert.equal(onlineView(over, 'dark', 'open').askedNewRound, true);
+  assert.equal(onlineView(over, 'dark', 'open').canAskNewRound, false);
+  assert.equal(onlineView(over, 'light', 'open').canAskNewRound, true);
+  assert.equal(onlineView(over, 'light', 'open').opponentAskedNewRound, true);
+  assert.equal(onlineView(over, 'light', 'open').canResign, false);
+});
