@@ -126,10 +126,9 @@ pub fn load_rooms(conn: &Connection) -> Result<Vec<StoredRoom>, DbError> {
             _ => return Err(DbError::Corrupt(format!("seat colour {color}"))),
         }
     }
-    let mut stmt = conn.prepare(
-        "SELECT room_id, round, seat, kind, action, client_id FROM events
-         ORDER BY room_id, round, seq",
-    )?;
+    // Append order is each room's order: a room's events are committed one after the other.
+    let mut stmt =
+        conn.prepare("SELECT room_id, round, seat, kind, action, client_id, at FROM events ORDER BY id")?;
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {
         let id: String = row.get(0)?;
@@ -137,6 +136,7 @@ pub fn load_rooms(conn: &Connection) -> Result<Vec<StoredRoom>, DbError> {
             .get(&id)
             .map(|&i| &mut rooms[i])
             .ok_or_else(|| DbError::Corrupt(format!("event of missing room {id}")))?;
+        room.active_at = room.active_at.max(row.get(6)?);
         room.events.push(StoredEvent {
             round: row.get(1)?,
             seat: row.get(2)?,
@@ -414,6 +414,11 @@ fn write(conn: &Connection, op: &Op) -> Result<(), rusqlite::Error> {
         }
         Op::Touch { room, at } => touch(conn, room, *at)?,
         Op::Purge { rooms } => {
+            // events has no index on room_id (it is an append-only log), so its rows
+            // go in one scan for the whole batch; seats and rounds follow the rooms.
+            let ids = serde_json::to_string(rooms).unwrap_or_default();
+            conn.prepare_cached("DELETE FROM events WHERE room_id IN (SELECT value FROM json_each(?1))")?
+                .execute(params![ids])?;
             for id in rooms {
                 conn.prepare_cached("DELETE FROM rooms WHERE id = ?1")?
                     .execute(params![id])?;
@@ -437,6 +442,26 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         migrations().validate().unwrap();
+    }
+
+    #[test]
+    fn the_append_only_migration_keeps_every_event_in_order() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrations().to_version(&mut conn, 1).unwrap();
+        conn.execute_batch(
+            "INSERT INTO rooms VALUES ('r1', 'nine', 1, 1);
+             INSERT INTO rounds VALUES ('r1', 1, 1), ('r1', 2, 5);
+             INSERT INTO events VALUES
+               ('r1', 2, 0, 'light', 'action', 'a1', 'c3', 6),
+               ('r1', 1, 1, 'dark', 'resign', NULL, 'c2', 3),
+               ('r1', 1, 0, 'light', 'action', 'd6', 'c1', 2);",
+        )
+        .unwrap();
+        migrations().to_latest(&mut conn).unwrap();
+        let rooms = load_rooms(&conn).unwrap();
+        let ids: Vec<&str> = rooms[0].events.iter().map(|e| e.client_id.as_str()).collect();
+        assert_eq!(ids, ["c1", "c2", "c3"]);
+        assert_eq!(rooms[0].active_at, 6, "the last event counts as activity");
     }
 
     #[test]
@@ -477,16 +502,16 @@ mod tests {
                 })
                 .await
                 .unwrap();
-            // an event of a round that does not exist is refused, and changes nothing
+            // a malformed event is refused, and changes nothing
             assert!(
                 writer
                     .exec(Op::Event {
                         room: "r1".into(),
-                        round: 5,
-                        seq: 0,
+                        round: 1,
+                        seq: 1,
                         seat: "light",
                         kind: "action",
-                        action: Some("d6".into()),
+                        action: None,
                         client_id: "c2".into(),
                         at: 3,
                         new_round: None,
