@@ -3,7 +3,8 @@
 //!
 //! Every write goes through one thread that takes all the jobs waiting in its queue,
 //! runs them in one transaction and commits once (group commit), and only then runs
-//! each job's completion. With WAL and `synchronous=FULL` a commit survives a power
+//! each job's completion (on a notifier thread, in commit order, so the fan-out of one
+//! batch overlaps the next batch's fsync). With WAL and `synchronous=FULL` a commit survives a power
 //! cut, so a completion may acknowledge. Many rooms' actions share one fsync, which is
 //! what lifts throughput past the disk's commits per second.
 
@@ -299,9 +300,21 @@ fn start_checkpointer(conn: &Connection) -> Option<(mpsc::Sender<()>, thread::Jo
 }
 
 fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
-    let mut batch: Vec<Job> = Vec::new();
+    // Completions (acks and fan-out to sockets) run on a second thread, in commit
+    // order, so the next commit's fsync overlaps with sending the last one's news.
+    let (done_tx, done_rx) = mpsc::channel::<(Vec<Job>, Vec<Result<(), String>>)>();
+    let notifier = thread::Builder::new()
+        .name("mill-db-notify".into())
+        .spawn(move || {
+            while let Ok((batch, results)) = done_rx.recv() {
+                for (job, result) in batch.into_iter().zip(results) {
+                    (job.done)(result);
+                }
+            }
+        })
+        .expect("spawn the notifier thread");
     while let Ok(first) = rx.recv() {
-        batch.push(first);
+        let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
             match rx.try_recv() {
                 Ok(job) => batch.push(job),
@@ -310,15 +323,19 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
         }
         let started = std::time::Instant::now();
         let results = commit_batch(&mut conn, &batch);
-        tracing::trace!(
-            jobs = batch.len(),
-            micros = started.elapsed().as_micros() as u64,
-            "commit"
-        );
-        for (job, result) in batch.drain(..).zip(results) {
-            (job.done)(result);
+        let took = started.elapsed();
+        tracing::trace!(jobs = batch.len(), micros = took.as_micros() as u64, "commit");
+        if took > std::time::Duration::from_millis(50) {
+            tracing::debug!(jobs = batch.len(), ms = took.as_millis() as u64, "slow commit");
+        }
+        if let Err(mpsc::SendError((batch, results))) = done_tx.send((batch, results)) {
+            for (job, result) in batch.into_iter().zip(results) {
+                (job.done)(result);
+            }
         }
     }
+    drop(done_tx);
+    let _ = notifier.join();
     tracing::debug!("database writer stopped");
 }
 
