@@ -122,6 +122,9 @@ export function mountDiagram(figure, spec, { mod, t, lang }) {
     board.element.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' || event.key === ' ' || event.key === 'Spacebar') pick(pointOf(event.target));
     });
+    // The board redraws its points' names and states on every event it handles (its
+    // listeners run before ours): give the pickable pieces theirs back each time.
+    for (const type of ['click', 'keydown', 'focusin']) board.element.addEventListener(type, markPickable);
     return { box, legend, list, submit, clear, feedback };
   }
 
@@ -151,6 +154,26 @@ export function mountDiagram(figure, spec, { mod, t, lang }) {
     render();
   }
 
+  // While the quiz is open the board is read-only, so it marks every point disabled; the
+  // pieces the reader may pick are buttons all the same, pressed when picked.
+  function markPickable() {
+    const q = state.quiz;
+    const open = !q.solved;
+    const tr = state.t;
+    for (const g of board.element.querySelectorAll('[data-point]')) {
+      const name = g.dataset.point;
+      const pickable = open && state.snapshot.pieces[name] === spec.quiz.side;
+      const picked = pickable && q.picked.includes(name);
+      g.classList.toggle('quiz-pickable', pickable);
+      g.classList.toggle('quiz-picked', picked);
+      if (!pickable) continue;
+      g.setAttribute('aria-disabled', 'false');
+      g.setAttribute('aria-pressed', String(picked));
+      const piece = tr('point.piece', { side: tr(`color.${spec.quiz.side}`) });
+      g.setAttribute('aria-label', `${name}, ${piece}, ${tr(picked ? 'ex3.point.picked' : 'ex3.point.pickable')}`);
+    }
+  }
+
   function renderQuiz() {
     const { t: tr, lang: lg } = state;
     const q = state.quiz;
@@ -175,9 +198,7 @@ export function mountDiagram(figure, spec, { mod, t, lang }) {
       input.checked = q.picked.includes(input.dataset.pick);
       input.disabled = q.solved;
     }
-    for (const g of board.element.querySelectorAll('[data-point]')) {
-      g.classList.toggle('quiz-picked', !q.solved && q.picked.includes(g.dataset.point));
-    }
+    markPickable();
     const fb = q.feedback;
     ui.feedback.dataset.tone = fb?.tone ?? '';
     ui.feedback.textContent = fb ? tr(fb.key, { pieces: listOf(fb.pieces ?? [], lg) }) : tr('ex3.picked', { pieces: q.picked.length ? listOf(q.picked, lg) : tr('ex3.none') });
@@ -235,6 +256,9 @@ export function mountDiagram(figure, spec, { mod, t, lang }) {
     if (state.error) {
       status.textContent = tr('diagram.error', { message: state.error });
       status.dataset.tone = 'alert';
+    } else if (state.quiz && !state.quiz.solved) {
+      status.textContent = tr('ex3.status');
+      status.dataset.tone = 'act';
     } else {
       status.textContent = statusText(s);
       status.dataset.tone = s.outcome ? 'result' : s.pendingRemovals > 0 ? 'remove' : 'act';

@@ -31,9 +31,9 @@ const en = {
   'note.passed': 'The removal completed the turn: it is {next}’s turn now.',
   'note.quiet': 'No mill, so the turn passed straight to {next}.',
   'summary.placing': '{side} can place on {n} empty points.',
-  'summary.moving': '{side}: {n} pieces can move ({moves} moves in all). Pick one to see where it may go.',
+  'summary.moving': '{side} — pieces that can move: {n}, moves in all: {moves}. Pick one to see where it may go.',
   'summary.flying': '{side} can fly: any of {n} pieces to any of {free} empty points.',
-  'summary.removing': '{side} must remove: {n} pieces offered.',
+  'summary.removing': '{side} must remove one piece — choices: {n}.',
   'summary.over': 'The game is over.',
 
   'tab.start': 'Start',
@@ -114,18 +114,18 @@ const en = {
   'myths.title': 'Common misconceptions',
   'myths.body.html': `
     <dl class="myths">
-      <dt>“After a mill I may take any piece, even one from a mill.”</dt>
-      <dd>Pieces in a mill are protected while the opponent has any piece outside mills. Take one of those first.</dd>
-      <dt>“Closing two mills at once takes two pieces.”</dt>
-      <dd>One placement or move removes one piece here, however many lines it closes.</dd>
-      <dt>“I can close the mill now and remove later.”</dt>
-      <dd>The removal is part of the same turn. Your opponent does not move until it is done.</dd>
-      <dt>“A mill left standing keeps paying.”</dt>
-      <dd>Only a new closing counts. Open the mill and close it again to earn another removal.</dd>
-      <dt>“Three pieces left in my hand: I can fly.”</dt>
-      <dd>Flying needs placing to be over and exactly three pieces on the board.</dd>
-      <dt>“With more pieces I cannot lose.”</dt>
-      <dd>A side that cannot move loses, whatever it has left.</dd>
+      <div class="myth"><dt>“After a mill I may take any piece, even one from a mill.”</dt>
+      <dd>Pieces in a mill are protected while the opponent has any piece outside mills. Take one of those first.</dd></div>
+      <div class="myth"><dt>“Closing two mills at once takes two pieces.”</dt>
+      <dd>One placement or move removes one piece here, however many lines it closes.</dd></div>
+      <div class="myth"><dt>“I can close the mill now and remove later.”</dt>
+      <dd>The removal is part of the same turn. Your opponent does not move until it is done.</dd></div>
+      <div class="myth"><dt>“A mill left standing keeps paying.”</dt>
+      <dd>Only a new closing counts. Open the mill and close it again to earn another removal.</dd></div>
+      <div class="myth"><dt>“Three pieces left in my hand: I can fly.”</dt>
+      <dd>Flying needs placing to be over and exactly three pieces on the board.</dd></div>
+      <div class="myth"><dt>“With more pieces I cannot lose.”</dt>
+      <dd>A side that cannot move loses, whatever it has left.</dd></div>
     </dl>`,
 
   // 8. The worked position.
@@ -165,6 +165,7 @@ const en = {
   'ex3.check': 'Keep both ways to lose in mind: if none of Dark’s pieces could move, Dark would lose right now, whatever the count of pieces.',
   'ex3.caption': 'Dark to move after f6–f4. Pick the Dark pieces that can move.',
   'ex3.listLabel': 'Dark pieces that can move',
+  'ex3.status': 'Dark to move: which pieces can?',
   'ex3.submit': 'Check',
   'ex3.clear': 'Clear',
   'ex3.right': 'Right: {pieces} can move, and nothing else. The board is live now — try Dark’s moves.',
@@ -173,6 +174,8 @@ const en = {
   'ex3.pick': 'Select at least one piece.',
   'ex3.picked': 'Selected: {pieces}',
   'ex3.none': 'none',
+  'ex3.point.picked': 'in your answer',
+  'ex3.point.pickable': 'press Enter to add it to your answer',
 
   // 10. FAQ.
   'faq.title': 'Questions',
@@ -298,18 +301,18 @@ const ru = {
   'myths.title': 'Частые заблуждения',
   'myths.body.html': `
     <dl class="myths">
-      <dt>«После мельницы можно снять любую фишку, даже из мельницы».</dt>
-      <dd>Фишки в мельнице защищены, пока у соперника есть фишки вне мельниц. Сначала снимают такие.</dd>
-      <dt>«Две мельницы сразу — две снятые фишки».</dt>
-      <dd>Здесь одно выставление или перемещение даёт одно взятие, сколько бы линий оно ни замкнуло.</dd>
-      <dt>«Сейчас замкну мельницу, а сниму потом».</dt>
-      <dd>Взятие — часть того же хода. Соперник не ходит, пока оно не сделано.</dd>
-      <dt>«Стоящая мельница приносит взятия и дальше».</dt>
-      <dd>Засчитывается только новое замыкание. Разомкните мельницу и замкните снова — будет ещё одно взятие.</dd>
-      <dt>«В запасе осталось три фишки — значит, можно летать».</dt>
-      <dd>Для полёта расстановка должна закончиться, а на доске должно остаться ровно три фишки.</dd>
-      <dt>«Если у меня больше фишек, я не проиграю».</dt>
-      <dd>Сторона, которой некуда ходить, проигрывает, сколько бы фишек у неё ни было.</dd>
+      <div class="myth"><dt>«После мельницы можно снять любую фишку, даже из мельницы».</dt>
+      <dd>Фишки в мельнице защищены, пока у соперника есть фишки вне мельниц. Сначала снимают такие.</dd></div>
+      <div class="myth"><dt>«Две мельницы сразу — две снятые фишки».</dt>
+      <dd>Здесь одно выставление или перемещение даёт одно взятие, сколько бы линий оно ни замкнуло.</dd></div>
+      <div class="myth"><dt>«Сейчас замкну мельницу, а сниму потом».</dt>
+      <dd>Взятие — часть того же хода. Соперник не ходит, пока оно не сделано.</dd></div>
+      <div class="myth"><dt>«Стоящая мельница приносит взятия и дальше».</dt>
+      <dd>Засчитывается только новое замыкание. Разомкните мельницу и замкните снова — будет ещё одно взятие.</dd></div>
+      <div class="myth"><dt>«В запасе осталось три фишки — значит, можно летать».</dt>
+      <dd>Для полёта расстановка должна закончиться, а на доске должно остаться ровно три фишки.</dd></div>
+      <div class="myth"><dt>«Если у меня больше фишек, я не проиграю».</dt>
+      <dd>Сторона, которой некуда ходить, проигрывает, сколько бы фишек у неё ни было.</dd></div>
     </dl>`,
 
   'worked.title': 'Разбор позиции: замкнули мельницу — завершите ход',
@@ -347,6 +350,7 @@ const ru = {
   'ex3.check': 'Помните о двух способах проиграть: если бы ни одна тёмная фишка не могла пойти, тёмные проиграли бы сейчас, сколько бы фишек у них ни было.',
   'ex3.caption': 'Ход тёмных после f6–f4. Отметьте тёмные фишки, которые могут пойти.',
   'ex3.listLabel': 'Тёмные фишки, которые могут пойти',
+  'ex3.status': 'Ход тёмных: какие фишки могут пойти?',
   'ex3.submit': 'Проверить',
   'ex3.clear': 'Сбросить',
   'ex3.right': 'Верно: пойти могут {pieces} — и больше ни одна. Теперь доска живая — попробуйте ходы тёмных.',
@@ -355,6 +359,8 @@ const ru = {
   'ex3.pick': 'Отметьте хотя бы одну фишку.',
   'ex3.picked': 'Отмечено: {pieces}',
   'ex3.none': 'ничего',
+  'ex3.point.picked': 'в вашем ответе',
+  'ex3.point.pickable': 'нажмите Enter, чтобы добавить в ответ',
 
   'faq.title': 'Вопросы',
   'faq.items.html': `
