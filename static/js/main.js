@@ -35,6 +35,8 @@ function applyLanguage() {
   document.title = t('app.title');
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   for (const node of document.querySelectorAll('[data-i18n-aria]')) node.setAttribute('aria-label', t(node.dataset.i18nAria));
+  // The switch is written in the other language; say so for screen readers.
+  $('lang').lang = lang === 'en' ? 'ru' : 'en';
   page.board?.setTranslator(t);
   render();
 }
