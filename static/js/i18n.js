@@ -5,7 +5,7 @@ export const LANGUAGES = ['en', 'ru'];
 
 const en = {
   'app.title': 'Mill',
-  'app.tagline': 'Nine Men’s Morris, in your browser. No sign-up, no download.',
+  'app.tagline': 'Nine Men’s Morris in your browser. No sign-up, no download.',
   'start.local': 'Same device',
   'start.local.hint': 'Two players take turns on this screen',
   'start.friend': 'Play with a friend',
@@ -88,7 +88,7 @@ const en = {
 
 const ru = {
   'app.title': 'Мельница',
-  'app.tagline': 'Мельница в браузере. Без регистрации и загрузки.',
+  'app.tagline': 'Девять фишек, три квадрата и ваши мельницы — прямо в браузере. Без регистрации и скачивания.',
   'start.local': 'На одном устройстве',
   'start.local.hint': 'Двое ходят по очереди на этом экране',
   'start.friend': 'Играть с другом',

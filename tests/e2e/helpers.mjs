@@ -62,11 +62,15 @@ export function millServerBin() {
   return process.env.MILL_SERVER_BIN ?? join(ROOT, 'target', 'debug', 'mill-server');
 }
 
-/** Starts mill-server on a free port with a fresh database; resolves once it prints its URL. */
-export async function startMillServer() {
+/**
+ * Starts mill-server with a fresh database on a free port (or on `addr` with the database
+ * in `dir`, to restart a server); resolves once it prints its URL.
+ */
+export async function startMillServer({ addr = '127.0.0.1:0', dir = null } = {}) {
   requireWasmBuild();
-  const dir = mkdtempSync(join(tmpdir(), 'mill-e2e-'));
-  const child = spawn(millServerBin(), ['--addr', '127.0.0.1:0', '--db', join(dir, 'mill.db'), '--static-dir', STATIC], {
+  const ownDir = !dir;
+  dir ??= mkdtempSync(join(tmpdir(), 'mill-e2e-'));
+  const child = spawn(millServerBin(), ['--addr', addr, '--db', join(dir, 'mill.db'), '--static-dir', STATIC], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' },
   });
@@ -87,11 +91,16 @@ export async function startMillServer() {
   });
   return {
     url,
+    dir,
     log: () => log,
-    async close() {
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r() : child.on('exit', r)));
-      rmSync(dir, { recursive: true, force: true });
+    /** Stops the server (SIGTERM: it closes sockets with 1001); keeps the database if asked. */
+    async close({ keepDb = false } = {}) {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.on('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      if (ownDir && !keepDb) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -100,10 +100,12 @@ test('accessibility audit: no serious violations on the start screen and the gam
     const context = await browser.newContext({ viewport, locale });
     const page = await openPage(context, `${server.url}/`);
     await page.locator('#start-local').waitFor();
+    await shot(page, `start-${locale}-${viewport.width}`);
     assert.deepEqual(await axeSerious(page), [], `start screen (${locale})`);
     await page.locator('#start-local').click();
     await page.locator('#board-host [data-point="a1"]').waitFor();
     for (const a of ['a1', 'b2', 'd1', 'd2', 'g1']) await page.locator(`[data-point="${a}"]`).click();
+    await shot(page, `game-${locale}-${viewport.width}`);
     assert.deepEqual(await axeSerious(page), [], `game screen (${locale})`);
     await context.close();
   }

@@ -1,7 +1,7 @@
 // Play with a friend, through a real mill-server (MILL_SERVER_BIN, default
 // target/debug/mill-server) on 127.0.0.1 with a fresh database.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 
 import { clickAction, DESKTOP, launch, millServerBin, openPage, PHONE, point, readBoard, shot, startMillServer, statusText } from './helpers.mjs';
@@ -161,4 +161,36 @@ test('an unknown room says so', async () => {
   const page = await openPage(context, `${server.url}/r/nosuchroom00`);
   await waitStatus(page, 'This room does not exist (it may have expired).');
   await context.close();
+});
+
+test('after the server restarts, both pages reconnect by themselves and play on', async () => {
+  // A server of its own, so that restarting it does not disturb the other tests.
+  const own = await startMillServer();
+  const addr = own.url.replace('http://', '');
+  const lightContext = await browser.newContext({ viewport: PHONE });
+  const light = await openPage(lightContext, `${own.url}/`);
+  await light.locator('#start-friend').click();
+  await light.waitForURL(/\/r\/[a-z0-9]+$/);
+  const darkContext = await browser.newContext({ viewport: PHONE });
+  const dark = await openPage(darkContext, light.url());
+  await waitStatus(light, 'Light: place a piece');
+  await clickAction(light, 'd6');
+  await waitPiece(dark, 'd6', 'light');
+
+  await own.close({ keepDb: true });
+  await waitStatus(light, 'Connection lost. Reconnecting…');
+  await shot(light, 'online-07-reconnecting-phone');
+  const again = await startMillServer({ addr, dir: own.dir });
+  try {
+    await waitStatus(dark, 'Dark: place a piece');
+    await waitStatus(light, 'Waiting for Dark to move');
+    await clickAction(dark, 'a1');
+    await waitPiece(light, 'a1', 'dark');
+    assert.deepEqual((await readBoard(light)).pieces, { d6: 'light', a1: 'dark' });
+  } finally {
+    await lightContext.close();
+    await darkContext.close();
+    await again.close();
+    rmSync(own.dir, { recursive: true, force: true });
+  }
 });
