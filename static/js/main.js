@@ -112,7 +112,7 @@ function ensureBoard(topology) {
 function canAct() {
   if (page.mode === 'local') return true;
   const o = page.online;
-  return !!o?.state && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
+  return !!o?.state && o.fresh && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
 }
 
 // ---------------------------------------------------------------- same device
@@ -240,9 +240,12 @@ function onServerMessage(o, msg) {
     case 'welcome':
       o.seat = msg.seat;
       o.replaced = false;
+      // The state held from before the reconnect may be old: wait for the fresh one.
+      o.fresh = false;
       break;
     case 'state':
       o.state = msg;
+      o.fresh = true;
       page.snapshot = snapshotFromState(msg);
       page.board.set(page.snapshot);
       break;
@@ -353,7 +356,7 @@ function render() {
   if (o?.gone) [text, tone] = [t(o.gone), 'alert'];
   else if (o?.replaced) [text, tone] = [t('online.replaced'), 'alert'];
   else if (o && o.connection === 'reconnecting') [text, tone] = [t('online.reconnecting'), 'alert'];
-  else if (o && (!o.state || o.connection !== 'open')) [text, tone] = [t('online.connecting'), 'wait'];
+  else if (o && (!o.state || !o.fresh || o.connection !== 'open')) [text, tone] = [t('online.connecting'), 'wait'];
   else if (view && !view.friendJoined && !snap?.outcome) [text, tone] = [t('online.waitingFriend'), 'wait'];
   else if (view && !view.opponentOnline && !snap?.outcome) [text, tone] = [t('online.opponentAway', { side: t(`color.${view.opponent}`) }), 'wait'];
   else if (snap) {

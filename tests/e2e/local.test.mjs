@@ -169,3 +169,17 @@ test('Russian from the browser language, and the switch back to English', async 
   assert.equal(await statusText(page), 'Light: place a piece');
   await context.close();
 });
+
+test('touch: taps place pieces on a phone', async () => {
+  const context = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
+  const page = await openPage(context, `${server.url}/`);
+  await page.locator('#start-local').tap();
+  await point(page, 'd6').tap();
+  await point(page, 'a1').tap();
+  const board = await readBoard(page);
+  assert.deepEqual(board.pieces, { d6: 'light', a1: 'dark' });
+  assert.deepEqual(board.lastTo, ['a1']);
+  await shot(page, 'local-06-touch-phone');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});

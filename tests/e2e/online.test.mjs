@@ -39,12 +39,18 @@ const waitPiece = (page, name, side) => page.locator(`#board-host [data-point="$
 /** Light creates a room, Dark opens the invite link; both are connected. */
 async function startRoom(viewport = PHONE) {
   const lightContext = await browser.newContext({ viewport });
+  await lightContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   const light = await openPage(lightContext, `${server.url}/`);
   await light.locator('#start-friend').click();
   await light.waitForURL(/\/r\/[a-z0-9]+$/);
   await waitStatus(light, 'Waiting for your friend to open the link');
   const invite = await light.locator('#invite-link').inputValue();
   assert.equal(invite, light.url());
+  await light.locator('#copy-invite').click();
+  // The button confirms once the clipboard has taken the link.
+  await light.waitForFunction(() => document.getElementById('copy-invite').textContent === 'Copied');
+  assert.equal(await light.evaluate(() => navigator.clipboard.readText()), invite);
+  await shot(light, `online-00-invite-${viewport.width}`);
   const darkContext = await browser.newContext({ viewport });
   const dark = await openPage(darkContext, invite);
   await waitStatus(light, 'Light: place a piece');
@@ -108,7 +114,7 @@ test('a second tab takes the seat; the first one says it was replaced and can ta
   await dark.locator('#take-back').click();
   await waitStatus(second, /another tab/);
   await waitStatus(dark, 'Waiting for Light to move');
-  assert.equal((await readBoard(dark)).pieces.a7, 'dark');
+  await waitPiece(dark, 'a7', 'dark');
   await lightContext.close();
   await darkContext.close();
 });
@@ -138,7 +144,7 @@ test('draw offer, decline, accept; new round needs both; resign', async () => {
   await light.locator('#new-round').click();
   await light.locator('#new-round-note').waitFor();
   assert.match(await light.locator('#new-round-note').innerText(), /waiting for Dark/);
-  assert.match(await dark.locator('#new-round-note').innerText(), /Light asks for a new round/);
+  await dark.waitForFunction(() => /Light asks for a new round/.test(document.getElementById('new-round-note').textContent));
   assert.equal((await readBoard(light)).pieces.d6, 'light', 'a new round started on one request');
   await dark.locator('#new-round').click();
   await waitStatus(light, 'Light: place a piece');
