@@ -86,14 +86,15 @@ $('menu').addEventListener('click', () => {
 
 // ---------------------------------------------------------------- the board
 
+/** The WebAssembly rules, or null (then the start screen says the game cannot run here). */
 async function rules() {
   try {
     return await loadRules();
   } catch (error) {
-    console.error(error);
+    console.warn('Mill: the rules did not load', error);
     showScreen('start');
     setNotice('error.wasm');
-    throw error;
+    return null;
   }
 }
 
@@ -119,6 +120,7 @@ function canAct() {
 
 async function startLocal() {
   const mod = await rules();
+  if (!mod) return;
   const game = localGame(mod);
   const saved = loadGame(storage, 'local');
   if (saved && !game.importRecord(saved).ok) forgetGame(storage, 'local');
@@ -191,6 +193,7 @@ function keepSeat(roomId, seat) {
 
 async function openRoom(roomId) {
   const mod = await rules();
+  if (!mod) return;
   ensureBoard(localGame(mod).topology);
   page.mode = 'online';
   page.online = { roomId, seat: null, key: null, state: null, connection: 'connecting', replaced: false, gone: null };

@@ -183,3 +183,15 @@ test('touch: taps place pieces on a phone', async () => {
   assert.deepEqual(page.errors, []);
   await context.close();
 });
+
+test('when the WebAssembly cannot load, the start screen says so instead of a broken board', async () => {
+  const context = await browser.newContext({ viewport: PHONE });
+  await context.route('**/pkg/mill_wasm_bg.wasm', (route) => route.abort());
+  const page = await openPage(context, `${server.url}/`);
+  await page.locator('#start-local').click();
+  await page.locator('#notice').waitFor();
+  assert.match(await page.locator('#notice').innerText(), /could not start/);
+  assert.equal(await page.locator('#start').isVisible(), true);
+  assert.equal(await page.locator('#board-host [data-point]').count(), 0);
+  await context.close();
+});
