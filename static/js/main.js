@@ -6,7 +6,7 @@ import { pickLanguage, translator } from './i18n.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
 import { loadRules, localGame } from './rules.js';
-import { forgetGame, loadGame, rememberSeat, roomFromPath, safeStorage, saveGame, seatFor } from './state.js';
+import { forgetGame, hasProgress, loadGame, rememberSeat, roomFromPath, safeStorage, saveGame, seatFor } from './state.js';
 import { mountBoard } from './widget.js';
 
 const $ = (id) => document.getElementById(id);
@@ -70,6 +70,7 @@ async function route() {
   if (location.hash === '#local') return startLocal();
   showScreen('start');
   if (!storage.ok) setNotice('error.storage');
+  render();
 }
 
 window.addEventListener('popstate', route);
@@ -319,6 +320,8 @@ function renderNotice() {
 
 function render() {
   renderNotice();
+  // "Same device" resumes the saved game; its hint says so.
+  $('start-local-hint').textContent = t(hasProgress(storage, 'local') ? 'start.continue' : 'start.local.hint');
   if (page.mode === null) return;
   const snap = page.snapshot;
   const o = page.mode === 'online' ? page.online : null;
@@ -404,7 +407,10 @@ function render() {
   const local = page.mode === 'local';
   $('local-controls').hidden = !local;
   $('online-controls').hidden = local;
-  if (local) $('undo').disabled = !snap || snap.actions === 0;
+  if (local) {
+    $('undo').disabled = !snap || snap.actions === 0;
+    $('new-game').classList.toggle('primary', !!snap?.outcome);
+  }
   const invite = $('invite');
   invite.hidden = !(o && o.seat && !o.gone && (!view || !view.friendJoined));
   if (o) $('invite-link').value = `${location.origin}/r/${o.roomId}`;

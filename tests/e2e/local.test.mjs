@@ -128,6 +128,12 @@ test('reload restores the game; undo and new game work', async () => {
   await page.locator('#undo').click();
   assert.equal((await readBoard(page)).pieces.g1, undefined);
 
+  // Back at the start screen, "Same device" offers to continue; it resumes the game.
+  await page.locator('#menu').click();
+  assert.equal(await page.locator('#start-local-hint').innerText(), 'Continue the saved game');
+  await page.locator('#start-local').click();
+  assert.equal((await readBoard(page)).pieces.a1, 'light');
+
   await page.locator('#new-game').click();
   assert.deepEqual((await readBoard(page)).pieces, {});
   assert.equal(await page.locator('#undo').isDisabled(), true);
