@@ -366,7 +366,8 @@ function render() {
   else if (view && !view.friendJoined && !snap?.outcome) [text, tone] = [t('online.waitingFriend'), 'wait'];
   else if (view && !view.opponentOnline && !snap?.outcome) [text, tone] = [t('online.opponentAway', { side: t(`color.${view.opponent}`) }), 'wait'];
   else if (snap) {
-    const s = statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat : null);
+    // A spectator (no seat) is told whose move it is, like a player waiting.
+    const s = statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
     const params = Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, t(`color.${v}`)]));
     text = t(s.key, params);
     tone = s.tone;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, rmSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 
-import { clickAction, DESKTOP, launch, millServerBin, openPage, PHONE, point, readBoard, shot, startMillServer, statusText } from './helpers.mjs';
+import { axeSerious, clickAction, DESKTOP, launch, millServerBin, openPage, PHONE, point, readBoard, shot, startMillServer, statusText } from './helpers.mjs';
 
 if (!existsSync(millServerBin())) {
   throw new Error(`mill-server not found at ${millServerBin()}: build it (cargo build -p mill-server) or set MILL_SERVER_BIN`);
@@ -160,6 +160,28 @@ test('draw offer, decline, accept; new round needs both; resign', async () => {
   assert.deepEqual(light.errors, []);
   await lightContext.close();
   await darkContext.close();
+});
+
+test('a third browser on a full room watches; the waiting screen passes the accessibility audit', async () => {
+  const lightContext = await browser.newContext({ viewport: PHONE });
+  const light = await openPage(lightContext, `${server.url}/`);
+  await light.locator('#start-friend').click();
+  await waitStatus(light, 'Waiting for your friend to open the link');
+  assert.deepEqual(await axeSerious(light), [], 'invite screen');
+  const invite = light.url();
+  const darkContext = await browser.newContext({ viewport: PHONE });
+  const dark = await openPage(darkContext, invite);
+  await waitStatus(dark, 'Waiting for Light to move');
+  const watcherContext = await browser.newContext({ viewport: PHONE });
+  const watcher = await openPage(watcherContext, invite);
+  await waitStatus(watcher, 'Waiting for Light to move');
+  assert.equal(await watcher.locator('#notice').innerText(), 'This room already has two players.');
+  await clickAction(light, 'd6');
+  await waitPiece(watcher, 'd6', 'light');
+  await waitStatus(watcher, 'Waiting for Dark to move');
+  assert.deepEqual((await readBoard(watcher)).canPlace, [], 'a spectator was offered a move');
+  assert.equal(await watcher.locator('#resign').isVisible(), false);
+  for (const c of [lightContext, darkContext, watcherContext]) await c.close();
 });
 
 test('an unknown room says so', async () => {
