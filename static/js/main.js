@@ -372,7 +372,8 @@ function render() {
     text = t(s.key, params);
     tone = s.tone;
   } else text = t('status.loading');
-  status.textContent = text;
+  // Only a changed text is written, so screen readers announce news, not every redraw.
+  if (status.textContent !== text) status.textContent = text;
   status.dataset.tone = tone;
 
   // Result.
@@ -402,7 +403,9 @@ function render() {
     }),
   );
   $('record-empty').hidden = rows.length > 0;
-  list.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+  // Keep the latest turn in view inside the list only: scrolling the page would make a
+  // phone jump away from the board after every move.
+  list.scrollTop = list.scrollHeight;
 
   // Controls.
   const local = page.mode === 'local';

@@ -201,3 +201,10 @@ test('when the WebAssembly cannot load, the start screen says so instead of a br
   assert.equal(await page.locator('#board-host [data-point]').count(), 0);
   await context.close();
 });
+
+test('on a phone, playing does not scroll the page away from the board', async () => {
+  const { context, page } = await startLocal(PHONE);
+  for (const a of actionsOf('b2 b4 d3 c3 e3 c5 e4 d2 e5xb4 b4 d5 d6')) await clickAction(page, a);
+  assert.equal(await page.evaluate(() => window.scrollY), 0);
+  await context.close();
+});
