@@ -47,13 +47,14 @@ pub fn perft_actions(position: &Position, depth: u32) -> u64 {
     if position.is_over() {
         return 0;
     }
-    let actions = position.legal_actions();
     if depth == 1 {
-        return actions.len() as u64;
+        return position.count_actions();
     }
-    actions
-        .into_iter()
-        .filter_map(|a| position.play_action(a).ok())
-        .map(|next| perft_actions(&next, depth - 1))
-        .sum()
+    let mut total = 0;
+    position.for_each_action(|action| {
+        if let Ok(next) = position.play_action(action) {
+            total += perft_actions(&next, depth - 1);
+        }
+    });
+    total
 }

@@ -255,9 +255,17 @@ impl Position {
     /// empty neighbours otherwise. Empty unless `from` holds a piece of the side to move
     /// that may move now.
     pub fn destinations(&self, from: Point) -> Bitboard {
+        if self.is_over() {
+            return Bitboard::EMPTY;
+        }
+        self.destinations_in_play(from)
+    }
+
+    /// [`Position::destinations`] for a position known not to be over.
+    #[inline]
+    fn destinations_in_play(&self, from: Point) -> Bitboard {
         let us = self.turn;
-        if self.pending > 0 || self.hand[us.index()] > 0 || !self.pieces(us).contains(from) || self.is_over()
-        {
+        if self.pending > 0 || self.hand[us.index()] > 0 || !self.pieces(us).contains(from) {
             return Bitboard::EMPTY;
         }
         if self.flies(us) {
@@ -281,28 +289,43 @@ impl Position {
         } else {
             self.pieces(us)
                 .iter()
-                .filter(|&p| !self.destinations(p).is_empty())
+                .filter(|&p| !self.destinations_in_play(p).is_empty())
                 .collect()
         }
     }
 
     /// Every legal action now.
     pub fn legal_actions(&self) -> Vec<Action> {
+        let mut actions = Vec::new();
+        self.for_each_action(|a| actions.push(a));
+        actions
+    }
+
+    /// Calls `f` with every legal action now, without allocating.
+    pub fn for_each_action(&self, mut f: impl FnMut(Action)) {
         let selectable = self.selectable();
         if self.pending > 0 {
-            selectable.iter().map(|at| Action::Remove { at }).collect()
+            selectable.iter().for_each(|at| f(Action::Remove { at }));
         } else if self.hand[self.turn.index()] > 0 {
-            selectable.iter().map(|to| Action::Place { to }).collect()
+            selectable.iter().for_each(|to| f(Action::Place { to }));
         } else {
-            selectable
-                .iter()
-                .flat_map(|from| {
-                    self.destinations(from)
-                        .iter()
-                        .map(move |to| Action::Move { from, to })
-                })
-                .collect()
+            for from in selectable {
+                self.destinations_in_play(from)
+                    .iter()
+                    .for_each(|to| f(Action::Move { from, to }));
+            }
         }
+    }
+
+    /// How many legal actions there are now.
+    pub fn count_actions(&self) -> u64 {
+        if self.pending > 0 || self.hand[self.turn.index()] > 0 {
+            return self.selectable().count() as u64;
+        }
+        self.selectable()
+            .iter()
+            .map(|from| self.destinations_in_play(from).count() as u64)
+            .sum()
     }
 
     /// Whether the side to move has any placement or move (ignoring the result).

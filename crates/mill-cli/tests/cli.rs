@@ -1,0 +1,105 @@
+//! The `mill` binary end to end: output formats, exit codes, error messages.
+
+use mill_core::Game;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn mill(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mill"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mill runs");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[test]
+fn perft_prints_one_line_per_depth() {
+    let o = mill(&["perft", "3"], "");
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "1 24\n2 552\n3 12144\n");
+    let o = mill(&["perft", "1", "--position", "bad"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("bad position string"));
+}
+
+#[test]
+fn legal_lists_turns_in_notation() {
+    let o = mill(
+        &["legal", "--position", "L.D/.LD/D.L/LD..DL/L.D/.D./L.D l 0 0 0 0"],
+        "",
+    );
+    assert!(o.status.success());
+    let lines: Vec<String> = stdout(&o).lines().map(String::from).collect();
+    assert_eq!(lines.len(), 9);
+    assert!(lines.contains(&"a1-d1".to_string()));
+    // With a mill to close, every removal choice is its own turn.
+    let o = mill(
+        &["legal", "--position", ".../.../.../.D..../.../D../LL. l 7 7 0 0"],
+        "",
+    );
+    let text = stdout(&o);
+    assert!(text.contains("g1xb2\n") && text.contains("g1xb4\n"), "{text}");
+}
+
+#[test]
+fn replay_prints_the_final_position_and_the_result() {
+    // A random game played to its end with the library, replayed by the binary.
+    let mut game = Game::default();
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    while !game.is_over() {
+        let turns = game.legal_turns();
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        game.play(turns[(seed % turns.len() as u64) as usize]).unwrap();
+    }
+    let mut record = String::from("# a random game\n");
+    for (i, t) in game.record().iter().enumerate() {
+        record.push_str(t);
+        record.push(if i % 2 == 1 { '\n' } else { ' ' });
+    }
+    let o = mill(&["replay", "-"], &record);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], game.position().to_string());
+    assert_eq!(lines[1], format!("result: {}", game.outcome().unwrap()));
+    assert!(lines[1].starts_with("result: "));
+}
+
+#[test]
+fn replay_of_an_unfinished_game_is_ongoing() {
+    let o = mill(&["replay"], "a1 d2 # comment\nd1 b4 g1xd2\n");
+    assert!(o.status.success());
+    assert_eq!(
+        stdout(&o),
+        ".../.../.../.D..../.../.../LLL d 6 7 0 0\nresult: ongoing\n"
+    );
+}
+
+#[test]
+fn replay_stops_at_the_first_bad_turn_with_its_number_and_reason() {
+    let o = mill(&["replay"], "a1 d2 d1 b4 g1\n");
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("turn 5 (g1)") && err.contains("must remove"),
+        "{err}"
+    );
+    let o = mill(&["replay"], "a1 a1\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("turn 2 (a1): illegal: that point is already taken"));
+    let o = mill(&["replay"], "a1 zz9\n");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("turn 2 (zz9)"));
+    let o = mill(&["replay", "/nonexistent/record"], "");
+    assert_eq!(o.status.code(), Some(1));
+}

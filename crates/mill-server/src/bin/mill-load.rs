@@ -1,0 +1,316 @@
+//! `mill-load`: a load generator for `mill-server`. It opens many rooms, connects two
+//! WebSocket clients to each, and has them play random legal games (chosen from the
+//! legal sets in each state) with a think time between actions. It reports rooms,
+//! sockets, actions per second, and the time from sending an action to the opponent
+//! receiving the state that shows it (p50/p90/p99/max).
+//!
+//! Only for servers you run yourself on this machine (default 127.0.0.1:8080). Start
+//! the server with `--rooms-per-minute 0` so room creation is not throttled.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use clap::Parser;
+use futures_util::{SinkExt, StreamExt};
+use rand::{Rng, SeedableRng};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::{Barrier, Semaphore};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// Many rooms × two clients playing random legal games against a mill-server.
+#[derive(Debug, Parser)]
+struct Args {
+    /// Server address (host:port), on this machine.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// Rooms to open (two sockets each).
+    #[arg(long, default_value_t = 100)]
+    rooms: usize,
+    /// Seconds of measured play after every socket is connected.
+    #[arg(long, default_value_t = 30)]
+    seconds: u64,
+    /// Mean think time before each action, in milliseconds (uniform 0.5×–1.5×).
+    #[arg(long, default_value_t = 1000)]
+    think_ms: u64,
+    /// Rooms being set up at the same time.
+    #[arg(long, default_value_t = 64)]
+    setup_concurrency: usize,
+}
+
+type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+#[derive(Default)]
+struct Totals {
+    actions: AtomicU64,
+    rounds: AtomicU64,
+    errors: AtomicU64,
+    dropped: AtomicU64,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    if !args.addr.ip().is_loopback() {
+        bail!("mill-load only targets a server on this machine (a loopback address)");
+    }
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
+    let totals = Arc::new(Totals::default());
+    let ready = Arc::new(Barrier::new(args.rooms + 1));
+    let setup = Arc::new(Semaphore::new(args.setup_concurrency.max(1)));
+    let started = Instant::now();
+    let mut tasks = Vec::with_capacity(args.rooms);
+    for i in 0..args.rooms {
+        let (ready, setup, totals) = (ready.clone(), setup.clone(), totals.clone());
+        let addr = args.addr;
+        let think = Duration::from_millis(args.think_ms);
+        tasks.push(tokio::spawn(async move {
+            let permit = setup.acquire_owned().await.expect("semaphore open");
+            let table = open_table(addr).await;
+            drop(permit);
+            let table = match table {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    if i == 0 {
+                        eprintln!("set-up failed: {e:#}");
+                    }
+                    totals.errors.fetch_add(1, Ordering::Relaxed);
+                    None
+                }
+            };
+            ready.wait().await;
+            match table {
+                Some(t) => play(t, think, totals).await,
+                None => Vec::new(),
+            }
+        }));
+    }
+    ready.wait().await;
+    let setup_secs = started.elapsed().as_secs_f64();
+    let failed = totals.errors.swap(0, Ordering::Relaxed);
+    println!(
+        "set up {} rooms ({} sockets) in {setup_secs:.1} s; {failed} failed",
+        args.rooms - failed as usize,
+        2 * (args.rooms - failed as usize)
+    );
+    let measure = Instant::now();
+    tokio::time::sleep(Duration::from_secs(args.seconds)).await;
+    STOP.store(true, Ordering::Relaxed);
+    let elapsed = measure.elapsed().as_secs_f64();
+    let actions = totals.actions.load(Ordering::Relaxed);
+    let mut latencies: Vec<u32> = Vec::new();
+    for t in tasks {
+        latencies.extend(t.await.unwrap_or_default());
+    }
+    latencies.sort_unstable();
+    let pct = |p: f64| -> f64 {
+        if latencies.is_empty() {
+            return f64::NAN;
+        }
+        let i = ((latencies.len() as f64 * p).ceil() as usize).clamp(1, latencies.len()) - 1;
+        f64::from(latencies[i]) / 1000.0
+    };
+    println!(
+        "rooms {} | sockets {} | {} actions in {elapsed:.1} s = {:.0} actions/s | rounds finished {} | errors {} | sockets dropped {}",
+        args.rooms - failed as usize,
+        2 * (args.rooms - failed as usize),
+        actions,
+        actions as f64 / elapsed,
+        totals.rounds.load(Ordering::Relaxed),
+        totals.errors.load(Ordering::Relaxed),
+        totals.dropped.load(Ordering::Relaxed),
+    );
+    println!(
+        "action -> opponent's update: p50 {:.1} ms | p90 {:.1} ms | p99 {:.1} ms | max {:.1} ms ({} samples)",
+        pct(0.50),
+        pct(0.90),
+        pct(0.99),
+        pct(1.0),
+        latencies.len()
+    );
+    Ok(())
+}
+
+static STOP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+struct Table {
+    seats: [Ws; 2],
+    last: [Value; 2],
+}
+
+async fn http(addr: SocketAddr, method: &str, path: &str) -> anyhow::Result<Value> {
+    let mut stream = TcpStream::connect(addr).await?;
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await?;
+    let text = String::from_utf8_lossy(&raw);
+    let (head, body) = text.split_once("\r\n\r\n").context("an HTTP answer")?;
+    let status = head.split(' ').nth(1).unwrap_or("");
+    if !status.starts_with('2') {
+        bail!("{method} {path}: {head} {body}");
+    }
+    Ok(serde_json::from_str(body)?)
+}
+
+async fn next_json(ws: &mut Ws) -> anyhow::Result<Value> {
+    loop {
+        match ws.next().await.context("socket closed")?? {
+            Message::Text(t) => return Ok(serde_json::from_str(&t)?),
+            Message::Close(f) => bail!("closed by the server: {f:?}"),
+            _ => {}
+        }
+    }
+}
+
+async fn open_table(addr: SocketAddr) -> anyhow::Result<Table> {
+    let created = http(addr, "POST", "/api/rooms").await?;
+    let room = created["room"].as_str().context("room id")?.to_string();
+    let joined = http(addr, "POST", &format!("/api/rooms/{room}/join")).await?;
+    let mut seats = Vec::new();
+    let mut last = Vec::new();
+    for key in [&created["key"], &joined["key"]] {
+        let url = format!("ws://{addr}/api/rooms/{room}/ws");
+        let (mut ws, _) = tokio_tungstenite::connect_async(url).await?;
+        let hello = json!({"type": "hello", "protocol": 1, "key": key});
+        ws.send(Message::Text(hello.to_string().into())).await?;
+        let welcome = next_json(&mut ws).await?;
+        anyhow::ensure!(welcome["type"] == "welcome", "hello refused: {welcome}");
+        last.push(next_json(&mut ws).await?);
+        seats.push(ws);
+    }
+    let mut table = Table {
+        seats: seats.try_into().map_err(|_| anyhow::anyhow!("two seats"))?,
+        last: last.try_into().map_err(|_| anyhow::anyhow!("two states"))?,
+    };
+    // wait until both see both seats online
+    for i in 0..2 {
+        while !(table.last[i]["seats"]["light"]["online"] == true
+            && table.last[i]["seats"]["dark"]["online"] == true)
+        {
+            let v = next_json(&mut table.seats[i]).await?;
+            if v["type"] == "state" {
+                table.last[i] = v;
+            }
+        }
+    }
+    Ok(table)
+}
+
+/// A random legal action from the legal sets of `state`.
+fn pick(state: &Value, rng: &mut impl Rng) -> Option<String> {
+    let legal = state.get("legal")?.as_object()?;
+    let names = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    };
+    let mut one = |v: &[String]| v.get(rng.random_range(0..v.len().max(1))).cloned();
+    if state["pending_removals"].as_u64()? > 0 {
+        return one(&names(&legal["removable"])).map(|p| format!("x{p}"));
+    }
+    let selectable = names(&legal["selectable"]);
+    let turn = state["turn"].as_str()?;
+    if state["phase"][turn] == "placing" {
+        return one(&selectable);
+    }
+    let from = one(&selectable)?;
+    let to = one(&names(&legal["destinations"][&from]))?;
+    Some(format!("{from}-{to}"))
+}
+
+/// Plays until STOP; returns latencies in microseconds.
+async fn play(mut t: Table, think: Duration, totals: Arc<Totals>) -> Vec<u32> {
+    let mut rng = rand::rngs::StdRng::from_rng(&mut rand::rng());
+    let mut latencies = Vec::new();
+    let mut n = 0u64;
+    let prefix: u32 = rng.random();
+    while !STOP.load(Ordering::Relaxed) {
+        let state = t.last[0].clone();
+        n += 1;
+        let id = format!("{prefix:x}-{n}");
+        if !state["result"].is_null() {
+            totals.rounds.fetch_add(1, Ordering::Relaxed);
+            for i in 0..2 {
+                let msg = json!({"type": "new-round", "id": format!("{id}-{i}"),
+                    "round": state["round"], "version": state["version"]});
+                if t.seats[i].send(Message::Text(msg.to_string().into())).await.is_err() {
+                    totals.dropped.fetch_add(1, Ordering::Relaxed);
+                    return latencies;
+                }
+            }
+            let round = json!(state["round"].as_u64().unwrap_or(0) + 1);
+            for i in 0..2 {
+                if wait_for(&mut t, i, &round, &json!(0), &totals).await.is_err() {
+                    totals.dropped.fetch_add(1, Ordering::Relaxed);
+                    return latencies;
+                }
+            }
+            continue;
+        }
+        let jitter = rng.random_range(0.5..1.5);
+        tokio::time::sleep(think.mul_f64(jitter)).await;
+        if STOP.load(Ordering::Relaxed) {
+            break;
+        }
+        let mover = usize::from(state["turn"] == "dark");
+        let Some(action) = pick(&state, &mut rng) else {
+            totals.errors.fetch_add(1, Ordering::Relaxed);
+            break;
+        };
+        let msg = json!({"type": "action", "id": id, "round": state["round"],
+            "version": state["version"], "action": action});
+        let sent = Instant::now();
+        if t.seats[mover].send(Message::Text(msg.to_string().into())).await.is_err() {
+            totals.dropped.fetch_add(1, Ordering::Relaxed);
+            return latencies;
+        }
+        let version = json!(state["version"].as_u64().unwrap_or(0) + 1);
+        let opponent = 1 - mover;
+        if wait_for(&mut t, opponent, &state["round"], &version, &totals).await.is_err() {
+            totals.dropped.fetch_add(1, Ordering::Relaxed);
+            return latencies;
+        }
+        latencies.push(sent.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
+        totals.actions.fetch_add(1, Ordering::Relaxed);
+        if wait_for(&mut t, mover, &state["round"], &version, &totals).await.is_err() {
+            totals.dropped.fetch_add(1, Ordering::Relaxed);
+            return latencies;
+        }
+    }
+    for ws in &mut t.seats {
+        let _ = ws.close(None).await;
+    }
+    latencies
+}
+
+/// Reads seat `i` until its state is at `round`/`version`.
+async fn wait_for(
+    t: &mut Table,
+    i: usize,
+    round: &Value,
+    version: &Value,
+    totals: &Totals,
+) -> anyhow::Result<()> {
+    while !(t.last[i]["round"] == *round && t.last[i]["version"] == *version) {
+        let v = tokio::time::timeout(Duration::from_secs(30), next_json(&mut t.seats[i]))
+            .await
+            .context("no state for 30 s")??;
+        match v["type"].as_str() {
+            Some("state") => t.last[i] = v,
+            Some("error") => {
+                totals.errors.fetch_add(1, Ordering::Relaxed);
+                bail!("refused: {v}");
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}

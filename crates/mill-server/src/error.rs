@@ -1,0 +1,63 @@
+//! HTTP errors: JSON `{"code", "message"}` with the right status. Only 5xx are logged,
+//! and their details stay in the log.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::db::DbError;
+
+/// An HTTP API failure.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// No such room.
+    #[error("There is no room with this id (it may have been closed after a week without play).")]
+    UnknownRoom,
+    /// Both seats are taken.
+    #[error("Both seats of this room are taken.")]
+    RoomFull,
+    /// Too many requests from this address.
+    #[error("Too many rooms from your address; try again in a minute.")]
+    RateLimited,
+    /// The server failed.
+    #[error("The server failed; try again.")]
+    Internal(String),
+}
+
+impl From<DbError> for ApiError {
+    fn from(e: DbError) -> Self {
+        ApiError::Internal(e.to_string())
+    }
+}
+
+impl ApiError {
+    /// Stable code (docs/PROTOCOL.md).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::UnknownRoom => "unknown-room",
+            ApiError::RoomFull => "room-full",
+            ApiError::RateLimited => "rate-limited",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+
+    fn status(&self) -> StatusCode {
+        match self {
+            ApiError::UnknownRoom => StatusCode::NOT_FOUND,
+            ApiError::RoomFull => StatusCode::CONFLICT,
+            ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let ApiError::Internal(detail) = &self {
+            tracing::error!(%detail, "request failed");
+        }
+        let body = json!({ "code": self.code(), "message": self.to_string() });
+        (self.status(), Json(body)).into_response()
+    }
+}

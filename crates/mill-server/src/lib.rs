@@ -1,0 +1,122 @@
+//! Online rooms for Mill: an axum server that is the authority over two-player games,
+//! stores every confirmed action in SQLite before acknowledging it, and pushes the
+//! state to both players over WebSockets. The wire format is docs/PROTOCOL.md.
+//!
+//! [`run`] is the whole server on a bound listener; `main` only parses flags, starts
+//! tracing and binds, and tests call `run` the same way on `127.0.0.1:0`.
+
+#![forbid(unsafe_code)]
+
+pub mod app;
+pub mod clock;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod keys;
+pub mod protocol;
+pub mod rooms;
+pub mod table;
+pub mod throttle;
+pub mod ws;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+pub use crate::clock::{Clock, ManualClock, SystemClock};
+pub use crate::config::Config;
+
+/// Why the server could not start or run.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The database could not be opened or read.
+    #[error(transparent)]
+    Db(#[from] db::DbError),
+    /// The listener failed.
+    #[error("listener: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Runs the server on `listener` until `shutdown` completes, then closes every socket,
+/// lets the writer commit what it holds, and returns.
+pub async fn run(
+    listener: TcpListener,
+    config: Config,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let path = config.db_path.clone();
+    let (conn, stored) = tokio::task::spawn_blocking(move || {
+        let conn = db::open(&path)?;
+        let stored = db::load_rooms(&conn)?;
+        Ok::<_, db::DbError>((conn, stored))
+    })
+    .await
+    .expect("database start-up does not panic")?;
+    let (writer, writer_thread) = db::Writer::start(conn);
+    let rooms = rooms::Rooms::new(writer, config.clock.clone());
+    let restored = rooms.restore(stored)?;
+    tracing::info!(rooms = restored, db = %config.db_path.display(), "rooms restored");
+
+    let token = CancellationToken::new();
+    let tracker = TaskTracker::new();
+    let state = app::AppState {
+        rooms: rooms.clone(),
+        per_address: Arc::new(throttle::PerAddress::new(config.rooms_per_minute)),
+        config: Arc::new(config),
+        shutdown: token.clone(),
+        tracker: tracker.clone(),
+    };
+    let purge = tokio::spawn(purge_job(state.clone()));
+
+    let router = app::app(state.clone());
+    let signal_token = token.clone();
+    axum::serve(
+        listener,
+        router.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move {
+        tokio::select! {
+            _ = shutdown => {}
+            _ = signal_token.cancelled() => {}
+        }
+        signal_token.cancel();
+    })
+    .await?;
+    token.cancel();
+    purge.abort();
+    tracker.close();
+    if tokio::time::timeout(Duration::from_secs(5), tracker.wait())
+        .await
+        .is_err()
+    {
+        tracing::warn!("some sockets did not close in time");
+    }
+    rooms.flush().await?;
+    drop(state);
+    drop(rooms);
+    tokio::task::spawn_blocking(move || writer_thread.join())
+        .await
+        .ok();
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Deletes idle rooms every `purge_every`, by the injectable clock.
+async fn purge_job(state: app::AppState) {
+    let mut every = tokio::time::interval(state.config.purge_every);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let idle_ms = i64::try_from(state.config.idle_after.as_millis()).unwrap_or(i64::MAX);
+        let cutoff = state.config.clock.now_ms().saturating_sub(idle_ms);
+        if let Err(e) = state.rooms.purge(cutoff).await {
+            tracing::error!(error = %e, "purge failed");
+        }
+        state.per_address.sweep();
+    }
+}

@@ -1,0 +1,109 @@
+//! `mill-server`: parses flags and environment, starts tracing, binds, and runs.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Parser;
+use mill_server::Config;
+use tracing_subscriber::EnvFilter;
+
+/// Mill online rooms: serves the page and plays games between two browsers.
+#[derive(Debug, Parser)]
+#[command(version)]
+struct Args {
+    /// Address to listen on (port 0 picks a free port).
+    #[arg(long, env = "MILL_ADDR", default_value = "127.0.0.1:8080")]
+    addr: SocketAddr,
+    /// SQLite database file (created if missing).
+    #[arg(long, env = "MILL_DB", default_value = "mill.db")]
+    db: PathBuf,
+    /// Directory with the page [default: ./static, else the repository's static/].
+    #[arg(long, env = "MILL_STATIC_DIR")]
+    static_dir: Option<PathBuf>,
+    /// Base URL for invite links (default: from the request's Host header).
+    #[arg(long, env = "MILL_PUBLIC_URL")]
+    public_url: Option<String>,
+    /// Days without action or connection after which a room is deleted.
+    #[arg(long, env = "MILL_IDLE_DAYS", default_value_t = 7.0)]
+    idle_days: f64,
+    /// Seconds between two runs of the purge job.
+    #[arg(long, env = "MILL_PURGE_EVERY_SECS", default_value_t = 3600)]
+    purge_every_secs: u64,
+    /// Rooms created or joined per minute from one IP address (0: unlimited).
+    #[arg(long, env = "MILL_ROOMS_PER_MINUTE", default_value_t = 30)]
+    rooms_per_minute: u32,
+    /// Messages per second one socket may send, sustained.
+    #[arg(long, env = "MILL_MESSAGES_PER_SECOND", default_value_t = 20)]
+    messages_per_second: u32,
+}
+
+fn default_static_dir() -> PathBuf {
+    let here = PathBuf::from("static");
+    if here.is_dir() {
+        return here;
+    }
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../static"))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn")),
+        )
+        .init();
+    let args = Args::parse();
+    anyhow::ensure!(
+        args.idle_days.is_finite() && args.idle_days > 0.0,
+        "--idle-days must be a positive number of days"
+    );
+    anyhow::ensure!(args.purge_every_secs > 0, "--purge-every-secs must be positive");
+    // Every socket is a file descriptor; the default soft limit (often 1024) would cap
+    // the server at a few hundred rooms.
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(n) => tracing::debug!(limit = n, "open file limit"),
+        Err(e) => tracing::warn!(error = %e, "could not raise the open file limit"),
+    }
+
+    let mut config = Config::new(args.db, args.static_dir.unwrap_or_else(default_static_dir));
+    config.public_url = args.public_url;
+    config.idle_after = Duration::from_secs_f64(args.idle_days * 86_400.0);
+    config.purge_every = Duration::from_secs(args.purge_every_secs);
+    config.rooms_per_minute = args.rooms_per_minute;
+    config.messages_per_second = args.messages_per_second;
+
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.addr))?;
+    let addr = listener.local_addr()?;
+    println!("Mill is running at http://{addr}/");
+    mill_server::run(listener, config, shutdown_signal())
+        .await
+        .context("server failed")?;
+    Ok(())
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+    tracing::info!("shutting down");
+}

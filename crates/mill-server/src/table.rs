@@ -1,0 +1,462 @@
+//! A room's game table: the rounds, draw offers and new-round requests, driven by
+//! commands. The same `apply` serves live play and the replay of stored events on
+//! start-up, so what was acknowledged is exactly what comes back. Rules are
+//! `mill-core`'s; this module only decides who may do what and when.
+
+use std::collections::BTreeMap;
+
+use mill_core::{Action, Color, DrawReason, Game, Outcome, Phase, PlayError, Variant, WinReason};
+
+use crate::protocol::{GameView, Legal, Offers, ResultView, Sides};
+
+/// Something a seat asks the table to do; each one that succeeds is stored as an event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Play an action given in text form.
+    Action(String),
+    /// Offer a draw.
+    OfferDraw,
+    /// Accept the opponent's draw offer.
+    AcceptDraw,
+    /// Decline the opponent's draw offer.
+    DeclineDraw,
+    /// Give up the round.
+    Resign,
+    /// Ask for a new round after this one is over.
+    NewRound,
+}
+
+impl Command {
+    /// The event kind stored in the database.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Command::Action(_) => "action",
+            Command::OfferDraw => "offer-draw",
+            Command::AcceptDraw => "accept-draw",
+            Command::DeclineDraw => "decline-draw",
+            Command::Resign => "resign",
+            Command::NewRound => "new-round",
+        }
+    }
+
+    /// Rebuilds a command from a stored event.
+    pub fn from_event(kind: &str, action: Option<String>) -> Option<Command> {
+        Some(match (kind, action) {
+            ("action", Some(a)) => Command::Action(a),
+            ("offer-draw", None) => Command::OfferDraw,
+            ("accept-draw", None) => Command::AcceptDraw,
+            ("decline-draw", None) => Command::DeclineDraw,
+            ("resign", None) => Command::Resign,
+            ("new-round", None) => Command::NewRound,
+            _ => return None,
+        })
+    }
+
+    /// The action text, for actions.
+    pub fn action_text(&self) -> Option<&str> {
+        match self {
+            Command::Action(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Whether the command needs the opponent online (the game itself moves on).
+    pub fn needs_opponent_online(&self) -> bool {
+        matches!(
+            self,
+            Command::Action(_) | Command::OfferDraw | Command::AcceptDraw
+        )
+    }
+}
+
+/// A refused command: a stable code and a sentence for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// Stable kebab-case code (docs/PROTOCOL.md).
+    pub code: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl Refusal {
+    /// A refusal with a code and message.
+    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Refusal {
+        Refusal {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Where a stored event goes: its round and its place in the round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Placed {
+    /// Round the event belongs to.
+    pub round: u32,
+    /// Its order in the round, from 0.
+    pub seq: u32,
+    /// Set when the event started a new round (its number).
+    pub new_round: Option<u32>,
+}
+
+/// The game table of one room.
+#[derive(Debug, Clone)]
+pub struct Table {
+    round: u32,
+    game: Game,
+    draw_offer: Option<Color>,
+    new_round: Sides<bool>,
+    seq: u32,
+}
+
+impl Default for Table {
+    fn default() -> Self {
+        Table::new()
+    }
+}
+
+impl Table {
+    /// Round 1, start position.
+    pub fn new() -> Table {
+        Table {
+            round: 1,
+            game: Game::new(Variant::Nine),
+            draw_offer: None,
+            new_round: Sides::default(),
+            seq: 0,
+        }
+    }
+
+    /// Current round number.
+    pub fn round(&self) -> u32 {
+        self.round
+    }
+
+    /// Confirmed actions in the current round.
+    pub fn version(&self) -> u32 {
+        self.game.actions().len() as u32
+    }
+
+    /// Whether the current round has a result.
+    pub fn is_over(&self) -> bool {
+        self.game.outcome().is_some()
+    }
+
+    /// Checks `cmd` from `seat` and applies it; on error nothing changes.
+    pub fn apply(&mut self, seat: Color, cmd: &Command) -> Result<Placed, Refusal> {
+        let placed = Placed {
+            round: self.round,
+            seq: self.seq,
+            new_round: None,
+        };
+        let over = self.is_over();
+        let game_over = || Refusal::new("game-over", "This round is over.");
+        match cmd {
+            Command::Action(text) => {
+                if over {
+                    return Err(game_over());
+                }
+                if self.game.position().turn() != seat {
+                    return Err(Refusal::new("not-your-turn", "It is not your turn."));
+                }
+                let topology = self.game.position().topology();
+                let action = Action::parse(text, topology)
+                    .map_err(|e| Refusal::new("bad-action", format!("{text:?} is not an action: {e}.")))?;
+                self.game.play_action(action).map_err(rules_refusal)?;
+                if self.draw_offer == Some(!seat) {
+                    self.draw_offer = None;
+                }
+            }
+            Command::OfferDraw => {
+                if over {
+                    return Err(game_over());
+                }
+                if self.draw_offer.is_some() {
+                    return Err(Refusal::new("already-offered", "A draw offer already stands."));
+                }
+                self.draw_offer = Some(seat);
+            }
+            Command::AcceptDraw | Command::DeclineDraw => {
+                if over {
+                    return Err(game_over());
+                }
+                if self.draw_offer != Some(!seat) {
+                    return Err(Refusal::new(
+                        "no-draw-offer",
+                        "Your opponent has not offered a draw.",
+                    ));
+                }
+                if *cmd == Command::AcceptDraw {
+                    self.game.agree_draw().map_err(rules_refusal)?;
+                }
+                self.draw_offer = None;
+            }
+            Command::Resign => {
+                if over {
+                    return Err(game_over());
+                }
+                self.game.resign(seat).map_err(rules_refusal)?;
+                self.draw_offer = None;
+            }
+            Command::NewRound => {
+                if !over {
+                    return Err(Refusal::new(
+                        "round-not-over",
+                        "A new round can start only after this one is over.",
+                    ));
+                }
+                *self.new_round.get_mut(seat) = true;
+                if self.new_round.light && self.new_round.dark {
+                    self.round += 1;
+                    self.game = Game::new(Variant::Nine);
+                    self.draw_offer = None;
+                    self.new_round = Sides::default();
+                    self.seq = 0;
+                    return Ok(Placed {
+                        new_round: Some(self.round),
+                        ..placed
+                    });
+                }
+            }
+        }
+        self.seq += 1;
+        Ok(placed)
+    }
+
+    /// The game part of the `state` snapshot.
+    pub fn view(&self, room: &str) -> GameView {
+        let position = self.game.position();
+        let t = position.topology();
+        let names =
+            |b: mill_core::Bitboard| -> Vec<String> { b.iter().map(|p| t.name(p).to_string()).collect() };
+        let turn = position.turn();
+        let outcome = self.game.outcome();
+        let legal = outcome.is_none().then(|| {
+            let selectable = self.game.selectable();
+            let removing = position.pending_removals() > 0;
+            let destinations = if removing || position.phase(turn) == Phase::Placing {
+                BTreeMap::new()
+            } else {
+                selectable
+                    .iter()
+                    .map(|p| (t.name(p).to_string(), names(self.game.destinations(p))))
+                    .collect()
+            };
+            Legal {
+                selectable: names(selectable),
+                destinations,
+                removable: if removing {
+                    names(self.game.removable())
+                } else {
+                    Vec::new()
+                },
+            }
+        });
+        GameView {
+            room: room.to_string(),
+            round: self.round,
+            version: self.version(),
+            variant: "nine".into(),
+            position: position.to_string(),
+            turn,
+            phase: Sides::from_fn(|c| position.phase(c)),
+            in_hand: Sides::from_fn(|c| position.in_hand(c)),
+            on_board: Sides::from_fn(|c| position.on_board(c)),
+            pieces: Sides::from_fn(|c| names(position.pieces(c))),
+            pending_removals: position.pending_removals(),
+            quiet_turns: position.quiet_turns(),
+            legal,
+            actions: self.game.actions().iter().map(|a| a.to_text(t)).collect(),
+            record: self.game.record(),
+            last_action: self.game.last_action().map(|a| a.to_text(t)),
+            offers: Offers {
+                draw: self.draw_offer,
+                new_round: Color::ALL
+                    .into_iter()
+                    .filter(|&c| *self.new_round.get(c))
+                    .collect(),
+            },
+            result: outcome.map(result_view),
+        }
+    }
+}
+
+/// mill-core's code, and its message as a sentence.
+fn rules_refusal(e: PlayError) -> Refusal {
+    let text = e.to_string();
+    let mut chars = text.chars();
+    let sentence = match chars.next() {
+        Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
+        None => String::new(),
+    };
+    Refusal::new(e.code(), sentence)
+}
+
+fn result_view(outcome: Outcome) -> ResultView {
+    match outcome {
+        Outcome::Win { winner, reason } => ResultView {
+            winner: Some(winner),
+            reason: match reason {
+                WinReason::Pieces => "pieces",
+                WinReason::Blocked => "blocked",
+                WinReason::Resignation => "resignation",
+            }
+            .into(),
+        },
+        Outcome::Draw { reason } => ResultView {
+            winner: None,
+            reason: match reason {
+                DrawReason::Threefold => "threefold",
+                DrawReason::HundredTurns => "hundred-turns",
+                DrawReason::Agreement => "agreement",
+            }
+            .into(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Color::{Dark, Light};
+
+    fn act(t: &mut Table, seat: Color, a: &str) -> Result<Placed, Refusal> {
+        t.apply(seat, &Command::Action(a.into()))
+    }
+
+    #[test]
+    fn actions_follow_the_rules_and_the_turn() {
+        let mut t = Table::new();
+        let start = t.view("r");
+        assert_eq!(start.version, 0);
+        assert_eq!(start.legal.as_ref().unwrap().selectable.len(), 24);
+        assert!(start.legal.as_ref().unwrap().destinations.is_empty());
+        assert_eq!(act(&mut t, Dark, "d6").unwrap_err().code, "not-your-turn");
+        assert_eq!(act(&mut t, Light, "q9").unwrap_err().code, "bad-action");
+        assert_eq!(act(&mut t, Light, "a1-a4").unwrap_err().code, "still-placing");
+        assert_eq!(t.version(), 0, "refusals change nothing");
+        let placed = act(&mut t, Light, "a1").unwrap();
+        assert_eq!((placed.round, placed.seq), (1, 0));
+        assert_eq!(act(&mut t, Dark, "a1").unwrap_err().code, "occupied");
+        for (seat, a) in [(Dark, "b2"), (Light, "a4"), (Dark, "b4"), (Light, "a7")] {
+            act(&mut t, seat, a).unwrap();
+        }
+        let v = t.view("r");
+        assert_eq!(v.pending_removals, 1);
+        assert_eq!(v.turn, Light);
+        let legal = v.legal.unwrap();
+        assert_eq!(legal.removable, vec!["b2".to_string(), "b4".to_string()]);
+        assert_eq!(legal.selectable, legal.removable);
+        assert_eq!(act(&mut t, Light, "d6").unwrap_err().code, "removal-pending");
+        act(&mut t, Light, "xb2").unwrap();
+        let v = t.view("r");
+        assert_eq!(v.version, 6);
+        assert_eq!(v.actions, ["a1", "b2", "a4", "b4", "a7", "xb2"]);
+        assert_eq!(v.record.last().map(String::as_str), Some("a7xb2"));
+        assert_eq!(v.last_action.as_deref(), Some("xb2"));
+        assert_eq!(v.pieces.light, ["a1", "a4", "a7"]);
+        assert_eq!(v.pieces.dark, ["b4"]);
+        assert_eq!(v.in_hand.light, 6);
+        assert_eq!(v.turn, Dark);
+    }
+
+    #[test]
+    fn draw_offers_stand_until_answered_or_the_other_side_plays() {
+        let mut t = Table::new();
+        assert_eq!(
+            t.apply(Light, &Command::AcceptDraw).unwrap_err().code,
+            "no-draw-offer"
+        );
+        t.apply(Light, &Command::OfferDraw).unwrap();
+        assert_eq!(t.view("r").offers.draw, Some(Light));
+        assert_eq!(
+            t.apply(Dark, &Command::OfferDraw).unwrap_err().code,
+            "already-offered"
+        );
+        assert_eq!(
+            t.apply(Light, &Command::AcceptDraw).unwrap_err().code,
+            "no-draw-offer",
+            "nobody accepts their own offer"
+        );
+        act(&mut t, Light, "d6").unwrap();
+        assert_eq!(
+            t.view("r").offers.draw,
+            Some(Light),
+            "the offerer's move keeps it"
+        );
+        act(&mut t, Dark, "d2").unwrap();
+        assert_eq!(t.view("r").offers.draw, None, "the other side played");
+        t.apply(Light, &Command::OfferDraw).unwrap();
+        t.apply(Dark, &Command::DeclineDraw).unwrap();
+        assert_eq!(t.view("r").offers.draw, None);
+        t.apply(Dark, &Command::OfferDraw).unwrap();
+        t.apply(Light, &Command::AcceptDraw).unwrap();
+        let v = t.view("r");
+        assert_eq!(
+            v.result,
+            Some(ResultView {
+                winner: None,
+                reason: "agreement".into()
+            })
+        );
+        assert!(v.legal.is_none());
+        assert_eq!(act(&mut t, Light, "a1").unwrap_err().code, "game-over");
+    }
+
+    #[test]
+    fn resignation_ends_the_round_and_a_new_round_needs_both() {
+        let mut t = Table::new();
+        act(&mut t, Light, "d6").unwrap();
+        assert_eq!(
+            t.apply(Light, &Command::NewRound).unwrap_err().code,
+            "round-not-over"
+        );
+        t.apply(Dark, &Command::Resign).unwrap();
+        let v = t.view("r");
+        assert_eq!(
+            v.result,
+            Some(ResultView {
+                winner: Some(Light),
+                reason: "resignation".into()
+            })
+        );
+        assert_eq!(t.apply(Light, &Command::Resign).unwrap_err().code, "game-over");
+        let first = t.apply(Light, &Command::NewRound).unwrap();
+        assert_eq!(first.new_round, None);
+        assert_eq!(t.view("r").offers.new_round, [Light]);
+        t.apply(Light, &Command::NewRound).unwrap();
+        assert_eq!(t.round(), 1, "asking twice is not agreeing");
+        let second = t.apply(Dark, &Command::NewRound).unwrap();
+        assert_eq!(second.round, 1, "the event belongs to the round it ended");
+        assert_eq!(second.new_round, Some(2));
+        let v = t.view("r");
+        assert_eq!((v.round, v.version), (2, 0));
+        assert!(v.result.is_none());
+        assert!(v.offers.new_round.is_empty());
+        assert_eq!(v.turn, Light, "colours stay: Light starts again");
+        assert_eq!(act(&mut t, Light, "a1").unwrap().seq, 0);
+    }
+
+    #[test]
+    fn moving_phase_lists_destinations_per_piece() {
+        let mut t = Table::new();
+        // 18 placements without a mill, then Light moves.
+        let light = ["a7", "g7", "b4", "f4", "c3", "e5", "d1", "d3", "g1"];
+        let dark = ["d7", "a4", "d6", "b6", "c5", "e3", "f2", "b2", "g4"];
+        for (l, d) in light.iter().zip(dark) {
+            act(&mut t, Light, l).unwrap();
+            act(&mut t, Dark, d).unwrap();
+        }
+        let v = t.view("r");
+        assert_eq!((v.pending_removals, v.turn), (0, Light));
+        assert_eq!(v.phase.light, Phase::Moving);
+        let legal = v.legal.unwrap();
+        assert!(!legal.selectable.is_empty());
+        let mut selectable = legal.selectable.clone();
+        selectable.sort();
+        assert_eq!(selectable, legal.destinations.keys().cloned().collect::<Vec<_>>());
+        let (from, to) = legal.destinations.iter().next().unwrap();
+        act(&mut t, Light, &format!("{from}-{}", to[0])).unwrap();
+        assert_eq!(t.version(), 19);
+    }
+}

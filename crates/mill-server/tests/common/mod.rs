@@ -1,0 +1,384 @@
+//! Helpers for the integration tests: a real server on 127.0.0.1:0 with a temporary
+//! database, a tiny HTTP client, and a WebSocket client that speaks the protocol.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use mill_server::{Clock, Config};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+/// Guard against a hang; not a timing assertion.
+pub const PATIENCE: Duration = Duration::from_secs(10);
+
+pub struct Server {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    pub async fn start(db: &Path) -> Server {
+        Server::start_with(db, |_| {}).await
+    }
+
+    pub async fn start_with(db: &Path, tune: impl FnOnce(&mut Config)) -> Server {
+        let static_dir = db.parent().unwrap().join("static");
+        std::fs::create_dir_all(&static_dir).unwrap();
+        std::fs::write(
+            static_dir.join("index.html"),
+            "<!doctype html><title>Mill</title>",
+        )
+        .unwrap();
+        std::fs::write(
+            static_dir.join("rules.html"),
+            "<!doctype html><title>Rules</title>",
+        )
+        .unwrap();
+        let mut config = Config::new(db, static_dir);
+        config.rooms_per_minute = 0;
+        tune(&mut config);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            mill_server::run(listener, config, async {
+                let _ = stopped.await;
+            })
+            .await
+            .unwrap();
+        });
+        Server {
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    pub fn with_clock(config: &mut Config, clock: Arc<dyn Clock>) {
+        config.clock = clock;
+    }
+
+    /// Graceful stop; returns when the server has closed the database.
+    pub async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        tokio::time::timeout(PATIENCE, self.task.take().unwrap())
+            .await
+            .expect("server stops")
+            .unwrap();
+    }
+
+    pub async fn http(&self, method: &str, path: &str) -> (u16, Value) {
+        http(self.addr, method, path).await
+    }
+
+    /// Creates a room: (room id, light key).
+    pub async fn create(&self) -> (String, String) {
+        let (status, body) = self.http("POST", "/api/rooms").await;
+        assert_eq!(status, 201, "{body}");
+        (
+            body["room"].as_str().unwrap().to_string(),
+            body["key"].as_str().unwrap().to_string(),
+        )
+    }
+
+    /// Joins a room: the dark key.
+    pub async fn join(&self, room: &str) -> String {
+        let (status, body) = self.http("POST", &format!("/api/rooms/{room}/join")).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["seat"], "dark");
+        body["key"].as_str().unwrap().to_string()
+    }
+
+    /// A room with both seats connected: (room, light, dark).
+    pub async fn table(&self) -> (String, Client, Client) {
+        let (room, light_key) = self.create().await;
+        let dark_key = self.join(&room).await;
+        let mut light = Client::hello(self.addr, &room, Some(&light_key)).await;
+        let mut dark = Client::hello(self.addr, &room, Some(&dark_key)).await;
+        // wait until each sees both seats online
+        light.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+        dark.state_where(|s| s["seats"]["light"]["online"] == true).await;
+        (room, light, dark)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
+    }
+}
+
+/// One HTTP/1.1 request with `Connection: close`; returns the status and JSON body
+/// (or the body as a string when it is not JSON).
+pub async fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, Value) {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let request =
+        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
+        .await
+        .expect("http answer")
+        .unwrap();
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    let value = serde_json::from_str(&body).unwrap_or(Value::String(body));
+    (status, value)
+}
+
+fn dechunk(mut body: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = body.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        body = &rest[n + 2..];
+    }
+    out
+}
+
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    pub seat: Value,
+    pub last: Value,
+    next_id: u32,
+    prefix: String,
+}
+
+/// What a socket's end looked like.
+#[derive(Debug, PartialEq)]
+pub enum End {
+    Closed(Option<u16>),
+}
+
+impl Client {
+    pub async fn connect(addr: SocketAddr, room: &str) -> Client {
+        let url = format!("ws://{addr}/api/rooms/{room}/ws");
+        let (ws, _) = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(url))
+            .await
+            .expect("ws connect")
+            .unwrap();
+        Client {
+            ws,
+            seat: Value::Null,
+            last: Value::Null,
+            next_id: 0,
+            prefix: format!("{:08x}", rand_u32()),
+        }
+    }
+
+    /// Connects and says hello; waits for welcome and the first state.
+    pub async fn hello(addr: SocketAddr, room: &str, key: Option<&str>) -> Client {
+        let mut c = Client::connect(addr, room).await;
+        c.send(json!({"type": "hello", "protocol": 1, "key": key})).await;
+        let welcome = c.recv().await;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        c.seat = welcome["seat"].clone();
+        let state = c.recv().await;
+        assert_eq!(state["type"], "state", "{state}");
+        c.last = state;
+        c
+    }
+
+    pub async fn send(&mut self, v: Value) {
+        self.send_text(v.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: String) {
+        self.ws.send(Message::Text(text.into())).await.unwrap();
+    }
+
+    pub async fn send_binary(&mut self, data: Vec<u8>) {
+        self.ws.send(Message::Binary(data.into())).await.unwrap();
+    }
+
+    /// The next JSON message (pings answered by the library); remembers states.
+    pub async fn recv(&mut self) -> Value {
+        loop {
+            let msg = tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("a message in time")
+                .expect("socket open")
+                .expect("socket ok");
+            if let Message::Text(t) = msg {
+                let v: Value = serde_json::from_str(&t).unwrap();
+                if v["type"] == "state" {
+                    self.last = v.clone();
+                }
+                return v;
+            }
+            if let Message::Close(frame) = msg {
+                panic!("socket closed: {frame:?}");
+            }
+        }
+    }
+
+    /// Messages until the socket closes; returns them and the close code.
+    pub async fn until_closed(&mut self) -> (Vec<Value>, Option<u16>) {
+        let mut seen = Vec::new();
+        loop {
+            let msg = tokio::time::timeout(PATIENCE, self.ws.next())
+                .await
+                .expect("close in time");
+            match msg {
+                Some(Ok(Message::Text(t))) => seen.push(serde_json::from_str(&t).unwrap()),
+                Some(Ok(Message::Close(frame))) => {
+                    return (seen, frame.map(|f| u16::from(f.code)));
+                }
+                Some(Ok(_)) => {}
+                Some(Err(_)) | None => return (seen, None),
+            }
+        }
+    }
+
+    /// Skips messages until one of type `kind`.
+    pub async fn expect(&mut self, kind: &str) -> Value {
+        loop {
+            let v = self.recv().await;
+            if v["type"] == kind {
+                return v;
+            }
+            assert_ne!(v["type"], "error", "expected {kind}, got {v}");
+        }
+    }
+
+    /// The next error (skipping states).
+    pub async fn error(&mut self) -> Value {
+        loop {
+            let v = self.recv().await;
+            match v["type"].as_str() {
+                Some("error") => return v,
+                Some("state") => continue,
+                _ => panic!("expected an error, got {v}"),
+            }
+        }
+    }
+
+    /// Waits for a state that satisfies `f` (the last one counts too).
+    pub async fn state_where(&mut self, f: impl Fn(&Value) -> bool) -> Value {
+        if f(&self.last) {
+            return self.last.clone();
+        }
+        loop {
+            let v = self.recv().await;
+            if v["type"] == "state" && f(&v) {
+                return v;
+            }
+        }
+    }
+
+    pub fn fresh_id(&mut self) -> String {
+        self.next_id += 1;
+        format!("{}-{}", self.prefix, self.next_id)
+    }
+
+    /// A command on the last state's round and version; returns its id.
+    pub async fn command(&mut self, kind: &str, extra: Value) -> String {
+        let id = self.fresh_id();
+        let mut msg = json!({
+            "type": kind,
+            "id": id,
+            "round": self.last["round"],
+            "version": self.last["version"],
+        });
+        if let (Some(m), Some(e)) = (msg.as_object_mut(), extra.as_object()) {
+            for (k, v) in e {
+                m.insert(k.clone(), v.clone());
+            }
+        }
+        self.send(msg).await;
+        id
+    }
+
+    /// Plays an action and waits for its ack; returns the ack.
+    pub async fn play(&mut self, action: &str) -> Value {
+        let id = self.command("action", json!({ "action": action })).await;
+        let ack = self.expect("ack").await;
+        assert_eq!(ack["id"], id.as_str());
+        ack
+    }
+
+    /// Sends a command and waits for its ack.
+    pub async fn ok(&mut self, kind: &str) -> Value {
+        let id = self.command(kind, json!({})).await;
+        let ack = self.expect("ack").await;
+        assert_eq!(ack["id"], id.as_str());
+        ack
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
+
+/// A legal action from a state's legal sets, chosen with `pick`.
+pub fn legal_action(state: &Value, mut pick: impl FnMut(usize) -> usize) -> Option<String> {
+    let legal = state.get("legal")?.as_object()?;
+    let turn = state["turn"].as_str()?;
+    let strings = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect())
+            .unwrap_or_default()
+    };
+    if state["pending_removals"].as_u64()? > 0 {
+        let r = strings(&legal["removable"]);
+        return Some(format!("x{}", r[pick(r.len())]));
+    }
+    let selectable = strings(&legal["selectable"]);
+    if selectable.is_empty() {
+        return None;
+    }
+    if state["phase"][turn] == "placing" {
+        return Some(selectable[pick(selectable.len())].clone());
+    }
+    let from = &selectable[pick(selectable.len())];
+    let to = strings(&legal["destinations"][from]);
+    Some(format!("{from}-{}", to[pick(to.len())]))
+}
+
+/// A small deterministic generator for picking moves.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407))
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+fn rand_u32() -> u32 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let n = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos();
+    n ^ (std::process::id() << 8)
+}
