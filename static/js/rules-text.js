@@ -68,7 +68,7 @@ const en = {
   'protected.body.html': `
     <p>You may not take just any piece. A piece standing in a mill is <b>protected</b> as long as its owner has at least one piece outside every mill: the removal must be one of those.</p>
     <p>Only when <b>all</b> of the opponent’s pieces on the board stand in mills may one of them be taken from a mill. Pieces still in hand can never be removed.</p>`,
-  'protected.tab.outside': 'One piece outside',
+  'protected.tab.outside': 'd7 outside',
   'protected.tab.all': 'All in mills',
   'protected.caption.outside': 'Light places on g7 and closes the g-file. Dark’s b2, b4 and b6 make a mill, so the only piece offered is d7.',
   'protected.caption.all': 'Without d7, every Dark piece stands in the mill — so after g7 any of them may be taken.',
@@ -259,7 +259,7 @@ const ru = {
   'protected.body.html': `
     <p>Снять можно не любую фишку. Фишка, стоящая в мельнице, <b>защищена</b>, пока у её владельца есть хотя бы одна фишка вне мельниц: снимать нужно одну из таких.</p>
     <p>Только если <b>все</b> фишки соперника на доске стоят в мельницах, можно снять фишку из мельницы. Фишки в запасе снять нельзя никогда.</p>`,
-  'protected.tab.outside': 'Одна фишка вне мельницы',
+  'protected.tab.outside': 'd7 вне мельницы',
   'protected.tab.all': 'Все в мельнице',
   'protected.caption.outside': 'Светлые ставят на g7 и замыкают вертикаль g. Тёмные b2, b4 и b6 образуют мельницу, поэтому снять можно только d7.',
   'protected.caption.all': 'Без d7 все тёмные фишки стоят в мельнице — значит, после g7 можно снять любую из них.',
