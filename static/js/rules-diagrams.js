@@ -67,7 +67,11 @@ export const DIAGRAMS = [
   {
     // Lines a1-d1 and g4-g7 share the empty g1.
     id: 'ex2',
-    tabs: [{ key: 'tab.placing', position: '..L/..D/D../.D...L/.../.D./LL. l 5 5 0 0', caption: 'ex2.caption' }],
+    tabs: [
+      { key: 'ex2.tab.light', position: '..L/..D/D../.D...L/.../.D./LL. l 5 5 0 0', caption: 'ex2.caption' },
+      // The guide's follow-up: the opponent moves first and takes the shared point.
+      { key: 'ex2.tab.dark', position: '..L/..D/.../.D...L/.../.D./LL. d 5 6 0 0', caption: 'ex2.caption.dark' },
+    ],
     notes: { mill: 'ex2.note.mill', passed: 'ex2.note.passed' },
   },
   {

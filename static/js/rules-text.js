@@ -17,6 +17,7 @@ const en = {
   'hero.lead':
     'Nine pieces each, twenty-four points, one aim: line up three and take your opponent’s pieces. Every board on this page is live — the same rules engine as the game answers your clicks.',
   'hero.play': 'Start a game',
+  'nav.skip': 'Skip to the rules',
 
   // Generic diagram controls and notes.
   'diagram.reset': 'Reset',
@@ -158,6 +159,9 @@ const en = {
   'ex2.body.html': `<p>Light has two lines of two, <code>a1</code>–<code>d1</code> and <code>g4</code>–<code>g7</code>, which share the empty point <code>g1</code>. Place there: both mills close, yet Light removes one piece and the turn passes.</p>`,
   'ex2.check': 'In a game Dark moves between your placements. Would Dark leave g1 empty for you? A shared point is a double threat only until the opponent takes it.',
   'ex2.caption': 'Light to move, placing. Place on g1.',
+  'ex2.tab.light': 'Light to move',
+  'ex2.tab.dark': 'Dark to move',
+  'ex2.caption.dark': 'The same lines one placement earlier, with Dark to move: a Dark piece on g1 spoils both threats at once.',
   'ex2.note.mill': 'Two mills with one piece — and still one removal. Offered: {offered}.',
   'ex2.note.passed': 'One piece removed, and the turn has passed to Dark: two mills, one removal.',
   'ex3.title': '3. Blockade',
@@ -212,6 +216,7 @@ const ru = {
   'hero.lead':
     'У каждого девять фишек, на доске двадцать четыре точки, а цель одна: выстроить три в ряд и забирать фишки соперника. Все доски на этой странице живые — на ваши ходы отвечает тот же движок правил, что и в игре.',
   'hero.play': 'Начать партию',
+  'nav.skip': 'Перейти к правилам',
 
   'diagram.reset': 'Сначала',
   'diagram.resetLabel': 'Вернуть доску в исходную позицию',
@@ -343,6 +348,9 @@ const ru = {
   'ex2.body.html': `<p>У светлых две пары на линиях — <code>a1</code>–<code>d1</code> и <code>g4</code>–<code>g7</code> — с общей свободной точкой <code>g1</code>. Поставьте туда фишку: замкнутся обе мельницы, но светлые снимут одну фишку, и ход перейдёт.</p>`,
   'ex2.check': 'В партии тёмные ходят между вашими выставлениями. Оставят ли они вам g1? Общая точка — двойная угроза, только пока её не занял соперник.',
   'ex2.caption': 'Ход светлых, расстановка. Поставьте фишку на g1.',
+  'ex2.tab.light': 'Ход светлых',
+  'ex2.tab.dark': 'Ход тёмных',
+  'ex2.caption.dark': 'Те же линии на ход раньше, очередь тёмных: тёмная фишка на g1 снимает обе угрозы сразу.',
   'ex2.note.mill': 'Одной фишкой — две мельницы, но взятие всё равно одно. Можно снять: {offered}.',
   'ex2.note.passed': 'Одна фишка снята, и ход перешёл к тёмным: две мельницы — одно взятие.',
   'ex3.title': '3. Блокада',

@@ -90,6 +90,18 @@ test('exercise 2: g1 closes two mills and still removes one piece', () => {
   assert.equal(s.onBoard.dark, 3);
 });
 
+test('exercise 2, Dark first: Dark may take the shared point, and then no Light placement closes a mill', () => {
+  const game = open('ex2', 1);
+  assert.ok(game.snapshot().selectable.includes('g1'));
+  const s = play(game, 'g1');
+  assert.equal(s.turn, 'light');
+  for (const p of s.selectable) {
+    const g = open('ex2', 1);
+    play(g, 'g1', p);
+    assert.equal(g.snapshot().pendingRemovals, 0, `Light ${p} closes a mill`);
+  }
+});
+
 test('exercise 3: after f6-f4 exactly a4 and c5 can move, and the check agrees', () => {
   const s = open('ex3').snapshot();
   assert.equal(s.turn, 'dark');
