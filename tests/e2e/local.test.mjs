@@ -120,6 +120,8 @@ test('reload restores the game; undo and new game work', async () => {
   assert.deepEqual(board.canRemove.sort(), ['b2', 'd2']);
   await clickAction(page, 'xd2');
   assert.equal(await statusText(page), 'Dark: place a piece');
+  assert.equal(await point(page, 'd2').getAttribute('aria-label'), 'd2, empty, can place, last move');
+  await shot(page, 'local-07-after-removal-phone');
 
   await page.locator('#undo').click();
   board = await readBoard(page);
