@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 
 import {
   actionsOf,
+  axeSerious,
   clickAction,
   DESKTOP,
   launch,
@@ -78,6 +79,7 @@ test('a full same-device game played by clicks, to a win', async () => {
   assert.deepEqual(board.canPlace, []);
   assert.deepEqual(board.lastTo, ['g4']);
   await shot(page, 'local-03-won-phone');
+  assert.deepEqual(await axeSerious(page), [], 'game-over screen');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
