@@ -325,3 +325,17 @@ test('"Start a game" leads to the start screen; no serious accessibility problem
   assert.equal(await page.locator('#start-local').isVisible(), true);
   await context.close();
 });
+
+test('the start screen and the game link to the rules page', async () => {
+  const context = await browser.newContext({ viewport: PHONE, locale: 'en-US' });
+  const page = await openPage(context, `${server.url}/`);
+  const link = page.locator('#rules-link');
+  await link.waitFor();
+  assert.equal(await link.innerText(), 'How to play');
+  await page.locator('#start-local').click();
+  assert.ok(await link.isVisible(), 'the link stays in the header during a game');
+  await link.click();
+  await page.locator('body[data-ready="true"]').waitFor();
+  assert.match(page.url(), /\/rules$/);
+  await context.close();
+});
