@@ -5,7 +5,7 @@ export const LANGUAGES = ['en', 'ru'];
 
 const en = {
   'app.title': 'Mill',
-  'app.tagline': 'Nine Men’s Morris, in your browser. No sign-up, no download.',
+  'app.tagline': 'Nine Men’s Morris in your browser. No sign-up, no download.',
   'start.local': 'Same device',
   'start.local.hint': 'Two players take turns on this screen',
   'start.friend': 'Play with a friend',
@@ -73,6 +73,7 @@ const en = {
   'online.takeBack': 'Play here',
   'online.roomGone': 'This room does not exist (it may have expired).',
   'online.full': 'This room already has two players.',
+  'online.reload': 'The game was updated: reload the page.',
   'online.offerDraw': 'Offer a draw',
   'online.drawOffered': 'Draw offered',
   'online.drawOfferedToYou': '{side} offers a draw',
@@ -88,7 +89,7 @@ const en = {
 
 const ru = {
   'app.title': 'Мельница',
-  'app.tagline': 'Мельница в браузере. Без регистрации и загрузки.',
+  'app.tagline': 'Девять фишек, три квадрата и ваши мельницы — прямо в браузере. Без регистрации и скачивания.',
   'start.local': 'На одном устройстве',
   'start.local.hint': 'Двое ходят по очереди на этом экране',
   'start.friend': 'Играть с другом',
@@ -155,6 +156,7 @@ const ru = {
   'online.takeBack': 'Играть здесь',
   'online.roomGone': 'Такой комнаты нет (возможно, она удалена).',
   'online.full': 'В этой комнате уже два игрока.',
+  'online.reload': 'Игра обновилась: перезагрузите страницу.',
   'online.offerDraw': 'Предложить ничью',
   'online.drawOffered': 'Ничья предложена',
   'online.drawOfferedToYou': '{side} предлагают ничью',

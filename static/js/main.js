@@ -1,12 +1,12 @@
 // Wiring: screens, modes, panels and buttons. Local play asks the WebAssembly rules;
 // online play asks the server; the board component (widget.js) is the same for both.
 
-import { other, recordRows, statusOf } from './board.js';
+import { blankSnapshot, other, recordRows, statusOf } from './board.js';
 import { pickLanguage, translator } from './i18n.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
 import { loadRules, localGame } from './rules.js';
-import { forgetGame, loadGame, rememberSeat, roomFromPath, safeStorage, saveGame, seatFor } from './state.js';
+import { forgetGame, hasProgress, loadGame, rememberSeat, roomFromPath, safeStorage, saveGame, seatFor } from './state.js';
 import { mountBoard } from './widget.js';
 
 const $ = (id) => document.getElementById(id);
@@ -35,6 +35,8 @@ function applyLanguage() {
   document.title = t('app.title');
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   for (const node of document.querySelectorAll('[data-i18n-aria]')) node.setAttribute('aria-label', t(node.dataset.i18nAria));
+  // The switch is written in the other language; say so for screen readers.
+  $('lang').lang = lang === 'en' ? 'ru' : 'en';
   page.board?.setTranslator(t);
   render();
 }
@@ -68,6 +70,7 @@ async function route() {
   if (location.hash === '#local') return startLocal();
   showScreen('start');
   if (!storage.ok) setNotice('error.storage');
+  render();
 }
 
 window.addEventListener('popstate', route);
@@ -84,14 +87,15 @@ $('menu').addEventListener('click', () => {
 
 // ---------------------------------------------------------------- the board
 
+/** The WebAssembly rules, or null (then the start screen says the game cannot run here). */
 async function rules() {
   try {
     return await loadRules();
   } catch (error) {
-    console.error(error);
+    console.warn('Mill: the rules did not load', error);
     showScreen('start');
     setNotice('error.wasm');
-    throw error;
+    return null;
   }
 }
 
@@ -110,13 +114,14 @@ function ensureBoard(topology) {
 function canAct() {
   if (page.mode === 'local') return true;
   const o = page.online;
-  return !!o?.state && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
+  return !!o?.state && o.fresh && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
 }
 
 // ---------------------------------------------------------------- same device
 
 async function startLocal() {
   const mod = await rules();
+  if (!mod) return;
   const game = localGame(mod);
   const saved = loadGame(storage, 'local');
   if (saved && !game.importRecord(saved).ok) forgetGame(storage, 'local');
@@ -189,9 +194,13 @@ function keepSeat(roomId, seat) {
 
 async function openRoom(roomId) {
   const mod = await rules();
+  if (!mod) return;
   ensureBoard(localGame(mod).topology);
   page.mode = 'online';
   page.online = { roomId, seat: null, key: null, state: null, connection: 'connecting', replaced: false, gone: null };
+  // Not the previous game's pieces while the room's state is on its way.
+  page.snapshot = blankSnapshot();
+  page.board.set(page.snapshot);
   showScreen('game');
   render();
   let seat = memorySeats.get(roomId) ?? seatFor(storage, roomId);
@@ -227,7 +236,11 @@ async function openRoom(roomId) {
     onConnection: (status, code) => {
       o.connection = status;
       if (status === 'closed' && code === 4004) o.gone = 'online.roomGone';
+      if (status === 'closed' && code === 4001) o.gone = 'online.reload';
       render();
+      // The server no longer knows this seat key (the key was forgotten on `bad-key`):
+      // open the room afresh, which joins a free seat or watches.
+      if (status === 'closed' && code === 4003 && page.online === o) route();
     },
   });
 }
@@ -238,9 +251,12 @@ function onServerMessage(o, msg) {
     case 'welcome':
       o.seat = msg.seat;
       o.replaced = false;
+      // The state held from before the reconnect may be old: wait for the fresh one.
+      o.fresh = false;
       break;
     case 'state':
       o.state = msg;
+      o.fresh = true;
       page.snapshot = snapshotFromState(msg);
       page.board.set(page.snapshot);
       break;
@@ -311,6 +327,8 @@ function renderNotice() {
 
 function render() {
   renderNotice();
+  // "Same device" resumes the saved game; its hint says so.
+  $('start-local-hint').textContent = t(hasProgress(storage, 'local') ? 'start.continue' : 'start.local.hint');
   if (page.mode === null) return;
   const snap = page.snapshot;
   const o = page.mode === 'online' ? page.online : null;
@@ -351,16 +369,18 @@ function render() {
   if (o?.gone) [text, tone] = [t(o.gone), 'alert'];
   else if (o?.replaced) [text, tone] = [t('online.replaced'), 'alert'];
   else if (o && o.connection === 'reconnecting') [text, tone] = [t('online.reconnecting'), 'alert'];
-  else if (o && (!o.state || o.connection !== 'open')) [text, tone] = [t('online.connecting'), 'wait'];
+  else if (o && (!o.state || !o.fresh || o.connection !== 'open')) [text, tone] = [t('online.connecting'), 'wait'];
   else if (view && !view.friendJoined && !snap?.outcome) [text, tone] = [t('online.waitingFriend'), 'wait'];
   else if (view && !view.opponentOnline && !snap?.outcome) [text, tone] = [t('online.opponentAway', { side: t(`color.${view.opponent}`) }), 'wait'];
   else if (snap) {
-    const s = statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat : null);
+    // A spectator (no seat) is told whose move it is, like a player waiting.
+    const s = statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
     const params = Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, t(`color.${v}`)]));
     text = t(s.key, params);
     tone = s.tone;
   } else text = t('status.loading');
-  status.textContent = text;
+  // Only a changed text is written, so screen readers announce news, not every redraw.
+  if (status.textContent !== text) status.textContent = text;
   status.dataset.tone = tone;
 
   // Result.
@@ -390,13 +410,18 @@ function render() {
     }),
   );
   $('record-empty').hidden = rows.length > 0;
-  list.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+  // Keep the latest turn in view inside the list only: scrolling the page would make a
+  // phone jump away from the board after every move.
+  list.scrollTop = list.scrollHeight;
 
   // Controls.
   const local = page.mode === 'local';
   $('local-controls').hidden = !local;
   $('online-controls').hidden = local;
-  if (local) $('undo').disabled = !snap || snap.actions === 0;
+  if (local) {
+    $('undo').disabled = !snap || snap.actions === 0;
+    $('new-game').classList.toggle('primary', !!snap?.outcome);
+  }
   const invite = $('invite');
   invite.hidden = !(o && o.seat && !o.gone && (!view || !view.friendJoined));
   if (o) $('invite-link').value = `${location.origin}/r/${o.roomId}`;
