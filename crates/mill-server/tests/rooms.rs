@@ -497,3 +497,23 @@ async fn a_silent_socket_is_dropped_and_its_seat_shows_offline() {
     drop(light);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn sync_resends_the_state_and_shutdown_closes_sockets_with_1001() {
+    let dir = tmp();
+    let server = Server::start(&dir.path().join("m.db")).await;
+    let (_room, mut light, mut dark) = server.table().await;
+    step(&mut light, &mut dark, "d6").await;
+    light.send(json!({"type": "sync"})).await;
+    let s = light.recv().await;
+    assert_eq!(
+        (s["type"].clone(), s["version"].clone()),
+        (json!("state"), json!(1))
+    );
+    let stopping = tokio::spawn(server.stop());
+    let (_, code) = light.until_closed().await;
+    assert_eq!(code, Some(1001));
+    let (_, code) = dark.until_closed().await;
+    assert_eq!(code, Some(1001));
+    stopping.await.unwrap();
+}
