@@ -268,6 +268,16 @@ async fn every_bad_input_gets_a_coded_error_and_changes_nothing() {
     assert_eq!(watcher.last["version"], 1);
     watcher.command("resign", json!({})).await;
     assert_eq!(watcher.error().await["code"], "spectator");
+    let mut more = Vec::new();
+    for _ in 1..mill_server::rooms::MAX_SPECTATORS {
+        more.push(Client::hello(server.addr, &room, None).await);
+    }
+    let mut one_too_many = Client::connect(server.addr, &room).await;
+    one_too_many.send(json!({"type":"hello","protocol":1})).await;
+    let (seen, code) = one_too_many.until_closed().await;
+    assert_eq!(seen[0]["code"], "room-full");
+    assert_eq!(code, Some(4009));
+    drop(more);
 
     // sockets that never said hello, or said it wrongly
     let mut anon = Client::connect(server.addr, &room).await;
