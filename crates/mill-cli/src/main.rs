@@ -1,7 +1,9 @@
-//! The `mill` command line: perft, game replay and legal turns over `mill-core`.
+//! The `mill` command line: perft, game replay and legal turns over `mill-core`; the
+//! computer's choice (`bestmove`) and engine matches (`arena`) over `mill-engine`.
 
 use clap::{Parser, Subcommand};
-use mill_core::{Game, Notation, Position};
+use mill_core::{Color, Game, Notation, Outcome, Position};
+use mill_engine::{Clock, Engine, Level, Limits, StdClock};
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -9,7 +11,7 @@ use std::process::ExitCode;
 #[command(
     name = "mill",
     version,
-    about = "Nine Men's Morris tools: perft, replay, legal turns"
+    about = "Nine Men's Morris tools: perft, replay, legal turns, the computer's turn, engine matches"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -42,6 +44,70 @@ enum Command {
         /// The position string (default: the start position).
         #[arg(long)]
         position: Option<String>,
+    },
+    /// Print the computer's turn in notation (search details go to standard error).
+    Bestmove {
+        /// easy, medium or hard.
+        #[arg(long, default_value = "hard")]
+        level: Level,
+        /// The position string (default: the start position).
+        #[arg(long)]
+        position: Option<String>,
+        /// Turns played before (from the start or from --position), separated by
+        /// spaces: they are the history that repetitions are scored against.
+        #[arg(long)]
+        moves: Option<String>,
+        /// Time for the turn in milliseconds (default: the level's, 1000).
+        #[arg(long)]
+        movetime: Option<u64>,
+        /// The deepest iteration, in turns (no time limit unless --movetime is given).
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Node limit (no time limit unless --movetime is given).
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// The seed of the level's random choices.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Transposition table size in megabytes.
+        #[arg(long, default_value_t = 32)]
+        tt: usize,
+    },
+    /// Play engine-vs-engine games from varied openings and print wins, draws, losses.
+    Arena {
+        /// The first engine's level.
+        #[arg(long)]
+        a: Level,
+        /// The second engine's level.
+        #[arg(long)]
+        b: Level,
+        /// Games to play (in pairs: each opening once with each colour).
+        #[arg(long, default_value_t = 100)]
+        games: u32,
+        /// Time per turn in milliseconds for both engines, in CPU time of the searching
+        /// thread where Linux provides it (fair on a loaded machine), else wall time
+        /// (default: none, each level searches to its own depth; Hard then needs
+        /// --movetime, --depth or --nodes).
+        #[arg(long)]
+        movetime: Option<u64>,
+        /// Depth limit for both engines (each level still caps its own depth).
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Node limit per turn for both engines.
+        #[arg(long)]
+        nodes: Option<u64>,
+        /// Random placements (turns) that open each game pair.
+        #[arg(long, default_value_t = 2)]
+        opening: u32,
+        /// The seed of the openings and of the engines' choices.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Transposition table size in megabytes, per engine.
+        #[arg(long, default_value_t = 16)]
+        tt: usize,
+        /// Print every game's record and result.
+        #[arg(long)]
+        verbose: bool,
     },
 }
 
@@ -89,18 +155,88 @@ fn run(command: Command) -> Result<(), String> {
             }
             Ok(())
         }
+        Command::Bestmove {
+            level,
+            position,
+            moves,
+            movetime,
+            depth,
+            nodes,
+            seed,
+            tt,
+        } => {
+            let mut game = Game::from_position(parse_position(position.as_deref())?);
+            for (number, token) in record_tokens(moves.as_deref().unwrap_or("")).enumerate() {
+                play_token(&mut game, number + 1, token)?;
+            }
+            let limits = Limits {
+                level,
+                movetime_ms: match (movetime, depth, nodes) {
+                    (Some(ms), _, _) => Some(ms),
+                    (None, None, None) => Some(level.default_movetime_ms()),
+                    _ => None,
+                },
+                depth,
+                nodes,
+                seed,
+            };
+            let mut engine = Engine::new(tt);
+            let result = engine
+                .best_turn(&game, &limits, &mut StdClock::start())
+                .map_err(|e| format!("no turn to play: {e}"))?;
+            let t = game.position().topology();
+            let pv: Vec<String> = result.pv.iter().map(|turn| turn.to_notation(t)).collect();
+            eprintln!(
+                "info level {level} depth {} score {} nodes {} time {} ms pv {}",
+                result.depth,
+                match result.win_in() {
+                    Some(n) => format!("win-in {n}"),
+                    None => result.score.to_string(),
+                },
+                result.nodes,
+                result.elapsed_ms,
+                pv.join(" ")
+            );
+            println!("{}", result.turn.to_notation(t));
+            Ok(())
+        }
+        Command::Arena {
+            a,
+            b,
+            games,
+            movetime,
+            depth,
+            nodes,
+            opening,
+            seed,
+            tt,
+            verbose,
+        } => {
+            if games == 0 {
+                return Err("--games must be at least 1".into());
+            }
+            if movetime.is_none()
+                && depth.is_none()
+                && nodes.is_none()
+                && (a == Level::Hard || b == Level::Hard)
+            {
+                return Err("hard needs a limit per turn: --movetime, --depth or --nodes".into());
+            }
+            let limits = |level: Level| Limits {
+                level,
+                movetime_ms: movetime,
+                depth,
+                nodes,
+                seed: 0,
+            };
+            arena(limits(a), limits(b), games, opening, seed, tt, verbose);
+            Ok(())
+        }
         Command::Replay { file, position } => {
             let text = read_record(file.as_deref())?;
             let mut game = Game::from_position(parse_position(position.as_deref())?);
             for (number, token) in record_tokens(&text).enumerate() {
-                let number = number + 1;
-                let topology = game.position().topology();
-                let turn = token
-                    .parse::<Notation>()
-                    .and_then(|n| n.to_turn(topology))
-                    .map_err(|e| format!("turn {number} ({token}): {e}"))?;
-                game.play(turn)
-                    .map_err(|e| format!("turn {number} ({token}): illegal: {e}"))?;
+                play_token(&mut game, number + 1, token)?;
             }
             println!("{}", game.position());
             match game.outcome() {
@@ -110,6 +246,154 @@ fn run(command: Command) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// Plays one turn of a record, or says which turn is wrong and why.
+fn play_token(game: &mut Game, number: usize, token: &str) -> Result<(), String> {
+    let topology = game.position().topology();
+    let turn = token
+        .parse::<Notation>()
+        .and_then(|n| n.to_turn(topology))
+        .map_err(|e| format!("turn {number} ({token}): {e}"))?;
+    game.play(turn)
+        .map_err(|e| format!("turn {number} ({token}): illegal: {e}"))
+}
+
+/// How one arena game ended, from the first engine's side.
+enum Score {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// Plays `games` games between two engines: each opening (a few random placements)
+/// once with each colour, and prints the score.
+fn arena(a: Limits, b: Limits, games: u32, opening: u32, seed: u64, tt: usize, verbose: bool) {
+    let mut engines = [Engine::new(tt), Engine::new(tt)];
+    let (mut wins, mut draws, mut losses) = (0u32, 0u32, 0u32);
+    let (mut turns_total, mut nodes, mut ms) = (0usize, [0u64; 2], [0u64; 2]);
+    let mut rng = seed;
+    let mut start = Game::default();
+    for g in 0..games {
+        if g % 2 == 0 {
+            start = random_opening(opening, &mut rng);
+        }
+        // Game g: the first engine plays Light in even games, Dark in odd ones.
+        let a_colour = if g % 2 == 0 { Color::Light } else { Color::Dark };
+        let mut game = start.clone();
+        let mut turn_number = 0u64;
+        while !game.is_over() && game.turns().len() < 2000 {
+            let side = usize::from(game.position().turn() != a_colour);
+            let mut limits = if side == 0 { a } else { b };
+            limits.seed = seed ^ (u64::from(g) << 32) ^ (turn_number << 1) ^ side as u64;
+            let result = engines[side]
+                .best_turn(&game, &limits, &mut CpuClock::start())
+                .expect("a game that is not over has a turn");
+            nodes[side] += result.nodes;
+            ms[side] += result.elapsed_ms;
+            game.play(result.turn).expect("the engine plays legal turns");
+            turn_number += 1;
+        }
+        turns_total += game.turns().len();
+        let score = match game.outcome() {
+            Some(Outcome::Win { winner, .. }) if winner == a_colour => Score::Win,
+            Some(Outcome::Win { .. }) => Score::Loss,
+            _ => Score::Draw,
+        };
+        match score {
+            Score::Win => wins += 1,
+            Score::Draw => draws += 1,
+            Score::Loss => losses += 1,
+        }
+        if verbose {
+            let result = game
+                .outcome()
+                .map_or("unfinished (2000 turns)".to_string(), |o| o.to_string());
+            println!(
+                "game {} ({} light): {}; {}",
+                g + 1,
+                if a_colour == Color::Light {
+                    a.level
+                } else {
+                    b.level
+                },
+                result,
+                game.record().join(" ")
+            );
+        }
+    }
+    println!(
+        "{} vs {}: {} games: {} wins, {} draws, {} losses for {} (score {:.1}%)",
+        a.level,
+        b.level,
+        games,
+        wins,
+        draws,
+        losses,
+        a.level,
+        100.0 * (f64::from(wins) + 0.5 * f64::from(draws)) / f64::from(games)
+    );
+    println!(
+        "average game {:.1} turns; {}: {} nodes in {} ms of search; {}: {} nodes in {} ms of search",
+        turns_total as f64 / f64::from(games),
+        a.level,
+        nodes[0],
+        ms[0],
+        b.level,
+        nodes[1],
+        ms[1]
+    );
+}
+
+/// CPU time of the calling thread in nanoseconds, where Linux says.
+fn cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// The arena's clock: CPU time of the searching thread, so that both engines get the
+/// time they were given however loaded the machine is; wall time where not available.
+enum CpuClock {
+    Cpu(u64),
+    Wall(StdClock),
+}
+
+impl CpuClock {
+    fn start() -> CpuClock {
+        match cpu_ns() {
+            Some(ns) => CpuClock::Cpu(ns),
+            None => CpuClock::Wall(StdClock::start()),
+        }
+    }
+}
+
+impl Clock for CpuClock {
+    fn elapsed_ms(&mut self) -> u64 {
+        match self {
+            CpuClock::Cpu(start) => cpu_ns().map_or(0, |now| now.saturating_sub(*start) / 1_000_000),
+            CpuClock::Wall(clock) => clock.elapsed_ms(),
+        }
+    }
+}
+
+/// A game opened by `plies` random turns (placements, with a random removal if one
+/// closes a mill), seeded.
+fn random_opening(plies: u32, rng: &mut u64) -> Game {
+    let mut game = Game::default();
+    for _ in 0..plies {
+        let turns = game.legal_turns();
+        if turns.is_empty() {
+            break;
+        }
+        *rng = rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        let turn = turns[(z % turns.len() as u64) as usize];
+        game.play(turn).expect("a legal turn");
+    }
+    game
 }
 
 fn read_record(file: Option<&str>) -> Result<String, String> {

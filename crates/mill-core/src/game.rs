@@ -81,6 +81,13 @@ impl Game {
         self.turns.iter().map(|turn| turn.to_notation(t)).collect()
     }
 
+    /// The hashes ([`Position::hash`]) of the positions at each turn boundary, the start
+    /// included and the current position last (when no removal is pending): what an
+    /// engine needs to score repetitions along with its own search path.
+    pub fn history(&self) -> &[u64] {
+        &self.history
+    }
+
     /// How often the current position has occurred at a turn boundary.
     pub fn repetitions(&self) -> usize {
         if self.position.pending_removals() > 0 {
@@ -235,5 +242,32 @@ impl Game {
         } else {
             self.position.legal_turns()
         }
+    }
+}
+
+#[cfg(test)]
+mod history_tests {
+    use super::*;
+    use crate::Notation;
+
+    #[test]
+    fn history_holds_each_turn_boundary() {
+        let mut game = Game::default();
+        assert_eq!(game.history(), [game.position().hash()]);
+        let t = game.position().topology();
+        for text in ["a1", "b2", "d1", "d2"] {
+            let turn = text.parse::<Notation>().unwrap().to_turn(t).unwrap();
+            game.play(turn).unwrap();
+        }
+        assert_eq!(game.history().len(), 5);
+        assert_eq!(game.history().last(), Some(&game.position().hash()));
+        // Mid-turn: the placement that closes a mill adds no boundary until the removal.
+        let g1 = t.point("g1").unwrap();
+        game.play_action(Action::Place { to: g1 }).unwrap();
+        assert_eq!(game.history().len(), 5);
+        let d2 = t.point("d2").unwrap();
+        game.play_action(Action::Remove { at: d2 }).unwrap();
+        assert_eq!(game.history().len(), 6);
+        assert_eq!(game.history().last(), Some(&game.position().hash()));
     }
 }

@@ -578,6 +578,14 @@ impl Position {
     /// game is over or mid-turn.
     pub fn legal_turns(&self) -> TurnList {
         let mut list = TurnList::new();
+        self.legal_turns_into(&mut list);
+        list
+    }
+
+    /// Like [`Position::legal_turns`], into a list the caller owns (cleared first): a
+    /// search keeps one list per ply and avoids copying a whole list per node.
+    pub fn legal_turns_into(&self, list: &mut TurnList) {
+        list.clear();
         if self.pending == 0 && !self.is_over_cheap() {
             self.generate(|t| {
                 // The capacity covers every supported rule set (see MAX_TURNS).
@@ -585,7 +593,6 @@ impl Position {
                 debug_assert!(pushed.is_ok(), "TurnList capacity exceeded");
             });
         }
-        list
     }
 
     /// How many legal turns there are, without listing them (perft's leaf count).
@@ -841,5 +848,32 @@ impl fmt::Display for Position {
             self.pending,
             self.quiet
         )
+    }
+}
+
+#[cfg(test)]
+mod legal_turns_into_tests {
+    use super::*;
+
+    #[test]
+    fn reused_list_matches_a_fresh_one() {
+        let mut list = TurnList::new();
+        let mut p = Position::default();
+        let mut state = 7u64;
+        for _ in 0..80 {
+            // `list` still holds the previous position's turns: they must be cleared.
+            p.legal_turns_into(&mut list);
+            assert_eq!(list, p.legal_turns(), "{p}");
+            if list.is_empty() {
+                break;
+            }
+            let (s, r) = splitmix(state);
+            state = s;
+            p = p.play_unchecked(list[(r % list.len() as u64) as usize]);
+        }
+        let mid: Position = ".../.../.../....../.../DD./LLL l 6 7 1 0".parse().unwrap();
+        list.push(Turn::place(Point(0)));
+        mid.legal_turns_into(&mut list);
+        assert!(list.is_empty(), "no turns mid-turn");
     }
 }

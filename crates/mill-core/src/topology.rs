@@ -202,6 +202,7 @@ impl Topology {
     }
 
     /// The lines of three points that make a mill.
+    #[inline]
     pub fn lines(&self) -> &[Bitboard] {
         &self.lines[..self.line_count as usize]
     }

@@ -82,16 +82,19 @@ impl Turn {
     }
 
     /// Where the moved piece came from (`None` for a placement).
+    #[inline]
     pub fn from(&self) -> Option<Point> {
         self.from
     }
 
     /// Where the placed or moved piece arrived.
+    #[inline]
     pub fn to(&self) -> Point {
         self.to
     }
 
     /// The removed opponent pieces, in the order they were removed.
+    #[inline]
     pub fn removals(&self) -> &[Point] {
         &self.removals[..self.removal_count as usize]
     }

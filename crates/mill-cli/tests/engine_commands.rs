@@ -1,0 +1,89 @@
+//! `mill bestmove` and `mill arena` as a user runs them.
+
+use std::process::{Command, Output};
+
+fn mill(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mill"))
+        .args(args)
+        .output()
+        .expect("the mill binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
+}
+
+#[test]
+fn bestmove_closes_the_mill() {
+    let o = mill(&[
+        "bestmove",
+        "--level",
+        "hard",
+        "--position",
+        ".../.../.../....../.../DD./LL. l 7 7 0 0",
+        "--depth",
+        "3",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).starts_with("g1x"), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("depth 3"), "{o:?}");
+}
+
+#[test]
+fn bestmove_is_legal_and_seeded() {
+    let run = |seed: &str| {
+        let o = mill(&["bestmove", "--level", "easy", "--seed", seed, "--moves", "d2 d6"]);
+        assert!(o.status.success(), "{o:?}");
+        stdout(&o)
+    };
+    let turn = run("7");
+    assert_eq!(turn, run("7"));
+    let legal = mill(&["legal", "--position", ".../.D./.../....../.../.L./... l 8 8 0 0"]);
+    assert!(legal.status.success(), "{legal:?}");
+    let legal = stdout(&legal);
+    assert!(legal.lines().any(|l| l == turn), "{turn} not in {legal}");
+}
+
+#[test]
+fn bestmove_rejects_bad_input() {
+    for (args, message) in [
+        (vec!["bestmove", "--level", "expert"], "unknown level"),
+        (vec!["bestmove", "--position", "nonsense"], "bad position string"),
+        (vec!["bestmove", "--moves", "a1 a1"], "turn 2 (a1)"),
+        (
+            vec![
+                "bestmove",
+                "--position",
+                "LLL/.D./.../D....D/.../.../LD. l 0 0 0 0",
+            ],
+            "game is over",
+        ),
+    ] {
+        let o = mill(&args);
+        assert!(!o.status.success(), "{args:?} should fail");
+        assert!(stdout(&o).is_empty(), "{args:?} printed a turn");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(message), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn arena_counts_every_game() {
+    let o = mill(&[
+        "arena", "--a", "medium", "--b", "easy", "--games", "2", "--depth", "2", "--seed", "3",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    let line = out.lines().next().unwrap_or_default();
+    assert!(line.starts_with("medium vs easy: 2 games: "), "{out}");
+    let numbers: Vec<u32> = line
+        .split([' ', ':', ','])
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    // "2 games", then wins, draws, losses adding up to 2.
+    assert_eq!(numbers[0], 2, "{line}");
+    assert_eq!(numbers[1] + numbers[2] + numbers[3], 2, "{line}");
+    let o = mill(&["arena", "--a", "hard", "--b", "easy", "--games", "2"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("hard needs a limit"));
+}

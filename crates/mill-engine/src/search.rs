@@ -1,0 +1,790 @@
+//! Iterative deepening, principal-variation search, move ordering and the root choice.
+
+use crate::tt::{Bound, Table, pack};
+use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, evaluate, mix};
+use arrayvec::ArrayVec;
+use core::fmt;
+use mill_core::{Game, MAX_POINTS, MAX_TURNS, Position, Turn, TurnList};
+
+type Scores = ArrayVec<i32, MAX_TURNS>;
+type History = [[i32; MAX_POINTS]; MAX_POINTS + 1];
+/// The mill lines through each point (unused slots are 0).
+type Through = [[u32; 4]; MAX_POINTS];
+
+fn lines_through(pos: &Position) -> Through {
+    let mut through = [[0u32; 4]; MAX_POINTS];
+    for line in pos.topology().lines() {
+        for p in *line {
+            if let Some(slot) = through[p.index()].iter_mut().find(|s| **s == 0) {
+                *slot = line.0;
+            }
+        }
+    }
+    through
+}
+
+/// The deepest iteration any search starts, in turns.
+pub(crate) const MAX_DEPTH: u32 = 64;
+/// The deepest ply a search path may reach (iterations plus nothing: no extensions).
+const MAX_PLY: usize = MAX_DEPTH as usize + 8;
+const INF: i32 = MATE + 1;
+
+/// Ordering ranks: the table's turn, captures, blocks of an opponent two, killers.
+const ORDER_TT: i32 = 1 << 30;
+const ORDER_CAPTURE: i32 = 1 << 26;
+const ORDER_BLOCK: i32 = 1 << 25;
+const ORDER_THREAT: i32 = 1 << 23;
+const ORDER_KILLER: i32 = 1 << 24;
+const HISTORY_MAX: i32 = 1 << 20;
+/// Half-width of the first root window from depth 4 on.
+const ASPIRATION: i32 = 30;
+const GRAIN: i32 = 1;
+/// Nodes this shallow neither read nor write the table: its memory traffic costs more
+/// than it saves there.
+const TT_DEPTH: i32 = 2;
+/// Reverse futility pruning: depth and margin per turn of depth.
+const RFP_DEPTH: i32 = 3;
+const RFP_MARGIN: i32 = 90;
+
+/// Late-move reductions by depth and turn number: about ln(depth)·ln(number)/2, at
+/// least 1, from integer logarithms in eighths computed at compile time.
+const LMR: [[i32; 64]; 64] = {
+    let mut ln8 = [0i32; 64];
+    let mut n = 2;
+    while n < 64 {
+        let mut p = 0;
+        while (1 << (p + 1)) <= n {
+            p += 1;
+        }
+        let frac8 = ((n - (1 << p)) * 8) / (1 << p);
+        // (log2 n in eighths) · ln 2, ln 2 ≈ 177/256
+        ln8[n] = ((p * 8 + frac8 as i32) * 177) / 256;
+        n += 1;
+    }
+    let mut t = [[0i32; 64]; 64];
+    let mut d = 1;
+    while d < 64 {
+        let mut m = 1;
+        while m < 64 {
+            // ln d · ln m / 2, both in eighths: divide by 64 · 2.
+            let r = (ln8[d] * ln8[m] + 64) / 128;
+            t[d][m] = if r < 1 { 1 } else { r };
+            m += 1;
+        }
+        d += 1;
+    }
+    t
+};
+
+/// What the search found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The turn to play (always one of the position's legal turns).
+    pub turn: Turn,
+    /// Its score for the side to move: [`PIECE`](crate::PIECE) per piece; beyond
+    /// [`MATE_BOUND`] a forced win, see [`SearchResult::win_in`].
+    pub score: i32,
+    /// The last iteration completed, in turns.
+    pub depth: u32,
+    /// Positions visited.
+    pub nodes: u64,
+    /// The expected line of play, starting with `turn`.
+    pub pv: Vec<Turn>,
+    /// Milliseconds spent, by the clock given (0 with [`NoClock`](crate::NoClock)).
+    pub elapsed_ms: u64,
+}
+
+impl SearchResult {
+    /// A forced result seen by the search, in turns from now (the side to move's turns
+    /// and the opponent's): positive when the side to move wins, negative when it loses.
+    pub fn win_in(&self) -> Option<i32> {
+        if self.score >= MATE_BOUND {
+            Some(MATE - self.score)
+        } else if self.score <= -MATE_BOUND {
+            Some(-(MATE + self.score))
+        } else {
+            None
+        }
+    }
+}
+
+/// Why there is no turn to search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchError {
+    /// The game is over (including threefold repetition in the history given).
+    GameOver,
+    /// A removal is pending: the turn in progress must be finished first.
+    MidTurn,
+}
+
+impl fmt::Display for SearchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SearchError::GameOver => "the game is over",
+            SearchError::MidTurn => "a removal is pending: finish the turn in progress first",
+        })
+    }
+}
+
+impl std::error::Error for SearchError {}
+
+/// The engine: a transposition table allocated once, reused by every search.
+#[derive(Debug)]
+pub struct Engine {
+    tt: Table,
+}
+
+impl Engine {
+    /// An engine with a transposition table of about `tt_mb` megabytes (a power of two
+    /// of 32-byte buckets; 16–32 MB suit the browser, 0 gives the 32 KB minimum).
+    pub fn new(tt_mb: usize) -> Engine {
+        Engine {
+            tt: Table::new(tt_mb),
+        }
+    }
+
+    /// The transposition table's size in bytes.
+    pub fn tt_bytes(&self) -> usize {
+        self.tt.bytes()
+    }
+
+    /// The best turn in `game`'s current position, scoring repetitions of the game's
+    /// earlier positions as draws.
+    pub fn best_turn(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        clock: &mut dyn Clock,
+    ) -> Result<SearchResult, SearchError> {
+        if game.is_over() {
+            return Err(SearchError::GameOver);
+        }
+        self.search(game.position(), game.history(), limits, clock)
+    }
+
+    /// The best turn in `position`. `history` holds the hashes
+    /// ([`Position::hash`]) of the positions at earlier turn boundaries, oldest first
+    /// (as [`Game::history`] gives them; the current position may be last or absent).
+    pub fn search(
+        &mut self,
+        position: &Position,
+        history: &[u64],
+        limits: &Limits,
+        clock: &mut dyn Clock,
+    ) -> Result<SearchResult, SearchError> {
+        if position.pending_removals() > 0 {
+            return Err(SearchError::MidTurn);
+        }
+        let root_hash = position.hash();
+        let history = match history.split_last() {
+            Some((&last, earlier)) if last == root_hash => earlier,
+            _ => history,
+        };
+        let earlier = history.iter().filter(|&&h| h == root_hash).count();
+        if position.outcome().is_some() || earlier + 1 >= position.rules().repetitions as usize {
+            return Err(SearchError::GameOver);
+        }
+        let turns = position.legal_turns();
+        if turns.is_empty() {
+            return Err(SearchError::GameOver);
+        }
+        self.tt.new_search();
+        let mut searcher = Searcher::new(&mut self.tt, clock, limits, history, position);
+        Ok(searcher.iterate(position, &turns))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct RootTurn {
+    turn: Turn,
+    score: i32,
+}
+
+struct Searcher<'a> {
+    tt: &'a mut Table,
+    clock: &'a mut dyn Clock,
+    level: Level,
+    max_depth: u32,
+    movetime: Option<u64>,
+    node_limit: Option<u64>,
+    nodes: u64,
+    stopped: bool,
+    can_stop: bool,
+    /// Hashes of the game's positions before the root, then the root, then the path.
+    path: Vec<u64>,
+    root_index: usize,
+    killers: [[u32; 2]; MAX_PLY],
+    /// Indexed by origin (the last slot: a placement) and destination.
+    history: Box<History>,
+    /// One turn list and one list of ordering scores per ply, reused.
+    lists: Vec<TurnList>,
+    scores: Vec<Scores>,
+    through: Through,
+    seed: u64,
+    noise: i32,
+}
+
+impl<'a> Searcher<'a> {
+    fn new(
+        tt: &'a mut Table,
+        clock: &'a mut dyn Clock,
+        limits: &Limits,
+        history: &[u64],
+        root: &Position,
+    ) -> Searcher<'a> {
+        let mut path = Vec::with_capacity(history.len() + MAX_PLY + 1);
+        path.extend_from_slice(history);
+        path.push(root.hash());
+        let level = limits.level;
+        Searcher {
+            tt,
+            clock,
+            level,
+            max_depth: limits.depth.unwrap_or(MAX_DEPTH).clamp(1, level.max_depth()),
+            movetime: limits.movetime_ms,
+            node_limit: limits.nodes,
+            nodes: 0,
+            stopped: false,
+            can_stop: false,
+            root_index: history.len(),
+            path,
+            killers: [[0; 2]; MAX_PLY],
+            history: Box::new([[0; MAX_POINTS]; MAX_POINTS + 1]),
+            lists: vec![TurnList::new(); MAX_PLY],
+            through: lines_through(root),
+            scores: vec![Scores::new(); MAX_PLY],
+            seed: mix(limits.seed),
+            noise: level.eval_noise(),
+        }
+    }
+
+    fn iterate(&mut self, root: &Position, turns: &TurnList) -> SearchResult {
+        let mut scores = Scores::new();
+        order(root, turns, &mut scores, 0, [0; 2], &self.history, &self.through);
+        let mut moves: Vec<RootTurn> = turns
+            .iter()
+            .zip(scores.iter())
+            .map(|(&turn, &score)| RootTurn { turn, score })
+            .collect();
+        moves.sort_by_key(|m| core::cmp::Reverse(m.score));
+        let multi = self.level.root_noise() > 0;
+        let dice = mix(self.seed ^ root.hash() ^ 0x0053_4841_4c4c_4f57);
+        if dice % 100 < self.level.shallow_percent() {
+            self.max_depth = 1;
+        }
+        let mut done: Option<(Vec<RootTurn>, u32)> = None;
+        for depth in 1..=self.max_depth {
+            self.can_stop = depth > 1;
+            let mut trial = moves.clone();
+            let mut window = ASPIRATION;
+            let previous = moves[0].score;
+            let (mut lo, mut hi) = if depth >= 4 && !multi && previous.abs() < MATE_BOUND {
+                (previous - window, previous + window)
+            } else {
+                (-INF, INF)
+            };
+            loop {
+                let score = self.root(root, depth, &mut trial, multi, (lo, hi));
+                if self.stopped || multi || (score > lo && score < hi) || (lo == -INF && hi == INF) {
+                    break;
+                }
+                window *= 4;
+                if score <= lo {
+                    lo = if window > 4 * PIECE { -INF } else { score - window };
+                } else {
+                    hi = if window > 4 * PIECE { INF } else { score + window };
+                }
+            }
+            if self.stopped {
+                break;
+            }
+            moves = trial;
+            done = Some((moves.clone(), depth));
+            let best = moves[0].score;
+            if best.abs() >= MATE_BOUND && ((MATE - best.abs()) as u32) + 2 < depth {
+                break;
+            }
+            if let Some(ms) = self.movetime
+                && self.clock.elapsed_ms().saturating_mul(2) >= ms
+            {
+                break;
+            }
+            if let Some(n) = self.node_limit
+                && self.nodes >= n
+            {
+                break;
+            }
+        }
+        // Depth 1 always completes (stops are not allowed before), so `done` is set.
+        let (moves, depth) = done.unwrap_or((moves, 0));
+        let (turn, score) = self.choose(root, &moves);
+        SearchResult {
+            turn,
+            score,
+            depth,
+            nodes: self.nodes,
+            pv: self.pv(root, turn, depth),
+            elapsed_ms: self.clock.elapsed_ms(),
+        }
+    }
+
+    /// The turn to play from the last completed iteration: the best, or for levels
+    /// with root noise, the best after blurring every exact score.
+    fn choose(&self, root: &Position, moves: &[RootTurn]) -> (Turn, i32) {
+        let amplitude = self.level.root_noise();
+        if amplitude == 0 {
+            return (moves[0].turn, moves[0].score);
+        }
+        let state = mix(self.seed ^ root.hash());
+        let span = amplitude as u64 + 1;
+        let mut best = (moves[0].turn, moves[0].score);
+        let mut best_noisy = i32::MIN;
+        let blind = self.level.blind_percent();
+        let overlooked = |m: &RootTurn| {
+            let step = m.turn.from().map_or(32, |p| p.index() as u64) << 8 | m.turn.to().index() as u64;
+            mix(state ^ step.wrapping_mul(0x9e37_79b9)) % 100 < blind
+        };
+        // Everything overlooked (rare, in small lists): look again.
+        let all_overlooked = moves.iter().all(overlooked);
+        for (i, m) in moves.iter().enumerate() {
+            if !all_overlooked && overlooked(m) {
+                continue;
+            }
+            let r = mix(state.wrapping_add(i as u64));
+            // A triangular spread in [-amplitude, amplitude]: small errors are common,
+            // large ones rare.
+            let noise = (r % span) as i32 + ((r >> 32) % span) as i32 - amplitude;
+            let noisy = if m.score.abs() >= MATE_BOUND {
+                m.score
+            } else {
+                m.score + noise
+            };
+            if noisy > best_noisy {
+                best_noisy = noisy;
+                best = (m.turn, m.score);
+            }
+        }
+        best
+    }
+
+    /// One iteration at the root within the window `(lo, hi)`; returns the best score
+    /// (a bound if it falls outside the window). `moves` ends sorted, best first.
+    fn root(
+        &mut self,
+        root: &Position,
+        depth: u32,
+        moves: &mut [RootTurn],
+        multi: bool,
+        (lo, hi): (i32, i32),
+    ) -> i32 {
+        let mut alpha = lo;
+        let mut best = -INF;
+        for (i, m) in moves.iter_mut().enumerate() {
+            let child = root.play_unchecked(m.turn);
+            self.path.push(child.hash());
+            let d = depth as i32 - 1;
+            let score = if multi {
+                -self.negamax(&child, d, -INF, INF, 1)
+            } else if i == 0 {
+                -self.negamax(&child, d, -hi, -alpha, 1)
+            } else {
+                let s = -self.negamax(&child, d, -alpha - 1, -alpha, 1);
+                if s > alpha && !self.stopped {
+                    -self.negamax(&child, d, -hi, -alpha, 1)
+                } else {
+                    s
+                }
+            };
+            self.path.pop();
+            if self.stopped {
+                return best;
+            }
+            // A turn that failed low has only a bound: it sorts last.
+            m.score = if multi || score > alpha || i == 0 {
+                score
+            } else {
+                -INF
+            };
+            if score > best {
+                best = score;
+                if !multi {
+                    alpha = alpha.max(score);
+                    if score >= hi {
+                        break;
+                    }
+                }
+            }
+        }
+        moves.sort_by_key(|m| core::cmp::Reverse(m.score));
+        if !multi && (best <= lo || best >= hi) {
+            // Outside the window: the caller searches again with a wider one.
+            return best;
+        }
+        self.tt.store(
+            root.hash(),
+            pack(&moves[0].turn),
+            moves[0].score,
+            depth,
+            Bound::Exact,
+        );
+        best
+    }
+
+    fn pv(&mut self, root: &Position, first: Turn, depth: u32) -> Vec<Turn> {
+        let mut pv = vec![first];
+        let mut pos = root.play_unchecked(first);
+        let mut seen = vec![root.hash(), pos.hash()];
+        while pv.len() < depth as usize {
+            let Some(hit) = self.tt.probe(pos.hash()) else {
+                break;
+            };
+            let Some(turn) = pos.legal_turns().into_iter().find(|t| pack(t) == hit.turn) else {
+                break;
+            };
+            pv.push(turn);
+            pos = pos.play_unchecked(turn);
+            if seen.contains(&pos.hash()) {
+                break;
+            }
+            seen.push(pos.hash());
+        }
+        pv
+    }
+
+    #[inline]
+    fn check_limits(&mut self) {
+        if !self.can_stop {
+            return;
+        }
+        if let Some(n) = self.node_limit
+            && self.nodes >= n
+        {
+            self.stopped = true;
+        }
+        if let Some(ms) = self.movetime
+            && self.clock.elapsed_ms() >= ms
+        {
+            self.stopped = true;
+        }
+    }
+
+    #[inline]
+    fn eval(&self, pos: &Position) -> i32 {
+        let e = evaluate(pos);
+        if self.noise == 0 {
+            return e;
+        }
+        let span = 2 * self.noise as u64 + 1;
+        let e = e + (mix(pos.hash() ^ self.seed) % span) as i32 - self.noise;
+        (e + GRAIN / 2).div_euclid(GRAIN) * GRAIN
+    }
+
+    /// The score of a finished position for the side to move (pieces, blockade, the
+    /// quiet-turn draw), or `None` if play goes on.
+    #[inline]
+    fn terminal(pos: &Position, ply: usize) -> Option<i32> {
+        let rules = pos.rules();
+        let us = pos.turn();
+        let them = !us;
+        let lose = -(MATE - ply as i32);
+        if pos.on_board(us) + pos.in_hand(us) < rules.lose_below {
+            return Some(lose);
+        }
+        if pos.on_board(them) + pos.in_hand(them) < rules.lose_below {
+            return Some(-lose);
+        }
+        if !has_step(pos) {
+            return Some(lose);
+        }
+        if pos.quiet_turns() >= rules.quiet_limit {
+            return Some(0);
+        }
+        None
+    }
+
+    /// Whether the current position (last on the path) repeats: once within the search
+    /// (a draw can be forced by repeating again), or twice in the game before.
+    #[inline]
+    fn repeated(&self, pos: &Position) -> bool {
+        let h = pos.hash();
+        let n = self.path.len() - 1;
+        let reach = (pos.quiet_turns() as usize).min(n);
+        let mut before_root = 0;
+        let mut k = 2;
+        while k <= reach {
+            let i = n - k;
+            if self.path[i] == h {
+                if i >= self.root_index {
+                    return true;
+                }
+                before_root += 1;
+                if before_root + 1 >= pos.rules().repetitions as usize {
+                    return true;
+                }
+            }
+            k += 2;
+        }
+        false
+    }
+
+    fn negamax(&mut self, pos: &Position, depth: i32, mut alpha: i32, mut beta: i32, ply: usize) -> i32 {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.check_limits();
+        }
+        if self.stopped {
+            return 0;
+        }
+        if let Some(score) = Self::terminal(pos, ply) {
+            return score;
+        }
+        if self.repeated(pos) {
+            return 0;
+        }
+        // Mate distance pruning: no line from here beats a win now or loses slower
+        // than a loss next turn.
+        alpha = alpha.max(-(MATE - ply as i32));
+        beta = beta.min(MATE - ply as i32 - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        if depth <= 0 || ply >= MAX_PLY - 1 {
+            return self.eval(pos);
+        }
+        let pv_node = beta - alpha > 1;
+        let key = pos.hash();
+        let mut tt_turn = 0;
+        if let Some(hit) = if depth >= TT_DEPTH {
+            self.tt.probe(key)
+        } else {
+            None
+        } {
+            tt_turn = hit.turn;
+            if !pv_node && hit.depth >= depth as u32 {
+                let s = from_tt(hit.score, ply);
+                match hit.bound {
+                    Bound::Exact => return s,
+                    Bound::Lower if s >= beta => return s,
+                    Bound::Upper if s <= alpha => return s,
+                    _ => {}
+                }
+            }
+        }
+        // Reverse futility: at shallow depth, a position far above beta stays there.
+        if !pv_node && depth <= RFP_DEPTH && beta.abs() < MATE_BOUND {
+            let e = self.eval(pos);
+            if e - RFP_MARGIN * depth >= beta {
+                return e;
+            }
+        }
+        pos.legal_turns_into(&mut self.lists[ply]);
+        let n = self.lists[ply].len();
+        if n == 0 {
+            return self.eval(pos);
+        }
+        order(
+            pos,
+            &self.lists[ply],
+            &mut self.scores[ply],
+            tt_turn,
+            self.killers[ply],
+            &self.history,
+            &self.through,
+        );
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_turn = 0u32;
+        for i in 0..n {
+            // Selection sort, lazily: a cutoff usually comes within the first few turns.
+            let scores = &mut self.scores[ply];
+            let mut j = i;
+            for k in i + 1..n {
+                if scores[k] > scores[j] {
+                    j = k;
+                }
+            }
+            scores.swap(i, j);
+            let order = scores[i];
+            let turns = &mut self.lists[ply];
+            turns.swap(i, j);
+            let turn = turns[i];
+            let quiet = turn.removals().is_empty();
+            let child = pos.play_unchecked(turn);
+            self.path.push(child.hash());
+            let mut score;
+            if i == 0 {
+                score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+            } else {
+                let reduction = if depth >= 3 && i >= 3 && quiet && order < ORDER_KILLER {
+                    let r = LMR[(depth as usize).min(63)][i.min(63)];
+                    (r - pv_node as i32).clamp(1, depth - 2)
+                } else {
+                    0
+                };
+                score = -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
+                if score > alpha && reduction > 0 {
+                    score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                }
+                if score > alpha && score < beta {
+                    score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+                }
+            }
+            self.path.pop();
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                best_turn = pack(&turn);
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        if quiet {
+                            self.reward(&turn, ply, depth);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        if depth >= TT_DEPTH {
+            self.tt
+                .store(key, best_turn, to_tt(best, ply), depth as u32, bound);
+        }
+        best
+    }
+
+    fn reward(&mut self, turn: &Turn, ply: usize, depth: i32) {
+        let packed = pack(turn);
+        let k = &mut self.killers[ply];
+        if k[0] != packed {
+            k[1] = k[0];
+            k[0] = packed;
+        }
+        let from = turn.from().map_or(MAX_POINTS, |p| p.index());
+        let h = &mut self.history[from][turn.to().index()];
+        *h += depth * depth;
+        if *h > HISTORY_MAX {
+            for row in self.history.iter_mut() {
+                for v in row.iter_mut() {
+                    *v /= 2;
+                }
+            }
+        }
+    }
+}
+
+/// Ordering scores into `scores`, one per turn of `turns`.
+fn order(
+    pos: &Position,
+    turns: &TurnList,
+    scores: &mut Scores,
+    tt_turn: u32,
+    killers: [u32; 2],
+    history: &History,
+    through: &Through,
+) {
+    scores.clear();
+    let t = pos.topology();
+    let us = pos.turn();
+    let mine = pos.pieces(us).0;
+    let theirs = pos.pieces(!us).0;
+    let empty = t.all().0 & !(mine | theirs);
+    // The opponent's twos: their empty points (to block) and their pieces (to remove).
+    let mut their_points = 0u32;
+    let mut their_two_pieces = 0u32;
+    for line in t.lines() {
+        let l = line.0;
+        if (l & theirs).count_ones() == 2 && l & mine == 0 {
+            their_points |= l & empty;
+            their_two_pieces |= l & theirs;
+        }
+    }
+    for turn in turns {
+        let packed = pack(turn);
+        let to = turn.to();
+        scores.push(if packed == tt_turn {
+            ORDER_TT
+        } else if let Some(&r) = turn.removals().first() {
+            let mut s = ORDER_CAPTURE;
+            if their_two_pieces & (1 << r.index()) != 0 {
+                s += 1000;
+            }
+            s + (t.neighbours(r).0 & empty).count_ones() as i32 * 10
+        } else if their_points & (1 << to.index()) != 0 {
+            ORDER_BLOCK
+        } else if threatens(turn, mine, theirs, through) {
+            ORDER_THREAT
+        } else if packed == killers[0] {
+            ORDER_KILLER + 1
+        } else if packed == killers[1] {
+            ORDER_KILLER
+        } else {
+            let from = turn.from().map_or(MAX_POINTS, |p| p.index());
+            history[from][to.index()]
+        });
+    }
+}
+
+/// Whether a quiet turn makes a two with an empty third point: by arriving on a line
+/// (placing or stepping), or by stepping out of a standing mill to close it again.
+#[inline]
+fn threatens(turn: &Turn, mine: u32, theirs: u32, through: &Through) -> bool {
+    let to = turn.to().index();
+    let from_bit = turn.from().map_or(0, |p| 1u32 << p.index());
+    let after = (mine & !from_bit) | 1 << to;
+    let arrives = through[to % MAX_POINTS]
+        .iter()
+        .any(|&l| l != 0 && l & theirs == 0 && (l & after).count_ones() == 2);
+    arrives
+        || turn.from().is_some_and(|p| {
+            through[p.index() % MAX_POINTS]
+                .iter()
+                .any(|&l| l != 0 && l & mine == l && l & (1 << to) == 0)
+        })
+}
+
+/// Whether the side to move has a placement or a step.
+#[inline]
+fn has_step(pos: &Position) -> bool {
+    let t = pos.topology();
+    let us = pos.turn();
+    let mine = pos.pieces(us).0;
+    let empty = t.all().0 & !(mine | pos.pieces(!us).0);
+    if empty == 0 {
+        return false;
+    }
+    if pos.in_hand(us) > 0 || pos.on_board(us) <= pos.rules().fly_at {
+        return true;
+    }
+    pos.pieces(us).iter().any(|p| t.neighbours(p).0 & empty != 0)
+}
+
+#[inline]
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+#[inline]
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}

@@ -1,0 +1,250 @@
+//! The engine finds forced wins in short tactical positions, never returns an illegal
+//! turn, is deterministic under a seed, and varies its play between seeds.
+
+use mill_core::{Color, Game, Position, Turn};
+use mill_engine::{Engine, Level, Limits, NoClock, PIECE, SearchError, SearchResult};
+
+fn position(s: &str) -> Position {
+    s.parse()
+        .unwrap_or_else(|e| panic!("bad test position {s:?}: {e}"))
+}
+
+fn search(p: &Position, limits: Limits) -> SearchResult {
+    Engine::new(1)
+        .search(p, &[], &limits, &mut NoClock)
+        .expect("a position with turns")
+}
+
+fn notation(p: &Position, t: Turn) -> String {
+    t.to_notation(p.topology())
+}
+
+#[test]
+fn mill_in_one_wins_at_once_at_every_level_but_easy() {
+    // Dark is down to three pieces; Light steps g4-g1 closing a1 d1 g1 and wins.
+    let p = position("D../.D./D../.....L/.../.../LL. l 0 0 0 0");
+    for level in [Level::Medium, Level::Hard] {
+        let r = search(&p, Limits::new(level, 1).with_depth(4));
+        assert_eq!(r.win_in(), Some(1), "{level}: {r:?}");
+        assert!(
+            notation(&p, r.turn).starts_with("g4-g1x"),
+            "{level}: {}",
+            notation(&p, r.turn)
+        );
+    }
+}
+
+#[test]
+fn placing_mill_in_one_is_taken() {
+    // a1 d1 are Light's, g1 is free: g1 closes the mill and removes a Dark piece.
+    let p = position(".../.../.../....../.../DD./LL. l 7 7 0 0");
+    for level in [Level::Medium, Level::Hard] {
+        let r = search(&p, Limits::new(level, 5).with_depth(3));
+        assert!(
+            notation(&p, r.turn).starts_with("g1x"),
+            "{level}: {}",
+            notation(&p, r.turn)
+        );
+        assert!(r.score > PIECE / 2, "{level}: {}", r.score);
+    }
+}
+
+#[test]
+fn blockade_wins() {
+    // Dark's four pieces can only go to g4; f4-g4 blocks them all.
+    let p = position("DDD/.L./.../L...L./.../.../DL. l 0 0 0 0");
+    let r = search(&p, Limits::new(Level::Hard, 2).with_depth(3));
+    assert_eq!(notation(&p, r.turn), "f4-g4");
+    assert_eq!(r.win_in(), Some(1));
+    let after = p.play(r.turn).unwrap();
+    assert!(matches!(
+        after.outcome(),
+        Some(mill_core::Outcome::Win {
+            winner: Color::Light,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn double_threat_wins_a_piece_against_best_defence() {
+    // Light (a1, g7) can make two mill threats at once (a7, or d1 then a7): Dark
+    // cannot block both. Both sides play Hard at depth 5; after a few turns Dark is a
+    // piece down and Light is not.
+    let p = position("..L/.../.D./....../.../.D./L.. l 6 6 0 0");
+    let first = search(&p, Limits::new(Level::Hard, 3).with_depth(5));
+    assert!(
+        first.score >= PIECE * 3 / 4,
+        "Light should see a piece won: {first:?}"
+    );
+    let mut game = Game::from_position(p);
+    let mut engine = Engine::new(1);
+    for _ in 0..6 {
+        let r = engine
+            .best_turn(&game, &Limits::new(Level::Hard, 3).with_depth(5), &mut NoClock)
+            .unwrap();
+        game.play(r.turn).unwrap();
+    }
+    let total = |p: &Position, c| p.on_board(c) + p.in_hand(c);
+    let now = game.position();
+    assert_eq!(
+        total(now, Color::Light),
+        total(&p, Color::Light),
+        "{:?}",
+        game.record()
+    );
+    assert!(
+        total(now, Color::Dark) < total(&p, Color::Dark),
+        "{:?}",
+        game.record()
+    );
+}
+
+#[test]
+fn prefers_the_faster_win() {
+    // Light can win now (g4-g1 closes a mill against three pieces); slower wins exist
+    // too. The score must say win in 1.
+    let p = position("D../.D./D../.....L/.../.../LL. l 0 0 0 0");
+    let r = search(&p, Limits::new(Level::Hard, 9).with_depth(6));
+    assert_eq!(r.win_in(), Some(1));
+}
+
+#[test]
+fn sees_its_own_loss() {
+    // Dark to move, three pieces against Light's ready mill on g1 that Dark cannot
+    // block in time? Dark flies and can block g1: then no forced loss in one.
+    let p = position("D../.D./D../.....L/.../.../LL. d 0 0 0 0");
+    let r = search(&p, Limits::new(Level::Hard, 9).with_depth(4));
+    assert!(
+        notation(&p, r.turn).ends_with("-g1"),
+        "Dark must block g1: {}",
+        notation(&p, r.turn)
+    );
+}
+
+#[test]
+fn no_turn_mid_turn_or_after_the_end() {
+    let mut engine = Engine::new(0);
+    let limits = Limits::new(Level::Hard, 0).with_depth(2);
+    let mid = position(".../.../.../....../.../DD./LLL l 6 7 1 0");
+    assert_eq!(
+        engine.search(&mid, &[], &limits, &mut NoClock),
+        Err(SearchError::MidTurn)
+    );
+    // Light is blocked.
+    let over = position("LLL/.D./.../D....D/.../.../LD. l 0 0 0 0");
+    assert!(over.outcome().is_some());
+    assert_eq!(
+        engine.search(&over, &[], &limits, &mut NoClock),
+        Err(SearchError::GameOver)
+    );
+    // The position occurred twice before: a third time is a draw.
+    let p = position("L.D/.LD/D.L/LD..DL/L.D/.D./L.D l 0 0 0 2");
+    let h = p.hash();
+    assert_eq!(
+        engine.search(&p, &[h, 1, h, 2], &limits, &mut NoClock),
+        Err(SearchError::GameOver)
+    );
+    assert!(engine.search(&p, &[h, 1], &limits, &mut NoClock).is_ok());
+}
+
+/// A tiny seeded generator for the random games of the tests.
+fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[test]
+fn every_level_returns_legal_turns_in_random_positions() {
+    let mut rng = 12345u64;
+    let mut engine = Engine::new(1);
+    let mut checked = 0;
+    for game_number in 0..12 {
+        let mut game = Game::default();
+        let mut ply = 0u64;
+        while !game.is_over() && ply < 120 {
+            let turns = game.legal_turns();
+            if ply % 7 == game_number % 7 {
+                let level = Level::ALL[(ply % 3) as usize];
+                let limits = Limits::new(level, ply).with_nodes(3_000);
+                let r = engine.best_turn(&game, &limits, &mut NoClock).unwrap();
+                assert!(
+                    turns.contains(&r.turn),
+                    "{level} played an illegal turn in {}",
+                    game.position()
+                );
+                assert_eq!(r.pv.first(), Some(&r.turn));
+                checked += 1;
+            }
+            let turn = turns[(next(&mut rng) % turns.len() as u64) as usize];
+            game.play(turn).unwrap();
+            ply += 1;
+        }
+    }
+    assert!(checked > 100, "only {checked} positions checked");
+}
+
+#[test]
+fn same_seed_same_result() {
+    let p = position("..D/.L./.D./.L.DL./.../.D./L.. l 5 5 0 0");
+    for level in Level::ALL {
+        let limits = Limits::new(level, 42).with_depth(4);
+        let a = search(&p, limits);
+        let mut engine = Engine::new(1);
+        // A used engine gives the same answer as a fresh one.
+        let _ = engine.search(
+            &position(".../.../.../....../.../.../... l 9 9 0 0"),
+            &[],
+            &limits,
+            &mut NoClock,
+        );
+        let b = engine.search(&p, &[], &limits, &mut NoClock).unwrap();
+        assert_eq!(a, b, "{level}");
+        let nodes = search(&p, Limits::new(level, 42).with_nodes(5_000));
+        assert_eq!(
+            nodes,
+            search(&p, Limits::new(level, 42).with_nodes(5_000)),
+            "{level}"
+        );
+    }
+}
+
+#[test]
+fn every_level_varies_its_opening_with_the_seed() {
+    let start = Position::default();
+    for (level, depth, at_least) in [(Level::Easy, 2, 6), (Level::Medium, 3, 2), (Level::Hard, 4, 2)] {
+        let mut seen: Vec<String> = (0..24)
+            .map(|seed| {
+                notation(
+                    &start,
+                    search(&start, Limits::new(level, seed).with_depth(depth)).turn,
+                )
+            })
+            .collect();
+        seen.sort();
+        seen.dedup();
+        assert!(seen.len() >= at_least, "{level} opened with only {seen:?}");
+    }
+}
+
+#[test]
+fn easy_makes_mistakes_that_hard_does_not() {
+    // Over 100 seeds, Easy sometimes leaves a mill in one (g1) untaken; Hard never.
+    let p = position(".../.../.../....../.../DD./LL. l 7 7 0 0");
+    let missed = |level: Level| {
+        (0..100)
+            .filter(|&seed| {
+                !notation(&p, search(&p, Limits::new(level, seed).with_depth(2)).turn).starts_with("g1x")
+            })
+            .count()
+    };
+    assert_eq!(missed(Level::Hard), 0);
+    let easy = missed(Level::Easy);
+    assert!(
+        (5..=60).contains(&easy),
+        "Easy missed the mill {easy} times in 100"
+    );
+}
