@@ -233,7 +233,11 @@ async function openRoom(roomId) {
     onConnection: (status, code) => {
       o.connection = status;
       if (status === 'closed' && code === 4004) o.gone = 'online.roomGone';
+      if (status === 'closed' && code === 4001) o.gone = 'online.reload';
       render();
+      // The server no longer knows this seat key (the key was forgotten on `bad-key`):
+      // open the room afresh, which joins a free seat or watches.
+      if (status === 'closed' && code === 4003 && page.online === o) route();
     },
   });
 }

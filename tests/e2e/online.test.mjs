@@ -222,3 +222,30 @@ test('after the server restarts, both pages reconnect by themselves and play on'
     rmSync(own.dir, { recursive: true, force: true });
   }
 });
+
+test('a seat key the server does not know is dropped, and the page joins the free seat instead', async () => {
+  const lightContext = await browser.newContext({ viewport: PHONE });
+  const light = await openPage(lightContext, `${server.url}/`);
+  await light.locator('#start-friend').click();
+  await waitStatus(light, 'Waiting for your friend to open the link');
+  const invite = light.url();
+  const room = invite.split('/r/')[1];
+  // A browser holding a made-up key for this room (say, from a wiped server).
+  const darkContext = await browser.newContext({ viewport: PHONE });
+  await darkContext.addInitScript(
+    ([room]) => {
+      if (!localStorage.getItem(`mill.seat.${room}`)) {
+        localStorage.setItem(`mill.seat.${room}`, JSON.stringify({ seat: 'dark', key: 'f'.repeat(64) }));
+      }
+    },
+    [room],
+  );
+  const dark = await openPage(darkContext, invite);
+  await waitStatus(dark, 'Waiting for Light to move');
+  assert.equal(await dark.locator('#seat-note').innerText(), 'You play Dark');
+  const kept = await dark.evaluate((room) => JSON.parse(localStorage.getItem(`mill.seat.${room}`)).key, room);
+  assert.notEqual(kept, 'f'.repeat(64));
+  await waitStatus(light, 'Light: place a piece');
+  await lightContext.close();
+  await darkContext.close();
+});
