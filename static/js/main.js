@@ -1,7 +1,7 @@
 // Wiring: screens, modes, panels and buttons. Local play asks the WebAssembly rules;
 // online play asks the server; the board component (widget.js) is the same for both.
 
-import { other, recordRows, statusOf } from './board.js';
+import { blankSnapshot, other, recordRows, statusOf } from './board.js';
 import { computerStatus, createComputer, engineWorker, loadSettings, randomSeed, resultForPerson, saveSettings } from './computer.js';
 import { pickLanguage, translator } from './i18n.js';
 import { connectRoom } from './net.js';
@@ -263,6 +263,9 @@ async function openRoom(roomId) {
   ensureBoard(localGame(mod).topology);
   page.mode = 'online';
   page.online = { roomId, seat: null, key: null, state: null, connection: 'connecting', replaced: false, gone: null };
+  // Not the previous game's pieces while the room's state is on its way.
+  page.snapshot = blankSnapshot();
+  page.board.set(page.snapshot);
   showScreen('game');
   render();
   let seat = memorySeats.get(roomId) ?? seatFor(storage, roomId);

@@ -4,6 +4,7 @@ import { after, before, test } from 'node:test';
 
 import {
   actionsOf,
+  axeSerious,
   clickAction,
   DESKTOP,
   launch,
@@ -78,6 +79,7 @@ test('a full same-device game played by clicks, to a win', async () => {
   assert.deepEqual(board.canPlace, []);
   assert.deepEqual(board.lastTo, ['g4']);
   await shot(page, 'local-03-won-phone');
+  assert.deepEqual(await axeSerious(page), [], 'game-over screen');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
@@ -120,6 +122,8 @@ test('reload restores the game; undo and new game work', async () => {
   assert.deepEqual(board.canRemove.sort(), ['b2', 'd2']);
   await clickAction(page, 'xd2');
   assert.equal(await statusText(page), 'Dark: place a piece');
+  assert.equal(await point(page, 'd2').getAttribute('aria-label'), 'd2, empty, can place, last move');
+  await shot(page, 'local-07-after-removal-phone');
 
   await page.locator('#undo').click();
   board = await readBoard(page);
@@ -206,5 +210,30 @@ test('on a phone, playing does not scroll the page away from the board', async (
   const { context, page } = await startLocal(PHONE);
   for (const a of actionsOf('b2 b4 d3 c3 e3 c5 e4 d2 e5xb4 b4 d5 d6')) await clickAction(page, a);
   assert.equal(await page.evaluate(() => window.scrollY), 0);
+  await context.close();
+});
+
+test('flying: a side with three pieces may go to any free point', async () => {
+  // A saved game that starts from a position where Light has three pieces left.
+  const start = 'LDL/.D./.../.D..D./.../L../... l 0 0 0 0';
+  const context = await browser.newContext({ viewport: PHONE });
+  await context.addInitScript((start) => {
+    if (!localStorage.getItem('mill.game.local')) {
+      localStorage.setItem('mill.game.local', JSON.stringify({ start, actions: [] }));
+    }
+  }, start);
+  const page = await openPage(context, `${server.url}/#local`);
+  await page.locator('#board-host [data-point="a1"]').waitFor();
+  assert.equal(await statusText(page), 'Light is flying: pick any own piece');
+  assert.match(await page.locator('.card[data-side="light"] .phase').innerText(), /flying/);
+  await point(page, 'a7').click();
+  const board = await readBoard(page);
+  assert.equal(board.target.length, 24 - 7, 'every free point is offered');
+  assert.equal(await statusText(page), 'Light is flying: pick any free point');
+  await shot(page, 'local-08-flying-phone');
+  await point(page, 'e3').click();
+  assert.equal((await readBoard(page)).pieces.e3, 'light');
+  assert.equal(await statusText(page), 'Dark: pick a piece to move');
+  assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -145,9 +145,8 @@ struct Table {
 
 async fn http(addr: SocketAddr, method: &str, path: &str) -> anyhow::Result<Value> {
     let mut stream = TcpStream::connect(addr).await?;
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    );
+    let request =
+        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).await?;
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).await?;
@@ -241,7 +240,11 @@ async fn play(mut t: Table, think: Duration, totals: Arc<Totals>) -> Vec<u32> {
             for i in 0..2 {
                 let msg = json!({"type": "new-round", "id": format!("{id}-{i}"),
                     "round": state["round"], "version": state["version"]});
-                if t.seats[i].send(Message::Text(msg.to_string().into())).await.is_err() {
+                if t.seats[i]
+                    .send(Message::Text(msg.to_string().into()))
+                    .await
+                    .is_err()
+                {
                     totals.dropped.fetch_add(1, Ordering::Relaxed);
                     return latencies;
                 }
@@ -268,19 +271,29 @@ async fn play(mut t: Table, think: Duration, totals: Arc<Totals>) -> Vec<u32> {
         let msg = json!({"type": "action", "id": id, "round": state["round"],
             "version": state["version"], "action": action});
         let sent = Instant::now();
-        if t.seats[mover].send(Message::Text(msg.to_string().into())).await.is_err() {
+        if t.seats[mover]
+            .send(Message::Text(msg.to_string().into()))
+            .await
+            .is_err()
+        {
             totals.dropped.fetch_add(1, Ordering::Relaxed);
             return latencies;
         }
         let version = json!(state["version"].as_u64().unwrap_or(0) + 1);
         let opponent = 1 - mover;
-        if wait_for(&mut t, opponent, &state["round"], &version, &totals).await.is_err() {
+        if wait_for(&mut t, opponent, &state["round"], &version, &totals)
+            .await
+            .is_err()
+        {
             totals.dropped.fetch_add(1, Ordering::Relaxed);
             return latencies;
         }
         latencies.push(sent.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
         totals.actions.fetch_add(1, Ordering::Relaxed);
-        if wait_for(&mut t, mover, &state["round"], &version, &totals).await.is_err() {
+        if wait_for(&mut t, mover, &state["round"], &version, &totals)
+            .await
+            .is_err()
+        {
             totals.dropped.fetch_add(1, Ordering::Relaxed);
             return latencies;
         }
