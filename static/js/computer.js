@@ -203,8 +203,9 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
     },
     /** The person may click the board: their move, nothing of the computer's under way. */
     canAct,
+    /** Undo is offered even while the computer thinks or shows its turn: it cancels that. */
     canUndo() {
-      return busy === null && canTakeBack(snapshot(), s.human);
+      return canTakeBack(snapshot(), s.human);
     },
     /** Begins (or resumes after a reload): the computer moves if it is its turn. */
     start() {

@@ -196,15 +196,22 @@ test('the page stays responsive while the computer thinks, and Undo cancels the 
   });
   await startComputer(page);
   await point(page, 'd6').click();
+  // Undo in the middle of Hard's search (clicked in the page, so nothing runs in between):
+  // the position goes back at once and the search's late answer never lands.
+  const undo = await page.evaluate(() => {
+    const status = document.querySelector('#status');
+    const before = { tone: status.dataset.tone, disabled: document.querySelector('#undo').disabled };
+    document.querySelector('#undo').click();
+    return { before, after: status.textContent, records: document.querySelectorAll('#record li').length };
+  });
+  assert.deepEqual(undo, { before: { tone: 'wait', disabled: false }, after: 'Light: place a piece', records: 0 });
+
+  await point(page, 'b4').click();
   assert.equal(await statusText(page), 'The computer (Dark) is thinking…');
-  // The language switch answers during Hard's second of search: the page is not frozen.
+  // The language switch answers during the search: the page is not frozen.
   await page.locator('#lang').click();
   assert.equal(await statusText(page), 'Компьютер (Тёмные) думает…');
   await shot(page, 'computer-05-thinking-ru-phone');
-  // Undo in the middle of the search: the position goes back and the late answer never lands.
-  await page.locator('#undo').click();
-  assert.deepEqual(await recordTurns(page), []);
-  await point(page, 'b4').click();
   await computerDone(page);
   const turns = await recordTurns(page);
   assert.equal(turns.length, 2);
@@ -214,6 +221,33 @@ test('the page stays responsive while the computer thinks, and Undo cancels the 
   assert.equal(countSide(pieces, 'light'), 1, 'the undone d6 came back');
   assert.equal(countSide(pieces, 'dark'), 1, 'the cancelled search still played');
   await shot(page, 'computer-06-ru-phone');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('the person’s winning turn ends the game with “You win!”', async () => {
+  // The same-device tests' blockade game: Dark's last placement, g4, leaves Light no move.
+  // The person plays Dark here; the computer (Light) has made every other turn.
+  const actions = 'b2 b4 d3 c3 e3 c5 e4 d2 e5 xb4 b4 d5 d6 f2 d7 f4 f6 g7'.split(' ');
+  const { context, page } = await open({
+    viewport: DESKTOP,
+    saved: {
+      'mill.game.computer': JSON.stringify({ start: START, actions }),
+      'mill.computer.settings': JSON.stringify({ level: 'easy', human: 'dark', seed: 3 }),
+    },
+  });
+  await startComputer(page);
+  assert.equal(await statusText(page), 'Dark: place a piece');
+  await point(page, 'g4').click();
+  await page.locator('#result').waitFor();
+  assert.equal(await page.locator('#result-title').innerText(), 'You win!');
+  assert.equal(await page.locator('#result-reason').innerText(), 'Light has no legal move.');
+  assert.equal(await page.locator('.card.winner').getAttribute('data-side'), 'dark');
+  await shot(page, 'computer-08-you-win-desktop');
+  // Undo takes the winning turn back (there is no computer reply to it).
+  await page.locator('#undo').click();
+  assert.equal(await page.locator('#result').isHidden(), true);
+  assert.equal(await statusText(page), 'Dark: place a piece');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
