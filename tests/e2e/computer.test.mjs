@@ -131,6 +131,8 @@ test('Vs computer: several turns by clicks, each answered with a legal turn; the
   assert.equal(await page.evaluate(() => location.hash), '#computer');
   assert.equal(await saved(page, 'mill.game.local'), null);
 
+  assert.deepEqual(await axeSerious(page), []);
+
   // The start screen offers to continue it.
   await page.locator('#menu').click();
   assert.equal(await page.locator('#start-computer-hint').innerText(), 'Continue the saved game');
