@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { axeSerious, DESKTOP, launch, openPage, PHONE, point, readBoard, shot, startStaticServer, statusText } from './helpers.mjs';
+import { axeSerious, DESKTOP, launch, openPage, PHONE, point, readBoard, shot, startStaticServer, statusText, topology } from './helpers.mjs';
 
 const START = '.../.../.../....../.../.../... l 9 9 0 0';
 
@@ -160,6 +160,49 @@ test('the computer’s removal is shown as a step after its placement', async ()
   const after = await readBoard(page);
   assert.equal(countSide(after.pieces, 'light'), 2);
   assert.match((await recordTurns(page)).at(-1), /^g1x[abc][123]$/);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('moving: the person moves a piece by clicks and the computer answers with a step along a line', async () => {
+  // Both sides have placed their nine pieces (the engine played itself at Medium, seed 4).
+  const actions = 'd6 d5 b6 f6 b2 b4 c5 f2 f4 g4 g1 d1 d3 a4 c4 c3 a7 e3'.split(' ');
+  const { context, page } = await open({
+    saved: {
+      'mill.game.computer': JSON.stringify({ start: START, actions }),
+      'mill.computer.settings': JSON.stringify({ level: 'easy', human: 'light', seed: 11 }),
+    },
+  });
+  await startComputer(page);
+  assert.equal(await statusText(page), 'Light: pick a piece to move');
+  for (let turn = 0; turn < 2; turn++) {
+    let board = await readBoard(page);
+    const from = board.canSelect[0];
+    await point(page, from).click();
+    board = await readBoard(page);
+    assert.deepEqual(board.selected, [from]);
+    await point(page, board.target[0]).click();
+    // A mill closed by the person: remove before the turn passes.
+    board = await readBoard(page);
+    if (board.canRemove.length) await point(page, board.canRemove[0]).click();
+    const before = await readBoard(page);
+    await computerDone(page);
+    if (await page.locator('#result').isVisible()) break;
+    const after = await readBoard(page);
+    const reply = (await recordTurns(page)).at(-1);
+    const [step, ...removed] = reply.split('x');
+    const [dfrom, to] = step.split('-');
+    assert.ok(to, `a move was expected, got ${reply}`);
+    assert.equal(before.pieces[dfrom], 'dark', `${reply}: ${dfrom} was not Dark's`);
+    assert.equal(before.pieces[to], undefined, `${reply}: ${to} was not free`);
+    assert.ok(topology.neighbours[dfrom].includes(to), `${reply}: ${to} is not next to ${dfrom}`);
+    assert.equal(after.pieces[to], 'dark');
+    assert.equal(after.pieces[dfrom], undefined);
+    for (const r of removed) assert.equal(after.pieces[r], undefined);
+    assert.deepEqual(after.lastTo, [to]);
+    assert.match(await statusText(page), /^Light/);
+  }
+  await shot(page, 'computer-09-moving-phone');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
