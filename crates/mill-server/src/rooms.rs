@@ -480,6 +480,7 @@ impl Rooms {
             }));
             return;
         };
+        let received = std::time::Instant::now();
         let mut room = lock(&room_arc);
         let refuse = |room: &Room, code: &str, message: &str| {
             let _ = tx.try_send(room.error(Some(cid), code, message));
@@ -574,6 +575,10 @@ impl Rooms {
                 room.committed = view;
                 let _ = tx.try_send(ack);
                 room.broadcast_state();
+                let took = received.elapsed();
+                if took > std::time::Duration::from_millis(50) {
+                    tracing::debug!(ms = took.as_millis() as u64, "slow command");
+                }
             }),
         );
     }
