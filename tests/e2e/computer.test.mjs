@@ -140,26 +140,30 @@ test('Vs computer: several turns by clicks, each answered with a legal turn; the
   await context.close();
 });
 
-test('the computer’s removal is shown as a step after its placement', async () => {
-  // The computer (Dark) has g7 and g4 and a1-b2-c3 stand for Light: g1 would close a mill.
-  // Easy takes it (seen with these seeds); whatever it plays, a removal must come as a second step.
-  const record = JSON.stringify({ start: START, actions: ['a1', 'g7', 'b2', 'g4', 'c3'] });
+test('the computer’s removal is shown as a step after its move', async () => {
+  // Dark (the computer) to move: d1-g1 closes g7-g4-g1; its only other move, g4-g1, does
+  // nothing. Medium takes the mill with every seed; a removal must come as a second step.
+  const record = JSON.stringify({ start: 'DLD/.../.../DL..LD/.../.L./LD. d 0 0 0 0', actions: [] });
   const { context, page } = await open({
-    saved: { 'mill.game.computer': record, 'mill.computer.settings': JSON.stringify({ level: 'easy', human: 'light', seed: 1 }) },
+    saved: { 'mill.game.computer': record, 'mill.computer.settings': JSON.stringify({ level: 'medium', human: 'light', seed: 1 }) },
   });
   await startComputer(page);
-  // Between the placement and the removal the board shows Dark's new piece with a Light one still to go.
+  // Between the move and the removal the board shows Dark's piece on g1 and every Light one still there.
   await page.waitForFunction(() => /closed a mill/.test(document.querySelector('#status').textContent), null, { timeout: 20_000 });
   const middle = await readBoard(page);
   assert.equal(middle.pieces.g1, 'dark');
-  assert.equal(countSide(middle.pieces, 'light'), 3);
+  assert.equal(middle.pieces.d1, undefined);
+  assert.equal(countSide(middle.pieces, 'light'), 5);
   assert.deepEqual(middle.canRemove, [], 'the person was offered the computer’s removal');
   assert.equal(await statusText(page), 'The computer closed a mill');
   await shot(page, 'computer-03-removal-step-phone');
   await computerDone(page);
   const after = await readBoard(page);
-  assert.equal(countSide(after.pieces, 'light'), 2);
-  assert.match((await recordTurns(page)).at(-1), /^g1x[abc][123]$/);
+  assert.equal(countSide(after.pieces, 'light'), 4);
+  const turn = (await recordTurns(page)).at(-1);
+  assert.match(turn, /^d1-g1x(a1|d2|f4|d7|b4)$/);
+  assert.equal(after.pieces[turn.slice(-2)], undefined);
+  assert.match(await statusText(page), /^Light: pick a piece/);
   assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -184,6 +184,7 @@ test('Undo during a search cancels it: the late answer is never played', async (
   const played = computer.play('d6');
   await tick();
   assert.equal(computer.busy, 'thinking');
+  assert.equal(computer.canUndo(), true, 'Undo is offered during the search');
   await computer.undo();
   assert.equal(engine.cancelled, 1);
   await played;
