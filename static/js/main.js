@@ -216,7 +216,10 @@ async function startComputer() {
 }
 
 for (const input of document.querySelectorAll('input[name="computer-level"]')) {
-  input.addEventListener('change', () => page.computer?.setLevel(input.value));
+  input.addEventListener('change', () => {
+    setNotice(null);
+    page.computer?.setLevel(input.value);
+  });
 }
 for (const input of document.querySelectorAll('input[name="computer-side"]')) {
   input.addEventListener('change', () => {

@@ -301,6 +301,26 @@ test('the person’s winning turn ends the game with “You win!”', async () =
   await context.close();
 });
 
+test('when the computer’s worker cannot start, the page says so and a level change tries again', async () => {
+  const { context, page } = await open();
+  await context.route('**/js/engine-worker.js', (route) => route.abort());
+  await startComputer(page);
+  await point(page, 'd6').click();
+  await page.locator('#notice').waitFor();
+  assert.match(await page.locator('#notice').innerText(), /^The computer could not move: /);
+  assert.deepEqual(await recordTurns(page), ['d6']);
+  await shot(page, 'computer-10-worker-failed-phone');
+  // The worker is reachable again: choosing a level asks once more, and the computer moves.
+  await context.unroute('**/js/engine-worker.js');
+  await page.locator('label:has(input[value="easy"])').click();
+  await computerDone(page);
+  assert.equal((await recordTurns(page)).length, 2);
+  assert.match(await statusText(page), /^Light: place/);
+  assert.equal(await page.locator('#notice').isHidden(), true);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('New game starts over, and the computer screen looks right on a desktop', async () => {
   const { context, page } = await open({ viewport: DESKTOP });
   await startComputer(page);
