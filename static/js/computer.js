@@ -82,9 +82,10 @@ export function canTakeBack(snapshot, human) {
  * The status line in this mode while the computer has the move, or null (then the
  * ordinary status for the person's side applies). Returns {key, params, tone}.
  */
-export function computerStatus(snapshot, human) {
+export function computerStatus(snapshot, human, failed = false) {
   if (!isComputerToMove(snapshot, human)) return null;
   const side = otherSide(human);
+  if (failed) return { key: 'computer.failed', params: { side }, tone: 'alert' };
   const key = snapshot.pendingRemovals > 0 ? 'computer.removing' : 'computer.thinking';
   return { key, params: { side }, tone: 'wait' };
 }
@@ -114,6 +115,7 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
   let generation = 0;
   let busy = null; // null | 'thinking' | 'showing'
   let last = null; // the latest search reply, for figures (depth, nodes)
+  let failed = false; // the latest search or its turn failed: the computer waits for a retry
 
   const snapshot = () => game.snapshot();
   const save = () => onSave(game.exportRecord(), { ...s });
@@ -132,6 +134,7 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
 
   /** If the computer has the move, searches and then shows its turn action by action. */
   async function move() {
+    failed = false;
     rollBackPartialTurn();
     const snap = snapshot();
     if (!isComputerToMove(snap, s.human)) {
@@ -151,8 +154,9 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
     if (gen !== generation) return;
     if (!reply?.ok) {
       busy = null;
+      failed = reply?.error?.code !== 'cancelled';
       onChange();
-      if (reply?.error?.code !== 'cancelled') onError(reply?.error ?? { code: 'engine', message: 'no reply' });
+      if (failed) onError(reply?.error ?? { code: 'engine', message: 'no reply' });
       return;
     }
     last = reply;
@@ -167,6 +171,7 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
         // The engine and the board disagree: take the half turn back and say so.
         rollBackPartialTurn();
         busy = null;
+        failed = true;
         onChange();
         onError(played.error);
         return;
@@ -200,6 +205,10 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
     /** The latest search reply (turn, depth, nodes, elapsedMs), for figures. */
     get lastSearch() {
       return last;
+    },
+    /** The computer's last attempt failed (onError said why); choosing a level tries again. */
+    get failed() {
+      return failed;
     },
     /** The person may click the board: their move, nothing of the computer's under way. */
     canAct,
@@ -239,7 +248,9 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
      * failed); a turn already being shown finishes, and the level applies from the next.
      */
     setLevel(level) {
-      if (!LEVELS.includes(level) || level === s.level) return Promise.resolve();
+      if (!LEVELS.includes(level)) return Promise.resolve();
+      // The same level again is how the person asks a stuck computer to try again.
+      if (level === s.level) return failed && busy === null ? move() : Promise.resolve();
       s.level = level;
       save();
       if (busy === 'showing') {
@@ -285,7 +296,7 @@ export function engineWorker(url = '/js/engine-worker.js') {
     });
     w.addEventListener('error', (event) => {
       event.preventDefault?.();
-      settle({ ok: false, error: { code: 'worker', message: event.message || 'The computer could not start.' } });
+      settle({ ok: false, error: { code: 'worker', message: event.message || 'its program did not load' } });
       w.terminate();
       if (worker === w) worker = null;
     });

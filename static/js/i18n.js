@@ -99,6 +99,7 @@ const en = {
   'computer.youLose': 'The computer wins',
   'computer.sideConfirm': 'Changing colours starts a new game. Start over?',
   'computer.error': 'The computer could not move: {message}',
+  'computer.failed': 'The computer ({side}) is stuck: choose a level to try again',
   // Vs computer — end
 };
 
@@ -197,6 +198,7 @@ const ru = {
   'computer.youLose': 'Победил компьютер',
   'computer.sideConfirm': 'Смена цвета начинает новую партию. Начать заново?',
   'computer.error': 'Компьютер не смог сделать ход: {message}',
+  'computer.failed': 'Компьютер ({side}) не смог сходить: выберите уровень, чтобы повторить',
   // Vs computer — end
 };
 

@@ -216,7 +216,8 @@ async function startComputer() {
 }
 
 for (const input of document.querySelectorAll('input[name="computer-level"]')) {
-  input.addEventListener('change', () => {
+  // 'click', not 'change': choosing the level already chosen retries a stuck computer.
+  input.addEventListener('click', () => {
     setNotice(null);
     page.computer?.setLevel(input.value);
   });
@@ -446,7 +447,7 @@ function render() {
   else if (view && !view.opponentOnline && !snap?.outcome) [text, tone] = [t('online.opponentAway', { side: t(`color.${view.opponent}`) }), 'wait'];
   else if (snap) {
     // A spectator (no seat) is told whose move it is, like a player waiting.
-    const s = (vs && computerStatus(snap, human)) || statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
+    const s = (vs && computerStatus(snap, human, vs.failed)) || statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
     const params = Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, t(`color.${v}`)]));
     text = t(s.key, params);
     tone = s.tone;

@@ -239,10 +239,38 @@ test('playing Dark makes the computer open; Undo then waits for the person’s o
   await context.close();
 });
 
+/** Counts the page's animation frames during each request to a Worker and its reply. */
+function countFramesDuringSearches() {
+  const Native = window.Worker;
+  const log = { searching: false, frames: 0, done: [] };
+  window.engineFrames = log;
+  window.Worker = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => {
+        log.searching = false;
+        log.done.push(log.frames);
+      });
+    }
+    postMessage(...args) {
+      log.searching = true;
+      log.frames = 0;
+      super.postMessage(...args);
+    }
+  };
+  const frame = () => {
+    if (log.searching) log.frames += 1;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+}
+
 test('the page stays responsive while the computer thinks, and Undo cancels the search', async () => {
   const { context, page } = await open({
     saved: { 'mill.computer.settings': JSON.stringify({ level: 'hard', human: 'light', seed: 7 }) },
   });
+  await page.addInitScript(countFramesDuringSearches);
+  await page.reload();
   await startComputer(page);
   await point(page, 'd6').click();
   // Undo in the middle of Hard's search (clicked in the page, so nothing runs in between):
@@ -255,13 +283,17 @@ test('the page stays responsive while the computer thinks, and Undo cancels the 
   });
   assert.deepEqual(undo, { before: { tone: 'wait', disabled: false }, after: 'Light: place a piece', records: 0 });
 
-  await point(page, 'b4').click();
-  assert.equal(await statusText(page), 'The computer (Dark) is thinking…');
-  // The language switch answers during the search: the page is not frozen.
+  // In Russian this time; the status says the computer thinks.
   await page.locator('#lang').click();
-  assert.equal(await statusText(page), 'Компьютер (Тёмные) думает…');
+  await point(page, 'b4').click();
+  assert.equal(await page.evaluate(() => document.querySelector('#status').textContent), 'Компьютер (Тёмные) думает…');
   await shot(page, 'computer-05-thinking-ru-phone');
   await computerDone(page);
+  // The page kept drawing frames while the worker searched (a search on the page's own
+  // thread would have let none through until it was over).
+  const frames = await page.evaluate(() => window.engineFrames.done);
+  assert.equal(frames.length, 1, `one search answered, got ${frames}`);
+  assert.ok(frames[0] > 0, 'no frame was drawn during the search');
   const turns = await recordTurns(page);
   assert.equal(turns.length, 2);
   assert.equal(turns[0], 'b4');
@@ -309,10 +341,12 @@ test('when the computer’s worker cannot start, the page says so and a level ch
   await page.locator('#notice').waitFor();
   assert.match(await page.locator('#notice').innerText(), /^The computer could not move: /);
   assert.deepEqual(await recordTurns(page), ['d6']);
+  assert.equal(await statusText(page), 'The computer (Dark) is stuck: choose a level to try again');
+  assert.equal(await page.locator('#status').getAttribute('data-tone'), 'alert');
   await shot(page, 'computer-10-worker-failed-phone');
-  // The worker is reachable again: choosing a level asks once more, and the computer moves.
+  // The worker is reachable again: choosing the same level asks once more, and the computer moves.
   await context.unroute('**/js/engine-worker.js');
-  await page.locator('label:has(input[value="easy"])').click();
+  await page.locator('label:has(input[value="medium"])').click();
   await computerDone(page);
   assert.equal((await recordTurns(page)).length, 2);
   assert.match(await statusText(page), /^Light: place/);

@@ -297,12 +297,27 @@ test('the person cannot play while the computer thinks, and an engine error is r
   await played;
   assert.deepEqual(errors, [{ code: 'bad-record', message: 'broken' }]);
   assert.equal(computer.busy, null);
-  // An illegal turn from the engine is refused by the rules and reported, not half played.
-  computer.setLevel('medium');
+  assert.equal(computer.failed, true);
+  assert.equal(computer.canAct(), false);
+  // Choosing the same level again retries.
+  computer.setLevel('easy');
   await tick();
-  assert.equal(engine.calls.length, 2, 'a failed search is tried again on a level change');
+  assert.equal(engine.calls.length, 2, 'a failed search is tried again when the level is chosen');
+  assert.equal(computer.failed, false);
+  assert.equal(engine.calls[1].request.level, 'easy');
+  // An illegal turn from the engine is refused by the rules and reported, not half played.
   engine.calls[1].resolve({ ok: true, turn: 'd6', actions: ['d6'] });
   await tick();
   assert.equal(errors.at(-1).code, 'occupied', JSON.stringify(errors));
   assert.equal(snap().actions, 1);
+  assert.equal(computer.failed, true);
+  // Another level retries too, and a good answer is played.
+  computer.setLevel('medium');
+  await tick();
+  assert.equal(engine.calls.length, 3);
+  engine.calls[2].resolve({ ok: true, turn: 'a1', actions: ['a1'] });
+  await tick();
+  assert.deepEqual(snap().record, ['d6', 'a1']);
+  assert.equal(computer.failed, false);
+  assert.equal(computer.canAct(), true);
 });

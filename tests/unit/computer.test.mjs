@@ -106,6 +106,8 @@ test('the status says the computer thinks or removes; the person’s own turn ke
   });
   const over = snapshot({ turn: 'dark', outcome: { kind: 'draw', reason: 'threefold' } });
   assert.equal(computerStatus(over, 'light'), null);
+  assert.deepEqual(computerStatus(snapshot({ turn: 'dark' }), 'light', true), { key: 'computer.failed', params: { side: 'dark' }, tone: 'alert' });
+  assert.equal(computerStatus(snapshot({ turn: 'light' }), 'light', true), null);
 });
 
 test('the result is told from the person’s side', () => {
