@@ -292,7 +292,14 @@ export function engineWorker(url = '/js/engine-worker.js') {
   function spawn() {
     const w = new Worker(url, { type: 'module' });
     w.addEventListener('message', (event) => {
-      if (pending && event.data?.id === pending.id) settle(event.data);
+      if (!pending || event.data?.id !== pending.id) return;
+      // A search that threw (a trap in the wasm) may leave the module unusable: the next
+      // search gets a fresh worker.
+      if (event.data.error?.code === 'worker') {
+        w.terminate();
+        if (worker === w) worker = null;
+      }
+      settle(event.data);
     });
     w.addEventListener('error', (event) => {
       event.preventDefault?.();

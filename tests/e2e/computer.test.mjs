@@ -355,6 +355,48 @@ test('when the computer’s worker cannot start, the page says so and a level ch
   await context.close();
 });
 
+test('keyboard only: start Vs computer, place with Enter, the computer answers, the level changes with the arrow keys', async () => {
+  const { context, page } = await open({ viewport: DESKTOP });
+  const active = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.dataset?.point || document.activeElement?.name || null);
+  for (let i = 0; i < 12 && (await active()) !== 'start-computer'; i++) await page.keyboard.press('Tab');
+  assert.equal(await active(), 'start-computer');
+  await page.keyboard.press('Enter');
+  await page.locator('#board-host [data-point="a1"]').waitFor();
+  for (let i = 0; i < 12 && !(await page.evaluate(() => document.activeElement?.dataset?.point)); i++) await page.keyboard.press('Tab');
+  const first = await page.evaluate(() => document.activeElement.dataset.point);
+  assert.ok(first, 'Tab never reached the board');
+  await page.keyboard.press('Enter');
+  await computerDone(page);
+  let turns = await recordTurns(page);
+  assert.equal(turns.length, 2);
+  assert.equal(turns[0], first);
+  // The focus stays on the board through the computer's turn: the next point is an arrow away.
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset?.point), first);
+  const board = await readBoard(page);
+  let next = first;
+  for (const key of ['ArrowRight', 'ArrowDown', 'ArrowLeft', 'ArrowUp']) {
+    await page.keyboard.press(key);
+    next = await page.evaluate(() => document.activeElement?.dataset?.point);
+    if (board.canPlace.includes(next)) break;
+  }
+  assert.ok(board.canPlace.includes(next), `no free point next to ${first}`);
+  await page.keyboard.press(' ');
+  await computerDone(page);
+  turns = await recordTurns(page);
+  assert.deepEqual(turns.slice(0, 3), [first, turns[1], next]);
+  assert.equal(turns.length, 4);
+
+  // The level: Tab to the chosen radio, an arrow key picks the next level; the game stays.
+  for (let i = 0; i < 30 && (await active()) !== 'computer-level'; i++) await page.keyboard.press('Tab');
+  assert.equal(await active(), 'computer-level');
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.locator('input[name="computer-level"][value="hard"]').isChecked(), true);
+  assert.deepEqual(await recordTurns(page), turns);
+  assert.equal(JSON.parse(await saved(page, 'mill.computer.settings')).level, 'hard');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('New game starts over, and the computer screen looks right on a desktop', async () => {
   const { context, page } = await open({ viewport: DESKTOP });
   await startComputer(page);
