@@ -148,6 +148,10 @@ test('the computer’s removal comes after a pause, as a second step', async () 
   assert.equal(s.pendingRemovals, 1);
   assert.equal(computer.canAct(), false);
   assert.equal(timer.pauses.length, 1);
+  // A level change now lets the turn being shown finish; the level applies from the next.
+  await computer.setLevel('hard');
+  assert.equal(computer.busy, 'showing');
+  assert.equal(engine.cancelled, 0);
   const savedBefore = saves.length;
   timer.release();
   await p3;
@@ -159,6 +163,10 @@ test('the computer’s removal comes after a pause, as a second step', async () 
   // Saved once, after the whole turn: a reload never finds half a computer turn.
   assert.equal(saves.length, savedBefore + 1);
   assert.equal(saves.at(-1).record.actions.at(-1), 'xa1');
+  assert.equal(saves.at(-1).settings.level, 'hard');
+  computer.play('d1');
+  await tick();
+  assert.equal(engine.calls[3].request.level, 'hard');
 });
 
 test('Undo takes back the person’s last turn together with the computer’s reply', async () => {
