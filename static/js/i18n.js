@@ -84,7 +84,23 @@ const en = {
   'online.newRound': 'New round',
   'online.newRoundAsked': 'New round asked — waiting for {side}',
   'online.newRoundOffered': '{side} asks for a new round',
-  'online.error': 'The server refused: {message}',
+  'online.error': 'The server refused: {message}',  // Vs computer (branch ai) — begin
+  'start.computer': 'Vs computer',
+  'start.computer.hint': 'Easy, Medium or Hard, right in your browser',
+  'card.computer': 'computer',
+  'computer.level': 'Level',
+  'computer.level.easy': 'Easy',
+  'computer.level.medium': 'Medium',
+  'computer.level.hard': 'Hard',
+  'computer.playAs': 'You play',
+  'computer.thinking': 'The computer ({side}) is thinking…',
+  'computer.removing': 'The computer closed a mill',
+  'computer.youWin': 'You win!',
+  'computer.youLose': 'The computer wins',
+  'computer.sideConfirm': 'Changing colours starts a new game. Start over?',
+  'computer.error': 'The computer could not move: {message}',
+  'computer.failed': 'The computer ({side}) is stuck: choose a level to try again',
+  // Vs computer — end
 };
 
 const ru = {
@@ -167,7 +183,23 @@ const ru = {
   'online.newRound': 'Новая партия',
   'online.newRoundAsked': 'Новая партия предложена — ждём ответа ({side})',
   'online.newRoundOffered': '{side} предлагают новую партию',
-  'online.error': 'Сервер отказал: {message}',
+  'online.error': 'Сервер отказал: {message}',  // Vs computer (branch ai) — begin
+  'start.computer': 'С компьютером',
+  'start.computer.hint': 'Три уровня сложности, прямо в браузере',
+  'card.computer': 'компьютер',
+  'computer.level': 'Уровень',
+  'computer.level.easy': 'Лёгкий',
+  'computer.level.medium': 'Средний',
+  'computer.level.hard': 'Сложный',
+  'computer.playAs': 'Вы играете',
+  'computer.thinking': 'Компьютер ({side}) думает…',
+  'computer.removing': 'Компьютер построил мельницу',
+  'computer.youWin': 'Вы победили!',
+  'computer.youLose': 'Победил компьютер',
+  'computer.sideConfirm': 'Смена цвета начинает новую партию. Начать заново?',
+  'computer.error': 'Компьютер не смог сделать ход: {message}',
+  'computer.failed': 'Компьютер ({side}) не смог сходить: выберите уровень, чтобы повторить',
+  // Vs computer — end
 };
 
 export const DICTIONARIES = { en, ru };

@@ -2,6 +2,7 @@
 // online play asks the server; the board component (widget.js) is the same for both.
 
 import { blankSnapshot, other, recordRows, statusOf } from './board.js';
+import { computerStatus, createComputer, engineWorker, loadSettings, randomSeed, resultForPerson, saveSettings } from './computer.js';
 import { pickLanguage, translator } from './i18n.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
@@ -18,12 +19,13 @@ let lang = pickLanguage(storage.get('lang'), navigator.languages ?? [navigator.l
 let t = translator(lang);
 
 const page = {
-  mode: null, // 'local' | 'online'
+  mode: null, // 'local' | 'online' | 'computer'
   game: null, // local: the WasmGame wrapper
   board: null,
   topology: null,
   snapshot: null,
   online: null,
+  computer: null, // vs computer: the controller (computer.js)
   notice: null,
 };
 
@@ -58,6 +60,8 @@ function showScreen(name) {
 function leaveGame() {
   page.online?.conn?.close();
   page.online = null;
+  page.computer?.stop();
+  page.computer = null;
   page.mode = null;
   page.snapshot = null;
   setNotice(null);
@@ -68,6 +72,7 @@ async function route() {
   const roomId = roomFromPath(location.pathname);
   if (roomId) return openRoom(roomId);
   if (location.hash === '#local') return startLocal();
+  if (location.hash === '#computer') return startComputer();
   showScreen('start');
   if (!storage.ok) setNotice('error.storage');
   render();
@@ -80,6 +85,10 @@ $('start-local').addEventListener('click', () => {
   route();
 });
 $('start-friend').addEventListener('click', createRoom);
+$('start-computer').addEventListener('click', () => {
+  history.pushState(null, '', '/#computer');
+  route();
+});
 $('menu').addEventListener('click', () => {
   history.pushState(null, '', '/');
   route();
@@ -105,7 +114,11 @@ function ensureBoard(topology) {
   page.board = mountBoard($('board-host'), {
     topology,
     t,
-    onAction: (action) => (page.mode === 'online' ? sendAction(action) : playLocal(action)),
+    onAction: (action) => {
+      if (page.mode === 'online') sendAction(action);
+      else if (page.mode === 'computer') page.computer.play(action);
+      else playLocal(action);
+    },
     canAct: () => canAct(),
     onSelection: () => render(),
   });
@@ -113,6 +126,7 @@ function ensureBoard(topology) {
 
 function canAct() {
   if (page.mode === 'local') return true;
+  if (page.mode === 'computer') return !!page.computer?.canAct();
   const o = page.online;
   return !!o?.state && o.fresh && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
 }
@@ -150,6 +164,7 @@ function refreshLocal() {
 }
 
 $('undo').addEventListener('click', () => {
+  if (page.mode === 'computer') return void page.computer.undo();
   if (page.mode !== 'local') return;
   page.game.undo();
   saveLocal();
@@ -157,12 +172,66 @@ $('undo').addEventListener('click', () => {
 });
 
 $('new-game').addEventListener('click', () => {
+  if (page.mode === 'computer') return void (setNotice(null), page.computer.newGame());
   if (page.mode !== 'local') return;
   page.game.restart();
   saveLocal();
   setNotice(null);
   refreshLocal();
 });
+
+// ---------------------------------------------------------------- vs computer
+
+// One worker for the page's lifetime; it starts on the first search.
+let engine = null;
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function startComputer() {
+  const mod = await rules();
+  if (!mod) return;
+  const game = localGame(mod);
+  const saved = loadGame(storage, 'computer');
+  if (saved && !game.importRecord(saved).ok) forgetGame(storage, 'computer');
+  engine ??= engineWorker();
+  const computer = createComputer({
+    game,
+    engine,
+    settings: loadSettings(storage, randomSeed()),
+    wait,
+    newSeed: randomSeed,
+    onChange: () => page.computer === computer && refreshLocal(),
+    onSave: (record, settings) => {
+      saveGame(storage, 'computer', record);
+      saveSettings(storage, settings);
+    },
+    onError: (error) => setNotice(null, t('computer.error', { message: error.message })),
+  });
+  page.mode = 'computer';
+  page.game = game;
+  page.computer = computer;
+  ensureBoard(game.topology);
+  showScreen('game');
+  refreshLocal();
+  computer.start();
+}
+
+for (const input of document.querySelectorAll('input[name="computer-level"]')) {
+  // 'click', not 'change': choosing the level already chosen retries a stuck computer.
+  input.addEventListener('click', () => {
+    setNotice(null);
+    page.computer?.setLevel(input.value);
+  });
+}
+for (const input of document.querySelectorAll('input[name="computer-side"]')) {
+  input.addEventListener('change', () => {
+    const c = page.computer;
+    if (!c) return;
+    // Changing colours starts a new game: ask first when there is a game to lose.
+    if (c.canUndo() && !window.confirm(t('computer.sideConfirm'))) return render();
+    setNotice(null);
+    c.setHuman(input.value);
+  });
+}
 
 // ---------------------------------------------------------------- play with a friend
 
@@ -329,10 +398,13 @@ function render() {
   renderNotice();
   // "Same device" resumes the saved game; its hint says so.
   $('start-local-hint').textContent = t(hasProgress(storage, 'local') ? 'start.continue' : 'start.local.hint');
+  $('start-computer-hint').textContent = t(hasProgress(storage, 'computer') ? 'start.continue' : 'start.computer.hint');
   if (page.mode === null) return;
   const snap = page.snapshot;
   const o = page.mode === 'online' ? page.online : null;
   const view = o?.state ? onlineView(o.state, o.seat, o.connection) : null;
+  const vs = page.mode === 'computer' ? page.computer : null;
+  const human = vs?.settings.human;
   document.body.dataset.mode = page.mode;
 
   // Player cards.
@@ -340,8 +412,9 @@ function render() {
     const card = document.querySelector(`.card[data-side="${side}"]`);
     card.querySelector('.name').textContent = t(`color.${side}`);
     const you = card.querySelector('.you');
-    you.hidden = !(o && o.seat === side);
-    you.textContent = t('card.you');
+    you.hidden = !(o && o.seat === side) && !vs;
+    you.textContent = vs && side !== human ? t('card.computer') : t('card.you');
+    you.classList.toggle('computer', !!vs && side !== human);
     const presence = card.querySelector('.presence');
     const seatInfo = o?.state?.seats?.[side];
     presence.hidden = !o || !seatInfo?.taken;
@@ -374,7 +447,7 @@ function render() {
   else if (view && !view.opponentOnline && !snap?.outcome) [text, tone] = [t('online.opponentAway', { side: t(`color.${view.opponent}`) }), 'wait'];
   else if (snap) {
     // A spectator (no seat) is told whose move it is, like a player waiting.
-    const s = statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
+    const s = (vs && computerStatus(snap, human, vs.failed)) || statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
     const params = Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, t(`color.${v}`)]));
     text = t(s.key, params);
     tone = s.tone;
@@ -389,6 +462,7 @@ function render() {
   if (snap?.outcome) {
     const out = snap.outcome;
     $('result-title').textContent = out.kind === 'win' ? t('result.win', { side: t(`color.${out.winner}`) }) : t('result.draw');
+    if (vs && resultForPerson(snap, human)) $('result-title').textContent = t(resultForPerson(snap, human));
     $('result-reason').textContent = t(`reason.${out.reason}`, { loser: out.winner ? t(`color.${other(out.winner)}`) : '' });
   }
 
@@ -415,11 +489,16 @@ function render() {
   list.scrollTop = list.scrollHeight;
 
   // Controls.
-  const local = page.mode === 'local';
+  const local = page.mode === 'local' || !!vs;
   $('local-controls').hidden = !local;
   $('online-controls').hidden = local;
+  $('computer-controls').hidden = !vs;
+  if (vs) {
+    for (const input of document.querySelectorAll('input[name="computer-level"]')) input.checked = input.value === vs.settings.level;
+    for (const input of document.querySelectorAll('input[name="computer-side"]')) input.checked = input.value === human;
+  }
   if (local) {
-    $('undo').disabled = !snap || snap.actions === 0;
+    $('undo').disabled = vs ? !vs.canUndo() : !snap || snap.actions === 0;
     $('new-game').classList.toggle('primary', !!snap?.outcome);
   }
   const invite = $('invite');

@@ -331,7 +331,14 @@ test('the start screen and the game link to the rules page', async () => {
   const page = await openPage(context, `${server.url}/`);
   const link = page.locator('#rules-link');
   await link.waitFor();
-  assert.equal(await link.innerText(), 'How to play');
+  assert.equal((await link.textContent()).trim(), 'How to play', 'the link is named for screen readers');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the header fits a phone (overflows by ${overflow}px)`);
+  // Russian words are longer: the header must still fit.
+  await page.locator('#lang').click();
+  const overflowRu = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflowRu <= 0, `the Russian header fits a phone (overflows by ${overflowRu}px)`);
+  await page.locator('#lang').click();
   await page.locator('#start-local').click();
   assert.ok(await link.isVisible(), 'the link stays in the header during a game');
   await link.click();

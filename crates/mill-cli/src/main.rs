@@ -272,6 +272,7 @@ fn arena(a: Limits, b: Limits, games: u32, opening: u32, seed: u64, tt: usize, v
     let mut engines = [Engine::new(tt), Engine::new(tt)];
     let (mut wins, mut draws, mut losses) = (0u32, 0u32, 0u32);
     let (mut turns_total, mut nodes, mut ms) = (0usize, [0u64; 2], [0u64; 2]);
+    let (mut seen_wins, mut slipped) = ([0u32; 2], [0u32; 2]);
     let mut rng = seed;
     let mut start = Game::default();
     for g in 0..games {
@@ -282,6 +283,7 @@ fn arena(a: Limits, b: Limits, games: u32, opening: u32, seed: u64, tt: usize, v
         let a_colour = if g % 2 == 0 { Color::Light } else { Color::Dark };
         let mut game = start.clone();
         let mut turn_number = 0u64;
+        let mut saw_win = [false; 2];
         while !game.is_over() && game.turns().len() < 2000 {
             let side = usize::from(game.position().turn() != a_colour);
             let mut limits = if side == 0 { a } else { b };
@@ -291,6 +293,9 @@ fn arena(a: Limits, b: Limits, games: u32, opening: u32, seed: u64, tt: usize, v
                 .expect("a game that is not over has a turn");
             nodes[side] += result.nodes;
             ms[side] += result.elapsed_ms;
+            if result.win_in().is_some_and(|n| n > 0) {
+                saw_win[side] = true;
+            }
             game.play(result.turn).expect("the engine plays legal turns");
             turn_number += 1;
         }
@@ -300,6 +305,18 @@ fn arena(a: Limits, b: Limits, games: u32, opening: u32, seed: u64, tt: usize, v
             Some(Outcome::Win { .. }) => Score::Loss,
             _ => Score::Draw,
         };
+        // A side that announced a forced win and did not win let it slip.
+        for (side, won) in [
+            (0, matches!(score, Score::Win)),
+            (1, matches!(score, Score::Loss)),
+        ] {
+            if saw_win[side] {
+                seen_wins[side] += 1;
+                if !won {
+                    slipped[side] += 1;
+                }
+            }
+        }
         match score {
             Score::Win => wins += 1,
             Score::Draw => draws += 1,
@@ -342,6 +359,10 @@ fn arena(a: Limits, b: Limits, games: u32, opening: u32, seed: u64, tt: usize, v
         b.level,
         nodes[1],
         ms[1]
+    );
+    println!(
+        "forced wins announced: {} in {} games ({} not won), {} in {} games ({} not won)",
+        a.level, seen_wins[0], slipped[0], b.level, seen_wins[1], slipped[1]
     );
 }
 

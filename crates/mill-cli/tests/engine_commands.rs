@@ -83,6 +83,11 @@ fn arena_counts_every_game() {
     // "2 games", then wins, draws, losses adding up to 2.
     assert_eq!(numbers[0], 2, "{line}");
     assert_eq!(numbers[1] + numbers[2] + numbers[3], 2, "{line}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("forced wins announced: medium in ")),
+        "{out}"
+    );
     let o = mill(&["arena", "--a", "hard", "--b", "easy", "--games", "2"]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("hard needs a limit"));

@@ -2,7 +2,7 @@
 //! placing, moving and flying positions, at the Hard level (noise included, as played).
 //!
 //! `cargo bench -p mill-engine --bench search [-- MOVETIME_MS [TT_MB [DEPTH]]]`
-//! (defaults: 1000 ms, 32 MB; with DEPTH, a fixed-depth search without time limit,
+//! (defaults: 1000 ms, 16 MB, the size meant for the browser; with DEPTH, a fixed-depth search without time limit,
 //! whose node counts are reproducible). Prints one line per position; the figures in
 //! docs/PERFORMANCE.md come from here.
 //!
@@ -60,7 +60,7 @@ fn main() {
     // `cargo bench` passes `--bench`; take the numbers that follow, if any.
     let numbers: Vec<u64> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let movetime = numbers.first().copied().unwrap_or(1000);
-    let tt_mb = numbers.get(1).copied().unwrap_or(32) as usize;
+    let tt_mb = numbers.get(1).copied().unwrap_or(16) as usize;
     let depth = numbers.get(2).map(|&d| d as u32);
     let mut engine = Engine::new(tt_mb);
     println!(

@@ -1,6 +1,7 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
-use crate::tt::{Bound, Table, pack};
+use crate::eval::two_bits;
+use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, evaluate, mix};
 use arrayvec::ArrayVec;
 use core::fmt;
@@ -38,7 +39,7 @@ const ORDER_KILLER: i32 = 1 << 24;
 const HISTORY_MAX: i32 = 1 << 20;
 /// Half-width of the first root window from depth 4 on.
 const ASPIRATION: i32 = 30;
-const GRAIN: i32 = 1;
+const GRAIN: i32 = 8;
 /// Nodes this shallow neither read nor write the table: its memory traffic costs more
 /// than it saves there.
 const TT_DEPTH: i32 = 2;
@@ -271,6 +272,10 @@ impl<'a> Searcher<'a> {
         let dice = mix(self.seed ^ root.hash() ^ 0x0053_4841_4c4c_4f57);
         if dice % 100 < self.level.shallow_percent() {
             self.max_depth = 1;
+        }
+        if moves.len() == 1 {
+            // A forced turn: answer at once rather than spend the time on it.
+            self.max_depth = self.max_depth.min(2);
         }
         let mut done: Option<(Vec<RootTurn>, u32)> = None;
         for depth in 1..=self.max_depth {
@@ -577,72 +582,103 @@ impl<'a> Searcher<'a> {
                 return e;
             }
         }
-        pos.legal_turns_into(&mut self.lists[ply]);
-        let n = self.lists[ply].len();
-        if n == 0 {
-            return self.eval(pos);
-        }
-        order(
-            pos,
-            &self.lists[ply],
-            &mut self.scores[ply],
-            tt_turn,
-            self.killers[ply],
-            &self.history,
-            &self.through,
-        );
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_turn = 0u32;
-        for i in 0..n {
-            // Selection sort, lazily: a cutoff usually comes within the first few turns.
-            let scores = &mut self.scores[ply];
-            let mut j = i;
-            for k in i + 1..n {
-                if scores[k] > scores[j] {
-                    j = k;
+        'turns: {
+            // The table's turn first, before generating the others: it often cuts off.
+            let mut searched = 0usize;
+            if let Some(turn) = unpack(tt_turn)
+                && let Ok(child) = pos.play(turn)
+            {
+                self.path.push(child.hash());
+                let score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+                self.path.pop();
+                if self.stopped {
+                    return 0;
                 }
-            }
-            scores.swap(i, j);
-            let order = scores[i];
-            let turns = &mut self.lists[ply];
-            turns.swap(i, j);
-            let turn = turns[i];
-            let quiet = turn.removals().is_empty();
-            let child = pos.play_unchecked(turn);
-            self.path.push(child.hash());
-            let mut score;
-            if i == 0 {
-                score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
-            } else {
-                let reduction = if depth >= 3 && i >= 3 && quiet && order < ORDER_KILLER {
-                    let r = LMR[(depth as usize).min(63)][i.min(63)];
-                    (r - pv_node as i32).clamp(1, depth - 2)
-                } else {
-                    0
-                };
-                score = -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
-                if score > alpha && reduction > 0 {
-                    score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
-                }
-                if score > alpha && score < beta {
-                    score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
-                }
-            }
-            self.path.pop();
-            if self.stopped {
-                return 0;
-            }
-            if score > best {
+                searched = 1;
                 best = score;
-                best_turn = pack(&turn);
+                best_turn = tt_turn;
                 if score > alpha {
                     alpha = score;
                     if score >= beta {
-                        if quiet {
+                        if turn.removals().is_empty() {
                             self.reward(&turn, ply, depth);
                         }
-                        break;
+                        break 'turns;
+                    }
+                }
+            }
+            pos.legal_turns_into(&mut self.lists[ply]);
+            let n = self.lists[ply].len();
+            if n == 0 {
+                return self.eval(pos);
+            }
+            order(
+                pos,
+                &self.lists[ply],
+                &mut self.scores[ply],
+                tt_turn,
+                self.killers[ply],
+                &self.history,
+                &self.through,
+            );
+            for i in 0..n {
+                // Selection sort, lazily: a cutoff usually comes within the first few turns.
+                let scores = &mut self.scores[ply];
+                let mut j = i;
+                for k in i + 1..n {
+                    if scores[k] > scores[j] {
+                        j = k;
+                    }
+                }
+                scores.swap(i, j);
+                let order = scores[i];
+                let turns = &mut self.lists[ply];
+                turns.swap(i, j);
+                let turn = turns[i];
+                if order == ORDER_TT && searched > 0 {
+                    continue; // searched above
+                }
+                let number = searched;
+                searched += 1;
+                let quiet = turn.removals().is_empty();
+                let child = pos.play_unchecked(turn);
+                self.path.push(child.hash());
+                let mut score;
+                if number == 0 {
+                    score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+                } else {
+                    let reduction = if depth >= 3 && number >= 3 && quiet && order < ORDER_KILLER {
+                        let r = LMR[(depth as usize).min(63)][number.min(63)];
+                        (r - pv_node as i32).clamp(1, depth - 2)
+                    } else {
+                        0
+                    };
+                    score = -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
+                    if score > alpha && reduction > 0 {
+                        score = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                    }
+                    if score > alpha && score < beta {
+                        score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
+                    }
+                }
+                self.path.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if score > best {
+                    best = score;
+                    best_turn = pack(&turn);
+                    if score > alpha {
+                        alpha = score;
+                        if score >= beta {
+                            if quiet {
+                                self.reward(&turn, ply, depth);
+                            }
+                            break;
+                        }
                     }
                 }
             }
@@ -702,7 +738,7 @@ fn order(
     let mut their_two_pieces = 0u32;
     for line in t.lines() {
         let l = line.0;
-        if (l & theirs).count_ones() == 2 && l & mine == 0 {
+        if two_bits(l & theirs) && l & mine == 0 {
             their_points |= l & empty;
             their_two_pieces |= l & theirs;
         }
@@ -742,7 +778,7 @@ fn threatens(turn: &Turn, mine: u32, theirs: u32, through: &Through) -> bool {
     let after = (mine & !from_bit) | 1 << to;
     let arrives = through[to % MAX_POINTS]
         .iter()
-        .any(|&l| l != 0 && l & theirs == 0 && (l & after).count_ones() == 2);
+        .any(|&l| l != 0 && l & theirs == 0 && two_bits(l & after));
     arrives
         || turn.from().is_some_and(|p| {
             through[p.index() % MAX_POINTS]

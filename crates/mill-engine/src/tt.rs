@@ -143,11 +143,24 @@ pub(crate) fn pack(turn: &Turn) -> u32 {
     packed
 }
 
-/// The destination of a packed turn.
+/// The turn a packed turn stands for (`None` for 0 or a malformed value). Whether
+/// it is legal is for [`Position::play`](mill_core::Position::play) to say.
 #[inline]
-#[allow(dead_code)]
-pub(crate) fn packed_to(packed: u32) -> Option<Point> {
-    Point::from_index(((packed >> 6) & 63).checked_sub(1)? as usize)
+pub(crate) fn unpack(packed: u32) -> Option<Turn> {
+    let point = |bits: u32| Point::from_index((bits & 63).checked_sub(1)? as usize);
+    let to = point(packed >> 6)?;
+    let mut turn = match packed & 63 {
+        0 => Turn::place(to),
+        _ => Turn::step(point(packed)?, to),
+    };
+    for i in 0..3 {
+        let bits = (packed >> (12 + 6 * i)) & 63;
+        if bits == 0 {
+            break;
+        }
+        turn = turn.with_removal(point(bits)?)?;
+    }
+    Some(turn)
 }
 
 #[cfg(test)]
@@ -176,6 +189,10 @@ mod tests {
         let turns = p.legal_turns();
         let mut packed: Vec<u32> = turns.iter().map(pack).collect();
         assert!(packed.iter().all(|&x| x != 0));
+        for (t, &p) in turns.iter().zip(&packed) {
+            assert_eq!(unpack(p), Some(*t));
+        }
+        assert_eq!(unpack(0), None);
         packed.sort_unstable();
         packed.dedup();
         assert_eq!(packed.len(), turns.len());

@@ -248,3 +248,13 @@ fn easy_makes_mistakes_that_hard_does_not() {
         "Easy missed the mill {easy} times in 100"
     );
 }
+
+#[test]
+fn a_forced_turn_is_answered_at_once() {
+    // Light's only turn is a1-a4: no need to think for a second.
+    let p = position(".DL/LD./.../.D..DD/.../.DL/LD. l 0 0 0 0");
+    assert_eq!(p.legal_turns().len(), 1, "the test position must have one turn");
+    let r = search(&p, Limits::new(Level::Hard, 0).with_nodes(2_000_000));
+    assert!(r.depth <= 2, "{r:?}");
+    assert!(r.nodes < 10_000, "{r:?}");
+}
