@@ -30,10 +30,10 @@ const MAX_BATCH: usize = 4096;
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
     /// SQLite refused.
-    #[error("database: {0}")]
+    #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
     /// Migrations failed.
-    #[error("migrations: {0}")]
+    #[error(transparent)]
     Migration(#[from] rusqlite_migration::Error),
     /// The writer thread has stopped.
     #[error("the database writer has stopped")]
