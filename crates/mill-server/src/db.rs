@@ -339,9 +339,28 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
     tracing::debug!("database writer stopped");
 }
 
-/// Runs every job in one transaction, each under its own savepoint so a bad one
-/// cannot spoil the others, then commits once.
+/// Runs every job in one transaction and commits once. Jobs do not fail in normal
+/// operation, so they first run bare; if one does fail, the batch is run again with a
+/// savepoint per job so that only the bad one is refused.
 fn commit_batch(conn: &mut Connection, batch: &[Job]) -> Vec<Result<(), String>> {
+    let fast = (|| -> Result<(), rusqlite::Error> {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        for job in batch {
+            write(&tx, &job.op)?;
+        }
+        tx.commit()
+    })();
+    match fast {
+        Ok(()) => batch.iter().map(|_| Ok(())).collect(),
+        Err(e) => {
+            tracing::warn!(error = %e, jobs = batch.len(), "batch failed; retrying job by job");
+            commit_batch_each(conn, batch)
+        }
+    }
+}
+
+/// The slow path: one savepoint per job.
+fn commit_batch_each(conn: &mut Connection, batch: &[Job]) -> Vec<Result<(), String>> {
     let attempt = (|| -> Result<Vec<Result<(), String>>, rusqlite::Error> {
         let mut tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut results = Vec::with_capacity(batch.len());
@@ -459,6 +478,46 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         migrations().validate().unwrap();
+    }
+
+    #[test]
+    fn a_bad_job_in_a_batch_fails_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = open(&dir.path().join("t.db")).unwrap();
+        let (writer, handle) = Writer::start(conn);
+        let event = |seq: u32, action: Option<&str>| Op::Event {
+            room: "r1".into(),
+            round: 1,
+            seq,
+            seat: "light",
+            kind: "action",
+            action: action.map(str::to_string),
+            client_id: format!("c{seq}"),
+            at: 1,
+            new_round: None,
+        };
+        // queued back to back (submit does not wait), so they usually share one batch
+        let (tx, rx) = mpsc::channel();
+        for (i, op) in [event(0, Some("d6")), event(1, None), event(2, Some("d2"))]
+            .into_iter()
+            .enumerate()
+        {
+            let tx = tx.clone();
+            writer.submit(op, Box::new(move |r| tx.send((i, r.is_ok())).unwrap()));
+        }
+        let mut results = [false; 3];
+        for _ in 0..3 {
+            let (i, ok) = rx.recv().unwrap();
+            results[i] = ok;
+        }
+        assert_eq!(results, [true, false, true]);
+        drop(writer);
+        handle.join().unwrap();
+        let conn = open(&dir.path().join("t.db")).unwrap();
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM events", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, 2);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! tracing and binds, and tests call `run` the same way on `127.0.0.1:0`.
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod app;
 pub mod clock;
