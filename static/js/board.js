@@ -13,6 +13,26 @@ export const EMPTY_UI = Object.freeze({ selected: null, focus: null });
 
 export const other = (side) => (side === 'light' ? 'dark' : 'light');
 
+/** An empty board with nothing to click: shown while the real state is on its way. */
+export function blankSnapshot() {
+  return {
+    position: '',
+    turn: 'light',
+    phase: { light: 'placing', dark: 'placing' },
+    inHand: { light: 9, dark: 9 },
+    onBoard: { light: 0, dark: 0 },
+    pieces: {},
+    pendingRemovals: 0,
+    selectable: [],
+    destinations: {},
+    removable: [],
+    record: [],
+    lastTurn: [],
+    actions: 0,
+    outcome: null,
+  };
+}
+
 /** What a point is right now, for drawing and for its accessible name. */
 export function pointState(snapshot, ui, name, canAct = true) {
   const piece = snapshot.pieces[name] ?? null;

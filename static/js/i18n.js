@@ -5,7 +5,7 @@ export const LANGUAGES = ['en', 'ru'];
 
 const en = {
   'app.title': 'Mill',
-  'app.tagline': 'Nine Men’s Morris, in your browser. No sign-up, no download.',
+  'app.tagline': 'Nine Men’s Morris in your browser. No sign-up, no download.',
   'start.local': 'Same device',
   'start.local.hint': 'Two players take turns on this screen',
   'start.friend': 'Play with a friend',
@@ -73,6 +73,7 @@ const en = {
   'online.takeBack': 'Play here',
   'online.roomGone': 'This room does not exist (it may have expired).',
   'online.full': 'This room already has two players.',
+  'online.reload': 'The game was updated: reload the page.',
   'online.offerDraw': 'Offer a draw',
   'online.drawOffered': 'Draw offered',
   'online.drawOfferedToYou': '{side} offers a draw',
@@ -83,12 +84,28 @@ const en = {
   'online.newRound': 'New round',
   'online.newRoundAsked': 'New round asked — waiting for {side}',
   'online.newRoundOffered': '{side} asks for a new round',
-  'online.error': 'The server refused: {message}',
+  'online.error': 'The server refused: {message}',  // Vs computer (branch ai) — begin
+  'start.computer': 'Vs computer',
+  'start.computer.hint': 'Easy, Medium or Hard, right in your browser',
+  'card.computer': 'computer',
+  'computer.level': 'Level',
+  'computer.level.easy': 'Easy',
+  'computer.level.medium': 'Medium',
+  'computer.level.hard': 'Hard',
+  'computer.playAs': 'You play',
+  'computer.thinking': 'The computer ({side}) is thinking…',
+  'computer.removing': 'The computer closed a mill',
+  'computer.youWin': 'You win!',
+  'computer.youLose': 'The computer wins',
+  'computer.sideConfirm': 'Changing colours starts a new game. Start over?',
+  'computer.error': 'The computer could not move: {message}',
+  'computer.failed': 'The computer ({side}) is stuck: choose a level to try again',
+  // Vs computer — end
 };
 
 const ru = {
   'app.title': 'Мельница',
-  'app.tagline': 'Мельница в браузере. Без регистрации и загрузки.',
+  'app.tagline': 'Девять фишек, три квадрата и ваши мельницы — прямо в браузере. Без регистрации и скачивания.',
   'start.local': 'На одном устройстве',
   'start.local.hint': 'Двое ходят по очереди на этом экране',
   'start.friend': 'Играть с другом',
@@ -155,6 +172,7 @@ const ru = {
   'online.takeBack': 'Играть здесь',
   'online.roomGone': 'Такой комнаты нет (возможно, она удалена).',
   'online.full': 'В этой комнате уже два игрока.',
+  'online.reload': 'Игра обновилась: перезагрузите страницу.',
   'online.offerDraw': 'Предложить ничью',
   'online.drawOffered': 'Ничья предложена',
   'online.drawOfferedToYou': '{side} предлагают ничью',
@@ -165,7 +183,23 @@ const ru = {
   'online.newRound': 'Новая партия',
   'online.newRoundAsked': 'Новая партия предложена — ждём ответа ({side})',
   'online.newRoundOffered': '{side} предлагают новую партию',
-  'online.error': 'Сервер отказал: {message}',
+  'online.error': 'Сервер отказал: {message}',  // Vs computer (branch ai) — begin
+  'start.computer': 'С компьютером',
+  'start.computer.hint': 'Три уровня сложности, прямо в браузере',
+  'card.computer': 'компьютер',
+  'computer.level': 'Уровень',
+  'computer.level.easy': 'Лёгкий',
+  'computer.level.medium': 'Средний',
+  'computer.level.hard': 'Сложный',
+  'computer.playAs': 'Вы играете',
+  'computer.thinking': 'Компьютер ({side}) думает…',
+  'computer.removing': 'Компьютер построил мельницу',
+  'computer.youWin': 'Вы победили!',
+  'computer.youLose': 'Победил компьютер',
+  'computer.sideConfirm': 'Смена цвета начинает новую партию. Начать заново?',
+  'computer.error': 'Компьютер не смог сделать ход: {message}',
+  'computer.failed': 'Компьютер ({side}) не смог сходить: выберите уровень, чтобы повторить',
+  // Vs computer — end
 };
 
 export const DICTIONARIES = { en, ru };

@@ -1,12 +1,13 @@
 // Wiring: screens, modes, panels and buttons. Local play asks the WebAssembly rules;
 // online play asks the server; the board component (widget.js) is the same for both.
 
-import { other, recordRows, statusOf } from './board.js';
+import { blankSnapshot, other, recordRows, statusOf } from './board.js';
+import { computerStatus, createComputer, engineWorker, loadSettings, randomSeed, resultForPerson, saveSettings } from './computer.js';
 import { pickLanguage, translator } from './i18n.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
 import { loadRules, localGame } from './rules.js';
-import { forgetGame, loadGame, rememberSeat, roomFromPath, safeStorage, saveGame, seatFor } from './state.js';
+import { forgetGame, hasProgress, loadGame, rememberSeat, roomFromPath, safeStorage, saveGame, seatFor } from './state.js';
 import { mountBoard } from './widget.js';
 
 const $ = (id) => document.getElementById(id);
@@ -18,12 +19,13 @@ let lang = pickLanguage(storage.get('lang'), navigator.languages ?? [navigator.l
 let t = translator(lang);
 
 const page = {
-  mode: null, // 'local' | 'online'
+  mode: null, // 'local' | 'online' | 'computer'
   game: null, // local: the WasmGame wrapper
   board: null,
   topology: null,
   snapshot: null,
   online: null,
+  computer: null, // vs computer: the controller (computer.js)
   notice: null,
 };
 
@@ -35,6 +37,8 @@ function applyLanguage() {
   document.title = t('app.title');
   for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   for (const node of document.querySelectorAll('[data-i18n-aria]')) node.setAttribute('aria-label', t(node.dataset.i18nAria));
+  // The switch is written in the other language; say so for screen readers.
+  $('lang').lang = lang === 'en' ? 'ru' : 'en';
   page.board?.setTranslator(t);
   render();
 }
@@ -56,6 +60,8 @@ function showScreen(name) {
 function leaveGame() {
   page.online?.conn?.close();
   page.online = null;
+  page.computer?.stop();
+  page.computer = null;
   page.mode = null;
   page.snapshot = null;
   setNotice(null);
@@ -66,8 +72,10 @@ async function route() {
   const roomId = roomFromPath(location.pathname);
   if (roomId) return openRoom(roomId);
   if (location.hash === '#local') return startLocal();
+  if (location.hash === '#computer') return startComputer();
   showScreen('start');
   if (!storage.ok) setNotice('error.storage');
+  render();
 }
 
 window.addEventListener('popstate', route);
@@ -77,6 +85,10 @@ $('start-local').addEventListener('click', () => {
   route();
 });
 $('start-friend').addEventListener('click', createRoom);
+$('start-computer').addEventListener('click', () => {
+  history.pushState(null, '', '/#computer');
+  route();
+});
 $('menu').addEventListener('click', () => {
   history.pushState(null, '', '/');
   route();
@@ -84,14 +96,15 @@ $('menu').addEventListener('click', () => {
 
 // ---------------------------------------------------------------- the board
 
+/** The WebAssembly rules, or null (then the start screen says the game cannot run here). */
 async function rules() {
   try {
     return await loadRules();
   } catch (error) {
-    console.error(error);
+    console.warn('Mill: the rules did not load', error);
     showScreen('start');
     setNotice('error.wasm');
-    throw error;
+    return null;
   }
 }
 
@@ -101,7 +114,11 @@ function ensureBoard(topology) {
   page.board = mountBoard($('board-host'), {
     topology,
     t,
-    onAction: (action) => (page.mode === 'online' ? sendAction(action) : playLocal(action)),
+    onAction: (action) => {
+      if (page.mode === 'online') sendAction(action);
+      else if (page.mode === 'computer') page.computer.play(action);
+      else playLocal(action);
+    },
     canAct: () => canAct(),
     onSelection: () => render(),
   });
@@ -109,14 +126,16 @@ function ensureBoard(topology) {
 
 function canAct() {
   if (page.mode === 'local') return true;
+  if (page.mode === 'computer') return !!page.computer?.canAct();
   const o = page.online;
-  return !!o?.state && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
+  return !!o?.state && o.fresh && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
 }
 
 // ---------------------------------------------------------------- same device
 
 async function startLocal() {
   const mod = await rules();
+  if (!mod) return;
   const game = localGame(mod);
   const saved = loadGame(storage, 'local');
   if (saved && !game.importRecord(saved).ok) forgetGame(storage, 'local');
@@ -145,6 +164,7 @@ function refreshLocal() {
 }
 
 $('undo').addEventListener('click', () => {
+  if (page.mode === 'computer') return void page.computer.undo();
   if (page.mode !== 'local') return;
   page.game.undo();
   saveLocal();
@@ -152,12 +172,66 @@ $('undo').addEventListener('click', () => {
 });
 
 $('new-game').addEventListener('click', () => {
+  if (page.mode === 'computer') return void (setNotice(null), page.computer.newGame());
   if (page.mode !== 'local') return;
   page.game.restart();
   saveLocal();
   setNotice(null);
   refreshLocal();
 });
+
+// ---------------------------------------------------------------- vs computer
+
+// One worker for the page's lifetime; it starts on the first search.
+let engine = null;
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function startComputer() {
+  const mod = await rules();
+  if (!mod) return;
+  const game = localGame(mod);
+  const saved = loadGame(storage, 'computer');
+  if (saved && !game.importRecord(saved).ok) forgetGame(storage, 'computer');
+  engine ??= engineWorker();
+  const computer = createComputer({
+    game,
+    engine,
+    settings: loadSettings(storage, randomSeed()),
+    wait,
+    newSeed: randomSeed,
+    onChange: () => page.computer === computer && refreshLocal(),
+    onSave: (record, settings) => {
+      saveGame(storage, 'computer', record);
+      saveSettings(storage, settings);
+    },
+    onError: (error) => setNotice(null, t('computer.error', { message: error.message })),
+  });
+  page.mode = 'computer';
+  page.game = game;
+  page.computer = computer;
+  ensureBoard(game.topology);
+  showScreen('game');
+  refreshLocal();
+  computer.start();
+}
+
+for (const input of document.querySelectorAll('input[name="computer-level"]')) {
+  // 'click', not 'change': choosing the level already chosen retries a stuck computer.
+  input.addEventListener('click', () => {
+    setNotice(null);
+    page.computer?.setLevel(input.value);
+  });
+}
+for (const input of document.querySelectorAll('input[name="computer-side"]')) {
+  input.addEventListener('change', () => {
+    const c = page.computer;
+    if (!c) return;
+    // Changing colours starts a new game: ask first when there is a game to lose.
+    if (c.canUndo() && !window.confirm(t('computer.sideConfirm'))) return render();
+    setNotice(null);
+    c.setHuman(input.value);
+  });
+}
 
 // ---------------------------------------------------------------- play with a friend
 
@@ -189,9 +263,13 @@ function keepSeat(roomId, seat) {
 
 async function openRoom(roomId) {
   const mod = await rules();
+  if (!mod) return;
   ensureBoard(localGame(mod).topology);
   page.mode = 'online';
   page.online = { roomId, seat: null, key: null, state: null, connection: 'connecting', replaced: false, gone: null };
+  // Not the previous game's pieces while the room's state is on its way.
+  page.snapshot = blankSnapshot();
+  page.board.set(page.snapshot);
   showScreen('game');
   render();
   let seat = memorySeats.get(roomId) ?? seatFor(storage, roomId);
@@ -227,7 +305,11 @@ async function openRoom(roomId) {
     onConnection: (status, code) => {
       o.connection = status;
       if (status === 'closed' && code === 4004) o.gone = 'online.roomGone';
+      if (status === 'closed' && code === 4001) o.gone = 'online.reload';
       render();
+      // The server no longer knows this seat key (the key was forgotten on `bad-key`):
+      // open the room afresh, which joins a free seat or watches.
+      if (status === 'closed' && code === 4003 && page.online === o) route();
     },
   });
 }
@@ -238,9 +320,12 @@ function onServerMessage(o, msg) {
     case 'welcome':
       o.seat = msg.seat;
       o.replaced = false;
+      // The state held from before the reconnect may be old: wait for the fresh one.
+      o.fresh = false;
       break;
     case 'state':
       o.state = msg;
+      o.fresh = true;
       page.snapshot = snapshotFromState(msg);
       page.board.set(page.snapshot);
       break;
@@ -311,10 +396,15 @@ function renderNotice() {
 
 function render() {
   renderNotice();
+  // "Same device" resumes the saved game; its hint says so.
+  $('start-local-hint').textContent = t(hasProgress(storage, 'local') ? 'start.continue' : 'start.local.hint');
+  $('start-computer-hint').textContent = t(hasProgress(storage, 'computer') ? 'start.continue' : 'start.computer.hint');
   if (page.mode === null) return;
   const snap = page.snapshot;
   const o = page.mode === 'online' ? page.online : null;
   const view = o?.state ? onlineView(o.state, o.seat, o.connection) : null;
+  const vs = page.mode === 'computer' ? page.computer : null;
+  const human = vs?.settings.human;
   document.body.dataset.mode = page.mode;
 
   // Player cards.
@@ -322,8 +412,9 @@ function render() {
     const card = document.querySelector(`.card[data-side="${side}"]`);
     card.querySelector('.name').textContent = t(`color.${side}`);
     const you = card.querySelector('.you');
-    you.hidden = !(o && o.seat === side);
-    you.textContent = t('card.you');
+    you.hidden = !(o && o.seat === side) && !vs;
+    you.textContent = vs && side !== human ? t('card.computer') : t('card.you');
+    you.classList.toggle('computer', !!vs && side !== human);
     const presence = card.querySelector('.presence');
     const seatInfo = o?.state?.seats?.[side];
     presence.hidden = !o || !seatInfo?.taken;
@@ -351,16 +442,18 @@ function render() {
   if (o?.gone) [text, tone] = [t(o.gone), 'alert'];
   else if (o?.replaced) [text, tone] = [t('online.replaced'), 'alert'];
   else if (o && o.connection === 'reconnecting') [text, tone] = [t('online.reconnecting'), 'alert'];
-  else if (o && (!o.state || o.connection !== 'open')) [text, tone] = [t('online.connecting'), 'wait'];
+  else if (o && (!o.state || !o.fresh || o.connection !== 'open')) [text, tone] = [t('online.connecting'), 'wait'];
   else if (view && !view.friendJoined && !snap?.outcome) [text, tone] = [t('online.waitingFriend'), 'wait'];
   else if (view && !view.opponentOnline && !snap?.outcome) [text, tone] = [t('online.opponentAway', { side: t(`color.${view.opponent}`) }), 'wait'];
   else if (snap) {
-    const s = statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat : null);
+    // A spectator (no seat) is told whose move it is, like a player waiting.
+    const s = (vs && computerStatus(snap, human, vs.failed)) || statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
     const params = Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, t(`color.${v}`)]));
     text = t(s.key, params);
     tone = s.tone;
   } else text = t('status.loading');
-  status.textContent = text;
+  // Only a changed text is written, so screen readers announce news, not every redraw.
+  if (status.textContent !== text) status.textContent = text;
   status.dataset.tone = tone;
 
   // Result.
@@ -369,6 +462,7 @@ function render() {
   if (snap?.outcome) {
     const out = snap.outcome;
     $('result-title').textContent = out.kind === 'win' ? t('result.win', { side: t(`color.${out.winner}`) }) : t('result.draw');
+    if (vs && resultForPerson(snap, human)) $('result-title').textContent = t(resultForPerson(snap, human));
     $('result-reason').textContent = t(`reason.${out.reason}`, { loser: out.winner ? t(`color.${other(out.winner)}`) : '' });
   }
 
@@ -390,13 +484,23 @@ function render() {
     }),
   );
   $('record-empty').hidden = rows.length > 0;
-  list.lastElementChild?.scrollIntoView?.({ block: 'nearest' });
+  // Keep the latest turn in view inside the list only: scrolling the page would make a
+  // phone jump away from the board after every move.
+  list.scrollTop = list.scrollHeight;
 
   // Controls.
-  const local = page.mode === 'local';
+  const local = page.mode === 'local' || !!vs;
   $('local-controls').hidden = !local;
   $('online-controls').hidden = local;
-  if (local) $('undo').disabled = !snap || snap.actions === 0;
+  $('computer-controls').hidden = !vs;
+  if (vs) {
+    for (const input of document.querySelectorAll('input[name="computer-level"]')) input.checked = input.value === vs.settings.level;
+    for (const input of document.querySelectorAll('input[name="computer-side"]')) input.checked = input.value === human;
+  }
+  if (local) {
+    $('undo').disabled = vs ? !vs.canUndo() : !snap || snap.actions === 0;
+    $('new-game').classList.toggle('primary', !!snap?.outcome);
+  }
   const invite = $('invite');
   invite.hidden = !(o && o.seat && !o.gone && (!view || !view.friendJoined));
   if (o) $('invite-link').value = `${location.origin}/r/${o.roomId}`;

@@ -84,7 +84,11 @@ export function connectRoom({ roomId, key, onMessage, onConnection, WebSocketImp
       open();
     }
   };
+  const onVisible = () => {
+    if (globalThis.document?.visibilityState === 'visible') nudge();
+  };
   globalThis.addEventListener?.('online', nudge);
+  globalThis.document?.addEventListener?.('visibilitychange', onVisible);
 
   open();
 
@@ -101,6 +105,7 @@ export function connectRoom({ roomId, key, onMessage, onConnection, WebSocketImp
       clearTimeout(retryTimer);
       clearInterval(pingTimer);
       globalThis.removeEventListener?.('online', nudge);
+      globalThis.document?.removeEventListener?.('visibilitychange', onVisible);
       socket?.close(1000);
       socket = null;
     },

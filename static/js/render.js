@@ -5,7 +5,8 @@ import { accessibleName, defaultFocus, lastTurnMarks, pointState } from './board
 
 const SVG = 'http://www.w3.org/2000/svg';
 const CELL = 100;
-const MARGIN = 62;
+// Room around the outer square for a whole piece plus the coordinates.
+const MARGIN = 88;
 
 function el(name, attrs = {}, parent = null) {
   const node = document.createElementNS(SVG, name);
@@ -56,10 +57,10 @@ export function createBoardView(container, topology, { label = 'Board' } = {}) {
     ranks.set(p.rank, p.name.slice(1));
   }
   for (const [file, letter] of files) {
-    el('text', { x: MARGIN + file * CELL, y: height - 18, 'text-anchor': 'middle' }, coords).textContent = letter;
+    el('text', { x: MARGIN + file * CELL, y: height - 20, 'text-anchor': 'middle' }, coords).textContent = letter;
   }
   for (const [rank, digit] of ranks) {
-    el('text', { x: 24, y: MARGIN + (topology.ranks - 1 - rank) * CELL + 7, 'text-anchor': 'middle' }, coords).textContent =
+    el('text', { x: 28, y: MARGIN + (topology.ranks - 1 - rank) * CELL + 7, 'text-anchor': 'middle' }, coords).textContent =
       digit;
   }
 

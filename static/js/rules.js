@@ -10,6 +10,8 @@ export function loadRules() {
     await mod.default();
     return mod;
   });
+  // A failed load may be a passing network error: let the next call try again.
+  ready.catch(() => (ready = null));
   return ready;
 }
 

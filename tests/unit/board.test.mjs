@@ -3,6 +3,7 @@ import { test } from 'node:test';
 
 import {
   accessibleName,
+  blankSnapshot,
   clickPoint,
   EMPTY_UI,
   lastTurnMarks,
@@ -158,4 +159,9 @@ test('the record is shown in numbered pairs', () => {
     { n: 2, light: 'g1xd2', dark: null },
   ]);
   assert.deepEqual(recordRows([]), []);
+});
+
+test('the blank snapshot offers nothing to click', () => {
+  const s = blankSnapshot();
+  for (const p of ['a1', 'd6', 'g7']) assert.equal(clickPoint(s, EMPTY_UI, p).action, null);
 });

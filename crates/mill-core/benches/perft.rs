@@ -17,9 +17,11 @@ fn bench(c: &mut Criterion) {
         b.iter(|| assert_eq!(perft(black_box(&start), 5), 5_140_800))
     });
     group.bench_function("start actions depth 6", |b| {
-        b.iter(|| perft_actions(black_box(&start), 6))
+        b.iter(|| assert_eq!(perft_actions(black_box(&start), 6), 96_223_680))
     });
-    group.bench_function("moving depth 6", |b| b.iter(|| perft(black_box(&moving), 6)));
+    group.bench_function("moving depth 6", |b| {
+        b.iter(|| assert_eq!(perft(black_box(&moving), 6), 2_522_804))
+    });
     group.finish();
 }
 

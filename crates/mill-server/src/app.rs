@@ -3,10 +3,11 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use axum::extract::ws::rejection::WebSocketUpgradeRejection;
 use axum::extract::{ConnectInfo, Path, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -47,6 +48,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms/{room}", get(room_info))
         .route("/api/rooms/{room}/join", post(join_room))
         .route("/api/rooms/{room}/ws", get(socket))
+        .route("/api/{*rest}", any(|| async { ApiError::NotFound }))
+        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .route_service("/", index.clone())
         .route_service("/r/{room}", index)
         .route_service("/rules", ServeFile::new(dir.join("rules.html")))
@@ -127,9 +130,16 @@ async fn room_info(State(state): State<AppState>, Path(room): Path<String>) -> R
 async fn socket(
     State(state): State<AppState>,
     Path(room): Path<String>,
-    upgrade: WebSocketUpgrade,
+    upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
+    let Ok(upgrade) = upgrade else {
+        return ApiError::NotWebSocket.into_response();
+    };
+    // Messages are small: 4 KiB buffers instead of the default 128 KiB keep 10,000
+    // sockets in a few tens of megabytes.
     upgrade
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(4 * 1024)
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
         .on_upgrade(move |socket| {

@@ -20,6 +20,15 @@ pub enum ApiError {
     /// Too many requests from this address.
     #[error("Too many rooms from your address; try again in a minute.")]
     RateLimited,
+    /// No such API endpoint.
+    #[error("There is no such API endpoint (see docs/PROTOCOL.md).")]
+    NotFound,
+    /// The endpoint exists but not with this method.
+    #[error("This endpoint does not take that method.")]
+    MethodNotAllowed,
+    /// A plain HTTP request reached the WebSocket endpoint.
+    #[error("This endpoint is a WebSocket; open it with a WebSocket client.")]
+    NotWebSocket,
     /// The server failed.
     #[error("The server failed; try again.")]
     Internal(String),
@@ -38,6 +47,9 @@ impl ApiError {
             ApiError::UnknownRoom => "unknown-room",
             ApiError::RoomFull => "room-full",
             ApiError::RateLimited => "rate-limited",
+            ApiError::NotFound => "not-found",
+            ApiError::MethodNotAllowed => "method-not-allowed",
+            ApiError::NotWebSocket => "not-websocket",
             ApiError::Internal(_) => "internal",
         }
     }
@@ -47,6 +59,9 @@ impl ApiError {
             ApiError::UnknownRoom => StatusCode::NOT_FOUND,
             ApiError::RoomFull => StatusCode::CONFLICT,
             ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::NotFound => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::NotWebSocket => StatusCode::BAD_REQUEST,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

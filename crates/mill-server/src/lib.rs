@@ -6,6 +6,7 @@
 //! tracing and binds, and tests call `run` the same way on `127.0.0.1:0`.
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod app;
 pub mod clock;
@@ -24,6 +25,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -75,6 +77,10 @@ pub async fn run(
 
     let router = app::app(state.clone());
     let signal_token = token.clone();
+    // Small messages that must arrive now: no Nagle delay.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(
         listener,
         router.into_make_service_with_connect_info::<SocketAddr>(),

@@ -74,6 +74,12 @@ async fn main() -> anyhow::Result<()> {
     config.rooms_per_minute = args.rooms_per_minute;
     config.messages_per_second = args.messages_per_second;
 
+    // Open (and migrate) the database before saying the server is running, so a bad
+    // path fails here with a clear message and nothing printed on stdout.
+    let db_path = config.db_path.clone();
+    tokio::task::spawn_blocking(move || mill_server::db::open(&db_path))
+        .await?
+        .with_context(|| format!("cannot open the database {}", config.db_path.display()))?;
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
         .with_context(|| format!("cannot listen on {}", args.addr))?;

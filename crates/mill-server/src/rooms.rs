@@ -27,6 +27,10 @@ use crate::keys;
 use crate::protocol::{self, ClientMsg, GameView, PROTOCOL, SeatView, ServerMsg, Sides};
 use crate::table::{Command, Refusal, Table};
 
+/// Sockets watching one room without a seat, at most: each costs memory and a copy
+/// of every state, so one address cannot open them without end.
+pub const MAX_SPECTATORS: usize = 16;
+
 /// Identifies one socket.
 pub type ConnId = u64;
 
@@ -59,6 +63,8 @@ pub mod close {
     pub const POLICY: u16 = 1008;
     /// Server shutting down.
     pub const GOING_AWAY: u16 = 1001;
+    /// Too many spectators.
+    pub const ROOM_FULL: u16 = 4009;
 }
 
 #[derive(Debug)]
@@ -382,6 +388,20 @@ impl Rooms {
                 }
             }
         };
+        let watching = room.conns.len()
+            - Color::ALL
+                .iter()
+                .filter(|&&c| room.holders.get(c).is_some())
+                .count();
+        if seat.is_none() && watching >= MAX_SPECTATORS {
+            return Err(AttachError {
+                refusal: Refusal::new(
+                    "room-full",
+                    format!("This room already has {MAX_SPECTATORS} spectators."),
+                ),
+                close: close::ROOM_FULL,
+            });
+        }
         let conn = self.shared.next_conn.fetch_add(1, Ordering::Relaxed);
         if let Some(seat) = seat {
             if let Some(old) = room.holders.get_mut(seat).replace(conn) {
@@ -480,6 +500,7 @@ impl Rooms {
             }));
             return;
         };
+        let received = std::time::Instant::now();
         let mut room = lock(&room_arc);
         let refuse = |room: &Room, code: &str, message: &str| {
             let _ = tx.try_send(room.error(Some(cid), code, message));
@@ -574,6 +595,10 @@ impl Rooms {
                 room.committed = view;
                 let _ = tx.try_send(ack);
                 room.broadcast_state();
+                let took = received.elapsed();
+                if took > std::time::Duration::from_millis(50) {
+                    tracing::debug!(ms = took.as_millis() as u64, "slow command");
+                }
             }),
         );
     }

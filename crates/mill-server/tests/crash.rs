@@ -28,6 +28,7 @@ type Acked = Arc<Mutex<Vec<(String, u64, u64, String)>>>;
 async fn spawn_server(dir: &Path) -> (Child, SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mill-server"))
         .args(["--addr", "127.0.0.1:0", "--rooms-per-minute", "0"])
+        .args(["--messages-per-second", "100000"])
         .arg("--db")
         .arg(dir.join("crash.db"))
         .arg("--static-dir")

@@ -268,6 +268,16 @@ async fn every_bad_input_gets_a_coded_error_and_changes_nothing() {
     assert_eq!(watcher.last["version"], 1);
     watcher.command("resign", json!({})).await;
     assert_eq!(watcher.error().await["code"], "spectator");
+    let mut more = Vec::new();
+    for _ in 1..mill_server::rooms::MAX_SPECTATORS {
+        more.push(Client::hello(server.addr, &room, None).await);
+    }
+    let mut one_too_many = Client::connect(server.addr, &room).await;
+    one_too_many.send(json!({"type":"hello","protocol":1})).await;
+    let (seen, code) = one_too_many.until_closed().await;
+    assert_eq!(seen[0]["code"], "room-full");
+    assert_eq!(code, Some(4009));
+    drop(more);
 
     // sockets that never said hello, or said it wrongly
     let mut anon = Client::connect(server.addr, &room).await;
@@ -298,6 +308,13 @@ async fn every_bad_input_gets_a_coded_error_and_changes_nothing() {
     assert_eq!((status, body["code"].clone()), (404, json!("unknown-room")));
     let (status, body) = server.http("POST", &format!("/api/rooms/{room}/join")).await;
     assert_eq!((status, body["code"].clone()), (409, json!("room-full")));
+
+    let (status, body) = server.http("GET", "/api/nothing/here").await;
+    assert_eq!((status, body["code"].clone()), (404, json!("not-found")));
+    let (status, body) = server.http("DELETE", "/api/rooms").await;
+    assert_eq!((status, body["code"].clone()), (405, json!("method-not-allowed")));
+    let (status, body) = server.http("GET", &format!("/api/rooms/{room}/ws")).await;
+    assert_eq!((status, body["code"].clone()), (400, json!("not-websocket")));
 
     // nothing above changed the game
     let (_, info) = server.http("GET", &format!("/api/rooms/{room}")).await;
@@ -489,4 +506,24 @@ async fn a_silent_socket_is_dropped_and_its_seat_shows_offline() {
     assert_eq!(s["seats"]["dark"]["online"], true);
     drop(light);
     server.stop().await;
+}
+
+#[tokio::test]
+async fn sync_resends_the_state_and_shutdown_closes_sockets_with_1001() {
+    let dir = tmp();
+    let server = Server::start(&dir.path().join("m.db")).await;
+    let (_room, mut light, mut dark) = server.table().await;
+    step(&mut light, &mut dark, "d6").await;
+    light.send(json!({"type": "sync"})).await;
+    let s = light.recv().await;
+    assert_eq!(
+        (s["type"].clone(), s["version"].clone()),
+        (json!("state"), json!(1))
+    );
+    let stopping = tokio::spawn(server.stop());
+    let (_, code) = light.until_closed().await;
+    assert_eq!(code, Some(1001));
+    let (_, code) = dark.until_closed().await;
+    assert_eq!(code, Some(1001));
+    stopping.await.unwrap();
 }

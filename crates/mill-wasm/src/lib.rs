@@ -10,6 +10,9 @@
 //! browser-specific. Errors never panic or throw: they come back as
 //! `{"ok":false,"error":{"code":…,"message":…}}` and leave the game unchanged.
 //!
+//! The computer opponent (`mill-engine`) is here too: [`best_turn`] answers a search
+//! request for the page's Web Worker (see the `engine` module).
+//!
 //! The JSON shapes are documented in `static/js/README.md` (the page side of the contract).
 
 use std::collections::BTreeMap;
@@ -20,6 +23,9 @@ use mill_core::{
 };
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
+
+mod engine;
+pub use engine::best_turn;
 
 /// A game of Mill as the page sees it.
 #[wasm_bindgen]

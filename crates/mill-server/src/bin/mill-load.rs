@@ -177,7 +177,7 @@ async fn open_table(addr: SocketAddr) -> anyhow::Result<Table> {
     let mut last = Vec::new();
     for key in [&created["key"], &joined["key"]] {
         let url = format!("ws://{addr}/api/rooms/{room}/ws");
-        let (mut ws, _) = tokio_tungstenite::connect_async(url).await?;
+        let (mut ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
         let hello = json!({"type": "hello", "protocol": 1, "key": key});
         ws.send(Message::Text(hello.to_string().into())).await?;
         let welcome = next_json(&mut ws).await?;

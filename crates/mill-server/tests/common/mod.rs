@@ -46,7 +46,9 @@ impl Server {
         )
         .unwrap();
         let mut config = Config::new(db, static_dir);
+        // Tests play as fast as they can; the throttling test sets its own limits.
         config.rooms_per_minute = 0;
+        config.messages_per_second = 10_000;
         tune(&mut config);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();

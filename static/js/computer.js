@@ -1,0 +1,333 @@
+// Owns the Vs computer mode: the person's side and the level, when the computer moves,
+// and how its turn is shown (the placement or move first, a pause, then the removal).
+// The search itself runs in a Web Worker (engine-worker.js); the turn is played through
+// the same WasmGame as the board, so the page still holds no rules of its own.
+//
+// Pure helpers at the top (unit-tested); createComputer() is the controller, with its
+// game, engine, timer and storage passed in (unit-tested on the real rules in node);
+// engineWorker() is the Worker wrapper (browser only).
+
+export const LEVELS = Object.freeze(['easy', 'medium', 'hard']);
+export const SIDES = Object.freeze(['light', 'dark']);
+
+/** The time each level may think, in ms. Easy and Medium stop at their depth far sooner. */
+export const MOVETIME_MS = Object.freeze({ easy: 300, medium: 600, hard: 1000 });
+
+/** The shortest time the computer seems to think, so a fast answer does not look like a jump. */
+export const MIN_THINK_MS = 450;
+/** The pause between the computer's placement or move and its removal. */
+export const REMOVAL_PAUSE_MS = 700;
+
+export const SETTINGS_KEY = 'computer.settings';
+export const DEFAULT_LEVEL = 'medium';
+
+const otherSide = (side) => (side === 'light' ? 'dark' : 'light');
+
+/** A seed for a new game: 32 random bits, from crypto when there is one. */
+export function randomSeed(crypto = globalThis.crypto) {
+  if (crypto?.getRandomValues) return crypto.getRandomValues(new Uint32Array(1))[0];
+  return Math.floor(Math.random() * 2 ** 32);
+}
+
+/**
+ * The seed of one search: the game's seed mixed with the number of actions played, so
+ * each move of a game differs from the next, and a reloaded game asks the same question
+ * with the same seed.
+ */
+export function moveSeed(gameSeed, actions) {
+  let h = (gameSeed >>> 0) ^ Math.imul((actions >>> 0) + 1, 0x9e3779b1);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/** Saved settings, checked field by field; anything unreadable falls back to the default. */
+export function parseSettings(text, seed = 0) {
+  let raw = null;
+  try {
+    raw = text ? JSON.parse(text) : null;
+  } catch {
+    raw = null;
+  }
+  const settings = { level: DEFAULT_LEVEL, human: 'light', seed: seed >>> 0 };
+  if (LEVELS.includes(raw?.level)) settings.level = raw.level;
+  if (SIDES.includes(raw?.human)) settings.human = raw.human;
+  if (Number.isInteger(raw?.seed) && raw.seed >= 0 && raw.seed < 2 ** 32) settings.seed = raw.seed;
+  return settings;
+}
+
+export function loadSettings(storage, seed) {
+  return parseSettings(storage.get(SETTINGS_KEY), seed);
+}
+
+export function saveSettings(storage, settings) {
+  const { level, human, seed } = settings;
+  return storage.set(SETTINGS_KEY, JSON.stringify({ level, human, seed }));
+}
+
+/** True when the game is on and the side to move (or to remove) is the computer's. */
+export function isComputerToMove(snapshot, human) {
+  return !!snapshot && !snapshot.outcome && snapshot.turn !== human;
+}
+
+/**
+ * Whether Undo has a turn of the person's to take back. Light opens, so a person playing
+ * Dark has nothing to take back until after the computer's first placement (one action).
+ */
+export function canTakeBack(snapshot, human) {
+  return !!snapshot && snapshot.actions > (human === 'light' ? 0 : 1);
+}
+
+/**
+ * The status line in this mode while the computer has the move, or null (then the
+ * ordinary status for the person's side applies). Returns {key, params, tone}.
+ */
+export function computerStatus(snapshot, human, failed = false) {
+  if (!isComputerToMove(snapshot, human)) return null;
+  const side = otherSide(human);
+  if (failed) return { key: 'computer.failed', params: { side }, tone: 'alert' };
+  const key = snapshot.pendingRemovals > 0 ? 'computer.removing' : 'computer.thinking';
+  return { key, params: { side }, tone: 'wait' };
+}
+
+/** The result line from the person's point of view: 'computer.youWin', '…youLose' or null. */
+export function resultForPerson(snapshot, human) {
+  const o = snapshot?.outcome;
+  if (o?.kind !== 'win') return null;
+  return o.winner === human ? 'computer.youWin' : 'computer.youLose';
+}
+
+/**
+ * The controller.
+ *
+ *   game:     the WasmGame wrapper from rules.js (snapshot, play, undo, restart, exportRecord)
+ *   engine:   { search(request) → Promise<reply>, cancel() }  (engineWorker() in the page)
+ *   settings: { level, human, seed }
+ *   wait(ms): a promise resolved after ms (setTimeout in the page)
+ *   newSeed(): a seed for the next game
+ *   onChange(): the game or the busy state changed: redraw
+ *   onSave(recordJson, settings): keep the game and settings (local storage)
+ *   onError(error): the engine failed ({code, message})
+ */
+export function createComputer({ game, engine, settings, wait, newSeed, onChange = () => {}, onSave = () => {}, onError = () => {} }) {
+  const s = { ...settings };
+  // Bumped by every cancel: a search or a pause from an older generation does nothing.
+  let generation = 0;
+  let busy = null; // null | 'thinking' | 'showing'
+  let last = null; // the latest search reply, for figures (depth, nodes)
+  let failed = false; // the latest search or its turn failed: the computer waits for a retry
+
+  const snapshot = () => game.snapshot();
+  const save = () => onSave(game.exportRecord(), { ...s });
+
+  function cancel() {
+    generation += 1;
+    if (busy === 'thinking') engine.cancel();
+    busy = null;
+  }
+
+  /** A computer's turn left half-shown (a reload or a cancel during the pause) is taken back. */
+  function rollBackPartialTurn() {
+    let snap = snapshot();
+    while (snap.pendingRemovals > 0 && snap.turn !== s.human && game.undo()) snap = snapshot();
+  }
+
+  /** If the computer has the move, searches and then shows its turn action by action. */
+  async function move() {
+    failed = false;
+    rollBackPartialTurn();
+    const snap = snapshot();
+    if (!isComputerToMove(snap, s.human)) {
+      onChange();
+      return;
+    }
+    const gen = ++generation;
+    busy = 'thinking';
+    onChange();
+    const request = {
+      record: game.exportRecord(),
+      level: s.level,
+      seed: moveSeed(s.seed, snap.actions),
+      movetime: MOVETIME_MS[s.level],
+    };
+    const [reply] = await Promise.all([engine.search(request), wait(MIN_THINK_MS)]);
+    if (gen !== generation) return;
+    if (!reply?.ok) {
+      busy = null;
+      failed = reply?.error?.code !== 'cancelled';
+      onChange();
+      if (failed) onError(reply?.error ?? { code: 'engine', message: 'no reply' });
+      return;
+    }
+    last = reply;
+    busy = 'showing';
+    for (const [i, action] of reply.actions.entries()) {
+      if (i > 0) {
+        await wait(REMOVAL_PAUSE_MS);
+        if (gen !== generation) return;
+      }
+      const played = game.play(action);
+      if (!played.ok) {
+        // The engine and the board disagree: take the half turn back and say so.
+        rollBackPartialTurn();
+        busy = null;
+        failed = true;
+        onChange();
+        onError(played.error);
+        return;
+      }
+      onChange();
+    }
+    busy = null;
+    save();
+    onChange();
+  }
+
+  function canAct() {
+    return busy === null && !isComputerToMove(snapshot(), s.human);
+  }
+
+  function newGame() {
+    cancel();
+    game.restart();
+    s.seed = newSeed() >>> 0;
+    save();
+    return move();
+  }
+
+  return {
+    get settings() {
+      return { ...s };
+    },
+    get busy() {
+      return busy;
+    },
+    /** The latest search reply (turn, depth, nodes, elapsedMs), for figures. */
+    get lastSearch() {
+      return last;
+    },
+    /** The computer's last attempt failed (onError said why); choosing a level tries again. */
+    get failed() {
+      return failed;
+    },
+    /** The person may click the board: their move, nothing of the computer's under way. */
+    canAct,
+    /** Undo is offered even while the computer thinks or shows its turn: it cancels that. */
+    canUndo() {
+      return canTakeBack(snapshot(), s.human);
+    },
+    /** Begins (or resumes after a reload): the computer moves if it is its turn. */
+    start() {
+      return move();
+    },
+    /** One action of the person's ("d6", "a1-a4", "xd2"); resolves once the computer has answered. */
+    async play(action) {
+      if (!canAct()) return { ok: false, error: { code: 'not-your-turn', message: 'Wait for the computer.' } };
+      const reply = game.play(action);
+      if (reply.ok) save();
+      onChange();
+      if (reply.ok) await move();
+      return reply;
+    },
+    /** Takes back the person's last turn together with the computer's reply. */
+    undo() {
+      cancel();
+      rollBackPartialTurn();
+      if (canTakeBack(snapshot(), s.human)) {
+        while (game.undo()) {
+          const snap = snapshot();
+          if (snap.turn === s.human && snap.pendingRemovals === 0) break;
+        }
+      }
+      save();
+      return move();
+    },
+    newGame,
+    /**
+     * Keeps the game. A search under way starts again at the new level (as does one that
+     * failed); a turn already being shown finishes, and the level applies from the next.
+     */
+    setLevel(level) {
+      if (!LEVELS.includes(level)) return Promise.resolve();
+      // The same level again is how the person asks a stuck computer to try again.
+      if (level === s.level) return failed && busy === null ? move() : Promise.resolve();
+      s.level = level;
+      save();
+      if (busy === 'showing') {
+        onChange();
+        return Promise.resolve();
+      }
+      cancel();
+      return move();
+    },
+    /** The person takes the other colour: a new game (Light opens, so as Dark the computer begins). */
+    setHuman(side) {
+      if (!SIDES.includes(side) || side === s.human) return Promise.resolve();
+      s.human = side;
+      return newGame();
+    },
+    /** Leaving the mode: nothing of the computer's runs on. */
+    stop() {
+      cancel();
+    },
+  };
+}
+
+/**
+ * The engine in a module Worker: search(request) resolves to the worker's reply;
+ * cancel() ends a search under way by terminating the worker (the next search starts a
+ * fresh one, reusing the browser's cached module) and resolves it as cancelled.
+ */
+export function engineWorker(url = '/js/engine-worker.js') {
+  let worker = null;
+  let pending = null; // { id, resolve }
+  let nextId = 1;
+
+  function settle(reply) {
+    const p = pending;
+    pending = null;
+    p?.resolve(reply);
+  }
+
+  function spawn() {
+    const w = new Worker(url, { type: 'module' });
+    w.addEventListener('message', (event) => {
+      if (!pending || event.data?.id !== pending.id) return;
+      // A search that threw (a trap in the wasm) may leave the module unusable: the next
+      // search gets a fresh worker.
+      if (event.data.error?.code === 'worker') {
+        w.terminate();
+        if (worker === w) worker = null;
+      }
+      settle(event.data);
+    });
+    w.addEventListener('error', (event) => {
+      event.preventDefault?.();
+      settle({ ok: false, error: { code: 'worker', message: event.message || 'its program did not load' } });
+      w.terminate();
+      if (worker === w) worker = null;
+    });
+    return w;
+  }
+
+  return {
+    search(request) {
+      if (pending) this.cancel();
+      worker ??= spawn();
+      const id = nextId++;
+      return new Promise((resolve) => {
+        pending = { id, resolve };
+        worker.postMessage({ id, ...request });
+      });
+    },
+    cancel() {
+      if (!pending) return;
+      worker?.terminate();
+      worker = null;
+      settle({ ok: false, error: { code: 'cancelled', message: 'The search was cancelled.' } });
+    },
+    get busy() {
+      return pending !== null;
+    },
+  };
+}

@@ -1,0 +1,80 @@
+// Wiring of the rules page (/rules): its words in the chosen language, the language
+// switch (the same saved choice as the game page), the live diagrams and the worked
+// position's "Show answer". The words are in rules-text.js, the positions in
+// rules-diagrams.js; each board is a rules-diagram.js component.
+
+import { pickLanguage } from './i18n.js';
+import { DIAGRAMS } from './rules-diagrams.js';
+import { mountDiagram } from './rules-diagram.js';
+import { rulesTranslator } from './rules-text.js';
+import { loadRules } from './rules.js';
+import { safeStorage } from './state.js';
+
+const storage = safeStorage(() => window.localStorage);
+let lang = pickLanguage(storage.get('lang'), navigator.languages ?? [navigator.language]);
+let t = rulesTranslator(lang);
+const diagrams = [];
+
+function applyLanguage() {
+  t = rulesTranslator(lang);
+  document.documentElement.lang = lang;
+  document.title = t('doc.title');
+  document.querySelector('meta[name="description"]')?.setAttribute('content', t('doc.description'));
+  for (const node of document.querySelectorAll('[data-rt]')) node.textContent = t(node.dataset.rt);
+  // Markup written in rules-text.js itself, never text from elsewhere.
+  for (const node of document.querySelectorAll('[data-rt-html]')) node.innerHTML = t(node.dataset.rtHtml);
+  for (const node of document.querySelectorAll('[data-rt-aria]')) node.setAttribute('aria-label', t(node.dataset.rtAria));
+  for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  updateAnswerButton();
+  for (const d of diagrams) d.setLanguage(t, lang);
+}
+
+document.getElementById('lang').addEventListener('click', () => {
+  lang = lang === 'en' ? 'ru' : 'en';
+  storage.set('lang', lang);
+  applyLanguage();
+});
+
+// ---------------------------------------------------------------- the worked position's answer
+
+const answerButton = document.getElementById('worked-show');
+const answer = document.getElementById('worked-answer');
+
+function updateAnswerButton() {
+  answerButton.textContent = t(answer.hidden ? 'worked.show' : 'worked.hide');
+  answerButton.setAttribute('aria-expanded', String(!answer.hidden));
+}
+
+answerButton.addEventListener('click', () => {
+  answer.hidden = !answer.hidden;
+  updateAnswerButton();
+  if (!answer.hidden) answer.focus({ preventScroll: true });
+});
+
+// ---------------------------------------------------------------- the boards
+
+async function mountDiagrams() {
+  let mod;
+  try {
+    mod = await loadRules();
+  } catch (error) {
+    console.error(error);
+    for (const figure of document.querySelectorAll('[data-diagram]')) {
+      figure.replaceChildren();
+      const p = document.createElement('p');
+      p.className = 'diagram-failed';
+      p.dataset.i18n = 'error.wasm';
+      p.textContent = t('error.wasm');
+      figure.appendChild(p);
+    }
+    return;
+  }
+  for (const spec of DIAGRAMS) {
+    const figure = document.querySelector(`[data-diagram="${spec.id}"]`);
+    if (figure) diagrams.push(mountDiagram(figure, spec, { mod, t, lang }));
+  }
+  document.body.dataset.ready = 'true';
+}
+
+applyLanguage();
+mountDiagrams();

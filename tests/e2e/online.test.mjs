@@ -1,0 +1,251 @@
+// Play with a friend, through a real mill-server (MILL_SERVER_BIN, default
+// target/debug/mill-server) on 127.0.0.1 with a fresh database.
+import assert from 'node:assert/strict';
+import { existsSync, rmSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+
+import { axeSerious, clickAction, DESKTOP, launch, millServerBin, openPage, PHONE, point, readBoard, shot, startMillServer, statusText } from './helpers.mjs';
+
+if (!existsSync(millServerBin())) {
+  throw new Error(`mill-server not found at ${millServerBin()}: build it (cargo build -p mill-server) or set MILL_SERVER_BIN`);
+}
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startMillServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Waits until the status line reads `text` (a string or a RegExp). */
+async function waitStatus(page, text) {
+  await page.waitForFunction(
+    ([source, flags, plain]) => {
+      const s = document.getElementById('status')?.textContent ?? '';
+      return plain !== null ? s === plain : new RegExp(source, flags).test(s);
+    },
+    text instanceof RegExp ? [text.source, text.flags, null] : ['', '', text],
+  );
+}
+
+const waitPiece = (page, name, side) => page.locator(`#board-host [data-point="${name}"].${side}`).waitFor();
+
+/** Light creates a room, Dark opens the invite link; both are connected. */
+async function startRoom(viewport = PHONE) {
+  const lightContext = await browser.newContext({ viewport });
+  await lightContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
+  const light = await openPage(lightContext, `${server.url}/`);
+  await light.locator('#start-friend').click();
+  await light.waitForURL(/\/r\/[a-z0-9]+$/);
+  await waitStatus(light, 'Waiting for your friend to open the link');
+  const invite = await light.locator('#invite-link').inputValue();
+  assert.equal(invite, light.url());
+  await light.locator('#copy-invite').click();
+  // The button confirms once the clipboard has taken the link.
+  await light.waitForFunction(() => document.getElementById('copy-invite').textContent === 'Copied');
+  assert.equal(await light.evaluate(() => navigator.clipboard.readText()), invite);
+  await shot(light, `online-00-invite-${viewport.width}`);
+  const darkContext = await browser.newContext({ viewport });
+  const dark = await openPage(darkContext, invite);
+  await waitStatus(light, 'Light: place a piece');
+  await waitStatus(dark, 'Waiting for Light to move');
+  return { light, dark, lightContext, darkContext, invite };
+}
+
+test('two browsers play through an invite link; a closed page comes back to its seat', async () => {
+  const { light, dark, lightContext, darkContext, invite } = await startRoom();
+  assert.equal(await dark.locator('#seat-note').innerText(), 'You play Dark');
+  assert.equal(await light.locator('#invite').isVisible(), false, 'the invite stays up after the friend joined');
+  await shot(dark, 'online-01-dark-waiting-phone');
+
+  // Dark cannot act on Light's turn: the board offers nothing.
+  assert.deepEqual((await readBoard(dark)).canPlace, []);
+  await point(dark, 'a1').click({ force: true });
+  assert.equal((await readBoard(dark)).pieces.a1, undefined);
+
+  await clickAction(light, 'd6');
+  await waitPiece(dark, 'd6', 'light');
+  await waitStatus(dark, 'Dark: place a piece');
+  await clickAction(dark, 'a1');
+  await waitPiece(light, 'a1', 'dark');
+  await clickAction(light, 'd5');
+  await waitPiece(dark, 'd5', 'light');
+  await shot(light, 'online-02-light-playing-phone');
+
+  // Light goes away: Dark is told and waits; Light reopens the link and is back in its seat.
+  await light.close();
+  await waitStatus(dark, 'Waiting for Light to reconnect');
+  assert.equal(await dark.locator('.card[data-side="light"] .presence').innerText(), 'away');
+  await shot(dark, 'online-03-opponent-away-phone');
+  const back = await openPage(lightContext, invite);
+  await waitStatus(back, 'Waiting for Dark to move');
+  assert.equal(await back.locator('#seat-note').innerText(), 'You play Light');
+  assert.deepEqual((await readBoard(back)).pieces, { d6: 'light', a1: 'dark', d5: 'light' });
+  await waitStatus(dark, 'Dark: place a piece');
+  await clickAction(dark, 'a4');
+  await waitPiece(back, 'a4', 'dark');
+  await waitStatus(back, 'Light: place a piece');
+  assert.deepEqual(back.errors, []);
+  assert.deepEqual(dark.errors, []);
+  await lightContext.close();
+  await darkContext.close();
+});
+
+test('a second tab takes the seat; the first one says it was replaced and can take it back', async () => {
+  const { light, dark, lightContext, darkContext, invite } = await startRoom(DESKTOP);
+  const second = await openPage(darkContext, invite);
+  await waitStatus(dark, 'This game was opened in another tab. This tab is no longer connected.');
+  await waitStatus(second, 'Waiting for Light to move');
+  assert.equal(await dark.locator('#take-back').isVisible(), true);
+  await shot(dark, 'online-04-replaced-desktop');
+  // The replaced tab does not reconnect by itself; the new one plays.
+  await clickAction(light, 'g7');
+  await waitPiece(second, 'g7', 'light');
+  await clickAction(second, 'a7');
+  await waitPiece(light, 'a7', 'dark');
+  assert.equal((await readBoard(dark)).pieces.a7, undefined);
+  // "Play here" takes the seat back, and now the second tab is the replaced one.
+  await dark.locator('#take-back').click();
+  await waitStatus(second, /another tab/);
+  await waitStatus(dark, 'Waiting for Light to move');
+  await waitPiece(dark, 'a7', 'dark');
+  await lightContext.close();
+  await darkContext.close();
+});
+
+test('draw offer, decline, accept; new round needs both; resign', async () => {
+  const { light, dark, lightContext, darkContext } = await startRoom(DESKTOP);
+  dark.on('dialog', (d) => d.accept());
+  await clickAction(light, 'd6');
+  await waitPiece(dark, 'd6', 'light');
+
+  await light.locator('#offer-draw').click();
+  await dark.locator('#draw-offer').waitFor();
+  assert.equal(await dark.locator('#draw-offer-text').innerText(), 'Light offers a draw');
+  await shot(dark, 'online-05-draw-offered-desktop');
+  await dark.locator('#decline-draw').click();
+  await dark.locator('#draw-offer').waitFor({ state: 'hidden' });
+  await light.waitForFunction(() => !document.getElementById('offer-draw').disabled);
+
+  await light.locator('#offer-draw').click();
+  await dark.locator('#accept-draw').click();
+  for (const page of [light, dark]) {
+    await page.locator('#result').waitFor();
+    assert.equal(await page.locator('#result-title').innerText(), 'Draw');
+    assert.equal(await page.locator('#result-reason').innerText(), 'The players agreed to a draw.');
+  }
+
+  await light.locator('#new-round').click();
+  await light.locator('#new-round-note').waitFor();
+  assert.match(await light.locator('#new-round-note').innerText(), /waiting for Dark/);
+  await dark.waitForFunction(() => /Light asks for a new round/.test(document.getElementById('new-round-note').textContent));
+  assert.equal((await readBoard(light)).pieces.d6, 'light', 'a new round started on one request');
+  await dark.locator('#new-round').click();
+  await waitStatus(light, 'Light: place a piece');
+  assert.deepEqual((await readBoard(light)).pieces, {});
+  assert.equal(await light.locator('#result').isVisible(), false);
+
+  await waitStatus(dark, 'Waiting for Light to move');
+  await dark.locator('#resign').click();
+  await light.locator('#result').waitFor();
+  assert.equal(await light.locator('#result-title').innerText(), 'Light wins');
+  assert.equal(await light.locator('#result-reason').innerText(), 'Dark resigned.');
+  await shot(light, 'online-06-resigned-desktop');
+  assert.deepEqual(light.errors, []);
+  await lightContext.close();
+  await darkContext.close();
+});
+
+test('a third browser on a full room watches; the waiting screen passes the accessibility audit', async () => {
+  const lightContext = await browser.newContext({ viewport: PHONE });
+  const light = await openPage(lightContext, `${server.url}/`);
+  await light.locator('#start-friend').click();
+  await waitStatus(light, 'Waiting for your friend to open the link');
+  assert.deepEqual(await axeSerious(light), [], 'invite screen');
+  const invite = light.url();
+  const darkContext = await browser.newContext({ viewport: PHONE });
+  const dark = await openPage(darkContext, invite);
+  await waitStatus(dark, 'Waiting for Light to move');
+  const watcherContext = await browser.newContext({ viewport: PHONE });
+  const watcher = await openPage(watcherContext, invite);
+  await waitStatus(watcher, 'Waiting for Light to move');
+  assert.equal(await watcher.locator('#notice').innerText(), 'This room already has two players.');
+  await clickAction(light, 'd6');
+  await waitPiece(watcher, 'd6', 'light');
+  await waitStatus(watcher, 'Waiting for Dark to move');
+  assert.deepEqual((await readBoard(watcher)).canPlace, [], 'a spectator was offered a move');
+  assert.equal(await watcher.locator('#resign').isVisible(), false);
+  for (const c of [lightContext, darkContext, watcherContext]) await c.close();
+});
+
+test('an unknown room says so', async () => {
+  const context = await browser.newContext({ viewport: PHONE });
+  const page = await openPage(context, `${server.url}/r/nosuchroom00`);
+  await waitStatus(page, 'This room does not exist (it may have expired).');
+  await context.close();
+});
+
+test('after the server restarts, both pages reconnect by themselves and play on', async () => {
+  // A server of its own, so that restarting it does not disturb the other tests.
+  const own = await startMillServer();
+  const addr = own.url.replace('http://', '');
+  const lightContext = await browser.newContext({ viewport: PHONE });
+  const light = await openPage(lightContext, `${own.url}/`);
+  await light.locator('#start-friend').click();
+  await light.waitForURL(/\/r\/[a-z0-9]+$/);
+  const darkContext = await browser.newContext({ viewport: PHONE });
+  const dark = await openPage(darkContext, light.url());
+  await waitStatus(light, 'Light: place a piece');
+  await clickAction(light, 'd6');
+  await waitPiece(dark, 'd6', 'light');
+
+  await own.close({ keepDb: true });
+  await waitStatus(light, 'Connection lost. Reconnecting…');
+  await shot(light, 'online-07-reconnecting-phone');
+  const again = await startMillServer({ addr, dir: own.dir });
+  try {
+    await waitStatus(dark, 'Dark: place a piece');
+    await waitStatus(light, 'Waiting for Dark to move');
+    await clickAction(dark, 'a1');
+    await waitPiece(light, 'a1', 'dark');
+    assert.deepEqual((await readBoard(light)).pieces, { d6: 'light', a1: 'dark' });
+  } finally {
+    await lightContext.close();
+    await darkContext.close();
+    await again.close();
+    rmSync(own.dir, { recursive: true, force: true });
+  }
+});
+
+test('a seat key the server does not know is dropped, and the page joins the free seat instead', async () => {
+  const lightContext = await browser.newContext({ viewport: PHONE });
+  const light = await openPage(lightContext, `${server.url}/`);
+  await light.locator('#start-friend').click();
+  await waitStatus(light, 'Waiting for your friend to open the link');
+  const invite = light.url();
+  const room = invite.split('/r/')[1];
+  // A browser holding a made-up key for this room (say, from a wiped server).
+  const darkContext = await browser.newContext({ viewport: PHONE });
+  await darkContext.addInitScript(
+    ([room]) => {
+      if (!localStorage.getItem(`mill.seat.${room}`)) {
+        localStorage.setItem(`mill.seat.${room}`, JSON.stringify({ seat: 'dark', key: 'f'.repeat(64) }));
+      }
+    },
+    [room],
+  );
+  const dark = await openPage(darkContext, invite);
+  await waitStatus(dark, 'Waiting for Light to move');
+  assert.equal(await dark.locator('#seat-note').innerText(), 'You play Dark');
+  const kept = await dark.evaluate((room) => JSON.parse(localStorage.getItem(`mill.seat.${room}`)).key, room);
+  assert.notEqual(kept, 'f'.repeat(64));
+  await waitStatus(light, 'Light: place a piece');
+  await lightContext.close();
+  await darkContext.close();
+});
