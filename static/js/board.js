@@ -6,7 +6,8 @@
 // Shapes (see static/js/README.md):
 //   topology: { files, ranks, points: [{name, file, rank}], segments, neighbours, lines }
 //   snapshot: { turn, phase, inHand, onBoard, pieces, pendingRemovals, selectable,
-//               destinations, removable, record, lastTurn, actions, outcome, position }
+//               destinations, removable, record, lastTurn, closedMills, actions,
+//               outcome, position }
 //   ui:       { selected: point name | null, focus: point name | null }
 
 export const EMPTY_UI = Object.freeze({ selected: null, focus: null });
@@ -28,6 +29,7 @@ export function blankSnapshot() {
     removable: [],
     record: [],
     lastTurn: [],
+    closedMills: [],
     actions: 0,
     outcome: null,
   };
@@ -40,6 +42,7 @@ export function pointState(snapshot, ui, name, canAct = true) {
   const removing = snapshot.pendingRemovals > 0;
   const selectedTargets = ui.selected ? snapshot.destinations[ui.selected] ?? [] : [];
   const marks = lastTurnMarks(snapshot);
+  const inMill = (snapshot.closedMills ?? []).some((line) => line.includes(name));
   return {
     name,
     piece,
@@ -51,6 +54,7 @@ export function pointState(snapshot, ui, name, canAct = true) {
     lastFrom: marks.from === name,
     lastTo: marks.to === name,
     lastRemoved: marks.removed.includes(name),
+    inMill,
   };
 }
 
@@ -85,6 +89,26 @@ export function lastTurnMarks(snapshot) {
     else marks.to = text;
   }
   return marks;
+}
+
+/**
+ * The mill lines the latest turn closed, ready to draw: each line's points in board
+ * order, its two ends (a line is straight: the ends are its first and last point along
+ * it), and whether it is fresh — closed just now, its removal still to be made — or only
+ * marks the last turn.
+ */
+export function closedMillLines(topology, snapshot) {
+  const where = new Map(topology.points.map((p) => [p.name, p]));
+  const fresh = snapshot.pendingRemovals > 0 && !snapshot.outcome;
+  const lines = [];
+  for (const line of snapshot.closedMills ?? []) {
+    const points = line.map((name) => where.get(name)).filter(Boolean);
+    if (points.length < 2 || points.length !== line.length) continue;
+    points.sort((a, b) => a.file - b.file || a.rank - b.rank);
+    const names = points.map((p) => p.name);
+    lines.push({ points: names, from: names[0], to: names.at(-1), fresh });
+  }
+  return lines;
 }
 
 const DIRECTIONS = {
@@ -165,6 +189,7 @@ export function accessibleName(snapshot, ui, name, t, canAct = true) {
   if (s.target) parts.push(t('point.canMoveHere'));
   if (s.canRemove) parts.push(t('point.canRemove'));
   if (s.lastTo || s.lastFrom || s.lastRemoved) parts.push(t('point.lastMove'));
+  if (s.inMill) parts.push(t('point.inMill'));
   return parts.join(', ');
 }
 

@@ -55,6 +55,7 @@ const en = {
   'point.canMoveHere': 'can move here',
   'point.canRemove': 'can be removed',
   'point.lastMove': 'last move',
+  'point.inMill': 'in the mill just closed',
   'error.storage': 'This browser does not keep games: the game will not survive a reload.',
   'error.wasm': 'The game could not start in this browser (WebAssembly failed to load).',
   // Online play.
@@ -155,6 +156,7 @@ const ru = {
   'point.canMoveHere': 'можно пойти сюда',
   'point.canRemove': 'можно снять',
   'point.lastMove': 'последний ход',
+  'point.inMill': 'в только что закрытой мельнице',
   'error.storage': 'Браузер не сохраняет партии: после перезагрузки партия пропадёт.',
   'error.wasm': 'Игра не запустилась в этом браузере (не загрузился WebAssembly).',
   'online.creating': 'Создаём комнату…',

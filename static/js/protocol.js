@@ -36,6 +36,7 @@ export function snapshotFromState(state) {
     removable: legal.removable ?? [],
     record: state.record ?? [],
     lastTurn: lastTurnOf(state.actions ?? []),
+    closedMills: state.closed_mills ?? [],
     actions: (state.actions ?? []).length,
     outcome: result
       ? result.winner

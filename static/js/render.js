@@ -1,7 +1,7 @@
 // Owns the SVG board: built once from the rules' topology, then updated from a snapshot.
 // Draws and labels; decides nothing (board.js says what each point is).
 
-import { accessibleName, defaultFocus, lastTurnMarks, pointState } from './board.js';
+import { accessibleName, closedMillLines, defaultFocus, lastTurnMarks, pointState } from './board.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const CELL = 100;
@@ -71,6 +71,10 @@ export function createBoardView(container, topology, { label = 'Board' } = {}) {
     el('line', { x1: p.x, y1: p.y, x2: q.x, y2: q.y }, lines);
   }
 
+  // The mill the latest turn closed: a band along its line, under the pieces.
+  const mills = el('g', { class: 'mills', 'aria-hidden': 'true' }, svg);
+  let millsKey = '';
+
   const layer = el('g', { class: 'points' }, svg);
   const points = new Map();
   for (const p of topology.points) {
@@ -111,6 +115,7 @@ export function createBoardView(container, topology, { label = 'Board' } = {}) {
       cls.toggle('last-from', s.lastFrom);
       cls.toggle('last-to', s.lastTo);
       cls.toggle('last-removed', s.lastRemoved && !s.piece);
+      cls.toggle('in-mill', s.inMill);
       const actionable = s.canPlace || s.canSelect || s.target || s.canRemove;
       cls.toggle('actionable', actionable);
       g.setAttribute('aria-label', accessibleName(snapshot, ui, name, t, canAct));
@@ -119,7 +124,25 @@ export function createBoardView(container, topology, { label = 'Board' } = {}) {
       else g.removeAttribute('aria-pressed');
       g.setAttribute('tabindex', name === focus ? '0' : '-1');
     }
+    drawMills(snapshot);
     animateLastMove(snapshot);
+  }
+
+  function drawMills(snapshot) {
+    const lines = closedMillLines(topology, snapshot);
+    const key = lines.map((l) => `${l.points.join(' ')}:${l.fresh}`).join('|');
+    if (key === millsKey) return;
+    millsKey = key;
+    mills.replaceChildren();
+    for (const line of lines) {
+      const p = at.get(line.from);
+      const q = at.get(line.to);
+      el(
+        'line',
+        { class: `mill-line ${line.fresh ? 'fresh' : 'settled'}`, 'data-points': line.points.join(' '), x1: p.x, y1: p.y, x2: q.x, y2: q.y },
+        mills,
+      );
+    }
   }
 
   // Slides the piece that just moved from its old point, so a move reads as a move.

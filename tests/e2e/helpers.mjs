@@ -138,10 +138,16 @@ export async function shot(page, name) {
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
-/** The board as the page shows it: pieces by point and the points of each highlight. */
+/**
+ * The board as the page shows it: pieces by point, the points of each highlight, and the
+ * mill lines drawn (`mills`: "a1 d1 g1" strings, `freshMills` those still owing a removal).
+ */
 export function readBoard(page) {
   return page.evaluate(() => {
-    const out = { pieces: {}, canPlace: [], canSelect: [], selected: [], target: [], canRemove: [], lastTo: [], lastFrom: [] };
+    const out = { pieces: {}, canPlace: [], canSelect: [], selected: [], target: [], canRemove: [], lastTo: [], lastFrom: [], inMill: [] };
+    const lines = [...document.querySelectorAll('#board-host .mill-line')];
+    out.mills = lines.map((l) => l.dataset.points).sort();
+    out.freshMills = lines.filter((l) => l.classList.contains('fresh')).map((l) => l.dataset.points).sort();
     for (const g of document.querySelectorAll('#board-host [data-point]')) {
       const name = g.dataset.point;
       if (g.classList.contains('light')) out.pieces[name] = 'light';
@@ -154,6 +160,7 @@ export function readBoard(page) {
         ['can-remove', 'canRemove'],
         ['last-to', 'lastTo'],
         ['last-from', 'lastFrom'],
+        ['in-mill', 'inMill'],
       ]) {
         if (g.classList.contains(cls)) out[key].push(name);
       }

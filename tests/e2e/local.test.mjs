@@ -84,6 +84,42 @@ test('a full same-device game played by clicks, to a win', async () => {
   await context.close();
 });
 
+test('a closed mill is highlighted until the removal, then stays marked with the last turn', async () => {
+  const { context, page } = await startLocal(DESKTOP);
+  for (const a of ['a1', 'b2', 'd1', 'd2']) await clickAction(page, a);
+  let board = await readBoard(page);
+  assert.deepEqual(board.mills, []);
+  assert.deepEqual(board.inMill, []);
+
+  await clickAction(page, 'g1');
+  board = await readBoard(page);
+  assert.deepEqual(board.freshMills, ['a1 d1 g1']);
+  assert.deepEqual(board.inMill.sort(), ['a1', 'd1', 'g1']);
+  // The band runs from a1 to g1 across the board, drawn under the pieces.
+  const line = page.locator('#board-host .mill-line');
+  const ends = await line.evaluate((l) => ({ y1: l.getAttribute('y1'), y2: l.getAttribute('y2'), x1: +l.getAttribute('x1'), x2: +l.getAttribute('x2') }));
+  const a1 = await point(page, 'a1').getAttribute('transform');
+  const g1 = await point(page, 'g1').getAttribute('transform');
+  assert.equal(a1, `translate(${ends.x1} ${ends.y1})`);
+  assert.equal(g1, `translate(${ends.x2} ${ends.y2})`);
+  assert.equal(await point(page, 'd1').getAttribute('aria-label'), 'd1, Light piece, in the mill just closed');
+  await shot(page, 'local-09-mill-closed-desktop');
+
+  await clickAction(page, 'xd2');
+  board = await readBoard(page);
+  assert.deepEqual(board.mills, ['a1 d1 g1'], 'the mill stays marked with the last turn');
+  assert.deepEqual(board.freshMills, []);
+  await shot(page, 'local-10-mill-settled-desktop');
+
+  // Dark's reply closes nothing: the mark goes with the turn; undo brings it back.
+  await clickAction(page, 'd2');
+  assert.deepEqual((await readBoard(page)).mills, []);
+  await page.locator('#undo').click();
+  assert.deepEqual((await readBoard(page)).mills, ['a1 d1 g1']);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('moving: a piece is selected, its destinations shown, another piece changes the selection', async () => {
   const { context, page } = await startLocal(DESKTOP);
   // The same placements as above but Light keeps a move: Dark never places on d5 and f4.

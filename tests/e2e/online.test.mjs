@@ -97,6 +97,35 @@ test('two browsers play through an invite link; a closed page comes back to its 
   await darkContext.close();
 });
 
+test('a mill closed online is highlighted on both boards, from the server\'s state', async () => {
+  const { light, dark, lightContext, darkContext } = await startRoom(DESKTOP);
+  for (const [page, other, a, side] of [
+    [light, dark, 'a1', 'light'],
+    [dark, light, 'b2', 'dark'],
+    [light, dark, 'd1', 'light'],
+    [dark, light, 'd2', 'dark'],
+  ]) {
+    await clickAction(page, a);
+    await waitPiece(other, a, side);
+  }
+  await waitStatus(light, 'Light: place a piece');
+  await clickAction(light, 'g1');
+  await waitPiece(dark, 'g1', 'light');
+  for (const page of [light, dark]) {
+    await page.locator('#board-host .mill-line.fresh').waitFor({ state: 'attached' });
+    assert.deepEqual((await readBoard(page)).freshMills, ['a1 d1 g1']);
+  }
+  await shot(dark, 'online-08-mill-closed-desktop');
+  await clickAction(light, 'xd2');
+  await waitStatus(dark, 'Dark: place a piece');
+  assert.deepEqual((await readBoard(dark)).mills, ['a1 d1 g1']);
+  assert.deepEqual((await readBoard(dark)).freshMills, []);
+  assert.deepEqual(light.errors, []);
+  assert.deepEqual(dark.errors, []);
+  await lightContext.close();
+  await darkContext.close();
+});
+
 test('a second tab takes the seat; the first one says it was replaced and can take it back', async () => {
   const { light, dark, lightContext, darkContext, invite } = await startRoom(DESKTOP);
   const second = await openPage(darkContext, invite);

@@ -5,6 +5,7 @@ import {
   accessibleName,
   blankSnapshot,
   clickPoint,
+  closedMillLines,
   EMPTY_UI,
   lastTurnMarks,
   moveFocus,
@@ -153,6 +154,31 @@ test('accessible names say the point, its piece and what it can do', () => {
   assert.equal(accessibleName(removing, EMPTY_UI, 'g7', ru), 'g7, фишка: Тёмные, можно снять');
 });
 
+test('a closed mill: its line is drawn end to end, fresh while the removal is owed', () => {
+  const pieces = { a1: 'light', d1: 'light', g1: 'light', b2: 'dark' };
+  // The snapshot's order within a line is not the board's: the ends come from geometry.
+  const owed = snapshot({ pieces, pendingRemovals: 1, lastTurn: ['g1'], closedMills: [['g1', 'a1', 'd1']] });
+  assert.deepEqual(closedMillLines(topology, owed), [{ points: ['a1', 'd1', 'g1'], from: 'a1', to: 'g1', fresh: true }]);
+  const done = snapshot({ pieces, lastTurn: ['g1', 'xd2'], closedMills: [['a1', 'd1', 'g1']], turn: 'dark' });
+  assert.deepEqual(closedMillLines(topology, done), [{ points: ['a1', 'd1', 'g1'], from: 'a1', to: 'g1', fresh: false }]);
+  // A vertical line runs bottom to top; two mills at once give two lines.
+  const two = snapshot({ pendingRemovals: 1, closedMills: [['a7', 'a4', 'a1'], ['g7', 'd7', 'a7']] });
+  assert.deepEqual(
+    closedMillLines(topology, two).map((l) => [l.from, l.to]),
+    [
+      ['a1', 'a7'],
+      ['a7', 'g7'],
+    ],
+  );
+  // Older snapshots (no field) and unknown points draw nothing.
+  assert.deepEqual(closedMillLines(topology, snapshot()), []);
+  assert.deepEqual(closedMillLines(topology, snapshot({ closedMills: [['a1', 'zz', 'g1']] })), []);
+  // The points of the mill say so to screen readers.
+  const t = translator('en');
+  assert.equal(accessibleName(done, EMPTY_UI, 'g1', t), 'g1, Light piece, last move, in the mill just closed');
+  assert.equal(accessibleName(done, EMPTY_UI, 'b2', t), 'b2, Dark piece');
+});
+
 test('the record is shown in numbered pairs', () => {
   assert.deepEqual(recordRows(['d6', 'a1', 'g1xd2']), [
     { n: 1, light: 'd6', dark: 'a1' },
@@ -164,4 +190,5 @@ test('the record is shown in numbered pairs', () => {
 test('the blank snapshot offers nothing to click', () => {
   const s = blankSnapshot();
   for (const p of ['a1', 'd6', 'g7']) assert.equal(clickPoint(s, EMPTY_UI, p).action, null);
+  assert.deepEqual(closedMillLines(topology, s), []);
 });

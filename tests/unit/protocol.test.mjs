@@ -38,6 +38,12 @@ test('a server state becomes the same snapshot shape as the wasm one', () => {
   assert.equal(s.outcome, null);
 });
 
+test('the mill the latest turn closed comes through; an older server without the field gives none', () => {
+  const closing = snapshotFromState({ ...state, pending_removals: 1, turn: 'light', closed_mills: [['a7', 'd7', 'g7']] });
+  assert.deepEqual(closing.closedMills, [['a7', 'd7', 'g7']]);
+  assert.deepEqual(snapshotFromState(state).closedMills, []);
+});
+
 test('a finished round has no legal clicks and an outcome', () => {
   const won = snapshotFromState({ ...state, legal: null, result: { winner: 'light', reason: 'resignation' } });
   assert.deepEqual(won.selectable, []);

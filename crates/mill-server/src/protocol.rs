@@ -313,6 +313,10 @@ pub struct GameView {
     pub record: Vec<String>,
     /// The last action.
     pub last_action: Option<String>,
+    /// The mill lines (three point names each) closed by the latest turn's placement or
+    /// move; empty when it closed none. Added in protocol 1 (additive).
+    #[serde(default)]
+    pub closed_mills: Vec<Vec<String>>,
     /// Standing offers.
     pub offers: Offers,
     /// The result once the round is over.

@@ -269,6 +269,7 @@ impl Table {
             actions: self.game.actions().iter().map(|a| a.to_text(t)).collect(),
             record: self.game.record(),
             last_action: self.game.last_action().map(|a| a.to_text(t)),
+            closed_mills: closed_mills(&self.game).map(names).collect(),
             offers: Offers {
                 draw: self.draw_offer,
                 new_round: Color::ALL
@@ -279,6 +280,29 @@ impl Table {
             result: outcome.map(result_view),
         }
     }
+}
+
+/// The mill lines closed by the latest turn (the one in progress, else the last completed
+/// one): the lines through the point its piece arrived on that its side holds whole.
+/// Removals take only the other side's pieces, so the current position still shows them.
+fn closed_mills(game: &Game) -> impl Iterator<Item = mill_core::Bitboard> + '_ {
+    let position = game.position();
+    let completed: usize = game.turns().iter().map(|t| t.actions().count()).sum();
+    let first = match game.actions().get(completed) {
+        Some(&action) => Some(action),
+        None => game.turns().last().map(|t| t.first_action()),
+    };
+    let arrived = first.and_then(|a| match a {
+        Action::Place { to } | Action::Move { to, .. } => Some(to),
+        Action::Remove { .. } => None,
+    });
+    let own = arrived.and_then(|to| position.piece_at(to).map(|c| (to, position.pieces(c))));
+    position
+        .topology()
+        .lines()
+        .iter()
+        .copied()
+        .filter(move |&line| own.is_some_and(|(to, mine)| line.contains(to) && (line & mine) == line))
 }
 
 /// mill-core's code, and its message as a sentence.
@@ -329,6 +353,7 @@ mod tests {
         let mut t = Table::new();
         let start = t.view("r");
         assert_eq!(start.version, 0);
+        assert!(start.closed_mills.is_empty());
         assert_eq!(start.legal.as_ref().unwrap().selectable.len(), 24);
         assert!(start.legal.as_ref().unwrap().destinations.is_empty());
         assert_eq!(act(&mut t, Dark, "d6").unwrap_err().code, "not-your-turn");
@@ -344,6 +369,9 @@ mod tests {
         let v = t.view("r");
         assert_eq!(v.pending_removals, 1);
         assert_eq!(v.turn, Light);
+        assert_eq!(v.closed_mills, [["a1", "a4", "a7"]]);
+        let text = crate::protocol::state_text(&v, Sides::default());
+        assert!(text.contains(r#""closed_mills":[["a1","a4","a7"]]"#), "{text}");
         let legal = v.legal.unwrap();
         assert_eq!(legal.removable, vec!["b2".to_string(), "b4".to_string()]);
         assert_eq!(legal.selectable, legal.removable);
@@ -354,10 +382,17 @@ mod tests {
         assert_eq!(v.actions, ["a1", "b2", "a4", "b4", "a7", "xb2"]);
         assert_eq!(v.record.last().map(String::as_str), Some("a7xb2"));
         assert_eq!(v.last_action.as_deref(), Some("xb2"));
+        assert_eq!(
+            v.closed_mills,
+            [["a1", "a4", "a7"]],
+            "the mill stays marked with its turn"
+        );
         assert_eq!(v.pieces.light, ["a1", "a4", "a7"]);
         assert_eq!(v.pieces.dark, ["b4"]);
         assert_eq!(v.in_hand.light, 6);
         assert_eq!(v.turn, Dark);
+        act(&mut t, Dark, "d6").unwrap();
+        assert!(t.view("r").closed_mills.is_empty(), "the next turn closed none");
     }
 
     #[test]

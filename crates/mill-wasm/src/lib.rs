@@ -250,6 +250,10 @@ pub struct Snapshot {
     /// The actions of the latest turn (the one in progress if any, else the last completed
     /// one), in text form, for showing the last move on the board.
     pub last_turn: Vec<String>,
+    /// The mill line(s) the latest turn's placement or move closed (each three point
+    /// names), empty when it closed none. Belongs to the same turn as `last_turn`: shown
+    /// strongly while the removal is pending, then with the last turn.
+    pub closed_mills: Vec<Vec<&'static str>>,
     /// Number of actions played (0: nothing to undo).
     pub actions: usize,
     /// The result, once the game is over.
@@ -273,6 +277,7 @@ impl Snapshot {
                 .filter(|(_, to)| !to.is_empty())
                 .collect()
         };
+        let latest = last_turn(game);
         Snapshot {
             position: pos.to_string(),
             turn: color_name(pos.turn()),
@@ -288,7 +293,8 @@ impl Snapshot {
             destinations,
             removable: names(t, game.removable()),
             record: game.record(),
-            last_turn: last_turn(game).iter().map(|a| a.to_text(t)).collect(),
+            last_turn: latest.iter().map(|a| a.to_text(t)).collect(),
+            closed_mills: closed_mills(pos, &latest).map(|line| names(t, line)).collect(),
             actions: game.actions().len(),
             outcome: game.outcome().map(outcome_json),
         }
@@ -306,6 +312,22 @@ fn last_turn(game: &Game) -> Vec<Action> {
         Some(turn) => turn.actions().collect(),
         None => Vec::new(),
     }
+}
+
+/// The mill lines closed by the piece that arrived in `turn` (its first action): the lines
+/// through the point it arrived on that its side holds whole. Removals only take the
+/// other side's pieces, so the position after the whole turn still shows them.
+fn closed_mills<'a>(pos: &'a Position, turn: &[Action]) -> impl Iterator<Item = Bitboard> + 'a {
+    let arrived = turn.first().and_then(|a| match *a {
+        Action::Place { to } | Action::Move { to, .. } => Some(to),
+        Action::Remove { .. } => None,
+    });
+    let own = arrived.and_then(|to| pos.piece_at(to).map(|c| (to, pos.pieces(c))));
+    pos.topology()
+        .lines()
+        .iter()
+        .copied()
+        .filter(move |&line| own.is_some_and(|(to, mine)| line.contains(to) && (line & mine) == line))
 }
 
 fn names(t: &Topology, points: Bitboard) -> Vec<&'static str> {

@@ -208,3 +208,81 @@ fn the_js_unit_tests_topology_fixture_is_current() {
         "run MILL_BLESS=1 cargo test -p mill-wasm to refresh {path}"
     );
 }
+
+fn lines(v: &Value) -> Vec<Vec<&str>> {
+    let mut out: Vec<Vec<&str>> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|line| {
+            let mut l = strings(line);
+            l.sort();
+            l
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn closed_mill_is_shown_until_the_next_turn() {
+    let mut g = WasmGame::new();
+    for a in ["a1", "b2", "d1", "d2"] {
+        play_ok(&mut g, a);
+        assert!(lines(&snap(&g)["closedMills"]).is_empty(), "after {a}");
+    }
+    play_ok(&mut g, "g1");
+    assert_eq!(
+        lines(&snap(&g)["closedMills"]),
+        [["a1", "d1", "g1"]],
+        "while the removal is pending"
+    );
+    play_ok(&mut g, "xd2");
+    assert_eq!(
+        lines(&snap(&g)["closedMills"]),
+        [["a1", "d1", "g1"]],
+        "with the last turn"
+    );
+    play_ok(&mut g, "d2");
+    assert!(
+        lines(&snap(&g)["closedMills"]).is_empty(),
+        "the next turn closed none"
+    );
+    assert!(g.undo());
+    assert_eq!(
+        lines(&snap(&g)["closedMills"]),
+        [["a1", "d1", "g1"]],
+        "undo brings it back"
+    );
+}
+
+#[test]
+fn one_piece_closing_two_mills_shows_both() {
+    let mut g = WasmGame::new();
+    // Light: a1 a4 (file a) and d7 g7 (rank 7), then a7 closes both; Dark places apart.
+    for a in ["a1", "b2", "a4", "b4", "d7", "d2", "g7", "c5"] {
+        play_ok(&mut g, a);
+    }
+    play_ok(&mut g, "a7");
+    assert_eq!(
+        lines(&snap(&g)["closedMills"]),
+        [["a1", "a4", "a7"], ["a7", "d7", "g7"]]
+    );
+    // The pieces of the mill stay; a move that does not arrive in a mill closes none.
+    play_ok(&mut g, "xd2");
+    play_ok(&mut g, "d2");
+    assert!(lines(&snap(&g)["closedMills"]).is_empty());
+}
+
+#[test]
+fn a_move_that_completes_a_line_closes_a_mill() {
+    let mut g = WasmGame::new();
+    // Moving: Dark steps without closing anything, then Light's a4-a1 completes a1 d1 g1.
+    let reply: Value =
+        serde_json::from_str(&g.load_position(".D./L.D/.../L....D/.../.../.LL d 0 0 0 0")).unwrap();
+    assert_eq!(reply["ok"], true, "{reply}");
+    play_ok(&mut g, "g4-g7");
+    assert_eq!(lines(&snap(&g)["closedMills"]), Vec::<Vec<&str>>::new());
+    play_ok(&mut g, "a4-a1");
+    assert_eq!(lines(&snap(&g)["closedMills"]), [["a1", "d1", "g1"]]);
+}
