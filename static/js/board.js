@@ -193,6 +193,15 @@ export function accessibleName(snapshot, ui, name, t, canAct = true) {
   return parts.join(', ');
 }
 
+/**
+ * Whether "New game" must ask first: a game is under way (more than `opening` actions —
+ * vs computer the computer's own first placement does not count — and not over).
+ * An empty or finished game starts over at once.
+ */
+export function newGameNeedsConfirm(snapshot, opening = 0) {
+  return !!snapshot && !snapshot.outcome && snapshot.actions > opening;
+}
+
 /** The record as numbered rows: [{n: 1, light: "d6", dark: "a1"}, …]. */
 export function recordRows(record) {
   const rows = [];

@@ -1,7 +1,7 @@
 // Wiring: screens, modes, panels and buttons. Local play asks the WebAssembly rules;
 // online play asks the server; the board component (widget.js) is the same for both.
 
-import { blankSnapshot, other, recordRows, statusOf } from './board.js';
+import { blankSnapshot, newGameNeedsConfirm, other, recordRows, statusOf } from './board.js';
 import { computerStatus, createComputer, engineWorker, loadSettings, randomSeed, resultForPerson, saveSettings } from './computer.js';
 import { pickLanguage, translator } from './i18n.js';
 import { connectRoom } from './net.js';
@@ -171,13 +171,34 @@ $('undo').addEventListener('click', () => {
   refreshLocal();
 });
 
-$('new-game').addEventListener('click', () => {
-  if (page.mode === 'computer') return void (setNotice(null), page.computer.newGame());
-  if (page.mode !== 'local') return;
-  page.game.restart();
-  saveLocal();
+$('new-game').addEventListener('click', async () => {
+  const { mode, game, computer } = page;
+  if (mode !== 'local' && mode !== 'computer') return;
+  // Vs computer the computer's opening placement (the person playing Dark) is no game to lose.
+  const opening = computer && computer.settings.human === 'dark' ? 1 : 0;
+  if (newGameNeedsConfirm(page.snapshot, opening) && !(await confirmNewGame())) return;
+  // The page may have moved on while the question was open.
+  if (page.mode !== mode || page.game !== game) return;
   setNotice(null);
+  if (mode === 'computer') return void computer.newGame();
+  game.restart();
+  saveLocal();
   refreshLocal();
+});
+
+/** Asks in a modal dialog whether to drop the game in progress. Resolves to true for "Start over". */
+function confirmNewGame() {
+  const dialog = $('confirm-new');
+  return new Promise((resolve) => {
+    dialog.returnValue = '';
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'confirm'), { once: true });
+    dialog.showModal();
+  });
+}
+
+// A click on the dimmed backdrop (outside the box) is a "no".
+$('confirm-new').addEventListener('click', (event) => {
+  if (event.target === event.currentTarget) event.currentTarget.close('keep');
 });
 
 // ---------------------------------------------------------------- vs computer

@@ -405,7 +405,13 @@ test('New game starts over, and the computer screen looks right on a desktop', a
   assert.equal((await recordTurns(page)).length, 2);
   await shot(page, 'computer-07-desktop');
   const before = JSON.parse(await saved(page, 'mill.computer.settings')).seed;
+  // A game under way: New game asks first; "Keep playing" keeps it, "Start over" starts over.
   await page.locator('#new-game').click();
+  await page.getByRole('dialog', { name: 'Start a new game?' }).waitFor();
+  await page.locator('#confirm-new-keep').click();
+  assert.equal((await recordTurns(page)).length, 2);
+  await page.locator('#new-game').click();
+  await page.locator('#confirm-new-ok').click();
   assert.deepEqual(await recordTurns(page), []);
   assert.equal(await statusText(page), 'Light: place a piece');
   assert.equal(JSON.parse(await saved(page, 'mill.game.computer')).actions.length, 0);

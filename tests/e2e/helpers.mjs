@@ -135,7 +135,8 @@ export async function openPage(context, url) {
 
 export async function shot(page, name) {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  // Finished animations jump to their end (a dialog caught fading in looks transparent).
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true, animations: 'disabled' });
 }
 
 /**

@@ -175,11 +175,84 @@ test('reload restores the game; undo and new game work', async () => {
   assert.equal((await readBoard(page)).pieces.a1, 'light');
 
   await page.locator('#new-game').click();
+  await page.locator('#confirm-new-ok').click();
   assert.deepEqual((await readBoard(page)).pieces, {});
   assert.equal(await page.locator('#undo').isDisabled(), true);
   await page.reload();
   await page.locator('#board-host [data-point="a1"]').waitFor();
   assert.deepEqual((await readBoard(page)).pieces, {});
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+/** Whether the "start a new game?" dialog is open. */
+const confirmOpen = (page) => page.evaluate(() => document.getElementById('confirm-new').open);
+
+test('New game during a game asks first (keyboard-friendly); an empty or finished game starts over at once', async () => {
+  const { context, page } = await startLocal(DESKTOP);
+  // An empty game: nothing to lose, nothing asked.
+  await page.locator('#new-game').click();
+  assert.equal(await confirmOpen(page), false);
+
+  for (const a of ['a1', 'b2', 'd1']) await clickAction(page, a);
+  await page.locator('#new-game').click();
+  const dialog = page.getByRole('dialog', { name: 'Start a new game?' });
+  await dialog.waitFor();
+  assert.equal(await page.locator('#confirm-new-text').innerText(), 'The game in progress will be lost.');
+  // The safe answer has the focus; Escape keeps the game.
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'confirm-new-keep');
+  await shot(page, 'local-11-confirm-new-desktop');
+  assert.deepEqual(await axeSerious(page), [], 'the dialog');
+  await page.keyboard.press('Escape');
+  assert.equal(await confirmOpen(page), false);
+  assert.equal(Object.keys((await readBoard(page)).pieces).length, 3);
+  // "Keep playing" by Enter keeps it too, and the focus goes back to the button.
+  await page.locator('#new-game').click();
+  await dialog.waitFor();
+  await page.keyboard.press('Enter');
+  assert.equal(await confirmOpen(page), false);
+  assert.equal(Object.keys((await readBoard(page)).pieces).length, 3);
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'new-game');
+  // Tab to "Start over" and Enter: a new game.
+  await page.keyboard.press('Enter');
+  await dialog.waitFor();
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'confirm-new-ok');
+  await page.keyboard.press('Enter');
+  assert.deepEqual((await readBoard(page)).pieces, {});
+  assert.equal(await page.locator('#record li').count(), 0);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('New game after a finished game does not ask; the question is in Russian too', async () => {
+  // A saved game that Light has just won: g4-g1 closes a1 d1 g1 and takes Dark's third piece.
+  const start = 'L../D../.D./....DL/.../.../LL. l 0 0 0 0';
+  const context = await browser.newContext({ viewport: PHONE, locale: 'ru-RU' });
+  await context.addInitScript((start) => {
+    if (!sessionStorage.getItem('seeded')) {
+      localStorage.setItem('mill.game.local', JSON.stringify({ start, actions: ['g4-g1', 'xb6'] }));
+      sessionStorage.setItem('seeded', '1');
+    }
+  }, start);
+  const page = await openPage(context, `${server.url}/#local`);
+  await page.locator('#result').waitFor();
+  await page.locator('#new-game').click();
+  assert.equal(await confirmOpen(page), false);
+  assert.equal(await page.locator('#result').isVisible(), false);
+  assert.equal(await page.locator('#record li').count(), 0);
+
+  await clickAction(page, 'g4-g1');
+  await page.locator('#new-game').click();
+  const dialog = page.getByRole('dialog', { name: 'Начать новую партию?' });
+  await dialog.waitFor();
+  assert.equal(await page.locator('#confirm-new-text').innerText(), 'Текущая партия будет потеряна.');
+  assert.equal(await page.locator('#confirm-new-ok').innerText(), 'Начать заново');
+  await shot(page, 'local-12-confirm-new-russian-phone');
+  // A click on the dimmed backdrop is a "no".
+  await page.mouse.click(5, 5);
+  assert.equal(await confirmOpen(page), false);
+  assert.equal((await readBoard(page)).pieces.g1, 'light');
   assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -9,6 +9,7 @@ import {
   EMPTY_UI,
   lastTurnMarks,
   moveFocus,
+  newGameNeedsConfirm,
   reconcile,
   recordRows,
   statusOf,
@@ -191,4 +192,15 @@ test('the blank snapshot offers nothing to click', () => {
   const s = blankSnapshot();
   for (const p of ['a1', 'd6', 'g7']) assert.equal(clickPoint(s, EMPTY_UI, p).action, null);
   assert.deepEqual(closedMillLines(topology, s), []);
+});
+
+test('New game asks only while a game is under way', () => {
+  assert.equal(newGameNeedsConfirm(snapshot()), false, 'empty');
+  assert.equal(newGameNeedsConfirm(snapshot({ actions: 1 })), true);
+  assert.equal(newGameNeedsConfirm(movingSnapshot({ pendingRemovals: 1 })), true);
+  assert.equal(newGameNeedsConfirm(snapshot({ actions: 9, outcome: { kind: 'draw', reason: 'threefold' } })), false, 'over');
+  // Vs computer with the person on Dark: the computer's opening placement is no game yet.
+  assert.equal(newGameNeedsConfirm(snapshot({ actions: 1 }), 1), false);
+  assert.equal(newGameNeedsConfirm(snapshot({ actions: 2 }), 1), true);
+  assert.equal(newGameNeedsConfirm(null), false);
 });
