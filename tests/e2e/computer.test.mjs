@@ -1,28 +1,17 @@
 // Vs computer in a real browser: the engine runs in a Web Worker from the WebAssembly
 // build; no server is needed (a static file server stands in).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { axeSerious, DESKTOP, launch, openPage, PHONE, point, readBoard, shot, startStaticServer, statusText, topology } from './helpers.mjs';
+import { axeSerious, DESKTOP, openPage, PHONE, point, readBoard, shot, statusText, topology, useBrowserAndServer } from './helpers.mjs';
 
 const START = '.../.../.../....../.../.../... l 9 9 0 0';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startStaticServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowserAndServer({ mill: false });
 
 /** A fresh browser on the start screen; `saved` preloads local storage (key → value). */
 async function open({ viewport = PHONE, locale = 'en-US', saved = {} } = {}) {
-  const context = await browser.newContext({ viewport, locale });
+  const context = await env.browser.newContext({ viewport, locale });
   if (Object.keys(saved).length) {
     await context.addInitScript((entries) => {
       if (!sessionStorage.getItem('seeded')) {
@@ -31,7 +20,7 @@ async function open({ viewport = PHONE, locale = 'en-US', saved = {} } = {}) {
       }
     }, saved);
   }
-  const page = await openPage(context, `${server.url}/`);
+  const page = await openPage(context, `${env.server.url}/`);
   return { context, page };
 }
 
@@ -412,6 +401,7 @@ test('New game starts over, and the computer screen looks right on a desktop', a
   assert.equal((await recordTurns(page)).length, 2);
   await page.locator('#new-game').click();
   await page.locator('#confirm-new-ok').click();
+  await page.waitForFunction(() => document.querySelectorAll('#record li').length === 0);
   assert.deepEqual(await recordTurns(page), []);
   assert.equal(await statusText(page), 'Light: place a piece');
   assert.equal(JSON.parse(await saved(page, 'mill.game.computer')).actions.length, 0);

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, sep } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { chromium } from 'playwright-core';
@@ -101,6 +102,39 @@ export async function startMillServer({ addr = '127.0.0.1:0', dir = null } = {})
         await exited;
       }
       if (ownDir && !keepDb) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The set-up every browser test file shares: before its tests, a server (mill-server with a
+ * fresh database when `mill` is true, else the static stand-in) and headless Chromium;
+ * after them, both closed. Call it at the top level of a test file. The returned object's
+ * `server` and `browser` are getters, filled in once the `before` hook has run:
+ *
+ *   const env = useBrowserAndServer({ mill: true });
+ *   test('…', async () => { const context = await env.browser.newContext(); … env.server.url … });
+ */
+export function useBrowserAndServer({ mill = false } = {}) {
+  if (mill && !existsSync(millServerBin())) {
+    throw new Error(`mill-server not found at ${millServerBin()}: build it (cargo build -p mill-server) or set MILL_SERVER_BIN`);
+  }
+  let server;
+  let browser;
+  before(async () => {
+    server = mill ? await startMillServer() : await startStaticServer();
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  return {
+    get server() {
+      return server;
+    },
+    get browser() {
+      return browser;
     },
   };
 }

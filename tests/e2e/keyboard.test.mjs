@@ -1,22 +1,11 @@
 // Keyboard-only play and the accessibility audit.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
 import { moveFocus } from '../../static/js/board.js';
-import { actionsOf, axeSerious, DESKTOP, launch, openPage, PHONE, readBoard, shot, startStaticServer, topology } from './helpers.mjs';
+import { actionsOf, axeSerious, DESKTOP, openPage, PHONE, readBoard, shot, topology, useBrowserAndServer } from './helpers.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startStaticServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowserAndServer({ mill: false });
 
 const KEYS = ['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight'];
 
@@ -54,8 +43,8 @@ async function press(page, name, key = 'Enter') {
 }
 
 test('a game placed, moved and removed with the keyboard only', async () => {
-  const context = await browser.newContext({ viewport: DESKTOP });
-  const page = await openPage(context, `${server.url}/`);
+  const context = await env.browser.newContext({ viewport: DESKTOP });
+  const page = await openPage(context, `${env.server.url}/`);
   // Tab to "Same device" and start.
   for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.id)) !== 'start-local'; i++) {
     await page.keyboard.press('Tab');
@@ -97,8 +86,8 @@ test('accessibility audit: no serious violations on the start screen and the gam
     ['en-US', PHONE],
     ['ru-RU', DESKTOP],
   ]) {
-    const context = await browser.newContext({ viewport, locale });
-    const page = await openPage(context, `${server.url}/`);
+    const context = await env.browser.newContext({ viewport, locale });
+    const page = await openPage(context, `${env.server.url}/`);
     await page.locator('#start-local').waitFor();
     await shot(page, `start-${locale}-${viewport.width}`);
     assert.deepEqual(await axeSerious(page), [], `start screen (${locale})`);

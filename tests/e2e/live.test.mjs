@@ -1,22 +1,11 @@
 // The live diagram (static/js/live.js) that the rules page mounts: a board from a
 // position string, in try-it or read-only mode. Mounted into the game page's document.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { launch, openPage, PHONE, point, readBoard, shot, startStaticServer } from './helpers.mjs';
+import { openPage, PHONE, point, readBoard, shot, useBrowserAndServer } from './helpers.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startStaticServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowserAndServer({ mill: false });
 
 // The rules guide's worked position: Light on a1 and d1, g1 empty, Dark on b6 and d2.
 const WORKED = '.../D../.../....../.../.D./LL. l 7 7 0 0';
@@ -39,8 +28,8 @@ async function mount(page, position, mode) {
 }
 
 test('try-it: the worked position asks for a removal after g1, offering only removable pieces', async () => {
-  const context = await browser.newContext({ viewport: PHONE });
-  const page = await openPage(context, `${server.url}/`);
+  const context = await env.browser.newContext({ viewport: PHONE });
+  const page = await openPage(context, `${env.server.url}/`);
   assert.equal(await mount(page, WORKED, 'try'), 'ok');
   let board = await readBoard(page);
   assert.deepEqual(board.pieces, { a1: 'light', d1: 'light', b6: 'dark', d2: 'dark' });
@@ -61,8 +50,8 @@ test('try-it: the worked position asks for a removal after g1, offering only rem
 });
 
 test('read-only: pieces are shown and nothing can be clicked; a bad position string is refused', async () => {
-  const context = await browser.newContext({ viewport: PHONE });
-  const page = await openPage(context, `${server.url}/`);
+  const context = await env.browser.newContext({ viewport: PHONE });
+  const page = await openPage(context, `${env.server.url}/`);
   assert.equal(await mount(page, WORKED, 'readonly'), 'ok');
   const board = await readBoard(page);
   assert.deepEqual(board.canPlace, []);

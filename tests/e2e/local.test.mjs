@@ -1,42 +1,36 @@
 // Same-device play in a real browser: no server needed (a static file server stands in).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
 import {
   actionsOf,
   axeSerious,
   clickAction,
   DESKTOP,
-  launch,
   openPage,
   PHONE,
   point,
   readBoard,
   shot,
-  startStaticServer,
   statusText,
+  useBrowserAndServer,
 } from './helpers.mjs';
 
 // Light closes the e-file mill on its fifth placement and removes b4; after the placing
 // Light has no move, so Dark wins by blockade (checked with `mill replay`).
 const BLOCKADE_GAME = 'b2 b4 d3 c3 e3 c5 e4 d2 e5xb4 b4 d5 d6 f2 d7 f4 f6 g7 g4';
 
-let server;
-let browser;
+const env = useBrowserAndServer({ mill: false });
 
-before(async () => {
-  server = await startStaticServer();
-  browser = await launch();
-});
+/** Waits for the board to have no pieces (the answer to the dialog arrives with its `close` event). */
+const boardEmptied = (page) => page.waitForFunction(() => !document.querySelector('#board-host .has-piece'));
 
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+/** Whether the "start a new game?" dialog is open. */
+const confirmOpen = (page) => page.evaluate(() => document.getElementById('confirm-new').open);
 
 async function startLocal(viewport = PHONE, locale = 'en-US') {
-  const context = await browser.newContext({ viewport, locale });
-  const page = await openPage(context, `${server.url}/`);
+  const context = await env.browser.newContext({ viewport, locale });
+  const page = await openPage(context, `${env.server.url}/`);
   await page.locator('#start-local').click();
   await page.locator('#board-host [data-point="a1"]').waitFor();
   return { context, page };
@@ -176,6 +170,7 @@ test('reload restores the game; undo and new game work', async () => {
 
   await page.locator('#new-game').click();
   await page.locator('#confirm-new-ok').click();
+  await boardEmptied(page);
   assert.deepEqual((await readBoard(page)).pieces, {});
   assert.equal(await page.locator('#undo').isDisabled(), true);
   await page.reload();
@@ -184,9 +179,6 @@ test('reload restores the game; undo and new game work', async () => {
   assert.deepEqual(page.errors, []);
   await context.close();
 });
-
-/** Whether the "start a new game?" dialog is open. */
-const confirmOpen = (page) => page.evaluate(() => document.getElementById('confirm-new').open);
 
 test('New game during a game asks first (keyboard-friendly); an empty or finished game starts over at once', async () => {
   const { context, page } = await startLocal(DESKTOP);
@@ -219,6 +211,7 @@ test('New game during a game asks first (keyboard-friendly); an empty or finishe
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'confirm-new-ok');
   await page.keyboard.press('Enter');
+  await boardEmptied(page);
   assert.deepEqual((await readBoard(page)).pieces, {});
   assert.equal(await page.locator('#record li').count(), 0);
   assert.deepEqual(page.errors, []);
@@ -228,14 +221,14 @@ test('New game during a game asks first (keyboard-friendly); an empty or finishe
 test('New game after a finished game does not ask; the question is in Russian too', async () => {
   // A saved game that Light has just won: g4-g1 closes a1 d1 g1 and takes Dark's third piece.
   const start = 'L../D../.D./....DL/.../.../LL. l 0 0 0 0';
-  const context = await browser.newContext({ viewport: PHONE, locale: 'ru-RU' });
+  const context = await env.browser.newContext({ viewport: PHONE, locale: 'ru-RU' });
   await context.addInitScript((start) => {
     if (!sessionStorage.getItem('seeded')) {
       localStorage.setItem('mill.game.local', JSON.stringify({ start, actions: ['g4-g1', 'xb6'] }));
       sessionStorage.setItem('seeded', '1');
     }
   }, start);
-  const page = await openPage(context, `${server.url}/#local`);
+  const page = await openPage(context, `${env.server.url}/#local`);
   await page.locator('#result').waitFor();
   await page.locator('#new-game').click();
   assert.equal(await confirmOpen(page), false);
@@ -258,7 +251,7 @@ test('New game after a finished game does not ask; the question is in Russian to
 });
 
 test('with storage unavailable the page still plays and says games are not kept', async () => {
-  const context = await browser.newContext({ viewport: PHONE });
+  const context = await env.browser.newContext({ viewport: PHONE });
   await context.addInitScript(() => {
     Object.defineProperty(window, 'localStorage', {
       get() {
@@ -266,7 +259,7 @@ test('with storage unavailable the page still plays and says games are not kept'
       },
     });
   });
-  const page = await openPage(context, `${server.url}/`);
+  const page = await openPage(context, `${env.server.url}/`);
   assert.match(await page.locator('#notice').innerText(), /does not keep games/);
   await page.locator('#start-local').click();
   await clickAction(page, 'd6');
@@ -290,8 +283,8 @@ test('Russian from the browser language, and the switch back to English', async 
 });
 
 test('touch: taps place pieces on a phone', async () => {
-  const context = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
-  const page = await openPage(context, `${server.url}/`);
+  const context = await env.browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true, deviceScaleFactor: 2 });
+  const page = await openPage(context, `${env.server.url}/`);
   await page.locator('#start-local').tap();
   await point(page, 'd6').tap();
   await point(page, 'a1').tap();
@@ -304,9 +297,9 @@ test('touch: taps place pieces on a phone', async () => {
 });
 
 test('when the WebAssembly cannot load, the start screen says so instead of a broken board', async () => {
-  const context = await browser.newContext({ viewport: PHONE });
+  const context = await env.browser.newContext({ viewport: PHONE });
   await context.route('**/pkg/mill_wasm_bg.wasm', (route) => route.abort());
-  const page = await openPage(context, `${server.url}/`);
+  const page = await openPage(context, `${env.server.url}/`);
   await page.locator('#start-local').click();
   await page.locator('#notice').waitFor();
   assert.match(await page.locator('#notice').innerText(), /could not start/);
@@ -325,13 +318,13 @@ test('on a phone, playing does not scroll the page away from the board', async (
 test('flying: a side with three pieces may go to any free point', async () => {
   // A saved game that starts from a position where Light has three pieces left.
   const start = 'LDL/.D./.../.D..D./.../L../... l 0 0 0 0';
-  const context = await browser.newContext({ viewport: PHONE });
+  const context = await env.browser.newContext({ viewport: PHONE });
   await context.addInitScript((start) => {
     if (!localStorage.getItem('mill.game.local')) {
       localStorage.setItem('mill.game.local', JSON.stringify({ start, actions: [] }));
     }
   }, start);
-  const page = await openPage(context, `${server.url}/#local`);
+  const page = await openPage(context, `${env.server.url}/#local`);
   await page.locator('#board-host [data-point="a1"]').waitFor();
   assert.equal(await statusText(page), 'Light is flying: pick any own piece');
   assert.match(await page.locator('.card[data-side="light"] .phase').innerText(), /flying/);

@@ -1,27 +1,12 @@
 // Play with a friend, through a real mill-server (MILL_SERVER_BIN, default
 // target/debug/mill-server) on 127.0.0.1 with a fresh database.
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { rmSync } from 'node:fs';
+import { test } from 'node:test';
 
-import { axeSerious, clickAction, DESKTOP, launch, millServerBin, openPage, PHONE, point, readBoard, shot, startMillServer, statusText } from './helpers.mjs';
+import { axeSerious, clickAction, DESKTOP, openPage, PHONE, point, readBoard, shot, startMillServer, useBrowserAndServer } from './helpers.mjs';
 
-if (!existsSync(millServerBin())) {
-  throw new Error(`mill-server not found at ${millServerBin()}: build it (cargo build -p mill-server) or set MILL_SERVER_BIN`);
-}
-
-let server;
-let browser;
-
-before(async () => {
-  server = await startMillServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowserAndServer({ mill: true });
 
 /** Waits until the status line reads `text` (a string or a RegExp). */
 async function waitStatus(page, text) {
@@ -38,9 +23,9 @@ const waitPiece = (page, name, side) => page.locator(`#board-host [data-point="$
 
 /** Light creates a room, Dark opens the invite link; both are connected. */
 async function startRoom(viewport = PHONE) {
-  const lightContext = await browser.newContext({ viewport });
-  await lightContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-  const light = await openPage(lightContext, `${server.url}/`);
+  const lightContext = await env.browser.newContext({ viewport });
+  await lightContext.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url });
+  const light = await openPage(lightContext, `${env.server.url}/`);
   await light.locator('#start-friend').click();
   await light.waitForURL(/\/r\/[a-z0-9]+$/);
   await waitStatus(light, 'Waiting for your friend to open the link');
@@ -51,7 +36,7 @@ async function startRoom(viewport = PHONE) {
   await light.waitForFunction(() => document.getElementById('copy-invite').textContent === 'Copied');
   assert.equal(await light.evaluate(() => navigator.clipboard.readText()), invite);
   await shot(light, `online-00-invite-${viewport.width}`);
-  const darkContext = await browser.newContext({ viewport });
+  const darkContext = await env.browser.newContext({ viewport });
   const dark = await openPage(darkContext, invite);
   await waitStatus(light, 'Light: place a piece');
   await waitStatus(dark, 'Waiting for Light to move');
@@ -192,16 +177,16 @@ test('draw offer, decline, accept; new round needs both; resign', async () => {
 });
 
 test('a third browser on a full room watches; the waiting screen passes the accessibility audit', async () => {
-  const lightContext = await browser.newContext({ viewport: PHONE });
-  const light = await openPage(lightContext, `${server.url}/`);
+  const lightContext = await env.browser.newContext({ viewport: PHONE });
+  const light = await openPage(lightContext, `${env.server.url}/`);
   await light.locator('#start-friend').click();
   await waitStatus(light, 'Waiting for your friend to open the link');
   assert.deepEqual(await axeSerious(light), [], 'invite screen');
   const invite = light.url();
-  const darkContext = await browser.newContext({ viewport: PHONE });
+  const darkContext = await env.browser.newContext({ viewport: PHONE });
   const dark = await openPage(darkContext, invite);
   await waitStatus(dark, 'Waiting for Light to move');
-  const watcherContext = await browser.newContext({ viewport: PHONE });
+  const watcherContext = await env.browser.newContext({ viewport: PHONE });
   const watcher = await openPage(watcherContext, invite);
   await waitStatus(watcher, 'Waiting for Light to move');
   assert.equal(await watcher.locator('#notice').innerText(), 'This room already has two players.');
@@ -214,8 +199,8 @@ test('a third browser on a full room watches; the waiting screen passes the acce
 });
 
 test('an unknown room says so', async () => {
-  const context = await browser.newContext({ viewport: PHONE });
-  const page = await openPage(context, `${server.url}/r/nosuchroom00`);
+  const context = await env.browser.newContext({ viewport: PHONE });
+  const page = await openPage(context, `${env.server.url}/r/nosuchroom00`);
   await waitStatus(page, 'This room does not exist (it may have expired).');
   await context.close();
 });
@@ -224,11 +209,11 @@ test('after the server restarts, both pages reconnect by themselves and play on'
   // A server of its own, so that restarting it does not disturb the other tests.
   const own = await startMillServer();
   const addr = own.url.replace('http://', '');
-  const lightContext = await browser.newContext({ viewport: PHONE });
+  const lightContext = await env.browser.newContext({ viewport: PHONE });
   const light = await openPage(lightContext, `${own.url}/`);
   await light.locator('#start-friend').click();
   await light.waitForURL(/\/r\/[a-z0-9]+$/);
-  const darkContext = await browser.newContext({ viewport: PHONE });
+  const darkContext = await env.browser.newContext({ viewport: PHONE });
   const dark = await openPage(darkContext, light.url());
   await waitStatus(light, 'Light: place a piece');
   await clickAction(light, 'd6');
@@ -253,14 +238,14 @@ test('after the server restarts, both pages reconnect by themselves and play on'
 });
 
 test('a seat key the server does not know is dropped, and the page joins the free seat instead', async () => {
-  const lightContext = await browser.newContext({ viewport: PHONE });
-  const light = await openPage(lightContext, `${server.url}/`);
+  const lightContext = await env.browser.newContext({ viewport: PHONE });
+  const light = await openPage(lightContext, `${env.server.url}/`);
   await light.locator('#start-friend').click();
   await waitStatus(light, 'Waiting for your friend to open the link');
   const invite = light.url();
   const room = invite.split('/r/')[1];
   // A browser holding a made-up key for this room (say, from a wiped server).
-  const darkContext = await browser.newContext({ viewport: PHONE });
+  const darkContext = await env.browser.newContext({ viewport: PHONE });
   await darkContext.addInitScript(
     ([room]) => {
       if (!localStorage.getItem(`mill.seat.${room}`)) {

@@ -3,30 +3,19 @@
 // when MILL_SERVER_BIN is set (as scripts/test does), else against a small static server
 // with the same routes.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
 import { moveFocus } from '../../static/js/board.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { ARTIFACTS, axeSerious, DESKTOP, launch, openPage, PHONE, startMillServer, startStaticServer, topology } from './helpers.mjs';
+import { ARTIFACTS, axeSerious, DESKTOP, openPage, PHONE, topology, useBrowserAndServer } from './helpers.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = process.env.MILL_SERVER_BIN ? await startMillServer() : await startStaticServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const env = useBrowserAndServer({ mill: !!process.env.MILL_SERVER_BIN });
 
 async function openRules({ viewport = PHONE, locale = 'en-US' } = {}) {
-  const context = await browser.newContext({ viewport, locale });
-  const page = await openPage(context, `${server.url}/rules`);
+  const context = await env.browser.newContext({ viewport, locale });
+  const page = await openPage(context, `${env.server.url}/rules`);
   await page.locator('body[data-ready="true"]').waitFor();
   return { context, page };
 }
@@ -320,15 +309,15 @@ test('"Start a game" leads to the start screen; no serious accessibility problem
   const { context, page } = await openRules();
   assert.deepEqual(await axeSerious(page), []);
   await page.locator('.cta [data-role="start-game"]').click();
-  await page.waitForURL(`${server.url}/`);
+  await page.waitForURL(`${env.server.url}/`);
   await page.locator('#start-local').waitFor();
   assert.equal(await page.locator('#start-local').isVisible(), true);
   await context.close();
 });
 
 test('the start screen and the game link to the rules page', async () => {
-  const context = await browser.newContext({ viewport: PHONE, locale: 'en-US' });
-  const page = await openPage(context, `${server.url}/`);
+  const context = await env.browser.newContext({ viewport: PHONE, locale: 'en-US' });
+  const page = await openPage(context, `${env.server.url}/`);
   const link = page.locator('#rules-link');
   await link.waitFor();
   assert.equal((await link.textContent()).trim(), 'How to play', 'the link is named for screen readers');
