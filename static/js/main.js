@@ -189,16 +189,34 @@ $('new-game').addEventListener('click', async () => {
 /** Asks in a modal dialog whether to drop the game in progress. Resolves to true for "Start over". */
 function confirmNewGame() {
   const dialog = $('confirm-new');
+  if (dialog.open) return Promise.resolve(false);
   return new Promise((resolve) => {
-    dialog.returnValue = '';
-    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'confirm'), { once: true });
+    pendingAnswer = resolve;
     dialog.showModal();
   });
 }
 
+// The answer is given where it is made (a button, Escape, the backdrop), not from the
+// dialog's `close` event, which comes a task later and could reach the next question.
+let pendingAnswer = null;
+function answerNewGame(yes) {
+  const resolve = pendingAnswer;
+  pendingAnswer = null;
+  if ($('confirm-new').open) $('confirm-new').close();
+  resolve?.(yes);
+}
+$('confirm-new-ok').addEventListener('click', () => answerNewGame(true));
+$('confirm-new-keep').addEventListener('click', () => answerNewGame(false));
+// Escape: the browser closes the dialog; that is a "no".
+$('confirm-new').addEventListener('cancel', () => answerNewGame(false));
 // A click on the dimmed backdrop (outside the box) is a "no".
 $('confirm-new').addEventListener('click', (event) => {
-  if (event.target === event.currentTarget) event.currentTarget.close('keep');
+  if (event.target === event.currentTarget) answerNewGame(false);
+});
+// Closed any other way (Chromium may close on Escape without a cancel event): a "no" —
+// unless the dialog is open again, for a newer question this late event is not about.
+$('confirm-new').addEventListener('close', (event) => {
+  if (!event.currentTarget.open) answerNewGame(false);
 });
 
 // ---------------------------------------------------------------- vs computer
