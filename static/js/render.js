@@ -142,6 +142,14 @@ export function createBoardView(container, topology, { label = 'Board' } = {}) {
         { class: `mill-line ${line.fresh ? 'fresh' : 'settled'}`, 'data-points': line.points.join(' '), x1: p.x, y1: p.y, x2: q.x, y2: q.y },
         mills,
       );
+      // While the removal is owed, a glow around each piece of the mill too: on a phone
+      // the band alone barely shows between pieces that stand close.
+      if (line.fresh) {
+        for (const name of line.points) {
+          const c = at.get(name);
+          el('circle', { class: 'mill-halo', cx: c.x, cy: c.y, r: 46 }, mills);
+        }
+      }
     }
   }
 
