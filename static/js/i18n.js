@@ -102,7 +102,7 @@ const en = {
   'computer.removing': 'The computer closed a mill',
   'computer.youWin': 'You win!',
   'computer.youLose': 'The computer wins',
-  'computer.sideConfirm': 'Changing colours starts a new game. Start over?',
+  'computer.sideConfirm': 'Changing colours starts a new game: the game in progress will be lost.',
   'computer.error': 'The computer could not move: {message}',
   'computer.failed': 'The computer ({side}) is stuck: choose a level to try again',
   // Vs computer — end
@@ -206,7 +206,7 @@ const ru = {
   'computer.removing': 'Компьютер построил мельницу',
   'computer.youWin': 'Вы победили!',
   'computer.youLose': 'Победил компьютер',
-  'computer.sideConfirm': 'Смена цвета начинает новую партию. Начать заново?',
+  'computer.sideConfirm': 'Смена цвета начинает новую партию: текущая будет потеряна.',
   'computer.error': 'Компьютер не смог сделать ход: {message}',
   'computer.failed': 'Компьютер ({side}) не смог сходить: выберите уровень, чтобы повторить',
   // Vs computer — end

@@ -186,10 +186,14 @@ $('new-game').addEventListener('click', async () => {
   refreshLocal();
 });
 
-/** Asks in a modal dialog whether to drop the game in progress. Resolves to true for "Start over". */
-function confirmNewGame() {
+/**
+ * Asks in a modal dialog whether to drop the game in progress, saying why with `reason`
+ * (an i18n key). Resolves to true for "Start over".
+ */
+function confirmNewGame(reason = 'newGame.confirmText') {
   const dialog = $('confirm-new');
   if (dialog.open) return Promise.resolve(false);
+  $('confirm-new-text').textContent = t(reason);
   return new Promise((resolve) => {
     pendingAnswer = resolve;
     dialog.showModal();
@@ -262,11 +266,15 @@ for (const input of document.querySelectorAll('input[name="computer-level"]')) {
   });
 }
 for (const input of document.querySelectorAll('input[name="computer-side"]')) {
-  input.addEventListener('change', () => {
+  input.addEventListener('change', async () => {
     const c = page.computer;
     if (!c) return;
-    // Changing colours starts a new game: ask first when there is a game to lose.
-    if (c.canUndo() && !window.confirm(t('computer.sideConfirm'))) return render();
+    // Changing colours starts a new game: ask first when there is a game to lose (the
+    // choice shows the current colour until the answer is yes).
+    if (c.canUndo()) {
+      render();
+      if (!(await confirmNewGame('computer.sideConfirm')) || page.computer !== c) return;
+    }
     setNotice(null);
     c.setHuman(input.value);
   });

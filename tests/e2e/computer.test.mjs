@@ -218,12 +218,20 @@ test('playing Dark makes the computer open; Undo then waits for the person’s o
   await point(page, await personAction(page)).click();
   await computerDone(page);
   assert.equal((await recordTurns(page)).length, 3);
-  page.once('dialog', (d) => d.dismiss());
   await page.locator('label:has(input[name="computer-side"][value="light"])').click();
+  await page.getByRole('dialog', { name: 'Start a new game?' }).waitFor();
+  assert.equal(await page.locator('#confirm-new-text').innerText(), 'Changing colours starts a new game: the game in progress will be lost.');
+  await page.locator('#confirm-new-keep').click();
   assert.equal((await recordTurns(page)).length, 3);
   assert.equal(await page.locator('input[name="computer-side"][value="dark"]').isChecked(), true);
   const violations = await axeSerious(page);
   assert.deepEqual(violations, []);
+  // Saying yes changes colours and starts over.
+  await page.locator('label:has(input[name="computer-side"][value="light"])').click();
+  await page.locator('#confirm-new-ok').click();
+  await page.waitForFunction(() => document.querySelectorAll('#record li').length === 0);
+  assert.equal(await page.locator('input[name="computer-side"][value="light"]').isChecked(), true);
+  assert.equal(await statusText(page), 'Light: place a piece');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
