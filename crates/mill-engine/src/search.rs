@@ -1,8 +1,8 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
-use crate::eval::two_bits;
+use crate::eval::{Adjacency, evaluate_with, two_bits};
 use crate::tt::{Bound, Table, pack, unpack};
-use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, evaluate, mix};
+use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
 use arrayvec::ArrayVec;
 use core::fmt;
 use mill_core::{Game, MAX_POINTS, MAX_TURNS, Position, Turn, TurnList};
@@ -226,6 +226,7 @@ struct Searcher<'a> {
     lists: Vec<TurnList>,
     scores: Vec<Scores>,
     through: Through,
+    adjacency: Adjacency,
     seed: u64,
     noise: i32,
 }
@@ -258,6 +259,7 @@ impl<'a> Searcher<'a> {
             history: Box::new([[0; MAX_POINTS]; MAX_POINTS + 1]),
             lists: vec![TurnList::new(); MAX_PLY],
             through: lines_through(root),
+            adjacency: Adjacency::new(root.topology()),
             scores: vec![Scores::new(); MAX_PLY],
             seed: mix(limits.seed),
             noise: level.eval_noise(),
@@ -480,7 +482,7 @@ impl<'a> Searcher<'a> {
 
     #[inline]
     fn eval(&self, pos: &Position) -> i32 {
-        let e = evaluate(pos);
+        let e = evaluate_with(pos, &self.adjacency);
         if self.noise == 0 {
             return e;
         }
