@@ -131,22 +131,22 @@ pub fn evaluate(position: &Position) -> i32 {
 #[inline]
 pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency) -> i32 {
     let us = position.turn();
-    // One pass over the lines finds both sides' mills and twos.
+    // One pass over the lines finds both sides' mills and twos, without branches (which
+    // way a line goes is unpredictable).
     let light = position.pieces(Color::Light).0;
     let dark = position.pieces(Color::Dark).0;
+    let lines = position.topology().lines();
     let mut shapes = [Shapes::default(), Shapes::default()];
-    for line in position.topology().lines() {
+    for (i, line) in lines.iter().enumerate().take(MAX_LINES) {
         let l = line.0;
         let (a, b) = (l & light, l & dark);
-        if a == l {
-            shapes[0].mill(l);
-        } else if b == l {
-            shapes[1].mill(l);
-        } else if b == 0 && two_bits(a) {
-            shapes[0].two(l);
-        } else if a == 0 && two_bits(b) {
-            shapes[1].two(l);
-        }
+        shapes[0].mills |= ((a == l) as u32) << i;
+        shapes[1].mills |= ((b == l) as u32) << i;
+        shapes[0].twos |= (((b == 0) & two_bits(a)) as u32) << i;
+        shapes[1].twos |= (((a == 0) & two_bits(b)) as u32) << i;
+    }
+    for s in &mut shapes {
+        s.mill_mask = line_union(lines, s.mills);
     }
     // Mobility of both sides from one set of shifts of the empty points.
     let empty = position.empty().0;
@@ -177,29 +177,25 @@ pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency) -> i32 {
     )
 }
 
-/// One side's standing mills and twos (two pieces, third point empty).
+/// One side's standing mills and twos (two pieces, third point empty), as sets of
+/// line indices.
 #[derive(Default)]
 struct Shapes {
-    mills: [u32; MAX_LINES],
-    mill_count: usize,
+    mills: u32,
     mill_mask: u32,
-    twos: [u32; MAX_LINES],
-    two_count: usize,
+    twos: u32,
 }
 
-impl Shapes {
-    #[inline]
-    fn mill(&mut self, line: u32) {
-        self.mills[self.mill_count % MAX_LINES] = line;
-        self.mill_count += 1;
-        self.mill_mask |= line;
+/// The points of the lines whose indices are in `set`.
+#[inline]
+fn line_union(lines: &[Bitboard], set: u32) -> u32 {
+    let mut out = 0;
+    let mut rest = set;
+    while rest != 0 {
+        out |= lines.get(rest.trailing_zeros() as usize).map_or(0, |l| l.0);
+        rest &= rest - 1;
     }
-
-    #[inline]
-    fn two(&mut self, line: u32) {
-        self.twos[self.two_count % MAX_LINES] = line;
-        self.two_count += 1;
-    }
+    out
 }
 
 /// Whether exactly two bits are set. Cheaper than `count_ones() == 2` on x86-64
@@ -207,7 +203,7 @@ impl Shapes {
 #[inline]
 pub(crate) fn two_bits(x: u32) -> bool {
     let rest = x & x.wrapping_sub(1);
-    rest != 0 && rest & rest.wrapping_sub(1) == 0
+    (rest != 0) & (rest & rest.wrapping_sub(1) == 0)
 }
 
 /// The neighbours of the one point in `bit` (none if `bit` is empty).
@@ -238,12 +234,15 @@ fn side(
 
     let mut score = (on_board as i32 + hand as i32) * PIECE;
 
+    let lines = t.lines();
     let mill_mask = shapes.mill_mask;
-    let mills = &shapes.mills[..shapes.mill_count.min(MAX_LINES)];
-    score += mills.len() as i32 * MILL;
+    score += shapes.mills.count_ones() as i32 * MILL;
     let mut closable = 0u32;
     let mut running = 0;
-    for &l in &shapes.twos[..shapes.two_count.min(MAX_LINES)] {
+    let mut twos = shapes.twos;
+    while twos != 0 {
+        let l = lines.get(twos.trailing_zeros() as usize).map_or(0, |l| l.0);
+        twos &= twos - 1;
         let e = l & empty;
         let closers = if placing {
             1 // any placement closes it
@@ -284,7 +283,10 @@ fn side(
     // opponent cannot step into the point it leaves: a capture every second turn.
     if !placing && !flying && !they_reach_anywhere && mill_mask != 0 {
         let mut pumps = 0;
-        for &m in mills {
+        let mut mills = shapes.mills;
+        while mills != 0 {
+            let m = lines.get(mills.trailing_zeros() as usize).map_or(0, |l| l.0);
+            mills &= mills - 1;
             let pumps_here = Bitboard(m).iter().any(|p| {
                 let around = t.neighbours(p).0;
                 around & empty & !m != 0 && around & theirs == 0
