@@ -752,15 +752,20 @@ fn order(
     let mine = pos.pieces(us).0;
     let theirs = pos.pieces(!us).0;
     let empty = t.all().0 & !(mine | theirs);
-    // The opponent's twos: their empty points (to block) and their pieces (to remove).
+    // The opponent's twos: their empty points (to block) and their pieces (to remove);
+    // the empty points of lines where we have one piece and they none (a placement
+    // there makes a two). Branch-free: which way a line goes is unpredictable.
     let mut their_points = 0u32;
     let mut their_two_pieces = 0u32;
+    let mut my_singles = 0u32;
     for line in t.lines() {
         let l = line.0;
-        if two_bits(l & theirs) && l & mine == 0 {
-            their_points |= l & empty;
-            their_two_pieces |= l & theirs;
-        }
+        let (m, th) = (l & mine, l & theirs);
+        let their_two = 0u32.wrapping_sub(((m == 0) & two_bits(th)) as u32);
+        their_points |= l & empty & their_two;
+        their_two_pieces |= th & their_two;
+        let my_single = (th == 0) & (m != 0) & (m & m.wrapping_sub(1) == 0);
+        my_singles |= l & empty & 0u32.wrapping_sub(my_single as u32);
     }
     for turn in turns {
         let packed = pack(turn);
@@ -775,7 +780,10 @@ fn order(
             s + (t.neighbours(r).0 & empty).count_ones() as i32 * 10
         } else if their_points & (1 << to.index()) != 0 {
             ORDER_BLOCK
-        } else if threatens(turn, mine, theirs, through) {
+        } else if match turn.from() {
+            None => my_singles & (1 << to.index()) != 0,
+            Some(_) => threatens(turn, mine, theirs, through),
+        } {
             ORDER_THREAT
         } else if packed == killers[0] {
             ORDER_KILLER + 1
