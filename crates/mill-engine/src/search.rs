@@ -138,6 +138,7 @@ impl std::error::Error for SearchError {}
 #[derive(Debug)]
 pub struct Engine {
     tt: Table,
+    evals: EvalCache,
 }
 
 impl Engine {
@@ -146,6 +147,7 @@ impl Engine {
     pub fn new(tt_mb: usize) -> Engine {
         Engine {
             tt: Table::new(tt_mb),
+            evals: EvalCache::new(),
         }
     }
 
@@ -195,7 +197,8 @@ impl Engine {
             return Err(SearchError::GameOver);
         }
         self.tt.new_search();
-        let mut searcher = Searcher::new(&mut self.tt, clock, limits, history, position);
+        self.evals.clear();
+        let mut searcher = Searcher::new(&mut self.tt, &mut self.evals, clock, limits, history, position);
         Ok(searcher.iterate(position, &turns))
     }
 }
@@ -208,6 +211,7 @@ struct RootTurn {
 
 struct Searcher<'a> {
     tt: &'a mut Table,
+    evals: &'a mut EvalCache,
     clock: &'a mut dyn Clock,
     level: Level,
     max_depth: u32,
@@ -234,6 +238,7 @@ struct Searcher<'a> {
 impl<'a> Searcher<'a> {
     fn new(
         tt: &'a mut Table,
+        evals: &'a mut EvalCache,
         clock: &'a mut dyn Clock,
         limits: &Limits,
         history: &[u64],
@@ -245,6 +250,7 @@ impl<'a> Searcher<'a> {
         let level = limits.level;
         Searcher {
             tt,
+            evals,
             clock,
             level,
             max_depth: limits.depth.unwrap_or(MAX_DEPTH).clamp(1, level.max_depth()),
@@ -480,15 +486,25 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// The evaluation with the level's noise, from the cache when the position was
+    /// evaluated before in this search (transpositions near the leaves are common,
+    /// and the table does not store the shallowest nodes).
     #[inline]
-    fn eval(&self, pos: &Position) -> i32 {
-        let e = evaluate_with(pos, &self.adjacency);
-        if self.noise == 0 {
+    fn eval(&mut self, pos: &Position) -> i32 {
+        let key = pos.hash();
+        if let Some(e) = self.evals.get(key) {
             return e;
         }
-        let span = 2 * self.noise as u64 + 1;
-        let e = e + (mix(pos.hash() ^ self.seed) % span) as i32 - self.noise;
-        (e + GRAIN / 2).div_euclid(GRAIN) * GRAIN
+        let e = evaluate_with(pos, &self.adjacency);
+        let e = if self.noise == 0 {
+            e
+        } else {
+            let span = 2 * self.noise as u64 + 1;
+            let e = e + (mix(key ^ self.seed) % span) as i32 - self.noise;
+            (e + GRAIN / 2).div_euclid(GRAIN) * GRAIN
+        };
+        self.evals.put(key, e);
+        e
     }
 
     /// The score of a finished position for the side to move (pieces, blockade, the
@@ -849,5 +865,44 @@ fn from_tt(score: i32, ply: usize) -> i32 {
         score + ply as i32
     } else {
         score
+    }
+}
+
+/// Evaluations of this search by position hash: a direct-mapped table of
+/// 2^EVAL_CACHE_BITS entries, each the hash's high half (with its low bit set, so an
+/// empty slot never matches) and the score. Cleared at every search, whose noise
+/// and seed the scores include.
+#[derive(Debug)]
+struct EvalCache {
+    slots: Vec<u64>,
+}
+
+const EVAL_CACHE_BITS: u32 = 16;
+
+impl EvalCache {
+    fn new() -> EvalCache {
+        EvalCache {
+            slots: vec![0; 1 << EVAL_CACHE_BITS],
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.fill(0);
+    }
+
+    #[inline]
+    fn check(key: u64) -> u64 {
+        (key | 1 << 32) >> 32 << 32
+    }
+
+    #[inline]
+    fn get(&self, key: u64) -> Option<i32> {
+        let slot = self.slots[key as usize & ((1 << EVAL_CACHE_BITS) - 1)];
+        (slot & !0xffff_ffff == Self::check(key)).then_some(slot as u32 as i32)
+    }
+
+    #[inline]
+    fn put(&mut self, key: u64, score: i32) {
+        self.slots[key as usize & ((1 << EVAL_CACHE_BITS) - 1)] = Self::check(key) | score as u32 as u64;
     }
 }
