@@ -650,12 +650,7 @@ impl<'a> Searcher<'a> {
             for i in 0..n {
                 // Selection sort, lazily: a cutoff usually comes within the first few turns.
                 let scores = &mut self.scores[ply];
-                let mut j = i;
-                for k in i + 1..n {
-                    if scores[k] > scores[j] {
-                        j = k;
-                    }
-                }
+                let j = i + first_max(&scores[i..n]);
                 scores.swap(i, j);
                 let order = scores[i];
                 let turns = &mut self.lists[ply];
@@ -828,6 +823,20 @@ fn threatens(turn: &Turn, mine: u32, theirs: u32, through: &Through) -> bool {
                 .iter()
                 .any(|&l| l != 0 && l & mine == l && l & (1 << to) == 0)
         })
+}
+
+/// The index of the first greatest score (0 for an empty slice).
+#[inline]
+fn first_max(scores: &[i32]) -> usize {
+    let mut best = i32::MIN;
+    let mut at = 0;
+    for (k, &v) in scores.iter().enumerate() {
+        if v > best {
+            best = v;
+            at = k;
+        }
+    }
+    at
 }
 
 /// Whether the side to move has a placement or a step.
