@@ -153,9 +153,15 @@ pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency) -> i32 {
     let towards_empty = adjacency.towards(empty);
     let free = towards_empty.iter().fold(0, |set, &x| set | x);
     let mobility = |mine: u32| -> (i32, i32) {
+        // Two classes per 64-bit popcount: half the popcounts on targets without
+        // a popcount instruction (the default x86-64), where each is a dozen operations.
         let steps = towards_empty
-            .iter()
-            .map(|&x| (mine & x).count_ones() as i32)
+            .chunks(2)
+            .map(|pair| {
+                let low = (mine & pair[0]) as u64;
+                let high = pair.get(1).map_or(0, |&x| (mine & x) as u64);
+                (high << 32 | low).count_ones() as i32
+            })
             .sum();
         (steps, (mine & !free).count_ones() as i32)
     };
