@@ -18,10 +18,15 @@
 
 use crate::PIECE;
 use arrayvec::ArrayVec;
-use mill_core::{Bitboard, Color, Position};
+use mill_core::{Bitboard, Color, Position, Topology};
 
 /// The most mill lines a supported board has.
 const MAX_LINES: usize = 32;
+/// The most edge classes an adjacency can need (a point has at most this many
+/// neighbours on any supported board).
+const MAX_CLASSES: usize = 8;
+/// The most groups of edges with one index difference (−31…31 without 0).
+const MAX_GROUPS: usize = 62;
 
 const MILL: i32 = 8;
 const CAPTURE_NOW: i32 = 60;
@@ -36,58 +41,165 @@ const NO_STEP: i32 = 150;
 const PUMP_TO_MOVE: i32 = 50;
 const PUMP: i32 = 35;
 
+/// The board's adjacency as whole-set operations, so mobility needs no loop over
+/// pieces.
+///
+/// The directed edges `p → q` are grouped by the index difference `q − p`: within a
+/// group, "the points whose neighbour along the group is in `x`" is one mask and one
+/// rotation of `x`. Groups are packed greedily into classes in which every point has at
+/// most one edge; then a piece's free steps are the number of classes in which it has
+/// an empty neighbour, and the steps of a whole side are a few popcounts.
+#[derive(Clone, Debug)]
+pub(crate) struct Adjacency {
+    /// (rotation to the right, mask of destinations), grouped by class.
+    groups: ArrayVec<(u32, u32), MAX_GROUPS>,
+    /// The end of each class in `groups`.
+    class_ends: ArrayVec<u8, MAX_CLASSES>,
+}
+
+impl Adjacency {
+    pub(crate) fn new(t: &Topology) -> Adjacency {
+        // Destinations by difference q - p + 32.
+        let mut by_diff = [0u32; 64];
+        for p in t.points() {
+            for q in t.neighbours(p) {
+                by_diff[q.index() + 32 - p.index()] |= 1 << q.index();
+            }
+        }
+        let mut classes: ArrayVec<(u32, ArrayVec<(u32, u32), MAX_GROUPS>), MAX_CLASSES> = ArrayVec::new();
+        for (diff, &to) in by_diff.iter().enumerate() {
+            if to == 0 {
+                continue;
+            }
+            let rotation = (diff as i32 - 32).rem_euclid(32) as u32;
+            let from = to.rotate_right(rotation);
+            match classes.iter_mut().find(|(origins, _)| origins & from == 0) {
+                Some((origins, groups)) => {
+                    *origins |= from;
+                    groups.push((rotation, to));
+                }
+                None => {
+                    let mut groups = ArrayVec::new();
+                    groups.push((rotation, to));
+                    classes.push((from, groups));
+                }
+            }
+        }
+        let mut adjacency = Adjacency {
+            groups: ArrayVec::new(),
+            class_ends: ArrayVec::new(),
+        };
+        for (_, groups) in &classes {
+            adjacency.groups.extend(groups.iter().copied());
+            adjacency.class_ends.push(adjacency.groups.len() as u8);
+        }
+        adjacency
+    }
+
+    /// Per class, the points with a neighbour in `x` along that class.
+    #[inline]
+    fn towards(&self, x: u32) -> ArrayVec<u32, MAX_CLASSES> {
+        let mut out = ArrayVec::new();
+        let mut start = 0;
+        for &end in &self.class_ends {
+            let mut set = 0;
+            for &(rotation, to) in &self.groups[start..end as usize] {
+                set |= (x & to).rotate_right(rotation);
+            }
+            out.push(set);
+            start = end as usize;
+        }
+        out
+    }
+
+    /// Every point next to a point of `x`.
+    #[inline]
+    fn spread(&self, x: u32) -> u32 {
+        self.groups
+            .iter()
+            .fold(0, |set, &(rotation, to)| set | (x & to).rotate_right(rotation))
+    }
+}
+
 /// The evaluation of `position` for the side to move (positive: better for it).
 /// Meant for positions at a turn boundary that are not over.
 pub fn evaluate(position: &Position) -> i32 {
+    evaluate_with(position, &Adjacency::new(position.topology()))
+}
+
+/// [`evaluate`] with the board's adjacency computed once by the caller.
+#[inline]
+pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency) -> i32 {
     let us = position.turn();
-    // One pass over the lines finds both sides' mills and twos.
+    // One pass over the lines finds both sides' mills and twos, without branches (which
+    // way a line goes is unpredictable).
     let light = position.pieces(Color::Light).0;
     let dark = position.pieces(Color::Dark).0;
+    let lines = position.topology().lines();
     let mut shapes = [Shapes::default(), Shapes::default()];
-    for line in position.topology().lines() {
+    for (i, line) in lines.iter().enumerate().take(MAX_LINES) {
         let l = line.0;
         let (a, b) = (l & light, l & dark);
-        if a == l {
-            shapes[0].mill(l);
-        } else if b == l {
-            shapes[1].mill(l);
-        } else if b == 0 && two_bits(a) {
-            shapes[0].twos.push(l);
-        } else if a == 0 && two_bits(b) {
-            shapes[1].twos.push(l);
-        }
+        shapes[0].mills |= ((a == l) as u32) << i;
+        shapes[1].mills |= ((b == l) as u32) << i;
+        shapes[0].twos |= (((b == 0) & two_bits(a)) as u32) << i;
+        shapes[1].twos |= (((a == 0) & two_bits(b)) as u32) << i;
     }
-    side(position, us, true, &shapes[us.index()]) - side(position, !us, false, &shapes[(!us).index()])
+    for s in &mut shapes {
+        s.mill_mask = line_union(lines, s.mills);
+    }
+    // Mobility of both sides from one set of shifts of the empty points.
+    let empty = position.empty().0;
+    let towards_empty = adjacency.towards(empty);
+    let free = towards_empty.iter().fold(0, |set, &x| set | x);
+    let mobility = |mine: u32| -> (i32, i32) {
+        // Two classes per 64-bit popcount: half the popcounts on targets without
+        // a popcount instruction (the default x86-64), where each is a dozen operations.
+        let steps = towards_empty
+            .chunks(2)
+            .map(|pair| {
+                let low = (mine & pair[0]) as u64;
+                let high = pair.get(1).map_or(0, |&x| (mine & x) as u64);
+                (high << 32 | low).count_ones() as i32
+            })
+            .sum();
+        (steps, (mine & !free).count_ones() as i32)
+    };
+    let mob = [mobility(light), mobility(dark)];
+    side(
+        position,
+        adjacency,
+        us,
+        true,
+        &shapes[us.index()],
+        mob[us.index()],
+    ) - side(
+        position,
+        adjacency,
+        !us,
+        false,
+        &shapes[(!us).index()],
+        mob[(!us).index()],
+    )
 }
 
-/// One side's standing mills and twos (two pieces, third point empty).
+/// One side's standing mills and twos (two pieces, third point empty), as sets of
+/// line indices.
 #[derive(Default)]
 struct Shapes {
-    mills: ArrayVec<u32, MAX_LINES>,
+    mills: u32,
     mill_mask: u32,
-    twos: ArrayVec<u32, MAX_LINES>,
+    twos: u32,
 }
 
-impl Shapes {
-    #[inline]
-    fn mill(&mut self, line: u32) {
-        self.mills.push(line);
-        self.mill_mask |= line;
-    }
-}
-
-/// Every point next to a point of `set`.
+/// The points of the lines whose indices are in `set`.
 #[inline]
-fn spread(position: &Position, set: u32) -> u32 {
-    let t = position.topology();
+fn line_union(lines: &[Bitboard], set: u32) -> u32 {
     let mut out = 0;
     let mut rest = set;
     while rest != 0 {
-        let i = rest.trailing_zeros();
+        out |= lines.get(rest.trailing_zeros() as usize).map_or(0, |l| l.0);
         rest &= rest - 1;
-        if let Some(p) = mill_core::Point::from_index(i as usize) {
-            out |= t.neighbours(p).0;
-        }
     }
     out
 }
@@ -97,19 +209,7 @@ fn spread(position: &Position, set: u32) -> u32 {
 #[inline]
 pub(crate) fn two_bits(x: u32) -> bool {
     let rest = x & x.wrapping_sub(1);
-    rest != 0 && rest & rest.wrapping_sub(1) == 0
-}
-
-/// How many bits of a small set are set (at most a few: a loop beats the SWAR
-/// `count_ones` of x86-64 builds without POPCNT).
-#[inline]
-fn few_bits(mut x: u32) -> i32 {
-    let mut n = 0;
-    while x != 0 {
-        x &= x - 1;
-        n += 1;
-    }
-    n
+    (rest != 0) & (rest & rest.wrapping_sub(1) == 0)
 }
 
 /// The neighbours of the one point in `bit` (none if `bit` is empty).
@@ -119,7 +219,14 @@ fn neighbours_of_point(position: &Position, bit: u32) -> u32 {
         .map_or(0, |p| position.topology().neighbours(p).0)
 }
 
-fn side(position: &Position, c: Color, to_move: bool, shapes: &Shapes) -> i32 {
+fn side(
+    position: &Position,
+    adjacency: &Adjacency,
+    c: Color,
+    to_move: bool,
+    shapes: &Shapes,
+    (steps, blocked): (i32, i32),
+) -> i32 {
     let t = position.topology();
     let rules = position.rules();
     let mine = position.pieces(c).0;
@@ -133,11 +240,15 @@ fn side(position: &Position, c: Color, to_move: bool, shapes: &Shapes) -> i32 {
 
     let mut score = (on_board as i32 + hand as i32) * PIECE;
 
+    let lines = t.lines();
     let mill_mask = shapes.mill_mask;
-    score += shapes.mills.len() as i32 * MILL;
+    score += shapes.mills.count_ones() as i32 * MILL;
     let mut closable = 0u32;
     let mut running = 0;
-    for &l in &shapes.twos {
+    let mut twos = shapes.twos;
+    while twos != 0 {
+        let l = lines.get(twos.trailing_zeros() as usize).map_or(0, |l| l.0);
+        twos &= twos - 1;
         let e = l & empty;
         let closers = if placing {
             1 // any placement closes it
@@ -163,9 +274,10 @@ fn side(position: &Position, c: Color, to_move: bool, shapes: &Shapes) -> i32 {
             let blockable = if they_reach_anywhere {
                 closable
             } else {
-                closable & spread(position, theirs)
+                closable & adjacency.spread(theirs)
             };
-            if closable.count_ones() >= 2 || closable & !blockable != 0 {
+            // Two closable points or more, or one they cannot reach.
+            if closable & (closable - 1) != 0 || closable & !blockable != 0 {
                 score += THREAT_STRONG;
             } else {
                 score += THREAT;
@@ -177,7 +289,10 @@ fn side(position: &Position, c: Color, to_move: bool, shapes: &Shapes) -> i32 {
     // opponent cannot step into the point it leaves: a capture every second turn.
     if !placing && !flying && !they_reach_anywhere && mill_mask != 0 {
         let mut pumps = 0;
-        for &m in &shapes.mills {
+        let mut mills = shapes.mills;
+        while mills != 0 {
+            let m = lines.get(mills.trailing_zeros() as usize).map_or(0, |l| l.0);
+            mills &= mills - 1;
             let pumps_here = Bitboard(m).iter().any(|p| {
                 let around = t.neighbours(p).0;
                 around & empty & !m != 0 && around & theirs == 0
@@ -189,18 +304,6 @@ fn side(position: &Position, c: Color, to_move: bool, shapes: &Shapes) -> i32 {
 
     // Mobility.
     if !flying {
-        let mut steps = 0i32;
-        let mut blocked = 0i32;
-        let mut rest = mine;
-        while rest != 0 {
-            let i = rest.trailing_zeros();
-            rest &= rest - 1;
-            if let Some(p) = mill_core::Point::from_index(i as usize) {
-                let free = few_bits(t.neighbours(p).0 & empty);
-                steps += free;
-                blocked += (free == 0) as i32;
-            }
-        }
         if placing {
             score += steps * MOBILITY_PLACING;
         } else {
@@ -249,5 +352,44 @@ mod tests {
         let pump = eval(".L./..L/D.L/....../L../.../DDD d 0 0 0 0");
         let blocked = eval(".L./.../D../L....L/.../.L./DDD d 0 0 0 0");
         assert!(pump >= blocked + PUMP_TO_MOVE, "{pump} vs {blocked}");
+    }
+}
+
+#[cfg(test)]
+mod adjacency_tests {
+    use super::*;
+    use mill_core::MORRIS_24;
+
+    #[test]
+    fn classes_count_every_free_step_once() {
+        let t = &MORRIS_24;
+        let adjacency = Adjacency::new(t);
+        let mut state = 11u64;
+        for _ in 0..2000 {
+            state = crate::mix(state);
+            let empty = state as u32 & t.all().0;
+            let mine = (state >> 32) as u32 & t.all().0 & !empty;
+            let towards = adjacency.towards(empty);
+            let mut expected_steps = 0;
+            let mut expected_blocked = 0;
+            let mut expected_spread = 0;
+            for p in t.points() {
+                if empty & (1 << p.index()) != 0 {
+                    expected_spread |= t.neighbours(p).0;
+                }
+                if mine & (1 << p.index()) == 0 {
+                    continue;
+                }
+                let free = (t.neighbours(p).0 & empty).count_ones();
+                expected_steps += free;
+                expected_blocked += (free == 0) as u32;
+            }
+            let steps: u32 = towards.iter().map(|&x| (mine & x).count_ones()).sum();
+            let free = towards.iter().fold(0, |s, &x| s | x);
+            assert_eq!(steps, expected_steps, "empty {empty:#x} mine {mine:#x}");
+            assert_eq!((mine & !free).count_ones(), expected_blocked);
+            assert_eq!(adjacency.spread(empty), expected_spread);
+        }
+        assert!(adjacency.class_ends.len() <= 4, "{adjacency:?}");
     }
 }

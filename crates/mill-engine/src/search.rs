@@ -1,8 +1,8 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
-use crate::eval::two_bits;
+use crate::eval::{Adjacency, evaluate_with, two_bits};
 use crate::tt::{Bound, Table, pack, unpack};
-use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, evaluate, mix};
+use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
 use arrayvec::ArrayVec;
 use core::fmt;
 use mill_core::{Game, MAX_POINTS, MAX_TURNS, Position, Turn, TurnList};
@@ -138,6 +138,7 @@ impl std::error::Error for SearchError {}
 #[derive(Debug)]
 pub struct Engine {
     tt: Table,
+    evals: EvalCache,
 }
 
 impl Engine {
@@ -146,6 +147,7 @@ impl Engine {
     pub fn new(tt_mb: usize) -> Engine {
         Engine {
             tt: Table::new(tt_mb),
+            evals: EvalCache::new(),
         }
     }
 
@@ -195,7 +197,8 @@ impl Engine {
             return Err(SearchError::GameOver);
         }
         self.tt.new_search();
-        let mut searcher = Searcher::new(&mut self.tt, clock, limits, history, position);
+        self.evals.clear();
+        let mut searcher = Searcher::new(&mut self.tt, &mut self.evals, clock, limits, history, position);
         Ok(searcher.iterate(position, &turns))
     }
 }
@@ -208,6 +211,7 @@ struct RootTurn {
 
 struct Searcher<'a> {
     tt: &'a mut Table,
+    evals: &'a mut EvalCache,
     clock: &'a mut dyn Clock,
     level: Level,
     max_depth: u32,
@@ -226,6 +230,7 @@ struct Searcher<'a> {
     lists: Vec<TurnList>,
     scores: Vec<Scores>,
     through: Through,
+    adjacency: Adjacency,
     seed: u64,
     noise: i32,
 }
@@ -233,6 +238,7 @@ struct Searcher<'a> {
 impl<'a> Searcher<'a> {
     fn new(
         tt: &'a mut Table,
+        evals: &'a mut EvalCache,
         clock: &'a mut dyn Clock,
         limits: &Limits,
         history: &[u64],
@@ -244,6 +250,7 @@ impl<'a> Searcher<'a> {
         let level = limits.level;
         Searcher {
             tt,
+            evals,
             clock,
             level,
             max_depth: limits.depth.unwrap_or(MAX_DEPTH).clamp(1, level.max_depth()),
@@ -258,6 +265,7 @@ impl<'a> Searcher<'a> {
             history: Box::new([[0; MAX_POINTS]; MAX_POINTS + 1]),
             lists: vec![TurnList::new(); MAX_PLY],
             through: lines_through(root),
+            adjacency: Adjacency::new(root.topology()),
             scores: vec![Scores::new(); MAX_PLY],
             seed: mix(limits.seed),
             noise: level.eval_noise(),
@@ -478,15 +486,25 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// The evaluation with the level's noise, from the cache when the position was
+    /// evaluated before in this search (transpositions near the leaves are common,
+    /// and the table does not store the shallowest nodes).
     #[inline]
-    fn eval(&self, pos: &Position) -> i32 {
-        let e = evaluate(pos);
-        if self.noise == 0 {
+    fn eval(&mut self, pos: &Position) -> i32 {
+        let key = pos.hash();
+        if let Some(e) = self.evals.get(key) {
             return e;
         }
-        let span = 2 * self.noise as u64 + 1;
-        let e = e + (mix(pos.hash() ^ self.seed) % span) as i32 - self.noise;
-        (e + GRAIN / 2).div_euclid(GRAIN) * GRAIN
+        let e = evaluate_with(pos, &self.adjacency);
+        let e = if self.noise == 0 {
+            e
+        } else {
+            let span = 2 * self.noise as u64 + 1;
+            let e = e + (mix(key ^ self.seed) % span) as i32 - self.noise;
+            (e + GRAIN / 2).div_euclid(GRAIN) * GRAIN
+        };
+        self.evals.put(key, e);
+        e
     }
 
     /// The score of a finished position for the side to move (pieces, blockade, the
@@ -632,12 +650,7 @@ impl<'a> Searcher<'a> {
             for i in 0..n {
                 // Selection sort, lazily: a cutoff usually comes within the first few turns.
                 let scores = &mut self.scores[ply];
-                let mut j = i;
-                for k in i + 1..n {
-                    if scores[k] > scores[j] {
-                        j = k;
-                    }
-                }
+                let j = i + first_max(&scores[i..n]);
                 scores.swap(i, j);
                 let order = scores[i];
                 let turns = &mut self.lists[ply];
@@ -750,15 +763,20 @@ fn order(
     let mine = pos.pieces(us).0;
     let theirs = pos.pieces(!us).0;
     let empty = t.all().0 & !(mine | theirs);
-    // The opponent's twos: their empty points (to block) and their pieces (to remove).
+    // The opponent's twos: their empty points (to block) and their pieces (to remove);
+    // the empty points of lines where we have one piece and they none (a placement
+    // there makes a two). Branch-free: which way a line goes is unpredictable.
     let mut their_points = 0u32;
     let mut their_two_pieces = 0u32;
+    let mut my_singles = 0u32;
     for line in t.lines() {
         let l = line.0;
-        if two_bits(l & theirs) && l & mine == 0 {
-            their_points |= l & empty;
-            their_two_pieces |= l & theirs;
-        }
+        let (m, th) = (l & mine, l & theirs);
+        let their_two = 0u32.wrapping_sub(((m == 0) & two_bits(th)) as u32);
+        their_points |= l & empty & their_two;
+        their_two_pieces |= th & their_two;
+        let my_single = (th == 0) & (m != 0) & (m & m.wrapping_sub(1) == 0);
+        my_singles |= l & empty & 0u32.wrapping_sub(my_single as u32);
     }
     for turn in turns {
         let packed = pack(turn);
@@ -773,7 +791,10 @@ fn order(
             s + (t.neighbours(r).0 & empty).count_ones() as i32 * 10
         } else if their_points & (1 << to.index()) != 0 {
             ORDER_BLOCK
-        } else if threatens(turn, mine, theirs, through) {
+        } else if match turn.from() {
+            None => my_singles & (1 << to.index()) != 0,
+            Some(_) => threatens(turn, mine, theirs, through),
+        } {
             ORDER_THREAT
         } else if packed == killers[0] {
             ORDER_KILLER + 1
@@ -802,6 +823,20 @@ fn threatens(turn: &Turn, mine: u32, theirs: u32, through: &Through) -> bool {
                 .iter()
                 .any(|&l| l != 0 && l & mine == l && l & (1 << to) == 0)
         })
+}
+
+/// The index of the first greatest score (0 for an empty slice).
+#[inline]
+fn first_max(scores: &[i32]) -> usize {
+    let mut best = i32::MIN;
+    let mut at = 0;
+    for (k, &v) in scores.iter().enumerate() {
+        if v > best {
+            best = v;
+            at = k;
+        }
+    }
+    at
 }
 
 /// Whether the side to move has a placement or a step.
@@ -839,5 +874,44 @@ fn from_tt(score: i32, ply: usize) -> i32 {
         score + ply as i32
     } else {
         score
+    }
+}
+
+/// Evaluations of this search by position hash: a direct-mapped table of
+/// 2^EVAL_CACHE_BITS entries, each the hash's high half (with its low bit set, so an
+/// empty slot never matches) and the score. Cleared at every search, whose noise
+/// and seed the scores include.
+#[derive(Debug)]
+struct EvalCache {
+    slots: Vec<u64>,
+}
+
+const EVAL_CACHE_BITS: u32 = 16;
+
+impl EvalCache {
+    fn new() -> EvalCache {
+        EvalCache {
+            slots: vec![0; 1 << EVAL_CACHE_BITS],
+        }
+    }
+
+    fn clear(&mut self) {
+        self.slots.fill(0);
+    }
+
+    #[inline]
+    fn check(key: u64) -> u64 {
+        (key | 1 << 32) >> 32 << 32
+    }
+
+    #[inline]
+    fn get(&self, key: u64) -> Option<i32> {
+        let slot = self.slots[key as usize & ((1 << EVAL_CACHE_BITS) - 1)];
+        (slot & !0xffff_ffff == Self::check(key)).then_some(slot as u32 as i32)
+    }
+
+    #[inline]
+    fn put(&mut self, key: u64, score: i32) {
+        self.slots[key as usize & ((1 << EVAL_CACHE_BITS) - 1)] = Self::check(key) | score as u32 as u64;
     }
 }

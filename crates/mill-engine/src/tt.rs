@@ -33,9 +33,15 @@ pub(crate) struct Hit {
     pub bound: Bound,
 }
 
+/// Two entries, aligned so that a bucket never straddles two cache lines (a probe
+/// costs one memory access, not two).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(align(32))]
+struct Bucket([Entry; 2]);
+
 #[derive(Debug)]
 pub(crate) struct Table {
-    buckets: Vec<[Entry; 2]>,
+    buckets: Vec<Bucket>,
     mask: usize,
     generation: u8,
 }
@@ -46,13 +52,13 @@ impl Table {
     /// A table of about `mb` megabytes (a power of two of buckets, at least 1024).
     pub fn new(mb: usize) -> Table {
         let bytes = mb.saturating_mul(1 << 20);
-        let per_bucket = core::mem::size_of::<[Entry; 2]>();
+        let per_bucket = core::mem::size_of::<Bucket>();
         let mut n = 1024usize;
         while n.saturating_mul(2).saturating_mul(per_bucket) <= bytes {
             n *= 2;
         }
         Table {
-            buckets: vec![[Entry::default(); 2]; n],
+            buckets: vec![Bucket::default(); n],
             mask: n - 1,
             generation: 0,
         }
@@ -60,7 +66,7 @@ impl Table {
 
     /// The table's size in bytes.
     pub fn bytes(&self) -> usize {
-        self.buckets.len() * core::mem::size_of::<[Entry; 2]>()
+        self.buckets.len() * core::mem::size_of::<Bucket>()
     }
 
     /// Starts a new search: earlier entries stop counting.
@@ -69,7 +75,7 @@ impl Table {
         if self.generation == GENERATIONS {
             // Wrapped: old entries could pass for current ones, so really clear.
             self.generation = 1;
-            self.buckets.fill([Entry::default(); 2]);
+            self.buckets.fill(Bucket::default());
         }
     }
 
@@ -84,7 +90,7 @@ impl Table {
     }
 
     pub fn probe(&self, key: u64) -> Option<Hit> {
-        let bucket = &self.buckets[self.index(key)];
+        let bucket = &self.buckets[self.index(key)].0;
         bucket
             .iter()
             .find(|e| e.key == key && self.current(e))
@@ -103,7 +109,7 @@ impl Table {
     pub fn store(&mut self, key: u64, turn: u32, score: i32, depth: u32, bound: Bound) {
         let generation = self.generation;
         let i = self.index(key);
-        let bucket = &mut self.buckets[i];
+        let bucket = &mut self.buckets[i].0;
         let is_current = |e: &Entry| e.meta & 3 != 0 && e.meta >> 2 == generation;
         // The same position, else a stale or empty slot, else the shallower entry.
         let slot = if let Some(s) = bucket.iter().position(|e| e.key == key && is_current(e)) {
