@@ -12,6 +12,18 @@ const env = useBrowserAndServer({ mill: false });
 /** A fresh browser on the start screen; `saved` preloads local storage (key → value). */
 async function open({ viewport = PHONE, locale = 'en-US', saved = {} } = {}) {
   const context = await env.browser.newContext({ viewport, locale });
+  // The page seeds each game from crypto.getRandomValues; a fixed sequence here makes
+  // every run of these tests play the same games, so a failure can be reproduced.
+  await context.addInitScript(() => {
+    let x = 0x9e3779b9;
+    crypto.getRandomValues = (array) => {
+      for (let i = 0; i < array.length; i++) {
+        x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+        array[i] = x >>> 0;
+      }
+      return array;
+    };
+  });
   if (Object.keys(saved).length) {
     await context.addInitScript((entries) => {
       if (!sessionStorage.getItem('seeded')) {
