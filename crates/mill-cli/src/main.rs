@@ -1,6 +1,8 @@
 //! The `mill` command line: perft, game replay and legal turns over `mill-core`; the
 //! computer's choice (`bestmove`) and engine matches (`arena`) over `mill-engine`.
 
+#![forbid(unsafe_code)]
+
 use clap::{Parser, Subcommand};
 use mill_core::{Color, Game, Notation, Outcome, Position};
 use mill_engine::{Clock, Engine, Level, Limits, StdClock};
