@@ -1,21 +1,16 @@
 // The closed mill on the real rules: mill-wasm's snapshot (static/pkg, from
 // scripts/build-wasm) loaded in node, read by board.js as the board draws it.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 
 import { closedMillLines } from '../../static/js/board.js';
 import { localGame } from '../../static/js/rules.js';
+import { loadWasm } from './helpers.mjs';
 
-const PKG = new URL('../../static/pkg/', import.meta.url);
 let mod;
 
 before(async () => {
-  if (!existsSync(new URL('mill_wasm_bg.wasm', PKG))) {
-    throw new Error('static/pkg/ is missing: run scripts/build-wasm before these tests');
-  }
-  mod = await import(new URL('mill_wasm.js', PKG));
-  await mod.default({ module_or_path: readFileSync(new URL('mill_wasm_bg.wasm', PKG)) });
+  mod = await loadWasm();
 });
 
 function play(game, actions) {

@@ -2,21 +2,16 @@
 // build (static/pkg, from scripts/build-wasm) loaded in node. The engine runs in-process
 // instead of a Worker; the pause before a removal is a promise the test releases.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 
 import { createComputer, MIN_THINK_MS, REMOVAL_PAUSE_MS } from '../../static/js/computer.js';
 import { localGame } from '../../static/js/rules.js';
+import { loadWasm } from './helpers.mjs';
 
-const PKG = new URL('../../static/pkg/', import.meta.url);
 let mod;
 
 before(async () => {
-  if (!existsSync(new URL('mill_wasm_bg.wasm', PKG))) {
-    throw new Error('static/pkg/ is missing: run scripts/build-wasm before these tests');
-  }
-  mod = await import(new URL('mill_wasm.js', PKG));
-  await mod.default({ module_or_path: readFileSync(new URL('mill_wasm_bg.wasm', PKG)) });
+  mod = await loadWasm();
 });
 
 /** The real engine, answering at once (Easy and Medium stop at their depth). */

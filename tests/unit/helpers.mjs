@@ -1,6 +1,6 @@
 // Shared fixtures for the unit tests: the topology mill-wasm gives (kept current by a
 // test in crates/mill-wasm) and a way to build snapshots by hand.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
 export const topology = JSON.parse(readFileSync(new URL('./fixtures/topology.json', import.meta.url), 'utf8'));
 
@@ -39,3 +39,17 @@ export function movingSnapshot(overrides = {}) {
 }
 
 export const t = (key, params = {}) => `${key}${Object.keys(params).length ? JSON.stringify(params) : ''}`;
+
+/**
+ * The page's WebAssembly build (static/pkg, from scripts/build-wasm) loaded into Node:
+ * the real rules and engine, for tests that must not rely on hand-made snapshots.
+ */
+export async function loadWasm() {
+  const pkg = new URL('../../static/pkg/', import.meta.url);
+  if (!existsSync(new URL('mill_wasm_bg.wasm', pkg))) {
+    throw new Error('static/pkg/ is missing: run scripts/build-wasm before these tests');
+  }
+  const mod = await import(new URL('mill_wasm.js', pkg));
+  mod.initSync({ module: readFileSync(new URL('mill_wasm_bg.wasm', pkg)) });
+  return mod;
+}

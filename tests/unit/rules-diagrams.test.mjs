@@ -2,22 +2,17 @@
 // WebAssembly (static/pkg, built by scripts/build-wasm), loaded into Node. Pins what each
 // diagram is there to show, so a changed position string cannot silently teach nothing.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
 
 import { DIAGRAMS, diagramById } from '../../static/js/rules-diagrams.js';
 import { checkMovers, highlightSummary } from '../../static/js/rules-logic.js';
 import { localGame } from '../../static/js/rules.js';
+import { loadWasm } from './helpers.mjs';
 
-const pkg = new URL('../../static/pkg/', import.meta.url);
 let mod;
 
 before(async () => {
-  if (!existsSync(new URL('mill_wasm_bg.wasm', pkg))) {
-    throw new Error('static/pkg/ is missing: run scripts/build-wasm before these tests');
-  }
-  mod = await import(new URL('mill_wasm.js', pkg));
-  mod.initSync({ module: readFileSync(new URL('mill_wasm_bg.wasm', pkg)) });
+  mod = await loadWasm();
 });
 
 /** A game at a diagram's tab, with its setup played. */
