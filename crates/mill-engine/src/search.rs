@@ -668,9 +668,9 @@ impl<'a> Searcher<'a> {
                 let quiet = turn.removals().is_empty();
                 // Late-move pruning: near the leaves, once enough turns have been
                 // tried, the quiet ones left (sorted last, never refuted anything here
-                // before) are skipped.
+                // before) are skipped; while placing, one turn of depth further up.
                 if !pv_node
-                    && depth <= LMP_DEPTH
+                    && depth <= LMP_DEPTH + placing as i32
                     && quiet
                     && order < ORDER_THREAT
                     && number >= LMP_BASE + LMP_STEP * depth as usize
