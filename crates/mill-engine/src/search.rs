@@ -633,6 +633,11 @@ impl<'a> Searcher<'a> {
                     }
                 }
             }
+            // While placing, a quiet placement late in the order is reduced one turn
+            // more: most of the many placements that neither close a mill nor block
+            // nor win a killer's or threat's rank change little, and a fail high is
+            // searched again at full depth.
+            let placing = pos.in_hand(pos.turn()) > 0;
             pos.legal_turns_into(&mut self.lists[ply]);
             let n = self.lists[ply].len();
             if n == 0 {
@@ -663,9 +668,9 @@ impl<'a> Searcher<'a> {
                 let quiet = turn.removals().is_empty();
                 // Late-move pruning: near the leaves, once enough turns have been
                 // tried, the quiet ones left (sorted last, never refuted anything here
-                // before) are skipped.
+                // before) are skipped; while placing, one turn of depth further up.
                 if !pv_node
-                    && depth <= LMP_DEPTH
+                    && depth <= LMP_DEPTH + placing as i32
                     && quiet
                     && order < ORDER_THREAT
                     && number >= LMP_BASE + LMP_STEP * depth as usize
@@ -681,7 +686,7 @@ impl<'a> Searcher<'a> {
                     score = -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1);
                 } else {
                     let reduction = if depth >= 3 && number >= 3 && quiet && order < ORDER_KILLER {
-                        let r = LMR[(depth as usize).min(63)][number.min(63)];
+                        let r = LMR[(depth as usize).min(63)][number.min(63)] + placing as i32;
                         (r - pv_node as i32).clamp(1, depth - 2)
                     } else {
                         0
