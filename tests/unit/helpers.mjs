@@ -2,24 +2,16 @@
 // test in crates/mill-wasm) and a way to build snapshots by hand.
 import { existsSync, readFileSync } from 'node:fs';
 
+import { blankSnapshot } from '../../static/js/board.js';
+
 export const topology = JSON.parse(readFileSync(new URL('./fixtures/topology.json', import.meta.url), 'utf8'));
 
+/** The start position as the wasm would describe it: every point free to place on. */
 export function snapshot(overrides = {}) {
   return {
+    ...blankSnapshot(),
     position: '.../.../.../....../.../.../... l 9 9 0 0',
-    turn: 'light',
-    phase: { light: 'placing', dark: 'placing' },
-    inHand: { light: 9, dark: 9 },
-    onBoard: { light: 0, dark: 0 },
-    pieces: {},
-    pendingRemovals: 0,
     selectable: topology.points.map((p) => p.name),
-    destinations: {},
-    removable: [],
-    record: [],
-    lastTurn: [],
-    actions: 0,
-    outcome: null,
     ...overrides,
   };
 }
