@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { axeSerious, DESKTOP, openPage, PHONE, point, readBoard, shot, statusText, topology, useBrowserAndServer } from './helpers.mjs';
+import { axeSerious, DESKTOP, openPage, PHONE, point, preloadStorage, readBoard, shot, statusText, topology, useBrowserAndServer } from './helpers.mjs';
 
 const START = '.../.../.../....../.../.../... l 9 9 0 0';
 
@@ -24,14 +24,7 @@ async function open({ viewport = PHONE, locale = 'en-US', saved = {} } = {}) {
       return array;
     };
   });
-  if (Object.keys(saved).length) {
-    await context.addInitScript((entries) => {
-      if (!sessionStorage.getItem('seeded')) {
-        for (const [k, v] of Object.entries(entries)) localStorage.setItem(k, v);
-        sessionStorage.setItem('seeded', '1');
-      }
-    }, saved);
-  }
+  await preloadStorage(context, saved);
   const page = await openPage(context, `${env.server.url}/`);
   return { context, page };
 }

@@ -238,3 +238,17 @@ export async function axeSerious(page) {
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
+
+/**
+ * Preloads local storage (key → value) for every page of `context`, once per tab: a
+ * reload then sees what the page itself saved, not the preloaded values again.
+ */
+export async function preloadStorage(context, saved) {
+  if (!Object.keys(saved).length) return;
+  await context.addInitScript((entries) => {
+    if (!sessionStorage.getItem('seeded')) {
+      for (const [k, v] of Object.entries(entries)) localStorage.setItem(k, v);
+      sessionStorage.setItem('seeded', '1');
+    }
+  }, saved);
+}

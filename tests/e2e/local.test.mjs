@@ -9,6 +9,7 @@ import {
   DESKTOP,
   openPage,
   PHONE,
+  preloadStorage,
   point,
   readBoard,
   shot,
@@ -222,12 +223,7 @@ test('New game after a finished game does not ask; the question is in Russian to
   // A saved game that Light has just won: g4-g1 closes a1 d1 g1 and takes Dark's third piece.
   const start = 'L../D../.D./....DL/.../.../LL. l 0 0 0 0';
   const context = await env.browser.newContext({ viewport: PHONE, locale: 'ru-RU' });
-  await context.addInitScript((start) => {
-    if (!sessionStorage.getItem('seeded')) {
-      localStorage.setItem('mill.game.local', JSON.stringify({ start, actions: ['g4-g1', 'xb6'] }));
-      sessionStorage.setItem('seeded', '1');
-    }
-  }, start);
+  await preloadStorage(context, { 'mill.game.local': JSON.stringify({ start, actions: ['g4-g1', 'xb6'] }) });
   const page = await openPage(context, `${env.server.url}/#local`);
   await page.locator('#result').waitFor();
   await page.locator('#new-game').click();

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { actionsOf, clickAction, DESKTOP, openPage, PHONE, shot, useBrowserAndServer } from './helpers.mjs';
+import { actionsOf, clickAction, DESKTOP, openPage, PHONE, preloadStorage, shot, useBrowserAndServer } from './helpers.mjs';
 
 const env = useBrowserAndServer({ mill: true });
 
@@ -37,14 +37,7 @@ function layoutFaults(page) {
 
 async function open(viewport, locale, path = '/', saved = {}) {
   const context = await env.browser.newContext({ viewport, locale });
-  if (Object.keys(saved).length) {
-    await context.addInitScript((entries) => {
-      if (!sessionStorage.getItem('seeded')) {
-        for (const [k, v] of Object.entries(entries)) localStorage.setItem(k, v);
-        sessionStorage.setItem('seeded', '1');
-      }
-    }, saved);
-  }
+  await preloadStorage(context, saved);
   const page = await openPage(context, `${env.server.url}${path}`);
   return { context, page };
 }
