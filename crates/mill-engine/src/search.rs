@@ -196,6 +196,9 @@ impl Engine {
         if turns.is_empty() {
             return Err(SearchError::GameOver);
         }
+        if limits.level == Level::Beginner {
+            return Ok(crate::beginner::choose(position, &turns, limits));
+        }
         self.tt.new_search();
         self.evals.clear();
         let mut searcher = Searcher::new(&mut self.tt, &mut self.evals, clock, limits, history, position);

@@ -168,7 +168,7 @@ fn every_level_returns_legal_turns_in_random_positions() {
         while !game.is_over() && ply < 120 {
             let turns = game.legal_turns();
             if ply % 7 == game_number % 7 {
-                let level = Level::ALL[(ply % 3) as usize];
+                let level = Level::ALL[(ply % Level::ALL.len() as u64) as usize];
                 let limits = Limits::new(level, ply).with_nodes(3_000);
                 let r = engine.best_turn(&game, &limits, &mut NoClock).unwrap();
                 assert!(
