@@ -9,11 +9,13 @@ use mill_engine::{Clock, Engine, Level, Limits, StdClock};
 use std::io::Read;
 use std::process::ExitCode;
 
+mod uci;
+
 #[derive(Parser)]
 #[command(
     name = "mill",
     version,
-    about = "Nine Men's Morris tools: perft, replay, legal turns, the computer's turn, engine matches"
+    about = "Nine Men's Morris tools: perft, replay, legal turns, the computer's turn, UCI, engine matches"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -49,7 +51,7 @@ enum Command {
     },
     /// Print the computer's turn in notation (search details go to standard error).
     Bestmove {
-        /// easy, medium or hard.
+        /// beginner, easy, medium or hard.
         #[arg(long, default_value = "hard")]
         level: Level,
         /// The position string (default: the start position).
@@ -75,6 +77,8 @@ enum Command {
         #[arg(long, default_value_t = 32)]
         tt: usize,
     },
+    /// Speak UCI on standard input and output (see docs/UCI.md).
+    Uci,
     /// Play engine-vs-engine games from varied openings and print wins, draws, losses.
     Arena {
         /// The first engine's level.
@@ -133,6 +137,7 @@ fn parse_position(text: Option<&str>) -> Result<Position, String> {
 
 fn run(command: Command) -> Result<(), String> {
     match command {
+        Command::Uci => uci::run(),
         Command::Perft {
             depth,
             position,

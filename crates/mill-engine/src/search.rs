@@ -139,6 +139,8 @@ impl std::error::Error for SearchError {}
 pub struct Engine {
     tt: Table,
     evals: EvalCache,
+    /// Whether a search keeps what earlier searches stored (see [`Engine::keep_table`]).
+    keep: bool,
 }
 
 impl Engine {
@@ -148,7 +150,22 @@ impl Engine {
         Engine {
             tt: Table::new(tt_mb),
             evals: EvalCache::new(),
+            keep: false,
         }
+    }
+
+    /// Whether later searches reuse what earlier ones stored in the transposition table
+    /// (`false`, the default: every search starts from a logically empty table, which
+    /// makes results reproducible). Keeping it between the turns of one game saves time
+    /// and sees deeper, at the cost of results that depend on earlier searches; call
+    /// [`Engine::new_game`] when the game changes.
+    pub fn keep_table(&mut self, keep: bool) {
+        self.keep = keep;
+    }
+
+    /// Forgets everything earlier searches stored.
+    pub fn new_game(&mut self) {
+        self.tt.new_search();
     }
 
     /// The transposition table's size in bytes.
@@ -180,6 +197,19 @@ impl Engine {
         limits: &Limits,
         clock: &mut dyn Clock,
     ) -> Result<SearchResult, SearchError> {
+        self.search_reporting(position, history, limits, clock, &mut |_| {})
+    }
+
+    /// [`Engine::search`], calling `report` with the best turn, score and line found so
+    /// far after each completed iteration.
+    pub fn search_reporting(
+        &mut self,
+        position: &Position,
+        history: &[u64],
+        limits: &Limits,
+        clock: &mut dyn Clock,
+        report: &mut dyn FnMut(&SearchResult),
+    ) -> Result<SearchResult, SearchError> {
         if position.pending_removals() > 0 {
             return Err(SearchError::MidTurn);
         }
@@ -197,12 +227,16 @@ impl Engine {
             return Err(SearchError::GameOver);
         }
         if limits.level == Level::Beginner {
-            return Ok(crate::beginner::choose(position, &turns, limits));
+            let result = crate::beginner::choose(position, &turns, limits);
+            report(&result);
+            return Ok(result);
         }
-        self.tt.new_search();
+        if !self.keep {
+            self.tt.new_search();
+        }
         self.evals.clear();
         let mut searcher = Searcher::new(&mut self.tt, &mut self.evals, clock, limits, history, position);
-        Ok(searcher.iterate(position, &turns))
+        Ok(searcher.iterate(position, &turns, report))
     }
 }
 
@@ -275,7 +309,12 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    fn iterate(&mut self, root: &Position, turns: &TurnList) -> SearchResult {
+    fn iterate(
+        &mut self,
+        root: &Position,
+        turns: &TurnList,
+        report: &mut dyn FnMut(&SearchResult),
+    ) -> SearchResult {
         let mut scores = Scores::new();
         order(root, turns, &mut scores, 0, [0; 2], &self.history, &self.through);
         let mut moves: Vec<RootTurn> = turns
@@ -321,6 +360,14 @@ impl<'a> Searcher<'a> {
             }
             moves = trial;
             done = Some((moves.clone(), depth));
+            report(&SearchResult {
+                turn: moves[0].turn,
+                score: moves[0].score,
+                depth,
+                nodes: self.nodes,
+                pv: self.pv(root, moves[0].turn, depth),
+                elapsed_ms: self.clock.elapsed_ms(),
+            });
             let best = moves[0].score;
             if best.abs() >= MATE_BOUND && ((MATE - best.abs()) as u32) + 2 < depth {
                 break;
