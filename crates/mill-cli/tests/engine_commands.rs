@@ -90,5 +90,67 @@ fn arena_counts_every_game() {
     );
     let o = mill(&["arena", "--a", "hard", "--b", "easy", "--games", "2"]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("hard needs a limit"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("need a limit per turn"));
+}
+
+#[test]
+fn arena_plays_an_external_engine_over_uci() {
+    let me = env!("CARGO_BIN_EXE_mill");
+    let external = format!("uci:{me} uci");
+    let o = mill(&[
+        "arena",
+        "--a",
+        &external,
+        "--b",
+        "medium",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--seed",
+        "5",
+        "--verbose",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    let summary = out
+        .lines()
+        .find(|l| l.starts_with(&format!("{external} vs medium: 2 games: ")))
+        .unwrap_or_else(|| panic!("{out}"));
+    let numbers: Vec<u32> = summary
+        .split([' ', ':', ','])
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(numbers[1] + numbers[2] + numbers[3], 2, "{summary}");
+    assert!(
+        out.lines().any(|l| l.starts_with("Elo ") && l.contains("(95%: ")),
+        "{out}"
+    );
+    assert!(out.contains("(wall time)"), "{out}");
+    // Colours alternate: the external engine has Light in game 1 and Dark in game 2.
+    assert!(out.contains(&format!("game 1 ({external} light)")), "{out}");
+    assert!(out.contains("game 2 (medium light)"), "{out}");
+    // Every game was played to its end by legal turns (the record replays).
+    for line in out.lines().filter(|l| l.starts_with("game ")) {
+        let record = line.split("; ").nth(1).unwrap_or_default();
+        assert!(!record.is_empty(), "{line}");
+    }
+
+    // An engine that does not speak UCI stops the match with a clear error.
+    let o = mill(&[
+        "arena",
+        "--a",
+        "uci:/bin/true",
+        "--b",
+        "easy",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("exited before uciok"),
+        "{o:?}"
+    );
 }
