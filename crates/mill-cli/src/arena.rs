@@ -2,10 +2,12 @@
 //! external engine spoken to over UCI (`uci:<command line>`), from random openings
 //! played once with each colour; the score with an Elo estimate and its 95 % interval.
 
-use mill_core::{Action, Color, Game, Outcome, Turn};
+use mill_core::{Action, Color, Game, Outcome, Turn, Variant};
+use mill_engine::tb::Tablebase;
 use mill_engine::{Clock, Engine, Level, Limits, StdClock};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
 
@@ -63,6 +65,8 @@ pub struct Settings {
     pub seed: u64,
     /// Transposition table size per engine of this process, in megabytes.
     pub tt: usize,
+    /// A tablebase directory for the Hard players of this process.
+    pub tb: Option<std::path::PathBuf>,
     /// Print every game.
     pub verbose: bool,
 }
@@ -71,6 +75,7 @@ pub struct Settings {
 struct Played {
     turn: Turn,
     nodes: u64,
+    tb_hits: u64,
     ms: u64,
     announced_win: bool,
 }
@@ -86,10 +91,19 @@ enum Player {
 }
 
 impl Player {
-    fn start(spec: &Spec, settings: &Settings, wall: bool) -> Result<Player, String> {
+    fn start(
+        spec: &Spec,
+        settings: &Settings,
+        wall: bool,
+        tb: Option<&Arc<Tablebase>>,
+    ) -> Result<Player, String> {
         Ok(match spec {
             Spec::Level(level) => Player::Local {
-                engine: Engine::new(settings.tt),
+                engine: {
+                    let mut engine = Engine::new(settings.tt);
+                    engine.set_tablebase(tb.cloned());
+                    engine
+                },
                 limits: Limits {
                     level: *level,
                     movetime_ms: settings.movetime,
@@ -126,6 +140,7 @@ impl Player {
                     announced_win: r.win_in().is_some_and(|n| n > 0),
                     turn: r.turn,
                     nodes: r.nodes,
+                    tb_hits: r.tb_hits,
                     ms: r.elapsed_ms,
                 })
             }
@@ -275,6 +290,7 @@ impl UciEngine {
         Ok(Played {
             turn,
             nodes,
+            tb_hits: 0,
             ms: clock.elapsed_ms(),
             announced_win,
         })
@@ -318,13 +334,18 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     // An external engine's time can only be measured on the wall clock: then both sides
     // get wall time, so that the time per turn is equal.
     let wall = any_uci;
+    let tb = match &settings.tb {
+        Some(dir) => Some(Arc::new(crate::tb::load(dir, Variant::Nine)?)),
+        None => None,
+    };
     let mut players = [
-        Player::start(&settings.a, settings, wall)?,
-        Player::start(&settings.b, settings, wall)?,
+        Player::start(&settings.a, settings, wall, tb.as_ref())?,
+        Player::start(&settings.b, settings, wall, tb.as_ref())?,
     ];
     let names = [settings.a.name(), settings.b.name()];
     let (mut wins, mut draws, mut losses) = (0u32, 0u32, 0u32);
     let (mut turns_total, mut nodes, mut ms) = (0usize, [0u64; 2], [0u64; 2]);
+    let mut tb_hits = [0u64; 2];
     let (mut seen_wins, mut slipped) = ([0u32; 2], [0u32; 2]);
     let mut rng = settings.seed;
     let mut start = Game::default();
@@ -345,6 +366,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             let seed = settings.seed ^ (u64::from(g) << 32) ^ (turn_number << 1) ^ side as u64;
             let played = players[side].play(&game, seed, settings)?;
             nodes[side] += played.nodes;
+            tb_hits[side] += played.tb_hits;
             ms[side] += played.ms;
             saw_win[side] |= played.announced_win;
             game.play(played.turn)
@@ -406,6 +428,17 @@ pub fn run(settings: &Settings) -> Result<(), String> {
         ms[1],
         if wall { "wall" } else { "CPU" }
     );
+    if tb.is_some() {
+        println!(
+            "tablebase hits: {}: {} ({:.2}% of nodes), {}: {} ({:.2}% of nodes)",
+            names[0],
+            tb_hits[0],
+            100.0 * tb_hits[0] as f64 / nodes[0].max(1) as f64,
+            names[1],
+            tb_hits[1],
+            100.0 * tb_hits[1] as f64 / nodes[1].max(1) as f64
+        );
+    }
     println!(
         "forced wins announced: {} in {} games ({} not won), {} in {} games ({} not won)",
         names[0], seen_wins[0], slipped[0], names[1], seen_wins[1], slipped[1]

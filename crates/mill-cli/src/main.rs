@@ -10,6 +10,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 mod arena;
+mod tb;
 mod uci;
 
 #[derive(Parser)]
@@ -77,9 +78,17 @@ enum Command {
         /// Transposition table size in megabytes.
         #[arg(long, default_value_t = 32)]
         tt: usize,
+        /// A tablebase directory (`mill tb generate`) for Hard.
+        #[arg(long)]
+        tb: Option<std::path::PathBuf>,
     },
     /// Speak UCI on standard input and output (see docs/UCI.md).
     Uci,
+    /// The endgame tablebase: generate, probe, verify.
+    Tb {
+        #[command(subcommand)]
+        command: TbCommand,
+    },
     /// Play engine-vs-engine games from varied openings and print wins, draws, losses.
     Arena {
         /// The first player: a level, or `uci:<command line>` for an external engine
@@ -114,9 +123,40 @@ enum Command {
         /// Transposition table size in megabytes, per engine.
         #[arg(long, default_value_t = 16)]
         tt: usize,
+        /// A tablebase directory (`mill tb generate`) for the Hard players of this process.
+        #[arg(long)]
+        tb: Option<std::path::PathBuf>,
         /// Print every game's record and result.
         #[arg(long)]
         verbose: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum TbCommand {
+    /// Solve every position with both sides out of hand and up to --max pieces each.
+    Generate {
+        /// The directory for the tables.
+        #[arg(long, default_value = tb::DEFAULT_DIR)]
+        dir: std::path::PathBuf,
+        /// Pieces per side, at most.
+        #[arg(long, default_value_t = 4)]
+        max: u8,
+    },
+    /// Print `win in N`, `loss in N` or `draw`, the next removal and the best turn.
+    Probe {
+        /// The position string.
+        #[arg(long)]
+        position: String,
+        /// The directory of the tables.
+        #[arg(long, default_value = tb::DEFAULT_DIR)]
+        dir: std::path::PathBuf,
+    },
+    /// Check every stored value against its successors.
+    Verify {
+        /// The directory of the tables.
+        #[arg(long, default_value = tb::DEFAULT_DIR)]
+        dir: std::path::PathBuf,
     },
 }
 
@@ -141,6 +181,11 @@ fn parse_position(text: Option<&str>) -> Result<Position, String> {
 fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Uci => uci::run(),
+        Command::Tb { command } => match command {
+            TbCommand::Generate { dir, max } => tb::generate(&dir, max),
+            TbCommand::Probe { position, dir } => tb::probe(&dir, &position),
+            TbCommand::Verify { dir } => tb::verify(&dir),
+        },
         Command::Perft {
             depth,
             position,
@@ -174,6 +219,7 @@ fn run(command: Command) -> Result<(), String> {
             nodes,
             seed,
             tt,
+            tb,
         } => {
             let mut game = Game::from_position(parse_position(position.as_deref())?);
             for (number, token) in record_tokens(moves.as_deref().unwrap_or("")).enumerate() {
@@ -191,19 +237,26 @@ fn run(command: Command) -> Result<(), String> {
                 seed,
             };
             let mut engine = Engine::new(tt);
+            if let Some(dir) = tb {
+                engine.set_tablebase(Some(std::sync::Arc::new(tb::load(
+                    &dir,
+                    game.position().variant(),
+                )?)));
+            }
             let result = engine
                 .best_turn(&game, &limits, &mut StdClock::start())
                 .map_err(|e| format!("no turn to play: {e}"))?;
             let t = game.position().topology();
             let pv: Vec<String> = result.pv.iter().map(|turn| turn.to_notation(t)).collect();
             eprintln!(
-                "info level {level} depth {} score {} nodes {} time {} ms pv {}",
+                "info level {level} depth {} score {} nodes {} tbhits {} time {} ms pv {}",
                 result.depth,
                 match result.win_in() {
                     Some(n) => format!("win-in {n}"),
                     None => result.score.to_string(),
                 },
                 result.nodes,
+                result.tb_hits,
                 result.elapsed_ms,
                 pv.join(" ")
             );
@@ -220,6 +273,7 @@ fn run(command: Command) -> Result<(), String> {
             opening,
             seed,
             tt,
+            tb,
             verbose,
         } => arena::run(&arena::Settings {
             a,
@@ -231,6 +285,7 @@ fn run(command: Command) -> Result<(), String> {
             opening,
             seed,
             tt,
+            tb,
             verbose,
         }),
         Command::Replay { file, position } => {

@@ -11,6 +11,7 @@
 //! and changes nothing.
 
 use mill_core::{Action, Game, Notation, Position, Turn, Variant};
+use mill_engine::tb::Tablebase;
 use mill_engine::{Clock, Engine, Level, Limits, SearchResult, StdClock};
 use std::io::BufRead;
 use std::sync::Arc;
@@ -62,6 +63,8 @@ struct Session {
     /// The last turn answered and the position it was chosen in: its removals are the
     /// answers to the `go`s that follow its step.
     plan: Option<(Position, Turn)>,
+    /// The tablebase loaded with `setoption name Tablebase`.
+    tb: Option<Arc<Tablebase>>,
 }
 
 /// Runs the session until `quit` (which stops a search) or the end of the input
@@ -105,6 +108,7 @@ impl Session {
             engine: Some(engine_with_table(DEFAULT_HASH_MB)),
             running: None,
             plan: None,
+            tb: None,
         }
     }
 
@@ -163,6 +167,7 @@ impl Session {
             variants.join(" ")
         );
         println!("option name Seed type spin default 0 min 0 max 4294967295");
+        println!("option name Tablebase type string default <empty>");
         println!("uciok");
     }
 
@@ -214,12 +219,30 @@ impl Session {
             "hash" => match value.parse::<usize>() {
                 Ok(mb) if mb <= MAX_HASH_MB => {
                     self.hash_mb = mb;
-                    self.engine = Some(engine_with_table(mb));
+                    let mut engine = engine_with_table(mb);
+                    engine.set_tablebase(self.tb.clone());
+                    self.engine = Some(engine);
                 }
                 _ => error(format!(
                     "setoption Hash: expected megabytes from 0 to {MAX_HASH_MB}, not {value:?}"
                 )),
             },
+            "tablebase" => {
+                let loaded = if value.is_empty() || value == "<empty>" {
+                    Ok(None)
+                } else {
+                    crate::tb::load(std::path::Path::new(&value), self.variant).map(|tb| Some(Arc::new(tb)))
+                };
+                match loaded {
+                    Ok(tb) => {
+                        self.tb = tb;
+                        if let Some(engine) = self.engine.as_mut() {
+                            engine.set_tablebase(self.tb.clone());
+                        }
+                    }
+                    Err(e) => error(format!("setoption Tablebase: {e}")),
+                }
+            }
             "seed" => match value.parse::<u64>() {
                 Ok(seed) => self.seed = seed,
                 Err(_) => error(format!("setoption Seed: expected a whole number, not {value:?}")),
@@ -373,9 +396,10 @@ fn info_line(r: &SearchResult, t: &mill_core::Topology) -> String {
             .flat_map(|turn| turn.actions().map(|a| a.to_text(t)).collect::<Vec<_>>())
             .collect();
     format!(
-        "info depth {} score {score} nodes {} nps {nps} time {} pv {}",
+        "info depth {} score {score} nodes {} nps {nps} tbhits {} time {} pv {}",
         r.depth,
         r.nodes,
+        r.tb_hits,
         r.elapsed_ms,
         pv.join(" ")
     )

@@ -156,3 +156,34 @@ fn arena_plays_an_external_engine_over_uci() {
         "{o:?}"
     );
 }
+
+#[test]
+fn tb_generates_probes_and_verifies() {
+    let dir = std::env::temp_dir().join(format!("mill-tb-test-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = mill(&["tb", "generate", "--dir", d, "--max", "3"]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).contains("3v3: 210140 positions"), "{}", stdout(&o));
+    // Light flies g1-g7, closes a7 d7 g7 and takes one of Dark's three.
+    let won = "LL./.../D../...D.D/.../.../..L l 0 0 0 0";
+    let o = mill(&["tb", "probe", "--dir", d, "--position", won]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "win in 1", "{out}");
+    assert!(lines.iter().any(|l| l.starts_with("best turn: g1-g7x")), "{out}");
+    // Pieces in hand: not in the tables.
+    let o = mill(&["tb", "probe", "--dir", d, "--position", ".../.../.../....../.../.../... l 9 9 0 0"]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not in the tables"));
+    let o = mill(&["tb", "verify", "--dir", d]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).contains("positions verified"), "{}", stdout(&o));
+    // Hard with the tables takes the win at once.
+    let o = mill(&["bestmove", "--position", won, "--tb", d, "--depth", "2"]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).starts_with("g1-g7x"), "{}", stdout(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let o = mill(&["tb", "probe", "--dir", d, "--position", won]);
+    assert!(!o.status.success());
+}

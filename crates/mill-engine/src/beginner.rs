@@ -56,6 +56,7 @@ pub(crate) fn choose(position: &Position, turns: &TurnList, limits: &Limits) -> 
         nodes: 1,
         pv: vec![turn],
         elapsed_ms: 0,
+        tb_hits: 0,
     }
 }
 

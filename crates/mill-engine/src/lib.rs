@@ -38,6 +38,7 @@
 mod beginner;
 mod eval;
 mod search;
+pub mod tb;
 mod tt;
 
 pub use eval::evaluate;
