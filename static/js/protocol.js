@@ -1,50 +1,42 @@
 // Owns the online wire format on the page's side (docs/PROTOCOL.md, protocol 1): turning
-// a server `state` into the page's snapshot shape, and building commands. Pure, no DOM,
-// no socket (net.js carries the frames).
+// mill-core's view of a game (a server `state`, or the wasm snapshot in local play) into
+// the page's snapshot shape, and building commands. Pure, no DOM, no socket (net.js
+// carries the frames).
 
 export const PROTOCOL = 1;
 
 /**
- * The latest turn's actions from the round's action list: the last placement or move and
- * the removals after it. Only the text form is read ("x" starts a removal): no rules.
+ * mill-core's view of a game (`GameView`: the server's `state`, or WasmGame.snapshot()
+ * for local play; the same fields either way) as the page's snapshot shape
+ * (static/js/README.md). Only renames and reshapes: every fact comes from the view.
  */
-export function lastTurnOf(actions) {
-  let start = actions.length;
-  while (start > 0 && actions[start - 1].startsWith('x')) start -= 1;
-  if (start > 0) start -= 1;
-  return actions.slice(start);
-}
-
-/** A server `state` message as the page's snapshot (the same shape WasmGame.snapshot gives). */
-export function snapshotFromState(state) {
+export function snapshotFromView(view) {
   const pieces = {};
   for (const side of ['light', 'dark']) {
-    for (const p of state.pieces?.[side] ?? []) pieces[p] = side;
+    for (const p of view.pieces?.[side] ?? []) pieces[p] = side;
   }
-  const legal = state.legal ?? { selectable: [], destinations: {}, removable: [] };
-  const result = state.result;
+  const legal = view.legal ?? { selectable: [], destinations: {}, removable: [] };
   return {
-    position: state.position,
-    turn: state.turn,
-    phase: state.phase,
-    inHand: state.in_hand,
-    onBoard: state.on_board,
+    position: view.position,
+    turn: view.turn,
+    phase: view.phase,
+    inHand: view.in_hand,
+    onBoard: view.on_board,
     pieces,
-    pendingRemovals: state.pending_removals ?? 0,
+    pendingRemovals: view.pending_removals ?? 0,
     selectable: legal.selectable ?? [],
     destinations: legal.destinations ?? {},
     removable: legal.removable ?? [],
-    record: state.record ?? [],
-    lastTurn: lastTurnOf(state.actions ?? []),
-    closedMills: state.closed_mills ?? [],
-    actions: (state.actions ?? []).length,
-    outcome: result
-      ? result.winner
-        ? { kind: 'win', winner: result.winner, reason: result.reason }
-        : { kind: 'draw', reason: result.reason }
-      : null,
+    record: view.record ?? [],
+    lastTurn: view.last_turn_actions ?? [],
+    closedMills: view.closed_mills ?? [],
+    actions: (view.actions ?? []).length,
+    outcome: view.outcome ?? null,
   };
 }
+
+/** A server `state` message as the page's snapshot (its game part is mill-core's view). */
+export const snapshotFromState = snapshotFromView;
 
 /** Makes command ids unique per seat: a random prefix for this page load plus a counter. */
 export function commandIds(random = Math.random) {

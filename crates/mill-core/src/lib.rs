@@ -13,6 +13,8 @@ mod position;
 mod rules;
 mod topology;
 mod turn;
+#[cfg(feature = "serde")]
+pub mod view;
 
 pub use bitboard::{Bitboard, Point, Points};
 pub use color::{ByColor, Color};
