@@ -136,8 +136,7 @@ impl Game {
         if self.position.pending_removals() > 0 {
             return 0;
         }
-        let h = self.position.hash();
-        self.history.iter().filter(|&&x| x == h).count()
+        self.position.occurrences(&self.history)
     }
 
     /// The result, if the game is over, checked in the rules' order: too few pieces,
@@ -149,9 +148,11 @@ impl Game {
         let p = &self.position;
         p.win_outcome()
             .or_else(|| {
-                (self.repetitions() >= p.rules().repetitions as usize).then_some(Outcome::Draw {
-                    reason: DrawReason::Threefold,
-                })
+                p.rules()
+                    .repetition_draws(self.repetitions())
+                    .then_some(Outcome::Draw {
+                        reason: DrawReason::Threefold,
+                    })
             })
             .or_else(|| p.quiet_outcome())
     }
