@@ -15,10 +15,14 @@ export function lastTurnOf(actions) {
   return actions.slice(start);
 }
 
-/** A server `state` message as the page's snapshot (the same shape WasmGame.snapshot gives). */
+/**
+ * A server `state` message as the page's snapshot (the same shape WasmGame.snapshot gives).
+ * @param {import('./types.js').ServerState} state @returns {import('./types.js').Snapshot}
+ */
 export function snapshotFromState(state) {
+  /** @type {Record<string, import('./types.js').Side>} */
   const pieces = {};
-  for (const side of ['light', 'dark']) {
+  for (const side of /** @type {const} */ (['light', 'dark'])) {
     for (const p of state.pieces?.[side] ?? []) pieces[p] = side;
   }
   const legal = state.legal ?? { selectable: [], destinations: {}, removable: [] };
@@ -64,8 +68,14 @@ export function backoffDelay(attempt, random = Math.random) {
   return Math.round(base * (0.85 + 0.3 * random()));
 }
 
+/** The close codes the server ends a room's socket with (docs/PROTOCOL.md). */
+export const CLOSE = Object.freeze({ replaced: 4000, protocolMismatch: 4001, badKey: 4003, unknownRoom: 4004, roomFull: 4009 });
+
 /** Close codes after which the page must not reconnect by itself. */
-export const FINAL_CLOSE_CODES = new Set([4000, 4001, 4003, 4004]);
+export const FINAL_CLOSE_CODES = new Set(Object.values(CLOSE));
+
+/** The error codes the page acts on (docs/PROTOCOL.md lists them all). */
+export const ERROR = Object.freeze({ badKey: 'bad-key', unknownRoom: 'unknown-room', stale: 'stale' });
 
 /** What the online panel should say and allow, from the last state and this seat. */
 export function onlineView(state, seat, connection) {

@@ -134,6 +134,20 @@ test('replaced, bad key, unknown room and protocol mismatch are final: no reconn
   }
 });
 
+test('a spectator refused from a full room (4009) does not knock again and again', () => {
+  mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+  try {
+    const { made, seen } = connect();
+    made[0].open();
+    made[0].drop(4009);
+    mock.timers.tick(60_000);
+    assert.equal(made.length, 1, 'reconnected after 4009');
+    assert.equal(seen.connection.at(-1), 'closed:4009');
+  } finally {
+    mock.timers.reset();
+  }
+});
+
 test('reconnect() takes the seat back after being replaced', () => {
   const { conn, made } = connect();
   made[0].open();
