@@ -5,10 +5,11 @@
 import { blankSnapshot } from './board.js';
 import { $, $button, $input } from './dom.js';
 import { connectRoom } from './net.js';
-import { CLOSE, command, commandIds, ERROR, onlineView, snapshotFromState } from './protocol.js';
+import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
 import { localGame } from './rules.js';
 import { createOnlineState } from './page-state.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
+import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./page-state.js').OnlineState} OnlineState */
@@ -111,28 +112,28 @@ export async function openRoom(app, roomId) {
  * @type {Record<string, (app: App, o: OnlineState, msg: any) => void>}
  */
 const HANDLERS = {
-  welcome(_app, o, msg) {
+  [SERVER_TYPES.WELCOME](_app, o, msg) {
     o.seat = msg.seat;
     o.replaced = false;
     // The state held from before the reconnect may be old: wait for the fresh one.
     o.fresh = false;
   },
-  state(app, o, msg) {
+  [SERVER_TYPES.STATE](app, o, msg) {
     o.state = msg;
     o.fresh = true;
     app.page.snapshot = snapshotFromState(msg);
     app.page.board.set(app.page.snapshot);
   },
-  replaced(_app, o) {
+  [SERVER_TYPES.REPLACED](_app, o) {
     o.replaced = true;
   },
-  error(app, o, msg) {
-    if (msg.code === ERROR.badKey) {
+  [SERVER_TYPES.ERROR](app, o, msg) {
+    if (msg.code === ERROR_CODES.BAD_KEY) {
       forgetSeat(app.storage, o.roomId);
       app.page.seats.delete(o.roomId);
     }
-    if (msg.code === ERROR.unknownRoom) o.gone = 'online.roomGone';
-    else if (msg.code !== ERROR.stale) app.setNotice(null, app.page.t('online.error', { message: msg.message }));
+    if (msg.code === ERROR_CODES.UNKNOWN_ROOM) o.gone = 'online.roomGone';
+    else if (msg.code !== ERROR_CODES.STALE) app.setNotice(null, app.page.t('online.error', { message: msg.message }));
   },
 };
 
@@ -142,13 +143,13 @@ const HANDLERS = {
  */
 function onConnection(app, o, status, code) {
   o.connection = status;
-  if (status === 'closed' && code === CLOSE.unknownRoom) o.gone = 'online.roomGone';
-  if (status === 'closed' && code === CLOSE.protocolMismatch) o.gone = 'online.reload';
-  if (status === 'closed' && code === CLOSE.roomFull) o.gone = 'online.watchersFull';
+  if (status === 'closed' && code === CLOSE_CODES.UNKNOWN_ROOM) o.gone = 'online.roomGone';
+  if (status === 'closed' && code === CLOSE_CODES.PROTOCOL_MISMATCH) o.gone = 'online.reload';
+  if (status === 'closed' && code === CLOSE_CODES.ROOM_FULL) o.gone = 'online.watchersFull';
   app.render();
   // The server no longer knows this seat key (the key was forgotten on `bad-key`):
   // open the room afresh, which joins a free seat or watches.
-  if (status === 'closed' && code === CLOSE.badKey && app.page.online === o) app.route();
+  if (status === 'closed' && code === CLOSE_CODES.BAD_KEY && app.page.online === o) app.route();
 }
 
 /**
@@ -175,7 +176,7 @@ function sendCommand(app, type, extra = {}) {
  * @param {App} app @param {string} action
  */
 export function sendAction(app, action) {
-  sendCommand(app, 'action', { action });
+  sendCommand(app, CLIENT_TYPES.ACTION, { action });
 }
 
 /**
@@ -184,12 +185,12 @@ export function sendAction(app, action) {
  */
 export function bindOnlineControls(app) {
   const { page } = app;
-  $('offer-draw').addEventListener('click', () => sendCommand(app, 'offer-draw'));
-  $('accept-draw').addEventListener('click', () => sendCommand(app, 'accept-draw'));
-  $('decline-draw').addEventListener('click', () => sendCommand(app, 'decline-draw'));
-  $('new-round').addEventListener('click', () => sendCommand(app, 'new-round'));
+  $('offer-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.OFFER_DRAW));
+  $('accept-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.ACCEPT_DRAW));
+  $('decline-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.DECLINE_DRAW));
+  $('new-round').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.NEW_ROUND));
   $('resign').addEventListener('click', () => {
-    if (window.confirm(page.t('online.resignConfirm'))) sendCommand(app, 'resign');
+    if (window.confirm(page.t('online.resignConfirm'))) sendCommand(app, CLIENT_TYPES.RESIGN);
   });
   $('take-back').addEventListener('click', () => {
     page.online?.conn?.reconnect();

@@ -1,8 +1,11 @@
 // Owns the online wire format on the page's side (docs/PROTOCOL.md, protocol 1): turning
 // a server `state` into the page's snapshot shape, and building commands. Pure, no DOM,
-// no socket (net.js carries the frames).
+// no socket (net.js carries the frames). The protocol's names and numbers come from
+// wire.js, which is generated from the server's protocol.rs.
 
-export const PROTOCOL = 1;
+import { FINAL_CLOSE_CODES as FINAL, PROTOCOL } from './wire.js';
+
+export { PROTOCOL };
 
 /**
  * The latest turn's actions from the round's action list: the last placement or move and
@@ -68,14 +71,8 @@ export function backoffDelay(attempt, random = Math.random) {
   return Math.round(base * (0.85 + 0.3 * random()));
 }
 
-/** The close codes the server ends a room's socket with (docs/PROTOCOL.md). */
-export const CLOSE = Object.freeze({ replaced: 4000, protocolMismatch: 4001, badKey: 4003, unknownRoom: 4004, roomFull: 4009 });
-
 /** Close codes after which the page must not reconnect by itself. */
-export const FINAL_CLOSE_CODES = new Set(Object.values(CLOSE));
-
-/** The error codes the page acts on (docs/PROTOCOL.md lists them all). */
-export const ERROR = Object.freeze({ badKey: 'bad-key', unknownRoom: 'unknown-room', stale: 'stale' });
+export const FINAL_CLOSE_CODES = new Set(FINAL);
 
 /** What the online panel should say and allow, from the last state and this seat. */
 export function onlineView(state, seat, connection) {
