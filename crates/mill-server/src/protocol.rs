@@ -651,8 +651,9 @@ pub struct SeatView {
     pub online: bool,
 }
 
-/// Serializes a state message without cloning the game view.
-pub fn state_text(game: &GameView, seats: Sides<SeatView>) -> String {
+/// Serializes a state message without cloning the game view. `spectators` is the number
+/// of sockets watching without a seat (added to protocol 1; older pages ignore it).
+pub fn state_text(game: &GameView, seats: Sides<SeatView>, spectators: usize) -> String {
     #[derive(Serialize)]
     struct Out<'a> {
         #[serde(rename = "type")]
@@ -660,11 +661,13 @@ pub fn state_text(game: &GameView, seats: Sides<SeatView>) -> String {
         #[serde(flatten)]
         game: &'a GameView,
         seats: Sides<SeatView>,
+        spectators: usize,
     }
     serde_json::to_string(&Out {
         kind: ServerType::State,
         game,
         seats,
+        spectators,
     })
     .expect("state always serializes")
 }

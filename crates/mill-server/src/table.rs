@@ -314,7 +314,7 @@ mod tests {
         assert_eq!(v.pending_removals, 1);
         assert_eq!(v.turn, Light);
         assert_eq!(v.closed_mills, [["a1", "a4", "a7"]]);
-        let text = crate::protocol::state_text(&v, Sides::default());
+        let text = crate::protocol::state_text(&v, Sides::default(), 0);
         assert!(text.contains(r#""closed_mills":[["a1","a4","a7"]]"#), "{text}");
         let legal = v.legal.unwrap();
         assert_eq!(legal.removable, vec!["b2".to_string(), "b4".to_string()]);
