@@ -12,7 +12,7 @@
 //!    from its top-left corner (`a7 d7 g7 g4 g1 d1 a1 a4`, then `b6 …`, then `c5 …`),
 //!    `W` a White piece, `B` a Black one, `.` empty;
 //! 4. the side to move, `w` or `b` (`-` once the game is over);
-//! 5. the phase, `p` while placing, `m` after, `o` over;
+//! 5. the phase of the side to move: `p` while it has pieces in hand, else `m`; `o` over;
 //! 6. what the side to move does now: `p` place, `m` move, `r` remove, `o` nothing;
 //! 7. the pieces in hand, White's and Black's, as `9,9`;
 //! 8. the removals owed: `-`, or one obligation
@@ -28,11 +28,13 @@
 //! MIF does not define, is refused rather than guessed at, as the format asks.
 //!
 //! Mapping to this crate: the no-progress counter is [`Position::quiet_turns`]. The
-//! phase during a removal owed with both hands empty (the last placement closed a mill)
-//! is `p`; a bare [`Position`] cannot tell that from a removal while moving and writes
-//! `m`, a [`Game`] knows. A bare position does not know how many placements and moves
-//! led to it either: it writes the smallest count consistent with it (placements made
-//! plus quiet turns, plus one if needed for the side to move).
+//! phase follows the side to move, as MIF synchronises it with the active player: a
+//! side that has just placed its last piece and owes a removal is already `m`. A bare
+//! [`Position`] does not know how many placements and moves led to it: it writes the
+//! smallest count consistent with it (placements made plus quiet turns, plus one if
+//! needed for the side to move); a [`Game`] writes the real count. A finished game's
+//! MFEN names no side to move: reading one, the count decides it (Light makes the
+//! odd-numbered placements and moves).
 
 use crate::bitboard::{Bitboard, Point};
 use crate::color::Color;
@@ -68,9 +70,6 @@ pub struct Mfen {
     pub primary_ply: u64,
     /// The result, if the game is over.
     pub outcome: Option<Outcome>,
-    /// MIF's placing phase: true while pieces are in hand, and during the removal that
-    /// the last placement earned.
-    pub placing: bool,
 }
 
 /// Why an MFEN record was refused. [`MfenError::code`] is stable; where MIF names a
@@ -279,8 +278,8 @@ fn parse_uint(field: &'static str, s: &str) -> Result<u64, MfenError> {
 }
 
 impl Mfen {
-    /// A bare position: its own outcome, the placing phase only while pieces are in
-    /// hand, and the smallest count of placements and moves that fits it.
+    /// A bare position: its own outcome, and the smallest count of placements and
+    /// moves that fits it.
     pub fn from_position(position: &Position) -> Mfen {
         let rules = position.rules();
         let placed = 2 * rules.pieces as u64
@@ -300,8 +299,6 @@ impl Mfen {
             position: *position,
             primary_ply: ply,
             outcome: position.outcome(),
-            placing: position.outcome().is_none()
-                && (position.in_hand(Color::Light) > 0 || position.in_hand(Color::Dark) > 0),
         }
     }
 
@@ -314,24 +311,10 @@ impl Mfen {
             .iter()
             .filter(|a| !matches!(a, Action::Remove { .. }))
             .count() as u64;
-        let position = *game.position();
-        let last_was_placement = matches!(
-            game.actions()
-                .iter()
-                .rev()
-                .find(|a| !matches!(a, Action::Remove { .. })),
-            Some(Action::Place { .. })
-        );
-        let in_hand = position.in_hand(Color::Light) > 0 || position.in_hand(Color::Dark) > 0;
-        let outcome = game.outcome();
         Mfen {
-            position,
+            position: *game.position(),
             primary_ply: start.primary_ply + played,
-            outcome,
-            placing: outcome.is_none()
-                && (in_hand
-                    || (position.pending_removals() > 0
-                        && (last_was_placement || (played == 0 && start.placing)))),
+            outcome: game.outcome(),
         }
     }
 
@@ -359,7 +342,7 @@ impl Mfen {
             ));
         }
         let side = player(p.turn());
-        let phase = if self.placing { 'p' } else { 'm' };
+        let phase = if p.in_hand(p.turn()) > 0 { 'p' } else { 'm' };
         let (action, obligations) = if p.pending_removals() > 0 {
             let victim = player(!p.turn());
             let targets = ring_set(&points, p.removable());
@@ -463,7 +446,6 @@ impl Mfen {
         };
 
         // Structure: ongoing or over.
-        let placing = phase == "p";
         let turn = match (outcome, side) {
             (None, Some(side)) => {
                 if phase == "o" || action == "o" {
@@ -553,16 +535,13 @@ impl Mfen {
             return Err(MfenError::Inconsistent("action r without a removal owed"));
         }
         let hand_of_side = if turn == Color::Light { hand_w } else { hand_b };
-        if outcome.is_none() && pending == 0 {
+        if outcome.is_none() {
             let expected = if hand_of_side > 0 { "p" } else { "m" };
-            if phase != expected || action != expected {
+            if phase != expected || (pending == 0 && action != expected) {
                 return Err(MfenError::Inconsistent(
-                    "phase and action are p while the side to move has pieces in hand, m after",
+                    "the phase is p while the side to move has pieces in hand, m after, and so is the action unless a removal is owed",
                 ));
             }
-        }
-        if outcome.is_none() && pending > 0 && (hand_w > 0 || hand_b > 0) && !placing {
-            return Err(MfenError::Inconsistent("pieces are in hand, so the phase is p"));
         }
 
         // The rest is the position string's job, which checks it against the rules.
@@ -629,7 +608,6 @@ impl Mfen {
             position,
             primary_ply,
             outcome,
-            placing: outcome.is_none() && placing,
         })
     }
 }

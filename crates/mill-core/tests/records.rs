@@ -281,7 +281,20 @@ fn mfen_of_the_start_and_of_a_removal_owed() {
     let back = Mfen::parse(&text, Variant::Nine).unwrap();
     assert_eq!(back.position, *game.position());
     assert_eq!(back.primary_ply, 5);
-    assert!(back.placing);
+
+    // The draft's own example of a removal owed: a7 d7 g7 against a1 and b2.
+    let draft = "MFEN/1.0 mill24-state-v1 WWW...B./......B./........ w p r 6,7 w:mill:b:b:1:004040:b 0 5 -";
+    let m = Mfen::parse(draft, Variant::Nine).unwrap();
+    assert_eq!(m.position, pos("LLL/.../.../....../.../D../D.. l 6 7 1 0"));
+    assert_eq!(m.write().unwrap(), draft);
+
+    // The phase follows the side to move: with its hand empty it is m, removal or not.
+    let last_placed = pos(".../LL./.../....L./.../.../DDD d 0 0 1 0");
+    let text = last_placed.to_mfen().unwrap();
+    assert!(text.contains(" b m r 0,0 b:mill:b:w:1:"), "{text}");
+    assert_eq!(Position::from_mfen(&text, Variant::Nine).unwrap(), last_placed);
+    let wrong = text.replace(" b m r ", " b p r ");
+    assert_eq!(mfen_error(&wrong).code(), "inconsistent");
 }
 
 #[test]
