@@ -29,6 +29,12 @@ pub enum ApiError {
     /// A plain HTTP request reached the WebSocket endpoint.
     #[error("This endpoint is a WebSocket; open it with a WebSocket client.")]
     NotWebSocket,
+    /// The request's body is over the limit.
+    #[error("The request body is too large.")]
+    BodyTooLarge,
+    /// The request took too long.
+    #[error("The request took too long.")]
+    Timeout,
     /// The server failed.
     #[error("The server failed; try again.")]
     Internal(String),
@@ -50,6 +56,8 @@ impl ApiError {
             ApiError::NotFound => "not-found",
             ApiError::MethodNotAllowed => "method-not-allowed",
             ApiError::NotWebSocket => "not-websocket",
+            ApiError::BodyTooLarge => "body-too-large",
+            ApiError::Timeout => "timeout",
             ApiError::Internal(_) => "internal",
         }
     }
@@ -62,6 +70,8 @@ impl ApiError {
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotWebSocket => StatusCode::BAD_REQUEST,
+            ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Timeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -72,6 +82,7 @@ impl IntoResponse for ApiError {
         if let ApiError::Internal(detail) = &self {
             tracing::error!(%detail, "request failed");
         }
+        crate::metrics::refused(self.code());
         let body = json!({ "code": self.code(), "message": self.to_string() });
         (self.status(), Json(body)).into_response()
     }
