@@ -1,8 +1,11 @@
 // Owns the online wire format on the page's side (docs/PROTOCOL.md, protocol 1): turning
 // a server `state` into the page's snapshot shape, and building commands. Pure, no DOM,
-// no socket (net.js carries the frames).
+// no socket (net.js carries the frames). The protocol's names and numbers come from
+// wire.js, which is generated from the server's protocol.rs.
 
-export const PROTOCOL = 1;
+import { FINAL_CLOSE_CODES as FINAL, PROTOCOL } from './wire.js';
+
+export { PROTOCOL };
 
 /**
  * The latest turn's actions from the round's action list: the last placement or move and
@@ -65,7 +68,7 @@ export function backoffDelay(attempt, random = Math.random) {
 }
 
 /** Close codes after which the page must not reconnect by itself. */
-export const FINAL_CLOSE_CODES = new Set([4000, 4001, 4003, 4004]);
+export const FINAL_CLOSE_CODES = new Set(FINAL);
 
 /** What the online panel should say and allow, from the last state and this seat. */
 export function onlineView(state, seat, connection) {

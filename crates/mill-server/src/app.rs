@@ -175,7 +175,7 @@ async fn invite_link(
 async fn metrics_text(State(state): State<AppState>) -> Response {
     metrics::get()
         .rooms
-        .set(i64::try_from(state.rooms.len()).unwrap_or(i64::MAX));
+        .set(i64::try_from(state.rooms.in_memory()).unwrap_or(i64::MAX));
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
         metrics::render(),

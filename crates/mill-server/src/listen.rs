@@ -29,6 +29,7 @@ use tokio_util::task::TaskTracker;
 use tower::ServiceExt;
 
 use crate::metrics;
+use crate::protocol::ErrorCode;
 
 /// Why a connection was refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,10 +42,10 @@ pub enum Refusal {
 
 impl Refusal {
     /// Stable code (docs/PROTOCOL.md).
-    pub fn code(self) -> &'static str {
+    pub fn code(self) -> ErrorCode {
         match self {
-            Refusal::TooManyFromAddress => "too-many-connections",
-            Refusal::Busy => "server-busy",
+            Refusal::TooManyFromAddress => ErrorCode::TooManyConnections,
+            Refusal::Busy => ErrorCode::ServerBusy,
         }
     }
 
@@ -59,7 +60,7 @@ impl Refusal {
                 "The server is full; try again in a minute.",
             ),
         };
-        let body = serde_json::json!({ "code": self.code(), "message": message }).to_string();
+        let body = serde_json::json!({ "code": self.code().as_str(), "message": message }).to_string();
         format!(
             "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nretry-after: 60\r\nconnection: close\r\n\r\n{body}",
             body.len()
@@ -211,8 +212,8 @@ pub async fn serve(
         let guard = match settings.limits.open(addr.ip()) {
             Ok(guard) => guard,
             Err(refusal) => {
-                metrics::refused(refusal.code());
-                tracing::debug!(ip = %addr.ip(), code = refusal.code(), "connection refused");
+                metrics::refused(refusal.code().as_str());
+                tracing::debug!(ip = %addr.ip(), code = refusal.code().as_str(), "connection refused");
                 tokio::spawn(refuse(tcp, refusal));
                 continue;
             }

@@ -13,17 +13,13 @@ use tokio_util::sync::CancellationToken;
 
 use crate::app::AppState;
 use crate::metrics;
-use crate::protocol::{ClientMsg, MAX_TEXT, PROTOCOL, ServerMsg};
-use crate::rooms::{ConnId, Outgoing, close};
+use crate::protocol::{ClientMsg, CloseCode, Code, ErrorCode, MAX_TEXT, PROTOCOL, ServerMsg};
+use crate::rooms::{ConnId, Outgoing};
 use crate::throttle::{MessageRate, Verdict};
 
 /// Queue between the room and the socket's task; a client that lets it fill up is
 /// dropped rather than let memory grow.
 const QUEUE: usize = 128;
-/// Close code: a frame over `MAX_FRAME` (RFC 6455's "message too big").
-pub const CLOSE_TOO_BIG: u16 = 1009;
-/// Close code: no `hello` within the deadline.
-pub const CLOSE_HELLO_TIMEOUT: u16 = 4008;
 /// How long the server waits for the client's answer to its close frame; reading on
 /// until then means the client gets the close code rather than a reset.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
@@ -53,7 +49,10 @@ fn count_outgoing(text: &str) {
             metrics::get().commands.inc();
         }
     } else if text.starts_with(r#"{"type":"error""#) {
-        if let Ok(ServerMsg::Error { code, .. }) = serde_json::from_str::<ServerMsg>(text) {
+        if let Some(code) = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v["code"].as_str().map(str::to_string))
+        {
             metrics::refused(&code);
         }
     }
@@ -85,7 +84,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
     ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let idle = state.config.idle_socket;
 
-    let reply_error = |attached: &Option<Seat>, id: Option<&str>, code: &str, message: &str| {
+    let reply_error = |attached: &Option<Seat>, id: Option<&str>, code: Code, message: &str| {
         let (round, version) = match attached {
             Some(_) => state.rooms.version(&room).unzip(),
             None => (None, None),
@@ -93,7 +92,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
         let _ = tx.try_send(Outgoing::Text(
             ServerMsg::Error {
                 id: id.map(str::to_string),
-                code: code.to_string(),
+                code,
                 message: message.to_string(),
                 round,
                 version,
@@ -110,9 +109,9 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                     Some(Ok(msg)) => msg,
                     Some(Err(e)) => {
                         if too_big(e) {
-                            metrics::refused("too-large");
+                            metrics::refused(ErrorCode::TooLarge.as_str());
                             let _ = sink.send(Message::Close(Some(CloseFrame {
-                                code: CLOSE_TOO_BIG,
+                                code: CloseCode::TooBig.code(),
                                 reason: "frame too large".into(),
                             }))).await;
                             // The rest of the frame is still unread and the library
@@ -128,7 +127,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                 let text = match msg {
                     Message::Text(text) => text,
                     Message::Binary(_) => {
-                        reply_error(&attached, None, "malformed", "Binary frames are not part of the protocol; send JSON text.");
+                        reply_error(&attached, None, ErrorCode::Malformed.into(), "Binary frames are not part of the protocol; send JSON text.");
                         continue;
                     }
                     Message::Close(_) => break,
@@ -137,7 +136,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                 match rate.check() {
                     Verdict::Allow => {}
                     Verdict::Refuse => {
-                        reply_error(&attached, None, "rate-limited", "Too many messages; slow down.");
+                        reply_error(&attached, None, ErrorCode::RateLimited.into(), "Too many messages; slow down.");
                         continue;
                     }
                     Verdict::Flooding => {
@@ -152,7 +151,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                         metrics::refused("flooding");
                         tracing::debug!(%room, "flooding socket closed");
                         let _ = sink.send(Message::Close(Some(CloseFrame {
-                            code: close::POLICY,
+                            code: CloseCode::Policy.code(),
                             reason: "flooding".into(),
                         }))).await;
                         closing = true;
@@ -160,13 +159,13 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                     }
                 }
                 if text.len() > MAX_TEXT {
-                    reply_error(&attached, None, "too-large", &format!("Messages are limited to {MAX_TEXT} bytes."));
+                    reply_error(&attached, None, ErrorCode::TooLarge.into(), &format!("Messages are limited to {MAX_TEXT} bytes."));
                     continue;
                 }
                 let msg = match ClientMsg::parse(&text) {
                     Ok(msg) => msg,
                     Err(bad) => {
-                        reply_error(&attached, None, bad.code, &bad.message);
+                        reply_error(&attached, None, bad.code.into(), &bad.message);
                         continue;
                     }
                 };
@@ -175,26 +174,26 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                         let _ = tx.try_send(Outgoing::Text(ServerMsg::Pong.to_text().into()));
                     }
                     (ClientMsg::Hello { .. }, Some(_)) => {
-                        reply_error(&attached, None, "already-hello", "This socket has already said hello.");
+                        reply_error(&attached, None, ErrorCode::AlreadyHello.into(), "This socket has already said hello.");
                     }
                     (ClientMsg::Hello { protocol, key }, None) => {
                         if *protocol != PROTOCOL {
-                            reply_error(&attached, None, "protocol-mismatch", &format!(
+                            reply_error(&attached, None, ErrorCode::ProtocolMismatch.into(), &format!(
                                 "This page speaks protocol {protocol} but the server speaks {PROTOCOL}: reload the page."));
-                            let _ = tx.try_send(Outgoing::Close(close::PROTOCOL, "protocol mismatch"));
+                            let _ = tx.try_send(Outgoing::Close(CloseCode::ProtocolMismatch, "protocol mismatch"));
                             continue;
                         }
                         match state.rooms.attach(&room, key.as_deref(), &tx, &kick) {
                             Ok((conn, seat)) => attached = Some(Seat { conn, seat }),
                             Err(e) => {
-                                reply_error(&attached, None, &e.refusal.code, &e.refusal.message);
+                                reply_error(&attached, None, e.refusal.code, &e.refusal.message);
                                 let _ = tx.try_send(Outgoing::Close(e.close, "refused"));
                             }
                         }
                     }
                     (_, None) => {
                         let id = msg.command_header().map(|h| h.0);
-                        reply_error(&attached, id, "hello-required", "Say hello first (with the protocol version and your seat key).");
+                        reply_error(&attached, id, ErrorCode::HelloRequired.into(), "Say hello first (with the protocol version and your seat key).");
                     }
                     (ClientMsg::Sync, Some(_)) => state.rooms.sync(&room, &tx),
                     (_, Some(seat)) => state.rooms.command(&room, seat.seat, &tx, &msg),
@@ -207,7 +206,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                         sink.send(Message::Text(text)).await
                     }
                     Some(Outgoing::Close(code, reason)) => {
-                        let _ = sink.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await;
+                        let _ = sink.send(Message::Close(Some(CloseFrame { code: code.code(), reason: reason.into() }))).await;
                         closing = true;
                         break;
                     }
@@ -227,10 +226,10 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                 }
             }
             _ = tokio::time::sleep_until(hello_by), if attached.is_none() => {
-                metrics::refused("hello-timeout");
+                metrics::refused(ErrorCode::HelloTimeout.as_str());
                 let text = ServerMsg::Error {
                     id: None,
-                    code: "hello-timeout".into(),
+                    code: ErrorCode::HelloTimeout.into(),
                     message: "No hello in time; reconnect and say hello first.".into(),
                     round: None,
                     version: None,
@@ -238,7 +237,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                 .to_text();
                 let _ = sink.send(Message::Text(text.into())).await;
                 let _ = sink.send(Message::Close(Some(CloseFrame {
-                    code: CLOSE_HELLO_TIMEOUT,
+                    code: CloseCode::HelloTimeout.code(),
                     reason: "no hello in time".into(),
                 }))).await;
                 closing = true;
@@ -248,7 +247,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
             _ = kick.cancelled() => break,
             _ = state.shutdown.cancelled() => {
                 let _ = sink.send(Message::Close(Some(CloseFrame {
-                    code: close::GOING_AWAY,
+                    code: CloseCode::GoingAway.code(),
                     reason: "server shutting down".into(),
                 }))).await;
                 closing = true;
