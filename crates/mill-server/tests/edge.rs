@@ -199,6 +199,16 @@ async fn hundreds_of_idle_sockets_from_one_address_hurt_no_one_else() {
     assert_eq!(over.status, 429);
     assert_eq!(over.json()["code"], "too-many-connections");
 
+    // A kept-alive connection that goes quiet after a request is closed too.
+    let mut kept = connect_from(OTHER, server.addr).await;
+    kept.write_all(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+    let mut seen = Vec::new();
+    tokio::time::timeout(PATIENCE, kept.read_to_end(&mut seen))
+        .await
+        .expect("the server closes an idle kept-alive connection")
+        .unwrap();
+    assert!(String::from_utf8_lossy(&seen).starts_with("HTTP/1.1 200"));
+
     // Idle connections are closed by the header deadline; a socket without hello gets
     // its code.
     for mut tcp in idle.drain(..).take(60) {
