@@ -201,7 +201,9 @@ async fn hundreds_of_idle_sockets_from_one_address_hurt_no_one_else() {
 
     // A kept-alive connection that goes quiet after a request is closed too.
     let mut kept = connect_from(OTHER, server.addr).await;
-    kept.write_all(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+    kept.write_all(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
     let mut seen = Vec::new();
     tokio::time::timeout(PATIENCE, kept.read_to_end(&mut seen))
         .await
