@@ -1,44 +1,18 @@
-// Owns the online wire format on the page's side (docs/PROTOCOL.md, protocol 1): turning
-// mill-core's view of a game (a server `state`, or the wasm snapshot in local play) into
-// the page's snapshot shape, and building commands. Pure, no DOM, no socket (net.js
-// carries the frames). The protocol's names and numbers come from wire.js, which is
-// generated from the server's protocol.rs.
+// Owns the online wire format on the page's side (docs/PROTOCOL.md, protocol 1): a server
+// `state` as the page's snapshot (through board.js's snapshotFromView, as local play), and
+// building commands. Pure, no DOM, no socket (net.js carries the frames). The protocol's
+// names and numbers come from wire.js, which is generated from the server's protocol.rs.
 
+import { snapshotFromView } from './board.js';
 import { FINAL_CLOSE_CODES as FINAL, PROTOCOL } from './wire.js';
 
 export { PROTOCOL };
 
 /**
- * mill-core's view of a game (`GameView`: the server's `state`, or WasmGame.snapshot()
- * for local play; the same fields either way) as the page's snapshot shape
- * (static/js/README.md). Only renames and reshapes: every fact comes from the view.
+ * A server `state` message as the page's snapshot: its game part is mill-core's view, the
+ * same as WasmGame.snapshot() gives locally (board.js's snapshotFromView).
+ * @type {(state: import('./types.js').ServerState) => import('./types.js').Snapshot}
  */
-export function snapshotFromView(view) {
-  const pieces = {};
-  for (const side of ['light', 'dark']) {
-    for (const p of view.pieces?.[side] ?? []) pieces[p] = side;
-  }
-  const legal = view.legal ?? { selectable: [], destinations: {}, removable: [] };
-  return {
-    position: view.position,
-    turn: view.turn,
-    phase: view.phase,
-    inHand: view.in_hand,
-    onBoard: view.on_board,
-    pieces,
-    pendingRemovals: view.pending_removals ?? 0,
-    selectable: legal.selectable ?? [],
-    destinations: legal.destinations ?? {},
-    removable: legal.removable ?? [],
-    record: view.record ?? [],
-    lastTurn: view.last_turn_actions ?? [],
-    closedMills: view.closed_mills ?? [],
-    actions: (view.actions ?? []).length,
-    outcome: view.outcome ?? null,
-  };
-}
-
-/** A server `state` message as the page's snapshot (its game part is mill-core's view). */
 export const snapshotFromState = snapshotFromView;
 
 /** Makes command ids unique per seat: a random prefix for this page load plus a counter. */

@@ -78,6 +78,16 @@ pub enum ErrorCode {
     MethodNotAllowed,
     /// HTTP: a plain request to the WebSocket endpoint.
     NotWebsocket,
+    /// No `hello` within the deadline after the socket opened.
+    HelloTimeout,
+    /// HTTP 429: the address holds its share of open connections.
+    TooManyConnections,
+    /// HTTP 503: the server holds as many connections as it may.
+    ServerBusy,
+    /// HTTP 413: the request body is over the limit.
+    BodyTooLarge,
+    /// HTTP 408: the request took too long.
+    Timeout,
     /// The server failed.
     Internal,
 }
@@ -156,7 +166,7 @@ pub enum CloseCode {
     GoingAway = 1001,
     /// Flooding.
     Policy = 1008,
-    /// A frame over [`MAX_FRAME`] (sent by the WebSocket layer itself).
+    /// A frame over [`MAX_FRAME`].
     TooBig = 1009,
     /// Another socket took this seat with the same key.
     Replaced = 4000,
@@ -166,6 +176,8 @@ pub enum CloseCode {
     BadKey = 4003,
     /// Unknown room.
     UnknownRoom = 4004,
+    /// No `hello` in time.
+    HelloTimeout = 4008,
     /// Too many spectators.
     RoomFull = 4009,
 }
@@ -185,7 +197,11 @@ impl CloseCode {
             | CloseCode::BadKey
             | CloseCode::UnknownRoom
             | CloseCode::RoomFull => true,
-            CloseCode::Normal | CloseCode::GoingAway | CloseCode::Policy | CloseCode::TooBig => false,
+            CloseCode::Normal
+            | CloseCode::GoingAway
+            | CloseCode::Policy
+            | CloseCode::TooBig
+            | CloseCode::HelloTimeout => false,
         }
     }
 }
@@ -635,8 +651,9 @@ pub struct SeatView {
     pub online: bool,
 }
 
-/// Serializes a state message without cloning the game view.
-pub fn state_text(game: &GameView, seats: Sides<SeatView>) -> String {
+/// Serializes a state message without cloning the game view. `spectators` is the number
+/// of sockets watching without a seat (added to protocol 1; older pages ignore it).
+pub fn state_text(game: &GameView, seats: Sides<SeatView>, spectators: usize) -> String {
     #[derive(Serialize)]
     struct Out<'a> {
         #[serde(rename = "type")]
@@ -644,11 +661,13 @@ pub fn state_text(game: &GameView, seats: Sides<SeatView>) -> String {
         #[serde(flatten)]
         game: &'a GameView,
         seats: Sides<SeatView>,
+        spectators: usize,
     }
     serde_json::to_string(&Out {
         kind: ServerType::State,
         game,
         seats,
+        spectators,
     })
     .expect("state always serializes")
 }

@@ -230,7 +230,7 @@ mod tests {
         assert_eq!(v.pending_removals, 1);
         assert_eq!(v.turn, Light);
         assert_eq!(v.closed_mills, [["a1", "a4", "a7"]]);
-        let text = crate::protocol::state_text(&v, Sides::default());
+        let text = crate::protocol::state_text(&v, Sides::default(), 0);
         assert!(text.contains(r#""closed_mills":[["a1","a4","a7"]]"#), "{text}");
         let legal = v.game.legal.unwrap();
         assert_eq!(legal.removable, vec!["b2".to_string(), "b4".to_string()]);
@@ -267,7 +267,7 @@ mod tests {
         ] {
             act(&mut t, seat, a).unwrap();
         }
-        let text = crate::protocol::state_text(&t.view("r"), Sides::default());
+        let text = crate::protocol::state_text(&t.view("r"), Sides::default(), 0);
         let state: serde_json::Value = serde_json::from_str(&text).unwrap();
         let core = serde_json::to_value(view::GameView::of(&t.game)).unwrap();
         for (field, value) in core.as_object().unwrap() {
@@ -276,7 +276,7 @@ mod tests {
         assert_eq!(state["last_turn_actions"], serde_json::json!(["g1"]));
         assert_eq!(state["last_action"], "g1", "kept for older pages");
         t.apply(Dark, &Command::Resign).unwrap();
-        let text = crate::protocol::state_text(&t.view("r"), Sides::default());
+        let text = crate::protocol::state_text(&t.view("r"), Sides::default(), 0);
         let state: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(
             state["result"],
