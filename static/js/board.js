@@ -3,7 +3,7 @@
 // says which points are legal; this module only maps clicks onto those lists. It holds no
 // rules: a point that is not in the snapshot's lists never produces an action.
 //
-// Shapes (see static/js/README.md):
+// Shapes (typed in types.js, explained in static/js/README.md):
 //   topology: { files, ranks, points: [{name, file, rank}], segments, neighbours, lines }
 //   snapshot: { turn, phase, inHand, onBoard, pieces, pendingRemovals, selectable,
 //               destinations, removable, record, lastTurn, closedMills, actions,
@@ -14,7 +14,10 @@ export const EMPTY_UI = Object.freeze({ selected: null, focus: null });
 
 export const other = (side) => (side === 'light' ? 'dark' : 'light');
 
-/** An empty board with nothing to click: shown while the real state is on its way. */
+/**
+ * An empty board with nothing to click: shown while the real state is on its way.
+ * @returns {import('./types.js').Snapshot}
+ */
 export function blankSnapshot() {
   return {
     position: '',
@@ -32,6 +35,38 @@ export function blankSnapshot() {
     closedMills: [],
     actions: 0,
     outcome: null,
+  };
+}
+
+/**
+ * mill-core's view of a game (`GameView`: the server's `state`, or WasmGame.snapshot()
+ * for local play; the same fields either way) as the page's snapshot shape
+ * (static/js/README.md, types.js). Only renames and reshapes: every fact comes from the view.
+ * @param {import('./types.js').GameView} view @returns {import('./types.js').Snapshot}
+ */
+export function snapshotFromView(view) {
+  /** @type {Record<string, import('./types.js').Side>} */
+  const pieces = {};
+  for (const side of /** @type {const} */ (['light', 'dark'])) {
+    for (const p of view.pieces?.[side] ?? []) pieces[p] = side;
+  }
+  const legal = view.legal ?? { selectable: [], destinations: {}, removable: [] };
+  return {
+    position: view.position,
+    turn: view.turn,
+    phase: view.phase,
+    inHand: view.in_hand,
+    onBoard: view.on_board,
+    pieces,
+    pendingRemovals: view.pending_removals ?? 0,
+    selectable: legal.selectable ?? [],
+    destinations: legal.destinations ?? {},
+    removable: legal.removable ?? [],
+    record: view.record ?? [],
+    lastTurn: view.last_turn_actions ?? [],
+    closedMills: view.closed_mills ?? [],
+    actions: (view.actions ?? []).length,
+    outcome: view.outcome ?? null,
   };
 }
 

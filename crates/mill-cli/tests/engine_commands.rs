@@ -173,7 +173,14 @@ fn tb_generates_probes_and_verifies() {
     assert_eq!(lines[0], "win in 1", "{out}");
     assert!(lines.iter().any(|l| l.starts_with("best turn: g1-g7x")), "{out}");
     // Pieces in hand: not in the tables.
-    let o = mill(&["tb", "probe", "--dir", d, "--position", ".../.../.../....../.../.../... l 9 9 0 0"]);
+    let o = mill(&[
+        "tb",
+        "probe",
+        "--dir",
+        d,
+        "--position",
+        ".../.../.../....../.../.../... l 9 9 0 0",
+    ]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("not in the tables"));
     let o = mill(&["tb", "verify", "--dir", d]);

@@ -109,8 +109,17 @@ impl Room {
         })
     }
 
+    /// Sockets watching without a seat.
+    fn spectators(&self) -> usize {
+        let holders = Color::ALL
+            .iter()
+            .filter(|&&c| self.holders.get(c).is_some())
+            .count();
+        self.conns.len().saturating_sub(holders)
+    }
+
     fn state(&self) -> Outgoing {
-        Outgoing::Text(protocol::state_text(&self.committed, self.seats()).into())
+        Outgoing::Text(protocol::state_text(&self.committed, self.seats(), self.spectators()).into())
     }
 
     fn error(&self, id: Option<&str>, code: Code, message: &str) -> Outgoing {
@@ -245,6 +254,11 @@ impl Rooms {
         Ok(count)
     }
 
+    /// Rooms held in memory now (for `/metrics`).
+    pub fn in_memory(&self) -> usize {
+        lock(&self.shared.map).len()
+    }
+
     fn get(&self, id: &str) -> Option<Arc<Mutex<Room>>> {
         lock(&self.shared.map).get(id).cloned()
     }
@@ -365,12 +379,7 @@ impl Rooms {
                 }
             }
         };
-        let watching = room.conns.len()
-            - Color::ALL
-                .iter()
-                .filter(|&&c| room.holders.get(c).is_some())
-                .count();
-        if seat.is_none() && watching >= MAX_SPECTATORS {
+        if seat.is_none() && room.spectators() >= MAX_SPECTATORS {
             return Err(AttachError {
                 refusal: Refusal::new(
                     ErrorCode::RoomFull,
@@ -412,8 +421,10 @@ impl Rooms {
             return;
         };
         let mut room = lock(&room_arc);
+        let before = room.conns.len();
         room.conns.retain(|c| c.id != conn);
-        let mut changed = false;
+        // A seat going offline or a spectator leaving: everyone sees the new presence.
+        let mut changed = room.conns.len() != before;
         for c in Color::ALL {
             if *room.holders.get(c) == Some(conn) {
                 *room.holders.get_mut(c) = None;
