@@ -195,7 +195,9 @@ impl Session {
             }
             Err(_) => {
                 error("the search failed; the engine starts afresh");
-                self.engine = Some(engine_with_table(self.hash_mb));
+                let mut engine = engine_with_table(self.hash_mb);
+                engine.set_tablebase(self.tb.clone());
+                self.engine = Some(engine);
                 self.plan = None;
             }
         }
@@ -352,7 +354,12 @@ impl Session {
     fn choose_removal(&mut self, limits: &Limits) -> mill_core::Point {
         let position = *self.game.position();
         let removable: Vec<mill_core::Point> = position.removable().iter().collect();
-        let engine = self.engine.get_or_insert_with(|| engine_with_table(self.hash_mb));
+        let tb = self.tb.clone();
+        let engine = self.engine.get_or_insert_with(|| {
+            let mut engine = engine_with_table(self.hash_mb);
+            engine.set_tablebase(tb);
+            engine
+        });
         let share = Limits {
             movetime_ms: limits
                 .movetime_ms

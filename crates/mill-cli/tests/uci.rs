@@ -161,6 +161,7 @@ fn bad_input_gets_an_error_and_changes_nothing() {
         "setoption name Hash value lots",
         "setoption name Variant value chess",
         "setoption name Colour value red",
+        "setoption name Tablebase value /nonexistent/tables",
         "go wtime 1000",
         "go depth",
         "frobnicate",
