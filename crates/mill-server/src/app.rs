@@ -47,11 +47,13 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms", post(create_room))
         .route("/api/rooms/{room}", get(room_info))
         .route("/api/rooms/{room}/join", post(join_room))
+        .route("/api/rooms/{room}/rounds/{round}", get(round_record))
         .route("/api/rooms/{room}/ws", get(socket))
         .route("/api/{*rest}", any(|| async { ApiError::NotFound }))
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
         .route_service("/", index.clone())
-        .route_service("/r/{room}", index)
+        .route_service("/r/{room}", index.clone())
+        .route_service("/r/{room}/review/{round}", index)
         .route_service("/rules", ServeFile::new(dir.join("rules.html")))
         .fallback_service(ServeDir::new(dir))
         .layer(TraceLayer::new_for_http())
@@ -125,6 +127,25 @@ async fn join_room(
 async fn room_info(State(state): State<AppState>, Path(room): Path<String>) -> Result<Response, ApiError> {
     let info = state.rooms.info(&room).ok_or(ApiError::UnknownRoom)?;
     Ok(Json(info).into_response())
+}
+
+/// A finished round's record, for review by a shared link: no seat keys, no presence.
+async fn round_record(
+    State(state): State<AppState>,
+    Path((room, round)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    if !keys::is_room_id(&room) {
+        return Err(ApiError::UnknownRoom);
+    }
+    // Digits only: "+1" or " 1" name no round.
+    let round = round
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| round.parse::<u32>().ok())
+        .flatten()
+        .ok_or(ApiError::UnknownRound)?;
+    let record = state.rooms.round_record(&room, round)?;
+    Ok(Json(record).into_response())
 }
 
 async fn socket(

@@ -27,7 +27,7 @@ use crate::keys;
 use crate::protocol::{
     self, ClientMsg, CloseCode, Code, Command, ErrorCode, GameView, PROTOCOL, SeatView, ServerMsg, Sides,
 };
-use crate::table::{Refusal, Table};
+use crate::table::{NoRecord, Refusal, RoundRecord, Table};
 
 /// Sockets watching one room without a seat, at most: each costs memory and a copy
 /// of every state, so one address cannot open them without end.
@@ -109,8 +109,17 @@ impl Room {
         })
     }
 
+    /// Sockets watching without a seat.
+    fn spectators(&self) -> usize {
+        let holding = Color::ALL
+            .iter()
+            .filter(|&&c| self.holders.get(c).is_some())
+            .count();
+        self.conns.len().saturating_sub(holding)
+    }
+
     fn state(&self) -> Outgoing {
-        Outgoing::Text(protocol::state_text(&self.committed, self.seats()).into())
+        Outgoing::Text(protocol::state_text(&self.committed, self.seats(), self.spectators()).into())
     }
 
     fn error(&self, id: Option<&str>, code: Code, message: &str) -> Outgoing {
@@ -161,6 +170,7 @@ pub struct RoomInfo {
     version: u32,
     over: bool,
     seats: Sides<SeatView>,
+    spectators: usize,
 }
 
 /// A hello that could not take a seat.
@@ -324,6 +334,26 @@ impl Rooms {
             version: room.committed.version,
             over: room.committed.result.is_some(),
             seats: room.seats(),
+            spectators: room.spectators(),
+        })
+    }
+
+    /// The record of a room's finished round `n` (no seat facts, no secrets). Only
+    /// committed rounds are given: a round whose last event is still being written
+    /// is not over yet for anyone.
+    pub fn round_record(&self, id: &str, n: u32) -> Result<RoundRecord, ApiError> {
+        let room_arc = self.get(id).ok_or(ApiError::UnknownRoom)?;
+        let room = lock(&room_arc);
+        let committed = &room.committed;
+        if n > committed.round {
+            return Err(ApiError::UnknownRound);
+        }
+        if n == committed.round && committed.result.is_none() {
+            return Err(ApiError::RoundNotOver);
+        }
+        room.table.round_record(&room.id, n).map_err(|e| match e {
+            NoRecord::Unknown => ApiError::UnknownRound,
+            NoRecord::NotOver => ApiError::RoundNotOver,
         })
     }
 
@@ -365,12 +395,7 @@ impl Rooms {
                 }
             }
         };
-        let watching = room.conns.len()
-            - Color::ALL
-                .iter()
-                .filter(|&&c| room.holders.get(c).is_some())
-                .count();
-        if seat.is_none() && watching >= MAX_SPECTATORS {
+        if seat.is_none() && room.spectators() >= MAX_SPECTATORS {
             return Err(AttachError {
                 refusal: Refusal::new(
                     ErrorCode::RoomFull,
@@ -412,15 +437,15 @@ impl Rooms {
             return;
         };
         let mut room = lock(&room_arc);
+        let before = room.conns.len();
         room.conns.retain(|c| c.id != conn);
-        let mut changed = false;
         for c in Color::ALL {
             if *room.holders.get(c) == Some(conn) {
                 *room.holders.get_mut(c) = None;
-                changed = true;
             }
         }
-        if changed {
+        // A seat went offline or the spectator count fell: both are in the state.
+        if room.conns.len() != before {
             room.broadcast_state();
         }
         self.touch(&mut room);
