@@ -18,10 +18,14 @@ export function lastTurnOf(actions) {
   return actions.slice(start);
 }
 
-/** A server `state` message as the page's snapshot (the same shape WasmGame.snapshot gives). */
+/**
+ * A server `state` message as the page's snapshot (the same shape WasmGame.snapshot gives).
+ * @param {import('./types.js').ServerState} state @returns {import('./types.js').Snapshot}
+ */
 export function snapshotFromState(state) {
+  /** @type {Record<string, import('./types.js').Side>} */
   const pieces = {};
-  for (const side of ['light', 'dark']) {
+  for (const side of /** @type {const} */ (['light', 'dark'])) {
     for (const p of state.pieces?.[side] ?? []) pieces[p] = side;
   }
   const legal = state.legal ?? { selectable: [], destinations: {}, removable: [] };

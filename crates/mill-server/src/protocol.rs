@@ -698,8 +698,8 @@ pub struct SeatView {
     pub online: bool,
 }
 
-/// Serializes a state message without cloning the game view. `spectators` is how many
-/// sockets watch without a seat.
+/// Serializes a state message without cloning the game view. `spectators` is the number
+/// of sockets watching without a seat (added to protocol 1; older pages ignore it).
 pub fn state_text(game: &GameView, seats: Sides<SeatView>, spectators: usize) -> String {
     #[derive(Serialize)]
     struct Out<'a> {

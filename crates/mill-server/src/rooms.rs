@@ -111,11 +111,11 @@ impl Room {
 
     /// Sockets watching without a seat.
     fn spectators(&self) -> usize {
-        let holding = Color::ALL
+        let holders = Color::ALL
             .iter()
             .filter(|&&c| self.holders.get(c).is_some())
             .count();
-        self.conns.len().saturating_sub(holding)
+        self.conns.len().saturating_sub(holders)
     }
 
     fn state(&self) -> Outgoing {
@@ -439,13 +439,15 @@ impl Rooms {
         let mut room = lock(&room_arc);
         let before = room.conns.len();
         room.conns.retain(|c| c.id != conn);
+        // A seat going offline or a spectator leaving: everyone sees the new presence.
+        let mut changed = room.conns.len() != before;
         for c in Color::ALL {
             if *room.holders.get(c) == Some(conn) {
                 *room.holders.get_mut(c) = None;
+                changed = true;
             }
         }
-        // A seat went offline or the spectator count fell: both are in the state.
-        if room.conns.len() != before {
+        if changed {
             room.broadcast_state();
         }
         self.touch(&mut room);
