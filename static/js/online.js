@@ -1,6 +1,6 @@
 // Owns "Play with a friend": creating and joining a room over HTTP, the room's socket,
-// one small handler per server message type, and the online controls (draw, resign, new
-// round, "Play here", the invite link). The wire format is protocol.js's; the socket net.js's.
+// one small handler per server message type, and the online controls (draw, takeback,
+// resign, new round, "Play here", the invite link). The wire format is protocol.js's; the socket net.js's.
 
 import { blankSnapshot } from './board.js';
 import { $, $button, $input } from './dom.js';
@@ -189,6 +189,9 @@ export function bindOnlineControls(app) {
   $('accept-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.ACCEPT_DRAW));
   $('decline-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.DECLINE_DRAW));
   $('new-round').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.NEW_ROUND));
+  $('offer-takeback').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.OFFER_TAKEBACK));
+  $('accept-takeback').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.ACCEPT_TAKEBACK));
+  $('decline-takeback').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.DECLINE_TAKEBACK));
   $('resign').addEventListener('click', () => {
     if (window.confirm(page.t('online.resignConfirm'))) sendCommand(app, CLIENT_TYPES.RESIGN);
   });

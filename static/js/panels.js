@@ -174,6 +174,25 @@ function viewLocalControls({ page, snap, vs, human }) {
   }
 }
 
+/**
+ * Asking to take back one's last turn, the opponent's request with Allow and Decline, and
+ * the word that an offer of this seat's was declined.
+ * @param {import('./types.js').Translate} t @param {Partial<NonNullable<Frame['view']>>} v
+ */
+function viewTakeback(t, v) {
+  const ask = $button('offer-takeback');
+  ask.hidden = !v.canAskTakeback && !v.takebackAskedByMe;
+  ask.disabled = !v.canAskTakeback;
+  ask.textContent = v.takebackAskedByMe ? t('online.takebackAsked') : t('online.askTakeback');
+  $('takeback-offer').hidden = !v.takebackAskedToMe;
+  $('takeback-offer-text').textContent = t('online.takebackAskedToYou', { side: t(`color.${v.opponent ?? 'dark'}`) });
+  const declined = $('declined-note');
+  declined.hidden = !v.declinedMine;
+  declined.textContent = v.declinedMine
+    ? t(v.declinedMine === 'draw' ? 'online.drawDeclined' : 'online.takebackDeclined', { side: t(`color.${v.opponent}`) })
+    : '';
+}
+
 /** The invite link, draw, resign, new round and "Play here". @param {Frame} f */
 function viewOnlineControls({ t, o, view }) {
   if (!o) {
@@ -198,6 +217,7 @@ function viewOnlineControls({ t, o, view }) {
   note.textContent = v.askedNewRound
     ? t('online.newRoundAsked', { side: t(`color.${v.opponent}`) })
     : t('online.newRoundOffered', { side: t(`color.${v.opponent ?? 'dark'}`) });
+  viewTakeback(t, v);
   $('take-back').hidden = !o.replaced;
   $('seat-note').hidden = !o.seat;
   $('seat-note').textContent = o.seat ? t('online.youAre', { side: t(`color.${o.seat}`) }) : '';

@@ -78,7 +78,7 @@
  * @property {string[]} record  completed turns in notation
  * @property {string[][]} [closed_mills]  the mill lines the latest turn closed
  * @property {BySide<SeatPresence>} seats
- * @property {{ draw: Side | null, new_round: Side[] }} offers  standing offers
+ * @property {{ draw: Side | null, new_round: Side[], takeback?: Side | null, declined?: { offer: 'draw' | 'takeback', by: Side } | null }} offers  standing offers; `declined`: the offer the round's latest event declined
  * @property {{ winner: Side | null, reason: string } | null} result
  */
 
