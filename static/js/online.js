@@ -8,6 +8,7 @@ import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
 import { localGame } from './rules.js';
 import { createOnlineState } from './page-state.js';
+import { reviewLink } from './review.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
 import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';
 
@@ -180,6 +181,35 @@ export function sendAction(app, action) {
 }
 
 /**
+ * Shares the finished round's review link: the phone's share sheet where there is one,
+ * else the clipboard (the button says so).
+ * @param {App} app
+ */
+async function shareRound(app) {
+  const { page } = app;
+  const o = page.online;
+  if (!o?.state?.result) return;
+  const url = reviewLink(location.origin, o.roomId, o.state.round);
+  const button = $button('share-round');
+  if (navigator.share) {
+    try {
+      await navigator.share({ title: page.t('app.title'), url });
+      return;
+    } catch (error) {
+      // Dismissing the sheet is no failure; anything else falls back to copying.
+      if (/** @type {Error} */ (error)?.name === 'AbortError') return;
+    }
+  }
+  try {
+    await navigator.clipboard.writeText(url);
+    button.textContent = page.t('online.shareCopied');
+  } catch {
+    app.setNotice(null, url);
+  }
+  setTimeout(() => (button.textContent = page.t('online.share')), 1500);
+}
+
+/**
  * The online controls; once, at start-up.
  * @param {App} app
  */
@@ -198,6 +228,7 @@ export function bindOnlineControls(app) {
   $('take-back').addEventListener('click', () => {
     page.online?.conn?.reconnect();
   });
+  $('share-round').addEventListener('click', () => shareRound(app));
   $('copy-invite').addEventListener('click', async () => {
     const input = $input('invite-link');
     try {
