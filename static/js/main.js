@@ -10,6 +10,7 @@ import { bindOnlineControls, createRoom, onlineCanAct, openRoom, sendAction } fr
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
 import { bindReviewControls, openReview, reviewFromPath } from './review.js';
+import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
 import { bindComputerControls, startComputer } from './vs-computer.js';
@@ -119,6 +120,7 @@ bindComputerControls(app);
 bindOnlineControls(app);
 bindReviewControls(app);
 bindConfirmDialog();
+bindRecordTools(app);
 
 applyLanguage();
 route().catch((error) => console.error(error));

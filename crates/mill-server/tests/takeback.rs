@@ -262,5 +262,7 @@ async fn a_finished_round_is_given_for_review_without_secrets() {
     let (s, page) = server.http("GET", &format!("/r/{room}/review/1")).await;
     assert_eq!(s, 200);
     assert!(page.as_str().unwrap().contains("<title>Mill</title>"));
+    let (s, _) = server.http("GET", "/r/nosuchroom00/review/1").await;
+    assert_eq!(s, 404, "a gone room's review link is the gone page");
     server.stop().await;
 }
