@@ -98,7 +98,7 @@ export async function openReview(app, roomId, round) {
   /** @type {Review} */
   const review = { roomId, round, positions: [], at: 0, error: null };
   page.review = review;
-  page.snapshot = blankSnapshot();
+  page.snapshot = blankSnapshot(game.snapshot());
   page.board.set(page.snapshot);
   app.showScreen('game');
   app.render();
