@@ -111,6 +111,14 @@ impl Level {
         }
     }
 
+    /// What a repetition is worth less than even for the side that searches.
+    pub(crate) const fn contempt(self) -> i32 {
+        match self {
+            Level::Hard => 30,
+            _ => 0,
+        }
+    }
+
     /// Half-width of the noise added to every root turn's exact score (0: the best
     /// turn is played). Easy's misjudgements come from here.
     pub(crate) const fn root_noise(self) -> i32 {

@@ -632,7 +632,10 @@ impl<'a> Searcher<'a> {
             return score;
         }
         if self.repeated(pos) {
-            return 0;
+            // Contempt: a repetition is a little worse than even for the side that
+            // searches, so Hard plays on where it can rather than repeat.
+            let c = self.level.contempt();
+            return if ply % 2 == 0 { -c } else { c };
         }
         if let Some(score) = self.probe(pos, ply) {
             return score;

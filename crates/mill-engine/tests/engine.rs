@@ -279,9 +279,11 @@ fn repetition_is_sought_when_behind_and_avoided_when_ahead() {
             .unwrap();
         (notation(&p, turn), notation(&p, r.turn), r.score)
     };
-    // Light has four pieces against six: the draw is its best result.
+    // Light has four pieces against six: the draw is its best result (scored a little
+    // below even: Hard's contempt for repetitions).
     let (draw, chosen, score) = check("L.L/.D./..D/.D..D./D../.D./L.L l 0 0 0 10");
-    assert_eq!((chosen.as_str(), score), (draw.as_str(), 0));
+    assert_eq!(chosen, draw);
+    assert!((-PIECE / 2..=0).contains(&score), "{score}");
     // Light has six against four: it plays on.
     let (draw, chosen, score) = check("L.L/.L./..D/.L..D./D../.L./L.L l 0 0 0 10");
     assert_ne!(chosen, draw);
