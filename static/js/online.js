@@ -82,7 +82,7 @@ export async function openRoom(app, roomId) {
         app.render();
         return;
       } else if (res.status === 409) {
-        app.setNotice('online.full');
+        // Both seats are taken: watch (the status and the seat note say so).
       } else {
         app.setNotice(null, page.t('online.error', { message: body.message ?? res.status }));
       }
@@ -119,6 +119,9 @@ const HANDLERS = {
     o.fresh = false;
   },
   [SERVER_TYPES.STATE](app, o, msg) {
+    if (declinedMyDraw(o.seat, o.state, msg)) {
+      app.setNotice(null, app.page.t('online.drawDeclined', { side: app.page.t(`color.${o.seat === 'light' ? 'dark' : 'light'}`) }));
+    }
     o.state = msg;
     o.fresh = true;
     app.page.snapshot = snapshotFromState(msg);
@@ -138,11 +141,32 @@ const HANDLERS = {
 };
 
 /**
+ * Whether `next` shows this seat's standing draw offer declined: gone with no action
+ * played and no result (an action of the opponent's also ends an offer, and says so on
+ * the board).
+ * @param {import('./types.js').Side | null} seat
+ * @param {import('./types.js').ServerState | null} before @param {import('./types.js').ServerState} next
+ */
+export function declinedMyDraw(seat, before, next) {
+  return (
+    !!seat &&
+    before?.offers?.draw === seat &&
+    (next.offers?.draw ?? null) === null &&
+    !next.result &&
+    next.round === before.round &&
+    next.version === before.version
+  );
+}
+
+/**
  * The socket's status changed; after a final close, says why (or opens the room afresh).
  * @param {App} app @param {OnlineState} o @param {Connection} status @param {number} [code]
  */
 function onConnection(app, o, status, code) {
   o.connection = status;
+  // The board's rings follow canAct(), which the connection is part of.
+  app.page.board?.redraw();
+  if (status === 'open' && app.page.notice?.key === 'online.offlineClick') app.setNotice(null);
   if (status === 'closed' && code === CLOSE_CODES.UNKNOWN_ROOM) o.gone = 'online.roomGone';
   if (status === 'closed' && code === CLOSE_CODES.PROTOCOL_MISMATCH) o.gone = 'online.reload';
   if (status === 'closed' && code === CLOSE_CODES.ROOM_FULL) o.gone = 'online.watchersFull';
@@ -158,6 +182,15 @@ function onConnection(app, o, status, code) {
  */
 export function onlineCanAct(o) {
   return !!o?.state && o.fresh && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
+}
+
+/**
+ * A click on the board that did nothing: while the connection is down, say why.
+ * @param {App} app
+ */
+export function explainInactive(app) {
+  const o = app.page.online;
+  if (app.page.mode === 'online' && o?.state && o.connection !== 'open' && !o.gone && !o.replaced) app.setNotice('online.offlineClick');
 }
 
 /**

@@ -91,7 +91,8 @@ export function onlineView(state, seat, connection) {
     opponentOnline,
     canAct: playing && state.turn === seat,
     canOfferDraw: playing && drawBy === null,
-    drawOfferedByMe: drawBy === seat,
+    // A spectator (no seat) offered nothing, though `null === null`.
+    drawOfferedByMe: !!seat && drawBy === seat,
     drawOfferedToMe: !!seat && drawBy === opponent && !over,
     canResign: connected && !!seat && !over && friendJoined,
     canAskNewRound: connected && !!seat && over && !newRound.includes(seat),

@@ -78,6 +78,7 @@
  * @property {string[]} record  completed turns in notation
  * @property {string[][]} [closed_mills]  the mill lines the latest turn closed
  * @property {BySide<SeatPresence>} seats
+ * @property {number} [spectators]  sockets watching without a seat (servers before it was added send none)
  * @property {{ draw: Side | null, new_round: Side[] }} offers  standing offers
  * @property {{ winner: Side | null, reason: string } | null} result
  */

@@ -101,3 +101,12 @@ test('draw offers and new rounds are offered to the right seat', () => {
   assert.equal(onlineView(over, 'light', 'open').opponentAskedNewRound, true);
   assert.equal(onlineView(over, 'light', 'open').canResign, false);
 });
+
+test('a spectator is offered no draw and sees no draw offered by it', () => {
+  const view = onlineView(state, null, 'open');
+  assert.equal(state.offers?.draw ?? null, null);
+  assert.equal(view.drawOfferedByMe, false);
+  assert.equal(view.canOfferDraw, false);
+  assert.equal(view.drawOfferedToMe, false);
+  assert.equal(view.canResign, false);
+});

@@ -1,0 +1,14 @@
+import { startStaticServer, launch, openPage, PHONE, ROOT } from './helpers.mjs';
+import { join } from 'node:path';
+const server = await startStaticServer();
+const browser = await launch();
+const ctx = await browser.newContext({ viewport: PHONE, locale: 'ru-RU' });
+await ctx.addInitScript(() => localStorage.setItem('mill.lang', 'ru'));
+const page = await openPage(ctx, server.url + '/rules');
+await page.waitForFunction(() => document.body.dataset.ready === 'true');
+await page.addScriptTag({ path: join(ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
+const r = await page.evaluate(async () => (await window.axe.run(document, { runOnly: ['label-content-name-mismatch'] })).violations);
+for (const v of r) for (const n of v.nodes) console.log(v.id, n.html.slice(0, 160));
+const r2 = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations.map((v) => `${v.id} ${v.impact} ${v.nodes.length}`));
+console.log(r2);
+await browser.close(); await server.close();
