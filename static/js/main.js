@@ -10,6 +10,7 @@ import { createNotifier } from './notify.js';
 import { bindOnlineControls, createRoom, explainInactive, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
+import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
 import { bindThemeSwitch } from './theme.js';
@@ -136,6 +137,7 @@ bindLocalControls(app);
 bindComputerControls(app);
 bindOnlineControls(app);
 bindConfirmDialog();
+bindRecordTools(app);
 
 applyLanguage();
 route().catch((error) => console.error(error));

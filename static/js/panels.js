@@ -7,6 +7,7 @@ import { computerStatus, resultForPerson } from './computer.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
 import { onlineView } from './protocol.js';
+import { viewRecordTools } from './records.js';
 import { hasProgress } from './storage.js';
 
 /** @typedef {import('./page-state.js').PageState} PageState */
@@ -52,6 +53,7 @@ export function renderPage(page, storage) {
   viewStatus(f);
   viewResult(f);
   viewRecord(f);
+  viewRecordTools(page);
   viewLocalControls(f);
   viewOnlineControls(f);
 }
