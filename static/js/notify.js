@@ -45,11 +45,12 @@ export function momentOf(page) {
  * @returns {{ yourTurn: boolean, mill: boolean, over: boolean }}
  */
 export function newsOf(before, now) {
-  const none = { yourTurn: false, mill: false, over: false };
-  if (!before || !now || before.game !== now.game || now.actions === before.actions) return none;
+  if (!before || !now || before.game !== now.game) return { yourTurn: false, mill: false, over: false };
+  // A game can end with no action (resignation, an agreed draw).
+  const played = now.actions !== before.actions;
   return {
-    yourTurn: now.mine && !before.mine,
-    mill: now.mill && !before.mill,
+    yourTurn: played && now.mine && !before.mine,
+    mill: played && now.mill && !before.mill,
     over: now.over && !before.over,
   };
 }

@@ -27,6 +27,8 @@ test('news: the turn coming to the person, a mill, the end; nothing on the first
   assert.deepEqual(newsOf(mine, mill), { yourTurn: false, mill: true, over: false });
   const over = momentOf(onlinePage('dark', { actions: 5, turn: 'dark', outcome: { kind: 'win', winner: 'light', reason: 'pieces' } }));
   assert.deepEqual(newsOf(mill, over), { yourTurn: false, mill: false, over: true });
+  const resigned = momentOf(onlinePage('dark', { actions: 4, turn: 'light', pendingRemovals: 1, outcome: { kind: 'win', winner: 'dark', reason: 'resignation' } }));
+  assert.deepEqual(newsOf(mill, resigned), { yourTurn: false, mill: false, over: true }, 'an end with no action');
   const nextRound = momentOf(onlinePage('dark', { actions: 6, turn: 'dark', round: 2 }));
   assert.equal(newsOf(waiting, nextRound).yourTurn, false, 'another round starts afresh');
   const spectator = (n, turn) => momentOf(onlinePage(null, { actions: n, turn }));
