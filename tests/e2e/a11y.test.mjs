@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
+import { snapshotFromView } from '../../static/js/board.js';
 import { loadWasm } from '../unit/helpers.mjs';
 import { axeSerious, DESKTOP, openPage, PHONE, preloadStorage, useBrowserAndServer } from './helpers.mjs';
 
@@ -15,7 +16,7 @@ async function longFinishedGame() {
   const mod = await loadWasm();
   const game = new mod.WasmGame();
   for (let i = 0; i < 400; i += 1) {
-    const snap = JSON.parse(game.snapshot());
+    const snap = snapshotFromView(JSON.parse(game.snapshot()));
     if (snap.outcome) break;
     let action;
     if (snap.pendingRemovals > 0) action = `x${snap.removable[0]}`;
@@ -26,7 +27,7 @@ async function longFinishedGame() {
     }
     assert.equal(JSON.parse(game.play(action)).ok, true, action);
   }
-  const snap = JSON.parse(game.snapshot());
+  const snap = snapshotFromView(JSON.parse(game.snapshot()));
   assert.ok(snap.outcome, 'the game ended');
   assert.ok(snap.record.length > 24, `a long game (${snap.record.length} turns)`);
   return game.export_record();

@@ -147,8 +147,9 @@ test('draw offer, decline, accept; new round needs both; resign', async () => {
   await dark.locator('#draw-offer').waitFor({ state: 'hidden' });
   await light.waitForFunction(() => !document.getElementById('offer-draw').disabled);
   // The one who offered is told.
-  assert.equal(await light.locator('#notice').innerText(), 'Dark declined your draw offer.');
-  assert.equal(await dark.locator('#notice').isVisible(), false);
+  await light.locator('#declined-note').waitFor();
+  assert.equal(await light.locator('#declined-note').innerText(), 'Dark declined your draw offer');
+  assert.equal(await dark.locator('#declined-note').isVisible(), false);
 
   await light.locator('#offer-draw').click();
   await dark.locator('#accept-draw').click();

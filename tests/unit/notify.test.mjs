@@ -3,7 +3,6 @@ import { test } from 'node:test';
 
 import { blankSnapshot } from '../../static/js/board.js';
 import { createNotifier, momentOf, newsOf } from '../../static/js/notify.js';
-import { declinedMyDraw } from '../../static/js/online.js';
 import { createOnlineState, createPageState } from '../../static/js/page-state.js';
 import { translator } from '../../static/js/i18n.js';
 
@@ -33,17 +32,6 @@ test('news: the turn coming to the person, a mill, the end; nothing on the first
   assert.equal(newsOf(waiting, nextRound).yourTurn, false, 'another round starts afresh');
   const spectator = (n, turn) => momentOf(onlinePage(null, { actions: n, turn }));
   assert.equal(newsOf(spectator(2, 'light'), spectator(3, 'dark')).yourTurn, false, 'a spectator has no turn');
-});
-
-test('a declined draw is told to the side that offered it, not a lapsed one', () => {
-  const before = /** @type {any} */ ({ round: 1, version: 4, offers: { draw: 'light', new_round: [] }, result: null });
-  const declined = { ...before, offers: { draw: null, new_round: [] } };
-  assert.equal(declinedMyDraw('light', before, declined), true);
-  assert.equal(declinedMyDraw('dark', before, declined), false, 'the decliner is not told');
-  assert.equal(declinedMyDraw(null, before, declined), false, 'nor a spectator');
-  assert.equal(declinedMyDraw('light', before, { ...declined, version: 5 }), false, 'an action ended it');
-  assert.equal(declinedMyDraw('light', before, { ...declined, result: { winner: null, reason: 'agreement' } }), false, 'accepted');
-  assert.equal(declinedMyDraw('light', before, before), false, 'still standing');
 });
 
 test('the notifier: the title in a hidden tab, a sound unless muted, the switch remembered', () => {

@@ -18,10 +18,7 @@
 
 use crate::PIECE;
 use arrayvec::ArrayVec;
-use mill_core::{Bitboard, Color, Position, Topology};
-
-/// The most mill lines a supported board has.
-const MAX_LINES: usize = 32;
+use mill_core::{Bitboard, Color, MAX_LINES, Position, Topology};
 /// The most edge classes an adjacency can need (a point has at most this many
 /// neighbours on any supported board).
 const MAX_CLASSES: usize = 8;
