@@ -123,7 +123,7 @@ async fn join_room(
 }
 
 async fn room_info(State(state): State<AppState>, Path(room): Path<String>) -> Result<Response, ApiError> {
-    let info = state.rooms.info(&room).ok_or(ApiError::UnknownRoom)?;
+    let info = state.rooms.info(&room).await?;
     Ok(Json(info).into_response())
 }
 

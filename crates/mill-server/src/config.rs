@@ -20,6 +20,9 @@ pub struct Config {
     pub idle_after: Duration,
     /// How often the purge job looks for idle rooms.
     pub purge_every: Duration,
+    /// A room in memory with no socket and no write in flight for this long is dropped
+    /// from memory (it stays in the database and is loaded again when asked for).
+    pub evict_after: Duration,
     /// Rooms created or joined per minute from one IP address (0: unlimited).
     pub rooms_per_minute: u32,
     /// Messages per second one socket may send, sustained (bursts of twice that).
@@ -41,6 +44,7 @@ impl Config {
             public_url: None,
             idle_after: Duration::from_secs(7 * 24 * 3600),
             purge_every: Duration::from_secs(3600),
+            evict_after: Duration::from_secs(60),
             rooms_per_minute: 30,
             messages_per_second: 20,
             idle_socket: Duration::from_secs(30),

@@ -91,62 +91,107 @@ pub struct StoredRoom {
     pub events: Vec<StoredEvent>,
 }
 
-/// Reads every room with its seats and events, in order.
-pub fn load_rooms(conn: &Connection) -> Result<Vec<StoredRoom>, DbError> {
-    let mut rooms = Vec::new();
-    let mut index = std::collections::HashMap::new();
-    let mut stmt = conn.prepare("SELECT id, active_at FROM rooms ORDER BY id")?;
-    let mut rows = stmt.query([])?;
+/// Reads one room with its seats and events, in order; `None` if there is no such room.
+/// Uses the `events_room` index (migration 03), so it costs the room's own rows only.
+pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbError> {
+    let active_at: Option<i64> = conn
+        .prepare_cached("SELECT active_at FROM rooms WHERE id = ?1")?
+        .query_row(params![id], |r| r.get(0))
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(e),
+        })?;
+    let Some(active_at) = active_at else {
+        return Ok(None);
+    };
+    let mut room = StoredRoom {
+        id: id.to_string(),
+        active_at,
+        light_key: None,
+        dark_key: None,
+        events: Vec::new(),
+    };
+    let mut stmt = conn.prepare_cached("SELECT color, key_hash FROM seats WHERE room_id = ?1")?;
+    let mut rows = stmt.query(params![id])?;
     while let Some(row) = rows.next()? {
-        let id: String = row.get(0)?;
-        index.insert(id.clone(), rooms.len());
-        rooms.push(StoredRoom {
-            id,
-            active_at: row.get(1)?,
-            light_key: None,
-            dark_key: None,
-            events: Vec::new(),
-        });
-    }
-    let mut stmt = conn.prepare("SELECT room_id, color, key_hash FROM seats")?;
-    let mut rows = stmt.query([])?;
-    while let Some(row) = rows.next()? {
-        let id: String = row.get(0)?;
-        let color: String = row.get(1)?;
-        let hash: Vec<u8> = row.get(2)?;
+        let color: String = row.get(0)?;
+        let hash: Vec<u8> = row.get(1)?;
         let hash: [u8; 32] = hash
             .try_into()
             .map_err(|_| DbError::Corrupt(format!("key hash of room {id}")))?;
-        let room = index
-            .get(&id)
-            .map(|&i| &mut rooms[i])
-            .ok_or_else(|| DbError::Corrupt(format!("seat of missing room {id}")))?;
         match color.as_str() {
             "light" => room.light_key = Some(hash),
             "dark" => room.dark_key = Some(hash),
-            _ => return Err(DbError::Corrupt(format!("seat colour {color}"))),
+            _ => return Err(DbError::Corrupt(format!("seat colour {color} in room {id}"))),
         }
     }
-    // Append order is each room's order: a room's events are committed one after the other.
-    let mut stmt =
-        conn.prepare("SELECT room_id, round, seat, kind, action, client_id, at FROM events ORDER BY id")?;
-    let mut rows = stmt.query([])?;
+    // Append order is the room's order: a room's events are committed one after the other.
+    let mut stmt = conn.prepare_cached(
+        "SELECT round, seat, kind, action, client_id, at FROM events WHERE room_id = ?1 ORDER BY id",
+    )?;
+    let mut rows = stmt.query(params![id])?;
     while let Some(row) = rows.next()? {
-        let id: String = row.get(0)?;
-        let room = index
-            .get(&id)
-            .map(|&i| &mut rooms[i])
-            .ok_or_else(|| DbError::Corrupt(format!("event of missing room {id}")))?;
-        room.active_at = room.active_at.max(row.get(6)?);
+        room.active_at = room.active_at.max(row.get(5)?);
         room.events.push(StoredEvent {
-            round: row.get(1)?,
-            seat: row.get(2)?,
-            kind: row.get(3)?,
-            action: row.get(4)?,
-            client_id: row.get(5)?,
+            round: row.get(0)?,
+            seat: row.get(1)?,
+            kind: row.get(2)?,
+            action: row.get(3)?,
+            client_id: row.get(4)?,
         });
     }
-    Ok(rooms)
+    Ok(Some(room))
+}
+
+/// Ids of rooms with no activity since `cutoff` (Unix ms), at most `limit`.
+pub fn idle_rooms(conn: &Connection, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
+    let mut stmt = conn.prepare_cached("SELECT id FROM rooms WHERE active_at < ?1 LIMIT ?2")?;
+    let ids = stmt
+        .query_map(params![cutoff, limit as i64], |r| r.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(ids)
+}
+
+/// A read-only connection for loading rooms beside the writer (WAL readers never block
+/// the writer, nor it them).
+#[derive(Clone)]
+pub struct Reader {
+    conn: std::sync::Arc<std::sync::Mutex<Connection>>,
+}
+
+impl std::fmt::Debug for Reader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reader")
+    }
+}
+
+impl Reader {
+    /// Opens a second connection to `path` (after [`open`] has created and migrated it).
+    pub fn open(path: &Path) -> Result<Reader, DbError> {
+        let conn = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.pragma_update(None, "busy_timeout", 5000)?;
+        Ok(Reader {
+            conn: std::sync::Arc::new(std::sync::Mutex::new(conn)),
+        })
+    }
+
+    /// Runs `f` on the connection on a blocking thread.
+    pub async fn with<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, DbError> + Send + 'static,
+    ) -> Result<T, DbError> {
+        let conn = self.conn.clone();
+        tokio::task::spawn_blocking(move || {
+            let conn = conn.lock().unwrap_or_else(|e| e.into_inner());
+            f(&conn)
+        })
+        .await
+        .map_err(|_| DbError::Corrupt("a database read panicked".into()))?
+    }
 }
 
 /// A write for the writer thread.
@@ -198,10 +243,12 @@ pub enum Op {
         /// Now.
         at: i64,
     },
-    /// Idle rooms deleted with all their rows.
+    /// Idle rooms deleted with all their rows (those still idle since `cutoff`).
     Purge {
         /// Room ids.
         rooms: Vec<String>,
+        /// Unix ms: a room active since then is kept.
+        cutoff: i64,
     },
     /// Nothing to write: the completion runs after every earlier job has committed.
     Barrier,
@@ -449,15 +496,17 @@ fn write(conn: &Connection, op: &Op) -> Result<(), rusqlite::Error> {
             touch(conn, room, *at)?;
         }
         Op::Touch { room, at } => touch(conn, room, *at)?,
-        Op::Purge { rooms } => {
-            // events has no index on room_id (it is an append-only log), so its rows
-            // go in one scan for the whole batch; seats and rounds follow the rooms.
-            let ids = serde_json::to_string(rooms).unwrap_or_default();
-            conn.prepare_cached("DELETE FROM events WHERE room_id IN (SELECT value FROM json_each(?1))")?
-                .execute(params![ids])?;
+        Op::Purge { rooms, cutoff } => {
+            // Only rooms still idle: a room touched since the ids were read stays.
+            // Events go by the events_room index; seats and rounds follow the rooms.
             for id in rooms {
-                conn.prepare_cached("DELETE FROM rooms WHERE id = ?1")?
-                    .execute(params![id])?;
+                let gone = conn
+                    .prepare_cached("DELETE FROM rooms WHERE id = ?1 AND active_at < ?2")?
+                    .execute(params![id, cutoff])?;
+                if gone > 0 {
+                    conn.prepare_cached("DELETE FROM events WHERE room_id = ?1")?
+                        .execute(params![id])?;
+                }
             }
         }
         Op::Barrier => {}
@@ -534,10 +583,11 @@ mod tests {
         )
         .unwrap();
         migrations().to_latest(&mut conn).unwrap();
-        let rooms = load_rooms(&conn).unwrap();
-        let ids: Vec<&str> = rooms[0].events.iter().map(|e| e.client_id.as_str()).collect();
+        let room = load_room(&conn, "r1").unwrap().unwrap();
+        let ids: Vec<&str> = room.events.iter().map(|e| e.client_id.as_str()).collect();
         assert_eq!(ids, ["c1", "c2", "c3"]);
-        assert_eq!(rooms[0].active_at, 6, "the last event counts as activity");
+        assert_eq!(room.active_at, 6, "the last event counts as activity");
+        assert!(load_room(&conn, "r2").unwrap().is_none());
     }
 
     #[test]
@@ -599,22 +649,30 @@ mod tests {
         drop(writer);
         handle.join().unwrap();
         let conn = open(&dir.path().join("t.db")).unwrap();
-        let rooms = load_rooms(&conn).unwrap();
-        assert_eq!(rooms.len(), 1);
-        assert_eq!(rooms[0].light_key, Some([7; 32]));
-        assert_eq!(rooms[0].dark_key, Some([8; 32]));
-        assert_eq!(rooms[0].active_at, 3);
-        assert_eq!(rooms[0].events.len(), 1);
-        assert_eq!(rooms[0].events[0].action.as_deref(), Some("d6"));
+        let room = load_room(&conn, "r1").unwrap().unwrap();
+        assert_eq!(room.light_key, Some([7; 32]));
+        assert_eq!(room.dark_key, Some([8; 32]));
+        assert_eq!(room.active_at, 3);
+        assert_eq!(room.events.len(), 1);
+        assert_eq!(room.events[0].action.as_deref(), Some("d6"));
+        assert_eq!(idle_rooms(&conn, 4, 10).unwrap(), ["r1"]);
+        assert!(idle_rooms(&conn, 3, 10).unwrap().is_empty());
         let (writer, handle) = Writer::start(conn);
+        // active since the cutoff: kept
         rt.block_on(writer.exec(Op::Purge {
             rooms: vec!["r1".into()],
+            cutoff: 3,
+        }))
+        .unwrap();
+        rt.block_on(writer.exec(Op::Purge {
+            rooms: vec!["r1".into()],
+            cutoff: 4,
         }))
         .unwrap();
         drop(writer);
         handle.join().unwrap();
         let conn = open(&dir.path().join("t.db")).unwrap();
-        assert!(load_rooms(&conn).unwrap().is_empty());
+        assert!(load_room(&conn, "r1").unwrap().is_none());
         for table in ["seats", "rounds", "events"] {
             let n: i64 = conn
                 .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))

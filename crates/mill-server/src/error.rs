@@ -14,6 +14,11 @@ pub enum ApiError {
     /// No such room.
     #[error("There is no room with this id (it may have been closed after a week without play).")]
     UnknownRoom,
+    /// The room's stored events do not replay; it is set aside.
+    #[error(
+        "This room's stored game could not be read back, so it is set aside; other rooms are not affected."
+    )]
+    RoomDamaged,
     /// Both seats are taken.
     #[error("Both seats of this room are taken.")]
     RoomFull,
@@ -45,6 +50,7 @@ impl ApiError {
     pub fn code(&self) -> &'static str {
         match self {
             ApiError::UnknownRoom => "unknown-room",
+            ApiError::RoomDamaged => "room-damaged",
             ApiError::RoomFull => "room-full",
             ApiError::RateLimited => "rate-limited",
             ApiError::NotFound => "not-found",
@@ -57,6 +63,7 @@ impl ApiError {
     fn status(&self) -> StatusCode {
         match self {
             ApiError::UnknownRoom => StatusCode::NOT_FOUND,
+            ApiError::RoomDamaged => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::RoomFull => StatusCode::CONFLICT,
             ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ApiError::NotFound => StatusCode::NOT_FOUND,

@@ -52,17 +52,17 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     let path = config.db_path.clone();
-    let (conn, stored) = tokio::task::spawn_blocking(move || {
+    // Rooms are not read here: each is loaded when first asked for (rooms.rs).
+    let (conn, reader) = tokio::task::spawn_blocking(move || {
         let conn = db::open(&path)?;
-        let stored = db::load_rooms(&conn)?;
-        Ok::<_, db::DbError>((conn, stored))
+        let reader = db::Reader::open(&path)?;
+        Ok::<_, db::DbError>((conn, reader))
     })
     .await
     .expect("database start-up does not panic")?;
     let (writer, writer_thread) = db::Writer::start(conn);
-    let rooms = rooms::Rooms::new(writer, config.clock.clone());
-    let restored = rooms.restore(stored)?;
-    tracing::info!(rooms = restored, db = %config.db_path.display(), "rooms restored");
+    let rooms = rooms::Rooms::new(writer, reader, config.clock.clone());
+    tracing::info!(db = %config.db_path.display(), "database open");
 
     let token = CancellationToken::new();
     let tracker = TaskTracker::new();
@@ -74,6 +74,7 @@ pub async fn run(
         tracker: tracker.clone(),
     };
     let purge = tokio::spawn(purge_job(state.clone()));
+    let evict = tokio::spawn(evict_job(state.clone()));
 
     let router = app::app(state.clone());
     let signal_token = token.clone();
@@ -95,6 +96,7 @@ pub async fn run(
     .await?;
     token.cancel();
     purge.abort();
+    evict.abort();
     tracker.close();
     if tokio::time::timeout(Duration::from_secs(5), tracker.wait())
         .await
@@ -124,5 +126,19 @@ async fn purge_job(state: app::AppState) {
             tracing::error!(error = %e, "purge failed");
         }
         state.per_address.sweep();
+    }
+}
+
+/// Takes rooms that nothing holds out of memory, every quarter of `evict_after`.
+async fn evict_job(state: app::AppState) {
+    let after = state.config.evict_after;
+    let mut every = tokio::time::interval((after / 4).max(Duration::from_millis(10)));
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let n = state.rooms.evict_idle(after);
+        if n > 0 {
+            tracing::debug!(rooms = n, in_memory = state.rooms.len(), "rooms evicted");
+        }
     }
 }

@@ -9,8 +9,15 @@
 //! queued for the writer; the writer thread, after the commit, installs the new
 //! snapshot as the *committed* one and sends the ack and the state. Snapshots thus go
 //! out in commit order and nobody ever sees a state that is not on disk yet.
+//!
+//! Rooms are loaded from the database when a request or a socket first asks for one,
+//! by replaying its stored events, and evicted again once nothing holds them (no
+//! socket, no write in flight) for [`Config::evict_after`](crate::Config), so memory
+//! and start-up time follow the rooms in play. A room whose events do not replay is
+//! *damaged*: it is logged with its id, set aside (answered `room-damaged`), and every
+//! other room is served as usual.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -21,7 +28,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::clock::Clock;
-use crate::db::{DbError, Op, StoredRoom, Writer};
+use crate::db::{self, DbError, Op, Reader, StoredRoom, Writer};
 use crate::error::ApiError;
 use crate::keys;
 use crate::protocol::{self, ClientMsg, GameView, PROTOCOL, SeatView, ServerMsg, Sides};
@@ -30,6 +37,10 @@ use crate::table::{Command, Refusal, Table};
 /// Sockets watching one room without a seat, at most: each costs memory and a copy
 /// of every state, so one address cannot open them without end.
 pub const MAX_SPECTATORS: usize = 16;
+
+/// Client ids each room keeps in memory for answering retries, besides those applied at
+/// the current (round, version), which are always kept (see [`Room::remember`]).
+pub const RECENT_IDS: usize = 64;
 
 /// Identifies one socket.
 pub type ConnId = u64;
@@ -65,6 +76,8 @@ pub mod close {
     pub const GOING_AWAY: u16 = 1001;
     /// Too many spectators.
     pub const ROOM_FULL: u16 = 4009;
+    /// The room's stored events do not replay; it is set aside.
+    pub const ROOM_DAMAGED: u16 = 4010;
 }
 
 #[derive(Debug)]
@@ -90,9 +103,25 @@ pub struct Room {
     /// The socket holding each seat.
     holders: Sides<Option<ConnId>>,
     conns: Vec<Conn>,
-    /// Client ids already applied, with the (round, version) after them.
-    done: HashMap<(Color, String), (u32, u32)>,
+    /// Client ids already applied: the (round, version) after them and their order.
+    /// Bounded, see [`Room::remember`].
+    done: HashMap<(Color, String), Done>,
+    /// Commands applied so far (numbers `done` entries).
+    applied: u64,
     active_at: i64,
+    /// Writes queued for this room and not yet committed: it is not evicted meanwhile.
+    pending: u32,
+    /// Since when nothing holds the room (no socket, nothing pending).
+    idle_since: std::time::Instant,
+    /// Taken out of the registry; whoever finds this looks the room up again.
+    evicted: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Done {
+    round: u32,
+    version: u32,
+    n: u64,
 }
 
 impl Room {
@@ -114,7 +143,82 @@ impl Room {
             holders: Sides::default(),
             conns: Vec::new(),
             done: HashMap::new(),
+            applied: 0,
             active_at: at,
+            pending: 0,
+            idle_since: std::time::Instant::now(),
+            evicted: false,
+        }
+    }
+
+    /// Rebuilds a room by replaying its stored events through the table.
+    fn replay(s: StoredRoom) -> Result<Room, String> {
+        let light = s.light_key.ok_or("no light seat")?;
+        let mut room = Room::new(s.id, light, s.active_at);
+        room.keys.dark = s.dark_key;
+        room.taken.dark = s.dark_key.is_some();
+        for (i, e) in s.events.into_iter().enumerate() {
+            let seat = match e.seat.as_str() {
+                "light" => Color::Light,
+                "dark" => Color::Dark,
+                other => return Err(format!("event {i}: seat {other:?}")),
+            };
+            let cmd = Command::from_event(&e.kind, e.action)
+                .ok_or_else(|| format!("event {i}: kind {:?} with that action", e.kind))?;
+            if e.round != room.table.round() {
+                return Err(format!(
+                    "event {i}: round {} while the table is at round {}",
+                    e.round,
+                    room.table.round()
+                ));
+            }
+            room.table
+                .apply(seat, &cmd)
+                .map_err(|r| format!("event {i}: {} ({})", r.message, r.code))?;
+            room.remember(seat, e.client_id);
+        }
+        room.committed = Arc::new(room.table.view(&room.id));
+        Ok(room)
+    }
+
+    /// Notes that the command `cid` of `seat` was applied and left the table where it
+    /// is now. Memory stays bounded: past [`RECENT_IDS`] entries the oldest go, except
+    /// those whose (round, version) after is the current one. That keeps every id a
+    /// retry could still be applied under: a retry names the (round, version) it was
+    /// made on, a command that changed neither was made on the current one, and any
+    /// other retry names an older one and is refused as `stale` (nothing applied).
+    fn remember(&mut self, seat: Color, cid: String) {
+        self.applied += 1;
+        let (round, version) = (self.table.round(), self.table.version());
+        self.done.insert(
+            (seat, cid),
+            Done {
+                round,
+                version,
+                n: self.applied,
+            },
+        );
+        if self.done.len() > 2 * RECENT_IDS {
+            let keep_from = self.applied.saturating_sub(RECENT_IDS as u64);
+            self.done
+                .retain(|_, d| d.n > keep_from || (d.round, d.version) == (round, version));
+        }
+    }
+
+    fn held(&self) -> bool {
+        !self.conns.is_empty() || self.pending > 0
+    }
+
+    /// One more write in flight.
+    fn begin_write(&mut self) {
+        self.pending += 1;
+    }
+
+    /// A write committed (or failed).
+    fn end_write(&mut self) {
+        self.pending = self.pending.saturating_sub(1);
+        if !self.held() {
+            self.idle_since = std::time::Instant::now();
         }
     }
 
@@ -197,9 +301,58 @@ pub struct Rooms {
 #[derive(Debug)]
 struct Shared {
     map: Mutex<HashMap<String, Arc<Mutex<Room>>>>,
+    /// Rooms whose stored events do not replay, set aside until a restart.
+    damaged: Mutex<HashSet<String>>,
     writer: Writer,
+    reader: Reader,
     clock: Arc<dyn Clock>,
     next_conn: AtomicU64,
+}
+
+/// Why a room could not be had.
+#[derive(Debug)]
+pub enum Missing {
+    /// No such room.
+    Unknown,
+    /// Its stored events do not replay.
+    Damaged,
+    /// The database failed.
+    Db(DbError),
+}
+
+impl From<Missing> for ApiError {
+    fn from(m: Missing) -> Self {
+        match m {
+            Missing::Unknown => ApiError::UnknownRoom,
+            Missing::Damaged => ApiError::RoomDamaged,
+            Missing::Db(e) => ApiError::from(e),
+        }
+    }
+}
+
+impl Missing {
+    fn refusal(&self) -> AttachError {
+        match self {
+            Missing::Unknown => AttachError {
+                refusal: Refusal::new(
+                    "unknown-room",
+                    "There is no room with this id (it may have been closed after a week without play).",
+                ),
+                close: close::UNKNOWN_ROOM,
+            },
+            Missing::Damaged => AttachError {
+                refusal: Refusal::new("room-damaged", ApiError::RoomDamaged.to_string()),
+                close: close::ROOM_DAMAGED,
+            },
+            Missing::Db(e) => {
+                tracing::error!(error = %e, "loading a room failed");
+                AttachError {
+                    refusal: Refusal::new("internal", ApiError::Internal(String::new()).to_string()),
+                    close: close::GOING_AWAY,
+                }
+            }
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -215,54 +368,99 @@ fn seat_name(c: Color) -> &'static str {
 }
 
 impl Rooms {
-    /// An empty registry writing through `writer`.
-    pub fn new(writer: Writer, clock: Arc<dyn Clock>) -> Rooms {
+    /// An empty registry writing through `writer` and loading rooms through `reader`.
+    pub fn new(writer: Writer, reader: Reader, clock: Arc<dyn Clock>) -> Rooms {
         Rooms {
             shared: Arc::new(Shared {
                 map: Mutex::new(HashMap::new()),
+                damaged: Mutex::new(HashSet::new()),
                 writer,
+                reader,
                 clock,
                 next_conn: AtomicU64::new(1),
             }),
         }
     }
 
-    /// Rebuilds rooms from the database by replaying their events through the table.
-    pub fn restore(&self, stored: Vec<StoredRoom>) -> Result<usize, DbError> {
-        let mut map = lock(&self.shared.map);
-        let count = stored.len();
-        for s in stored {
-            let light = s
-                .light_key
-                .ok_or_else(|| DbError::Corrupt(format!("room {} has no light seat", s.id)))?;
-            let mut room = Room::new(s.id.clone(), light, s.active_at);
-            room.keys.dark = s.dark_key;
-            room.taken.dark = s.dark_key.is_some();
-            for e in s.events {
-                let seat = match e.seat.as_str() {
-                    "light" => Color::Light,
-                    "dark" => Color::Dark,
-                    other => return Err(DbError::Corrupt(format!("seat {other}"))),
-                };
-                let cmd = Command::from_event(&e.kind, e.action)
-                    .ok_or_else(|| DbError::Corrupt(format!("event {} in room {}", e.kind, s.id)))?;
-                if e.round != room.table.round() {
-                    return Err(DbError::Corrupt(format!("event order in room {}", s.id)));
-                }
-                room.table
-                    .apply(seat, &cmd)
-                    .map_err(|r| DbError::Corrupt(format!("replay of room {}: {}", s.id, r.message)))?;
-                room.done
-                    .insert((seat, e.client_id), (room.table.round(), room.table.version()));
-            }
-            room.committed = Arc::new(room.table.view(&room.id));
-            map.insert(s.id, Arc::new(Mutex::new(room)));
-        }
-        Ok(count)
-    }
-
+    /// A room already in memory.
     fn get(&self, id: &str) -> Option<Arc<Mutex<Room>>> {
         lock(&self.shared.map).get(id).cloned()
+    }
+
+    /// A room, loaded from the database if it is not in memory. The caller must check
+    /// `evicted` under the room's lock and look again if it is set.
+    async fn load(&self, id: &str) -> Result<Arc<Mutex<Room>>, Missing> {
+        if let Some(room) = self.get(id) {
+            return Ok(room);
+        }
+        if !keys::is_room_id(id) {
+            return Err(Missing::Unknown);
+        }
+        if lock(&self.shared.damaged).contains(id) {
+            return Err(Missing::Damaged);
+        }
+        let owned = id.to_string();
+        let stored = self
+            .shared
+            .reader
+            .with(move |conn| db::load_room(conn, &owned))
+            .await;
+        let stored = match stored {
+            Ok(Some(stored)) => stored,
+            Ok(None) => return Err(Missing::Unknown),
+            Err(DbError::Corrupt(why)) => return Err(self.set_aside(id, &why)),
+            Err(e) => return Err(Missing::Db(e)),
+        };
+        let started = std::time::Instant::now();
+        let room = match Room::replay(stored) {
+            Ok(room) => room,
+            Err(why) => return Err(self.set_aside(id, &why)),
+        };
+        tracing::debug!(room = %id, micros = started.elapsed().as_micros() as u64, "room loaded");
+        // Another request may have loaded it meanwhile: keep the first.
+        let mut map = lock(&self.shared.map);
+        Ok(map
+            .entry(id.to_string())
+            .or_insert_with(|| Arc::new(Mutex::new(room)))
+            .clone())
+    }
+
+    fn set_aside(&self, id: &str, why: &str) -> Missing {
+        if lock(&self.shared.damaged).insert(id.to_string()) {
+            tracing::error!(room = %id, reason = %why, "stored room does not replay; set aside");
+        }
+        Missing::Damaged
+    }
+
+    /// Locks a room, loading it if needed, and runs `f` on it.
+    async fn with_room<T>(
+        &self,
+        id: &str,
+        mut f: impl FnMut(&mut Room, &Arc<Mutex<Room>>) -> T,
+    ) -> Result<T, Missing> {
+        loop {
+            let arc = self.load(id).await?;
+            let mut room = lock(&arc);
+            if room.evicted {
+                continue;
+            }
+            return Ok(f(&mut room, &arc));
+        }
+    }
+
+    /// Takes out of memory the rooms nothing has held for `after`; returns how many.
+    pub fn evict_idle(&self, after: std::time::Duration) -> usize {
+        let mut map = lock(&self.shared.map);
+        let before = map.len();
+        map.retain(|_, arc| {
+            let mut room = lock(arc);
+            if room.held() || room.idle_since.elapsed() < after {
+                return true;
+            }
+            room.evicted = true;
+            false
+        });
+        before - map.len()
     }
 
     fn now(&self) -> i64 {
@@ -300,19 +498,20 @@ impl Rooms {
 
     /// Gives the Dark seat to the caller; returns its key once it is on disk.
     pub async fn join(&self, id: &str) -> Result<String, ApiError> {
-        let room_arc = self.get(id).ok_or(ApiError::UnknownRoom)?;
         let key = keys::new_seat_key();
         let key_hash = keys::hash_key(&key);
         let (tx, rx) = oneshot::channel();
-        {
-            let mut room = lock(&room_arc);
+        let mut tx = Some(tx);
+        self.with_room(id, |room, room_arc| {
             if room.keys.dark.is_some() {
                 return Err(ApiError::RoomFull);
             }
             room.keys.dark = Some(key_hash);
             let at = self.now();
             room.active_at = at;
+            room.begin_write();
             let room_for_done = room_arc.clone();
+            let tx = tx.take().expect("the closure runs once it gets this far");
             self.shared.writer.submit(
                 Op::Join {
                     room: id.to_string(),
@@ -320,17 +519,20 @@ impl Rooms {
                     at,
                 },
                 Box::new(move |result| {
+                    let mut room = lock(&room_for_done);
+                    room.end_write();
                     if result.is_ok() {
-                        let mut room = lock(&room_for_done);
                         room.taken.dark = true;
                         room.broadcast_state();
                     } else {
-                        lock(&room_for_done).keys.dark = None;
+                        room.keys.dark = None;
                     }
                     let _ = tx.send(result);
                 }),
             );
-        }
+            Ok(())
+        })
+        .await??;
         match rx.await {
             Ok(Ok(())) => Ok(key),
             Ok(Err(e)) => Err(ApiError::Internal(e)),
@@ -339,10 +541,8 @@ impl Rooms {
     }
 
     /// Public facts about a room.
-    pub fn info(&self, id: &str) -> Option<RoomInfo> {
-        let room_arc = self.get(id)?;
-        let room = lock(&room_arc);
-        Some(RoomInfo {
+    pub async fn info(&self, id: &str) -> Result<RoomInfo, Missing> {
+        self.with_room(id, |room, _| RoomInfo {
             room: room.id.clone(),
             protocol: PROTOCOL,
             variant: "nine",
@@ -351,25 +551,30 @@ impl Rooms {
             over: room.committed.result.is_some(),
             seats: room.seats(),
         })
+        .await
     }
 
     /// Registers a socket that said hello: with a key, it takes that seat (replacing
     /// any socket that held it); without, it watches. Sends `welcome` and `state`.
-    pub fn attach(
+    pub async fn attach(
         &self,
         id: &str,
         key: Option<&str>,
         tx: &mpsc::Sender<Outgoing>,
         kick: &CancellationToken,
     ) -> Result<(ConnId, Option<Color>), AttachError> {
-        let room_arc = self.get(id).ok_or_else(|| AttachError {
-            refusal: Refusal::new(
-                "unknown-room",
-                "There is no room with this id (it may have been closed after a week without play).",
-            ),
-            close: close::UNKNOWN_ROOM,
-        })?;
-        let mut room = lock(&room_arc);
+        self.with_room(id, |room, _| self.attach_to(room, key, tx, kick))
+            .await
+            .map_err(|m| m.refusal())?
+    }
+
+    fn attach_to(
+        &self,
+        room: &mut Room,
+        key: Option<&str>,
+        tx: &mpsc::Sender<Outgoing>,
+        kick: &CancellationToken,
+    ) -> Result<(ConnId, Option<Color>), AttachError> {
         let seat = match key {
             None => None,
             Some(key) => {
@@ -425,7 +630,7 @@ impl Rooms {
             kick: kick.clone(),
         });
         room.broadcast_state();
-        self.touch(&mut room);
+        self.touch(room);
         Ok((conn, seat))
     }
 
@@ -447,6 +652,9 @@ impl Rooms {
             room.broadcast_state();
         }
         self.touch(&mut room);
+        if !room.held() {
+            room.idle_since = std::time::Instant::now();
+        }
     }
 
     fn touch(&self, room: &mut Room) {
@@ -508,7 +716,7 @@ impl Rooms {
         let Some(seat) = seat else {
             return refuse(&room, "spectator", "Spectators cannot play.");
         };
-        if let Some(&(round, version)) = room.done.get(&(seat, cid.to_string())) {
+        if let Some(&Done { round, version, .. }) = room.done.get(&(seat, cid.to_string())) {
             // Answer once the original has committed: a barrier completes after
             // every job queued before it.
             let tx = tx.clone();
@@ -561,7 +769,8 @@ impl Rooms {
         let at = self.now();
         room.active_at = at;
         let after = (room.table.round(), room.table.version());
-        room.done.insert((seat, cid.to_string()), after);
+        room.remember(seat, cid.to_string());
+        room.begin_write();
         let view = Arc::new(room.table.view(&room.id));
         let ack = Outgoing::msg(&ServerMsg::Ack {
             id: cid.to_string(),
@@ -592,6 +801,7 @@ impl Rooms {
                     std::process::exit(70);
                 }
                 let mut room = lock(&room_for_done);
+                room.end_write();
                 room.committed = view;
                 let _ = tx.try_send(ack);
                 room.broadcast_state();
@@ -603,28 +813,59 @@ impl Rooms {
         );
     }
 
-    /// Deletes rooms with no socket and no activity since `cutoff` (Unix ms).
+    /// Deletes rooms with no socket and no activity since `cutoff` (Unix ms), found in
+    /// the database (most of them are not in memory), a thousand per write.
     pub async fn purge(&self, cutoff: i64) -> Result<Vec<String>, DbError> {
-        let gone: Vec<String> = {
-            let mut map = lock(&self.shared.map);
-            let gone: Vec<String> = map
-                .iter()
-                .filter(|(_, r)| {
-                    let r = lock(r);
-                    r.conns.is_empty() && r.active_at < cutoff
-                })
-                .map(|(id, _)| id.clone())
-                .collect();
-            for id in &gone {
-                map.remove(id);
+        const CHUNK: usize = 1000;
+        let mut purged = Vec::new();
+        loop {
+            let found = self
+                .shared
+                .reader
+                .with(move |conn| db::idle_rooms(conn, cutoff, CHUNK))
+                .await?;
+            let full = found.len() == CHUNK;
+            // Rooms in memory with a socket stay; the others leave memory first, so
+            // nobody is served a room that is being deleted.
+            let gone: Vec<String> = {
+                let mut map = lock(&self.shared.map);
+                found
+                    .into_iter()
+                    .filter(|id| match map.get(id).cloned() {
+                        None => true,
+                        Some(arc) => {
+                            let mut room = lock(&arc);
+                            if room.held() || room.active_at >= cutoff {
+                                false
+                            } else {
+                                room.evicted = true;
+                                map.remove(id);
+                                true
+                            }
+                        }
+                    })
+                    .collect()
+            };
+            if gone.is_empty() {
+                break;
             }
-            gone
-        };
-        if !gone.is_empty() {
-            self.shared.writer.exec(Op::Purge { rooms: gone.clone() }).await?;
-            tracing::info!(rooms = gone.len(), "purged idle rooms");
+            let n = gone.len();
+            self.shared
+                .writer
+                .exec(Op::Purge {
+                    rooms: gone.clone(),
+                    cutoff,
+                })
+                .await?;
+            purged.extend(gone);
+            if !full || n < CHUNK / 2 {
+                break;
+            }
         }
-        Ok(gone)
+        if !purged.is_empty() {
+            tracing::info!(rooms = purged.len(), "purged idle rooms");
+        }
+        Ok(purged)
     }
 
     /// Waits until every job queued so far has committed.

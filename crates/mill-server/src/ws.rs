@@ -107,7 +107,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                             let _ = tx.try_send(Outgoing::Close(close::PROTOCOL, "protocol mismatch"));
                             continue;
                         }
-                        match state.rooms.attach(&room, key.as_deref(), &tx, &kick) {
+                        match state.rooms.attach(&room, key.as_deref(), &tx, &kick).await {
                             Ok((conn, seat)) => attached = Some(Seat { conn, seat }),
                             Err(e) => {
                                 reply_error(&attached, None, &e.refusal.code, &e.refusal.message);
