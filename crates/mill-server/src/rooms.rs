@@ -303,6 +303,10 @@ struct Shared {
     map: Mutex<HashMap<String, Arc<Mutex<Room>>>>,
     /// Rooms whose stored events do not replay, set aside until a restart.
     damaged: Mutex<HashSet<String>>,
+    /// Held (shared) by each load from its read to its insertion into `map`, and
+    /// (exclusive) by the purge while it deletes, so that no room is read just before
+    /// its deletion and then served from memory after it.
+    loading: tokio::sync::RwLock<()>,
     writer: Writer,
     reader: Reader,
     clock: Arc<dyn Clock>,
@@ -374,6 +378,7 @@ impl Rooms {
             shared: Arc::new(Shared {
                 map: Mutex::new(HashMap::new()),
                 damaged: Mutex::new(HashSet::new()),
+                loading: tokio::sync::RwLock::new(()),
                 writer,
                 reader,
                 clock,
@@ -398,6 +403,10 @@ impl Rooms {
         }
         if lock(&self.shared.damaged).contains(id) {
             return Err(Missing::Damaged);
+        }
+        let _loading = self.shared.loading.read().await;
+        if let Some(room) = self.get(id) {
+            return Ok(room);
         }
         let owned = id.to_string();
         let stored = self
@@ -825,6 +834,7 @@ impl Rooms {
                 .with(move |conn| db::idle_rooms(conn, cutoff, CHUNK))
                 .await?;
             let full = found.len() == CHUNK;
+            let _purging = self.shared.loading.write().await;
             // Rooms in memory with a socket stay; the others leave memory first, so
             // nobody is served a room that is being deleted.
             let gone: Vec<String> = {
