@@ -2,11 +2,66 @@
 // WasmGame in plain JS objects. Every legal point the page shows in local play comes
 // from here.
 
+/** @typedef {import('./types.js').Snapshot} Snapshot */
+/** @typedef {import('./types.js').Topology} Topology */
+
+/**
+ * @typedef {object} WasmGameHandle  mill-wasm's WasmGame: JSON text in and out
+ * @property {() => string} topology
+ * @property {() => string} snapshot
+ * @property {(action: string) => string} play
+ * @property {() => boolean} undo
+ * @property {() => void} restart
+ * @property {() => string} export_record
+ * @property {(json: string) => string} import_record
+ * @property {(position: string) => string} load_position
+ * @property {(headerJson: string) => string} record_text
+ * @property {(text: string) => string} load_record_text
+ * @property {() => string} mfen
+ * @property {(text: string) => string} load_mfen
+ *
+ * @typedef {object} WasmModule  the wasm-bindgen exports of static/pkg/mill_wasm.js
+ * @property {() => Promise<unknown>} default  instantiates the module
+ * @property {new () => WasmGameHandle} WasmGame
+ *
+ * @typedef {{ ok: boolean, error?: { code: string, message: string, turn?: number, line?: number } }} Reply
+ *   the answer to play, import_record, load_position and the record and MFEN calls:
+ *   `error` when not ok (with the record's `turn` or `line` at fault), and then nothing
+ *   changed
+ *
+ * @typedef {{ date?: string, light?: string, dark?: string }} RecordHeader
+ *   a text record's header fields (crates/mill-core/src/record.rs); the date YYYY.MM.DD
+ *
+ * @typedef {Reply & { text?: string }} TextReply  `text` when ok
+ *
+ * @typedef {object} LocalGame  a game played through the rules in this browser
+ * @property {Topology} topology
+ * @property {() => Snapshot} snapshot
+ * @property {(action: string) => Reply} play
+ * @property {() => boolean} undo  false when there is nothing to take back
+ * @property {() => void} restart
+ * @property {() => string} exportRecord  `{"start": position, "actions": [texts]}`
+ * @property {(json: string) => Reply} importRecord
+ * @property {(position: string) => Reply} loadPosition
+ * @property {(header: RecordHeader) => TextReply} recordText  the game as a text record
+ * @property {(text: string) => Reply} loadRecordText  replaces the game with a text record's
+ * @property {() => TextReply} mfen  the position as MFEN (Mill Interchange Format 1.0)
+ * @property {(text: string) => Reply} loadMfen  a new game from an MFEN position
+ */
+
+// A variable, not a literal, so the type checker does not look for the generated file
+// (wasm-bindgen runs with --no-typescript); WasmModule above is its type.
+const WASM_MODULE = '/pkg/mill_wasm.js';
+
+/** @type {Promise<WasmModule> | null} */
 let ready = null;
 
-/** Loads the WebAssembly module once. Resolves to the wasm-bindgen exports. */
+/**
+ * Loads the WebAssembly module once. Resolves to the wasm-bindgen exports.
+ * @returns {Promise<WasmModule>}
+ */
 export function loadRules() {
-  ready ??= import('/pkg/mill_wasm.js').then(async (mod) => {
+  ready ??= import(WASM_MODULE).then(async (mod) => {
     await mod.default();
     return mod;
   });
@@ -15,7 +70,11 @@ export function loadRules() {
   return ready;
 }
 
-/** A local game: { topology, snapshot(), play(text), undo(), restart(), exportRecord(), importRecord(json), loadPosition(text) }. */
+/**
+ * A local game on a fresh WasmGame.
+ * @param {WasmModule} mod
+ * @returns {LocalGame}
+ */
 export function localGame(mod) {
   const game = new mod.WasmGame();
   const topology = JSON.parse(game.topology());
@@ -29,5 +88,9 @@ export function localGame(mod) {
     exportRecord: () => game.export_record(),
     importRecord: (json) => parse(game.import_record(json)),
     loadPosition: (text) => parse(game.load_position(text)),
+    recordText: (header) => parse(game.record_text(JSON.stringify(header))),
+    loadRecordText: (text) => parse(game.load_record_text(text)),
+    mfen: () => parse(game.mfen()),
+    loadMfen: (text) => parse(game.load_mfen(text)),
   };
 }

@@ -1,5 +1,5 @@
-//! HTTP errors: JSON `{"code", "message"}` with the right status. Only 5xx are logged,
-//! and their details stay in the log.
+//! HTTP errors: JSON `{"code", "message"}` with the right status, the code one of
+//! protocol.rs's [`ErrorCode`]s. Only 5xx are logged, and their details stay in the log.
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::db::DbError;
+use crate::protocol::ErrorCode;
 
 /// An HTTP API failure.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +35,12 @@ pub enum ApiError {
     /// A plain HTTP request reached the WebSocket endpoint.
     #[error("This endpoint is a WebSocket; open it with a WebSocket client.")]
     NotWebSocket,
+    /// The request's body is over the limit.
+    #[error("The request body is too large.")]
+    BodyTooLarge,
+    /// The request took too long.
+    #[error("The request took too long.")]
+    Timeout,
     /// The server failed.
     #[error("The server failed; try again.")]
     Internal(String),
@@ -46,17 +53,19 @@ impl From<DbError> for ApiError {
 }
 
 impl ApiError {
-    /// Stable code (docs/PROTOCOL.md).
-    pub fn code(&self) -> &'static str {
+    /// Stable code (docs/PROTOCOL.md): the same codes as the WebSocket's errors.
+    pub fn code(&self) -> ErrorCode {
         match self {
-            ApiError::UnknownRoom => "unknown-room",
-            ApiError::RoomDamaged => "room-damaged",
-            ApiError::RoomFull => "room-full",
-            ApiError::RateLimited => "rate-limited",
-            ApiError::NotFound => "not-found",
-            ApiError::MethodNotAllowed => "method-not-allowed",
-            ApiError::NotWebSocket => "not-websocket",
-            ApiError::Internal(_) => "internal",
+            ApiError::UnknownRoom => ErrorCode::UnknownRoom,
+            ApiError::RoomDamaged => ErrorCode::RoomDamaged,
+            ApiError::RoomFull => ErrorCode::RoomFull,
+            ApiError::RateLimited => ErrorCode::RateLimited,
+            ApiError::NotFound => ErrorCode::NotFound,
+            ApiError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
+            ApiError::NotWebSocket => ErrorCode::NotWebsocket,
+            ApiError::BodyTooLarge => ErrorCode::BodyTooLarge,
+            ApiError::Timeout => ErrorCode::Timeout,
+            ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
 
@@ -69,6 +78,8 @@ impl ApiError {
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotWebSocket => StatusCode::BAD_REQUEST,
+            ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Timeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -79,6 +90,7 @@ impl IntoResponse for ApiError {
         if let ApiError::Internal(detail) = &self {
             tracing::error!(%detail, "request failed");
         }
+        crate::metrics::refused(self.code().as_str());
         let body = json!({ "code": self.code(), "message": self.to_string() });
         (self.status(), Json(body)).into_response()
     }

@@ -79,6 +79,26 @@ async fn a_dropped_socket_comes_back_to_the_same_seat_and_state() {
 }
 
 #[tokio::test]
+async fn players_see_how_many_watch() {
+    let dir = tmp();
+    let server = Server::start(&dir.path().join("m.db")).await;
+    let (room, light_key) = server.create().await;
+    let mut light = Client::hello(server.addr, &room, Some(&light_key)).await;
+    assert_eq!(light.last["spectators"], 0);
+    let first = Client::hello(server.addr, &room, None).await;
+    assert_eq!(first.last["spectators"], 1, "a spectator counts itself");
+    light.state_where(|s| s["spectators"] == 1).await;
+    let second = Client::hello(server.addr, &room, None).await;
+    light.state_where(|s| s["spectators"] == 2).await;
+    first.close().await;
+    light.state_where(|s| s["spectators"] == 1).await;
+    second.close().await;
+    let s = light.state_where(|s| s["spectators"] == 0).await;
+    assert_eq!(s["seats"]["light"]["online"], true, "the players are not counted");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_second_tab_with_the_same_key_replaces_the_first() {
     let dir = tmp();
     let server = Server::start(&dir.path().join("m.db")).await;
@@ -468,11 +488,16 @@ async fn idle_rooms_are_purged_with_all_their_rows() {
 async fn the_page_is_served_at_root_rules_and_invite_links() {
     let dir = tmp();
     let server = Server::start(&dir.path().join("m.db")).await;
-    for path in ["/", "/r/abcdefghijkl", "/index.html"] {
-        let (status, body) = server.http("GET", path).await;
+    let (room, _) = server.create().await;
+    for path in ["/".to_string(), format!("/r/{room}"), "/index.html".to_string()] {
+        let (status, body) = server.http("GET", &path).await;
         assert_eq!(status, 200, "{path}");
         assert!(body.as_str().unwrap().contains("<title>Mill</title>"), "{path}");
     }
+    // An invite link to a room that does not exist is the "room is gone" page.
+    let (status, body) = server.http("GET", "/r/abcdefghijkl").await;
+    assert_eq!(status, 404);
+    assert!(body.as_str().unwrap().contains("gone"), "{body}");
     let (status, body) = server.http("GET", "/rules").await;
     assert_eq!(status, 200);
     assert!(body.as_str().unwrap().contains("Rules"));
