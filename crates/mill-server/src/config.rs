@@ -5,12 +5,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::{Clock, SystemClock};
+use crate::store::DbTarget;
 
 /// Everything `run` needs besides the listener.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// SQLite database file (created if missing).
-    pub db_path: PathBuf,
+    /// The database: a SQLite file (created if missing) or a PostgreSQL URL.
+    pub db: DbTarget,
     /// Directory with the page (`index.html`, `rules.html`, scripts).
     pub static_dir: PathBuf,
     /// Base URL for invite links, e.g. `https://mill.example.org`.
@@ -52,9 +53,9 @@ pub struct Config {
 
 impl Config {
     /// Defaults for a database file and a static directory.
-    pub fn new(db_path: impl Into<PathBuf>, static_dir: impl Into<PathBuf>) -> Config {
+    pub fn new(db: impl Into<DbTarget>, static_dir: impl Into<PathBuf>) -> Config {
         Config {
-            db_path: db_path.into(),
+            db: db.into(),
             static_dir: static_dir.into(),
             public_url: None,
             allowed_hosts: Vec::new(),

@@ -18,8 +18,10 @@ pub mod keys;
 pub mod listen;
 pub mod logging;
 pub mod metrics;
+pub mod pg;
 pub mod protocol;
 pub mod rooms;
+pub mod store;
 pub mod table;
 pub mod throttle;
 pub mod ws;
@@ -53,18 +55,11 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    let path = config.db_path.clone();
     // Rooms are not read here: each is loaded when first asked for (rooms.rs).
-    let (conn, reader) = tokio::task::spawn_blocking(move || {
-        let conn = db::open(&path)?;
-        let reader = db::Reader::open(&path)?;
-        Ok::<_, db::DbError>((conn, reader))
-    })
-    .await
-    .expect("database start-up does not panic")?;
-    let (writer, writer_thread) = db::Writer::start(conn);
-    let rooms = rooms::Rooms::new(writer, reader, config.clock.clone());
-    tracing::info!(db = %config.db_path.display(), "database open");
+    let (store, running) = store::Store::open(&config.db).await?;
+    let (rooms, presence) = rooms::Rooms::new(store, config.clock.clone());
+    let background = rooms.start_background(presence);
+    tracing::info!(db = %config.db, "database open");
 
     let assets = assets::Assets::load(&config.static_dir)?;
     let local_addr = listener.local_addr()?;
@@ -115,11 +110,17 @@ pub async fn run(
         tracing::warn!("some sockets did not close in time");
     }
     rooms.flush().await?;
+    rooms.leave().await;
+    for task in background {
+        task.abort();
+    }
     drop(state);
     drop(rooms);
-    tokio::task::spawn_blocking(move || writer_thread.join())
-        .await
-        .ok();
+    if let store::Running::Sqlite(writer_thread) = running {
+        tokio::task::spawn_blocking(move || writer_thread.join())
+            .await
+            .ok();
+    }
     tracing::info!("stopped");
     Ok(())
 }

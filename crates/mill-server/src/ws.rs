@@ -196,7 +196,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                         reply_error(&attached, id, ErrorCode::HelloRequired.into(), "Say hello first (with the protocol version and your seat key).");
                     }
                     (ClientMsg::Sync, Some(_)) => state.rooms.sync(&room, &tx),
-                    (_, Some(seat)) => state.rooms.command(&room, seat.seat, &tx, &msg),
+                    (_, Some(seat)) => state.rooms.command(&room, seat.seat, &tx, &msg).await,
                 }
             }
             out = rx.recv() => {

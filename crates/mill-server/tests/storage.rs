@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Client, PATIENCE, Server};
+use common::{Client, Server};
 use serde_json::{Value, json};
 
 fn tmp() -> tempfile::TempDir {
@@ -47,15 +47,13 @@ async fn a_room_whose_events_do_not_replay_is_set_aside_and_the_others_are_serve
     server.stop().await;
 
     // Dark "plays" a1 in the bad room, where Light is to move: the row does not replay.
-    {
-        let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute(
-            "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
-             VALUES (?1, 1, 0, 'dark', 'action', 'a1', 'forged', 1)",
-            [&bad],
-        )
-        .unwrap();
-    }
+    common::sql(
+        &db,
+        "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
+         VALUES ($1, 1, 0, 'dark', 'action', 'a1', 'forged', 1)",
+        &[&bad],
+    )
+    .await;
 
     let server = Server::start(&db).await;
     let (status, _) = server.http("GET", "/api/health").await;
@@ -106,16 +104,13 @@ async fn an_idle_room_leaves_memory_and_comes_back_from_the_database() {
     dark.close().await;
     // A row written behind the server's back shows only if the room is read again
     // from the file, that is, once it has left memory.
-    {
-        let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.busy_timeout(PATIENCE).unwrap();
-        conn.execute(
-            "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
-             VALUES (?1, 1, 1, 'dark', 'action', 'b2', 'behind', 1)",
-            [&room],
-        )
-        .unwrap();
-    }
+    common::sql(
+        &db,
+        "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
+         VALUES ($1, 1, 1, 'dark', 'action', 'b2', 'behind', 1)",
+        &[&room],
+    )
+    .await;
     let mut seen = Value::Null;
     for _ in 0..100 {
         tokio::time::sleep(Duration::from_millis(50)).await;
