@@ -270,3 +270,46 @@ async fn seats_on_two_instances_play_through_a_sigkill_and_nothing_is_applied_tw
         }
     }
 }
+
+#[tokio::test]
+async fn mill_load_spreads_each_room_over_two_instances() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("load.db");
+    let mill_server::store::DbTarget::Postgres(url) = common::target(&db).await else {
+        unreachable!()
+    };
+    let (mut a, a_addr) = spawn(dir.path(), &url).await;
+    let (mut b, b_addr) = spawn(dir.path(), &url).await;
+    let out = Command::new(env!("CARGO_BIN_EXE_mill-load"))
+        .args(["--addr", &a_addr.to_string(), "--addr", &b_addr.to_string()])
+        .args(["--rooms", "4", "--seconds", "2", "--think-ms", "20"])
+        .output()
+        .await
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("set up 4 rooms (8 sockets)"), "{text}");
+    assert!(text.contains("| errors 0 | sockets dropped 0"), "{text}");
+    let actions: i64 = text
+        .split(" actions in ")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("an action count in {text}"));
+    assert!(actions > 0, "{text}");
+    a.start_kill().unwrap();
+    b.start_kill().unwrap();
+    let _ = (a.wait().await, b.wait().await);
+    // Every measured action crossed instances and is stored (set-up and the last,
+    // unmeasured actions come on top).
+    let stored = common::sql(&db, "SELECT count(*) FROM events WHERE kind = 'action'", &[]).await;
+    assert!(stored >= actions, "{stored} stored, {actions} measured");
+}

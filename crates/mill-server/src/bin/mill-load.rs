@@ -33,9 +33,12 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 struct Args {
     #[command(subcommand)]
     command: Option<Sub>,
-    /// Server address (host:port), on this machine.
+    /// Server address (host:port), on this machine. Repeat it for several instances of
+    /// one server: room i is created and played by Light on address i mod N, and
+    /// joined and played by Dark on the next one, so the two seats of a room are on
+    /// different instances.
     #[arg(long, default_value = "127.0.0.1:8080")]
-    addr: SocketAddr,
+    addr: Vec<SocketAddr>,
     /// Rooms to open (two sockets each).
     #[arg(long, default_value_t = 100)]
     rooms: usize,
@@ -157,7 +160,7 @@ async fn main() -> anyhow::Result<()> {
     if let Some(Sub::Seed { db, rooms, actions }) = &args.command {
         return seed(db, *rooms, *actions);
     }
-    if !args.addr.ip().is_loopback() {
+    if args.addr.iter().any(|a| !a.ip().is_loopback()) {
         bail!("mill-load only targets a server on this machine (a loopback address)");
     }
     let _ = rlimit::increase_nofile_limit(u64::MAX);
@@ -168,11 +171,12 @@ async fn main() -> anyhow::Result<()> {
     let mut tasks = Vec::with_capacity(args.rooms);
     for i in 0..args.rooms {
         let (ready, setup, totals) = (ready.clone(), setup.clone(), totals.clone());
-        let addr = args.addr;
+        let n = args.addr.len();
+        let addrs = [args.addr[i % n], args.addr[(i + 1) % n]];
         let think = Duration::from_millis(args.think_ms);
         tasks.push(tokio::spawn(async move {
             let permit = setup.acquire_owned().await.expect("semaphore open");
-            let table = open_table(addr).await;
+            let table = open_table(addrs).await;
             drop(permit);
             let table = match table {
                 Ok(t) => Some(t),
@@ -270,13 +274,15 @@ async fn next_json(ws: &mut Ws) -> anyhow::Result<Value> {
     }
 }
 
-async fn open_table(addr: SocketAddr) -> anyhow::Result<Table> {
-    let created = http(addr, "POST", "/api/rooms").await?;
+/// A room created on `addrs[0]` and joined on `addrs[1]`, each seat's socket on the
+/// address it came from.
+async fn open_table(addrs: [SocketAddr; 2]) -> anyhow::Result<Table> {
+    let created = http(addrs[0], "POST", "/api/rooms").await?;
     let room = created["room"].as_str().context("room id")?.to_string();
-    let joined = http(addr, "POST", &format!("/api/rooms/{room}/join")).await?;
+    let joined = http(addrs[1], "POST", &format!("/api/rooms/{room}/join")).await?;
     let mut seats = Vec::new();
     let mut last = Vec::new();
-    for key in [&created["key"], &joined["key"]] {
+    for (addr, key) in addrs.into_iter().zip([&created["key"], &joined["key"]]) {
         let url = format!("ws://{addr}/api/rooms/{room}/ws");
         let (mut ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
         let hello = json!({"type": "hello", "protocol": 1, "key": key});
