@@ -440,16 +440,19 @@ impl Pg {
 
     /// Deletes up to `limit` rooms idle since `cutoff` with no socket on any instance;
     /// returns their ids. Safe with several instances purging at once.
-    pub async fn purge(&self, cutoff: i64, limit: i64) -> Result<Vec<String>, DbError> {
+    /// `held` are rooms this instance holds in memory (a socket whose presence may not
+    /// be published yet): they stay too.
+    pub async fn purge(&self, cutoff: i64, limit: i64, held: &[String]) -> Result<Vec<String>, DbError> {
         let client = self.pool.get().await?;
         let rows = client
             .query(
                 "DELETE FROM rooms WHERE id IN (
                      SELECT id FROM rooms r WHERE active_at < $1
                        AND NOT EXISTS (SELECT 1 FROM presence p WHERE p.room_id = r.id)
+                       AND NOT (id = ANY($3))
                      LIMIT $2 FOR UPDATE SKIP LOCKED)
                  RETURNING id",
-                &[&cutoff, &limit],
+                &[&cutoff, &limit, &held],
             )
             .await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())

@@ -543,11 +543,14 @@ impl Rooms {
         };
         tracing::debug!(room = %id, micros = started.elapsed().as_micros() as u64, "room loaded");
         // Another request may have loaded it meanwhile: keep the first.
-        let mut map = lock(&self.shared.map);
-        Ok(map
+        let arc = lock(&self.shared.map)
             .entry(id.to_string())
             .or_insert_with(|| Arc::new(Mutex::new(room)))
-            .clone())
+            .clone();
+        // PostgreSQL: who is online on other instances was announced before this room
+        // was in memory here; read it (and anything newer) now.
+        self.announce(Some(id));
+        Ok(arc)
     }
 
     fn set_aside(&self, id: &str, why: &str) -> Missing {
@@ -1263,7 +1266,15 @@ impl Rooms {
                 let mut purged = Vec::new();
                 loop {
                     let _purging = self.shared.loading.write().await;
-                    let gone = pg.purge(cutoff, CHUNK as i64).await?;
+                    let held: Vec<String> = lock(&self.shared.map)
+                        .iter()
+                        .filter(|(_, arc)| {
+                            let room = lock(arc);
+                            room.held() || room.active_at >= cutoff
+                        })
+                        .map(|(id, _)| id.clone())
+                        .collect();
+                    let gone = pg.purge(cutoff, CHUNK as i64, &held).await?;
                     let n = gone.len();
                     {
                         let mut map = lock(&self.shared.map);
