@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { backoffDelay, command, commandIds, lastTurnOf, onlineView, snapshotFromState } from '../../static/js/protocol.js';
+import { backoffDelay, command, commandIds, lastPlayedBy, onlineView, snapshotFromState } from '../../static/js/protocol.js';
 
 // The example `state` from docs/PROTOCOL.md.
 const state = {
@@ -22,9 +22,13 @@ const state = {
   actions: ['d6', 'g7', 'a7', 'e4', 'f4'],
   record: ['d6', 'g7', 'a7', 'e4', 'f4'],
   last_action: 'f4',
+  last_turn: 'f4',
+  last_turn_actions: ['f4'],
+  closed_mills: [],
   seats: { light: { taken: true, online: true }, dark: { taken: true, online: true } },
   offers: { draw: null, new_round: [] },
   result: null,
+  outcome: null,
 };
 
 test('a server state becomes the same snapshot shape as the wasm one', () => {
@@ -41,22 +45,26 @@ test('a server state becomes the same snapshot shape as the wasm one', () => {
 test('the mill the latest turn closed comes through; an older server without the field gives none', () => {
   const closing = snapshotFromState({ ...state, pending_removals: 1, turn: 'light', closed_mills: [['a7', 'd7', 'g7']] });
   assert.deepEqual(closing.closedMills, [['a7', 'd7', 'g7']]);
-  assert.deepEqual(snapshotFromState(state).closedMills, []);
+  const { closed_mills: _, ...older } = state;
+  assert.deepEqual(snapshotFromState(older).closedMills, []);
 });
 
 test('a finished round has no legal clicks and an outcome', () => {
-  const won = snapshotFromState({ ...state, legal: null, result: { winner: 'light', reason: 'resignation' } });
+  const won = snapshotFromState({
+    ...state,
+    legal: null,
+    result: { winner: 'light', reason: 'resignation' },
+    outcome: { kind: 'win', winner: 'light', reason: 'resignation' },
+  });
   assert.deepEqual(won.selectable, []);
   assert.deepEqual(won.outcome, { kind: 'win', winner: 'light', reason: 'resignation' });
-  const drawn = snapshotFromState({ ...state, legal: null, result: { winner: null, reason: 'agreement' } });
+  const drawn = snapshotFromState({
+    ...state,
+    legal: null,
+    result: { winner: null, reason: 'agreement' },
+    outcome: { kind: 'draw', reason: 'agreement' },
+  });
   assert.deepEqual(drawn.outcome, { kind: 'draw', reason: 'agreement' });
-});
-
-test('the last turn is the last placement or move and its removals', () => {
-  assert.deepEqual(lastTurnOf([]), []);
-  assert.deepEqual(lastTurnOf(['d6']), ['d6']);
-  assert.deepEqual(lastTurnOf(['d6', 'a1', 'g1', 'xa1']), ['g1', 'xa1']);
-  assert.deepEqual(lastTurnOf(['a1-a4', 'd7-d6']), ['d7-d6']);
 });
 
 test('commands carry a unique id and the round and version they were made on', () => {
@@ -100,4 +108,37 @@ test('draw offers and new rounds are offered to the right seat', () => {
   assert.equal(onlineView(over, 'light', 'open').canAskNewRound, true);
   assert.equal(onlineView(over, 'light', 'open').opponentAskedNewRound, true);
   assert.equal(onlineView(over, 'light', 'open').canResign, false);
+});
+
+test('only the side whose turn was the last thing played may ask for it back', () => {
+  // Light played f4 last; Dark is to move.
+  assert.equal(lastPlayedBy(state), 'light');
+  assert.equal(onlineView(state, 'light', 'open').canAskTakeback, true);
+  assert.equal(onlineView(state, 'dark', 'open').canAskTakeback, false);
+  assert.equal(onlineView(state, null, 'open').canAskTakeback, false, 'a spectator asks nothing');
+  assert.equal(onlineView(state, 'light', 'reconnecting').canAskTakeback, false);
+  // Mid-turn, owing a removal, the side to move played last.
+  const removing = { ...state, turn: 'light', pending_removals: 1 };
+  assert.equal(lastPlayedBy(removing), 'light');
+  assert.equal(onlineView(removing, 'light', 'open').canAskTakeback, true);
+  assert.equal(lastPlayedBy({ ...state, actions: [], turn: 'light' }), null);
+  const asked = { ...state, offers: { draw: null, new_round: [], takeback: 'light', declined: null } };
+  assert.equal(onlineView(asked, 'light', 'open').canAskTakeback, false);
+  assert.equal(onlineView(asked, 'light', 'open').takebackAskedByMe, true);
+  assert.equal(onlineView(asked, 'dark', 'open').takebackAskedToMe, true);
+  assert.equal(onlineView(asked, null, 'open').takebackAskedToMe, false);
+  const over = { ...asked, result: { winner: 'light', reason: 'resignation' } };
+  assert.equal(onlineView(over, 'dark', 'open').takebackAskedToMe, false);
+});
+
+test('a declined offer is told to the side that made it, not to the one that declined', () => {
+  const declined = { ...state, offers: { draw: null, new_round: [], declined: { offer: 'draw', by: 'dark' } } };
+  assert.equal(onlineView(declined, 'light', 'open').declinedMine, 'draw');
+  assert.equal(onlineView(declined, 'dark', 'open').declinedMine, null);
+  assert.equal(onlineView(declined, null, 'open').declinedMine, null);
+  const takeback = { ...state, offers: { draw: null, new_round: [], declined: { offer: 'takeback', by: 'light' } } };
+  assert.equal(onlineView(takeback, 'dark', 'open').declinedMine, 'takeback');
+  // An older server sends neither field.
+  assert.equal(onlineView(state, 'light', 'open').declinedMine, null);
+  assert.equal(onlineView(state, 'dark', 'open').takebackAskedToMe, false);
 });

@@ -36,7 +36,7 @@ use crate::protocol::{
     self, ClientMsg, CloseCode, Code, Command, ErrorCode, GameView, PROTOCOL, SeatView, ServerMsg, Sides,
 };
 use crate::store::Store;
-use crate::table::{Refusal, Table};
+use crate::table::{NoRecord, Refusal, RoundRecord, Table};
 
 /// Sockets watching one room without a seat, at most: each costs memory and a copy
 /// of every state, so one address cannot open them without end.
@@ -284,8 +284,10 @@ impl Room {
     /// is now. Memory stays bounded: past [`RECENT_IDS`] entries the oldest go, except
     /// those whose (round, version) after is the current one. That keeps every id a
     /// retry could still be applied under: a retry names the (round, version) it was
-    /// made on, a command that changed neither was made on the current one, and any
-    /// other retry names an older one and is refused as `stale` (nothing applied).
+    /// made on, a command that changed neither was made on the current one, an action
+    /// made on it left the round one version further (which a takeback can bring back
+    /// to the current one), and any other retry names another (round, version) and is
+    /// refused as `stale` (nothing applied).
     fn remember(&mut self, seat: Color, cid: String) {
         self.applied += 1;
         let (round, version) = (self.table.round(), self.table.version());
@@ -299,8 +301,10 @@ impl Room {
         );
         if self.done.len() > 2 * RECENT_IDS {
             let keep_from = self.applied.saturating_sub(RECENT_IDS as u64);
+            // A takeback can bring the version back: also keep the ids that left the
+            // round one step past the current version.
             self.done
-                .retain(|_, d| d.n > keep_from || (d.round, d.version) == (round, version));
+                .retain(|_, d| d.n > keep_from || (d.round == round && d.version.wrapping_sub(version) <= 1));
         }
     }
 
@@ -389,6 +393,7 @@ pub struct RoomInfo {
     version: u32,
     over: bool,
     seats: Sides<SeatView>,
+    spectators: usize,
 }
 
 /// A hello that could not take a seat.
@@ -710,8 +715,29 @@ impl Rooms {
             version: room.committed.version,
             over: room.committed.result.is_some(),
             seats: room.seats(),
+            spectators: room.spectators(),
         })
         .await
+    }
+
+    /// The record of a room's finished round `n` (no seat facts, no secrets). Only
+    /// committed rounds are given: a round whose last event is still being written
+    /// is not over yet for anyone.
+    pub async fn round_record(&self, id: &str, n: u32) -> Result<RoundRecord, ApiError> {
+        self.with_room(id, |room, _| {
+            let committed = &room.committed;
+            if n > committed.round {
+                return Err(ApiError::UnknownRound);
+            }
+            if n == committed.round && committed.result.is_none() {
+                return Err(ApiError::RoundNotOver);
+            }
+            room.table.round_record(&room.id, n).map_err(|e| match e {
+                NoRecord::Unknown => ApiError::UnknownRound,
+                NoRecord::NotOver => ApiError::RoundNotOver,
+            })
+        })
+        .await?
     }
 
     /// Registers a socket that said hello: with a key, it takes that seat (replacing

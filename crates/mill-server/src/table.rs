@@ -3,11 +3,9 @@
 //! start-up, so what was acknowledged is exactly what comes back. Rules are
 //! `mill-core`'s; this module only decides who may do what and when.
 
-use std::collections::BTreeMap;
+use mill_core::{Action, Color, Game, PlayError, Variant, view};
 
-use mill_core::{Action, Color, DrawReason, Game, Outcome, Phase, PlayError, Variant, WinReason};
-
-use crate::protocol::{Code, Command, ErrorCode, GameView, Legal, Offers, ResultView, Sides};
+use crate::protocol::{Code, Command, Declined, ErrorCode, GameView, OfferKind, Offers, ResultView, Sides};
 
 /// A refused command: a stable code and a sentence for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,8 +43,44 @@ pub struct Table {
     round: u32,
     game: Game,
     draw_offer: Option<Color>,
+    takeback_offer: Option<Color>,
+    /// Set by a decline, cleared by the next event.
+    declined: Option<Declined>,
     new_round: Sides<bool>,
     seq: u32,
+    /// The rounds before the current one, oldest first (round `i + 1` at `i`); each
+    /// ended with a result before the next began.
+    past: Vec<Game>,
+}
+
+/// A finished round's record, for review (`GET /api/rooms/{room}/rounds/{n}`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RoundRecord {
+    /// Room id.
+    pub room: String,
+    /// Round number.
+    pub round: u32,
+    /// Always "nine" for now.
+    pub variant: &'static str,
+    /// The position the round started from.
+    pub start: String,
+    /// Every action in order, in text form.
+    pub actions: Vec<String>,
+    /// The turns in notation.
+    pub record: Vec<String>,
+    /// The final position.
+    pub position: String,
+    /// How it ended.
+    pub result: ResultView,
+}
+
+/// Why a round's record cannot be had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoRecord {
+    /// The room has no round with that number.
+    Unknown,
+    /// That round is still being played.
+    NotOver,
 }
 
 impl Default for Table {
@@ -62,8 +96,11 @@ impl Table {
             round: 1,
             game: Game::new(Variant::Nine),
             draw_offer: None,
+            takeback_offer: None,
+            declined: None,
             new_round: Sides::default(),
             seq: 0,
+            past: Vec::new(),
         }
     }
 
@@ -84,6 +121,64 @@ impl Table {
 
     /// Checks `cmd` from `seat` and applies it; on error nothing changes.
     pub fn apply(&mut self, seat: Color, cmd: &Command) -> Result<Placed, Refusal> {
+        let declined = self.declined.take();
+        let result = self.apply_inner(seat, cmd);
+        match &result {
+            Err(_) => self.declined = declined,
+            Ok(_) if self.is_over() => {
+                self.draw_offer = None;
+                self.takeback_offer = None;
+            }
+            Ok(_) => {}
+        }
+        result
+    }
+
+    /// How many actions `seat`'s takeback would undo: its latest turn (in progress or
+    /// completed), which must be the last thing played in the round, so that a
+    /// takeback never undoes any of the other side's turns.
+    fn takeback_span(&self, seat: Color) -> Result<usize, Refusal> {
+        if self.is_over() {
+            return Err(Refusal::new(ErrorCode::GameOver, "This round is over."));
+        }
+        let turns = self.game.turns();
+        let actions = self.game.actions().len();
+        let completed: usize = turns.iter().map(|t| t.actions().count()).sum();
+        let first = self.game.start().turn();
+        // Turns alternate from the side that started.
+        let side_of_turn = |i: usize| if i % 2 == 0 { first } else { !first };
+        let (last_by, span) = if completed < actions {
+            (side_of_turn(turns.len()), actions - completed)
+        } else {
+            match turns.last() {
+                Some(t) => (side_of_turn(turns.len() - 1), t.actions().count()),
+                None => {
+                    return Err(Refusal::new(
+                        ErrorCode::NothingToTakeBack,
+                        "You have not played in this round yet.",
+                    ));
+                }
+            }
+        };
+        if last_by == seat {
+            return Ok(span);
+        }
+        let played = (actions > completed && side_of_turn(turns.len()) == seat)
+            || (0..turns.len()).any(|i| side_of_turn(i) == seat);
+        if played {
+            Err(Refusal::new(
+                ErrorCode::OpponentPlayed,
+                "Your opponent has played since your last turn; only a turn nobody has answered yet can be taken back.",
+            ))
+        } else {
+            Err(Refusal::new(
+                ErrorCode::NothingToTakeBack,
+                "You have not played in this round yet.",
+            ))
+        }
+    }
+
+    fn apply_inner(&mut self, seat: Color, cmd: &Command) -> Result<Placed, Refusal> {
         let placed = Placed {
             round: self.round,
             seq: self.seq,
@@ -106,6 +201,9 @@ impl Table {
                 self.game.play_action(action).map_err(rules_refusal)?;
                 if self.draw_offer == Some(!seat) {
                     self.draw_offer = None;
+                }
+                if self.takeback_offer == Some(!seat) {
+                    self.takeback_offer = None;
                 }
             }
             Command::OfferDraw => {
@@ -132,15 +230,54 @@ impl Table {
                 }
                 if *cmd == Command::AcceptDraw {
                     self.game.agree_draw().map_err(rules_refusal)?;
+                } else {
+                    self.declined = Some(Declined {
+                        offer: OfferKind::Draw,
+                        by: seat,
+                    });
                 }
                 self.draw_offer = None;
+            }
+            Command::OfferTakeback => {
+                self.takeback_span(seat)?;
+                if self.takeback_offer.is_some() {
+                    return Err(Refusal::new(
+                        ErrorCode::AlreadyOffered,
+                        "Your takeback request already stands.",
+                    ));
+                }
+                self.takeback_offer = Some(seat);
+            }
+            Command::AcceptTakeback | Command::DeclineTakeback => {
+                if over {
+                    return Err(game_over());
+                }
+                if self.takeback_offer != Some(!seat) {
+                    return Err(Refusal::new(
+                        ErrorCode::NoTakebackOffer,
+                        "Your opponent has not asked to take back a turn.",
+                    ));
+                }
+                if *cmd == Command::AcceptTakeback {
+                    let span = self.takeback_span(!seat)?;
+                    for _ in 0..span {
+                        self.game.undo();
+                    }
+                    // The offer was made on a position that is gone.
+                    self.draw_offer = None;
+                } else {
+                    self.declined = Some(Declined {
+                        offer: OfferKind::Takeback,
+                        by: seat,
+                    });
+                }
+                self.takeback_offer = None;
             }
             Command::Resign => {
                 if over {
                     return Err(game_over());
                 }
                 self.game.resign(seat).map_err(rules_refusal)?;
-                self.draw_offer = None;
             }
             Command::NewRound => {
                 if !over {
@@ -152,8 +289,10 @@ impl Table {
                 *self.new_round.get_mut(seat) = true;
                 if self.new_round.light && self.new_round.dark {
                     self.round += 1;
-                    self.game = Game::new(Variant::Nine);
+                    let finished = std::mem::replace(&mut self.game, Game::new(Variant::Nine));
+                    self.past.push(finished);
                     self.draw_offer = None;
+                    self.takeback_offer = None;
                     self.new_round = Sides::default();
                     self.seq = 0;
                     return Ok(Placed {
@@ -167,86 +306,53 @@ impl Table {
         Ok(placed)
     }
 
-    /// The game part of the `state` snapshot.
+    /// The game part of the `state` snapshot: mill-core's view of the game, with the
+    /// room's round, version and offers.
     pub fn view(&self, room: &str) -> GameView {
-        let position = self.game.position();
-        let t = position.topology();
-        let names =
-            |b: mill_core::Bitboard| -> Vec<String> { b.iter().map(|p| t.name(p).to_string()).collect() };
-        let turn = position.turn();
-        let outcome = self.game.outcome();
-        let legal = outcome.is_none().then(|| {
-            let selectable = self.game.selectable();
-            let removing = position.pending_removals() > 0;
-            let destinations = if removing || position.phase(turn) == Phase::Placing {
-                BTreeMap::new()
-            } else {
-                selectable
-                    .iter()
-                    .map(|p| (t.name(p).to_string(), names(self.game.destinations(p))))
-                    .collect()
-            };
-            Legal {
-                selectable: names(selectable),
-                destinations,
-                removable: if removing {
-                    names(self.game.removable())
-                } else {
-                    Vec::new()
-                },
-            }
-        });
+        let game = view::GameView::of(&self.game);
         GameView {
             room: room.to_string(),
             round: self.round,
             version: self.version(),
-            variant: "nine".into(),
-            position: position.to_string(),
-            turn,
-            phase: Sides::from_fn(|c| position.phase(c)),
-            in_hand: Sides::from_fn(|c| position.in_hand(c)),
-            on_board: Sides::from_fn(|c| position.on_board(c)),
-            pieces: Sides::from_fn(|c| names(position.pieces(c))),
-            pending_removals: position.pending_removals(),
-            quiet_turns: position.quiet_turns(),
-            legal,
-            actions: self.game.actions().iter().map(|a| a.to_text(t)).collect(),
-            record: self.game.record(),
-            last_action: self.game.last_action().map(|a| a.to_text(t)),
-            closed_mills: closed_mills(&self.game).map(names).collect(),
+            last_action: game.actions.last().cloned(),
+            result: game.outcome.map(ResultView::from),
+            game,
             offers: Offers {
                 draw: self.draw_offer,
                 new_round: Color::ALL
                     .into_iter()
                     .filter(|&c| *self.new_round.get(c))
                     .collect(),
+                takeback: self.takeback_offer,
+                declined: self.declined,
             },
-            result: outcome.map(result_view),
         }
     }
 }
 
-/// The mill lines closed by the latest turn (the one in progress, else the last completed
-/// one): the lines through the point its piece arrived on that its side holds whole.
-/// Removals take only the other side's pieces, so the current position still shows them.
-fn closed_mills(game: &Game) -> impl Iterator<Item = mill_core::Bitboard> + '_ {
-    let position = game.position();
-    let completed: usize = game.turns().iter().map(|t| t.actions().count()).sum();
-    let first = match game.actions().get(completed) {
-        Some(&action) => Some(action),
-        None => game.turns().last().map(|t| t.first_action()),
-    };
-    let arrived = first.and_then(|a| match a {
-        Action::Place { to } | Action::Move { to, .. } => Some(to),
-        Action::Remove { .. } => None,
-    });
-    let own = arrived.and_then(|to| position.piece_at(to).map(|c| (to, position.pieces(c))));
-    position
-        .topology()
-        .lines()
-        .iter()
-        .copied()
-        .filter(move |&line| own.is_some_and(|(to, mine)| line.contains(to) && (line & mine) == line))
+impl Table {
+    /// The record of round `n` once it has a result: an earlier round, or the current
+    /// one when it is over.
+    pub fn round_record(&self, room: &str, n: u32) -> Result<RoundRecord, NoRecord> {
+        let game = match n {
+            0 => return Err(NoRecord::Unknown),
+            n if n < self.round => &self.past[(n - 1) as usize],
+            n if n == self.round => &self.game,
+            _ => return Err(NoRecord::Unknown),
+        };
+        let outcome = game.outcome().ok_or(NoRecord::NotOver)?;
+        let t = game.position().topology();
+        Ok(RoundRecord {
+            room: room.to_string(),
+            round: n,
+            variant: "nine",
+            start: game.start().to_string(),
+            actions: game.actions().iter().map(|a| a.to_text(t)).collect(),
+            record: game.record(),
+            position: game.position().to_string(),
+            result: ResultView::from(outcome),
+        })
+    }
 }
 
 /// mill-core's code, and its message as a sentence.
@@ -260,33 +366,11 @@ fn rules_refusal(e: PlayError) -> Refusal {
     Refusal::new(e, sentence)
 }
 
-fn result_view(outcome: Outcome) -> ResultView {
-    match outcome {
-        Outcome::Win { winner, reason } => ResultView {
-            winner: Some(winner),
-            reason: match reason {
-                WinReason::Pieces => "pieces",
-                WinReason::Blocked => "blocked",
-                WinReason::Resignation => "resignation",
-            }
-            .into(),
-        },
-        Outcome::Draw { reason } => ResultView {
-            winner: None,
-            reason: match reason {
-                DrawReason::Threefold => "threefold",
-                DrawReason::HundredTurns => "hundred-turns",
-                DrawReason::Agreement => "agreement",
-            }
-            .into(),
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use Color::{Dark, Light};
+    use mill_core::Phase;
 
     fn act(t: &mut Table, seat: Color, a: &str) -> Result<Placed, Refusal> {
         t.apply(seat, &Command::Action(a.into()))
@@ -316,7 +400,7 @@ mod tests {
         assert_eq!(v.closed_mills, [["a1", "a4", "a7"]]);
         let text = crate::protocol::state_text(&v, Sides::default(), 0);
         assert!(text.contains(r#""closed_mills":[["a1","a4","a7"]]"#), "{text}");
-        let legal = v.legal.unwrap();
+        let legal = v.game.legal.unwrap();
         assert_eq!(legal.removable, vec!["b2".to_string(), "b4".to_string()]);
         assert_eq!(legal.selectable, legal.removable);
         assert_eq!(act(&mut t, Light, "d6").unwrap_err().code, "removal-pending");
@@ -337,6 +421,39 @@ mod tests {
         assert_eq!(v.turn, Dark);
         act(&mut t, Dark, "d6").unwrap();
         assert!(t.view("r").closed_mills.is_empty(), "the next turn closed none");
+    }
+
+    #[test]
+    fn the_state_carries_mill_cores_view_under_its_own_names() {
+        let mut t = Table::new();
+        for (seat, a) in [
+            (Light, "a1"),
+            (Dark, "b2"),
+            (Light, "d1"),
+            (Dark, "d2"),
+            (Light, "g1"),
+        ] {
+            act(&mut t, seat, a).unwrap();
+        }
+        let text = crate::protocol::state_text(&t.view("r"), Sides::default(), 0);
+        let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let core = serde_json::to_value(view::GameView::of(&t.game)).unwrap();
+        for (field, value) in core.as_object().unwrap() {
+            assert_eq!(&state[field], value, "{field}");
+        }
+        assert_eq!(state["last_turn_actions"], serde_json::json!(["g1"]));
+        assert_eq!(state["last_action"], "g1", "kept for older pages");
+        t.apply(Dark, &Command::Resign).unwrap();
+        let text = crate::protocol::state_text(&t.view("r"), Sides::default(), 0);
+        let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            state["result"],
+            serde_json::json!({"winner": "light", "reason": "resignation"})
+        );
+        assert_eq!(
+            state["outcome"],
+            serde_json::json!({"kind": "win", "winner": "light", "reason": "resignation"})
+        );
     }
 
     #[test]
@@ -416,6 +533,151 @@ mod tests {
         assert_eq!(act(&mut t, Light, "a1").unwrap().seq, 0);
     }
 
+    fn code(r: Result<Placed, Refusal>) -> String {
+        r.unwrap_err().code.to_string()
+    }
+
+    #[test]
+    fn a_takeback_undoes_the_askers_last_turn_only_with_consent() {
+        let mut t = Table::new();
+        assert_eq!(
+            code(t.apply(Light, &Command::OfferTakeback)),
+            "nothing-to-take-back"
+        );
+        act(&mut t, Light, "a1").unwrap();
+        assert_eq!(
+            code(t.apply(Dark, &Command::OfferTakeback)),
+            "nothing-to-take-back",
+            "Dark has not played"
+        );
+        assert_eq!(code(t.apply(Dark, &Command::AcceptTakeback)), "no-takeback-offer");
+        t.apply(Light, &Command::OfferTakeback).unwrap();
+        assert_eq!(t.view("r").offers.takeback, Some(Light));
+        assert_eq!(code(t.apply(Light, &Command::OfferTakeback)), "already-offered");
+        assert_eq!(
+            code(t.apply(Light, &Command::AcceptTakeback)),
+            "no-takeback-offer",
+            "nobody accepts their own request"
+        );
+        t.apply(Dark, &Command::AcceptTakeback).unwrap();
+        let v = t.view("r");
+        assert_eq!((v.version, v.turn), (0, Light));
+        assert!(v.actions.is_empty());
+        assert_eq!(v.offers.takeback, None);
+        // A whole turn goes back, its removal with it.
+        for (seat, a) in [
+            (Light, "a1"),
+            (Dark, "b2"),
+            (Light, "a4"),
+            (Dark, "b4"),
+            (Light, "a7"),
+        ] {
+            act(&mut t, seat, a).unwrap();
+        }
+        t.apply(Light, &Command::OfferTakeback).unwrap();
+        act(&mut t, Light, "xb2").unwrap();
+        assert_eq!(
+            t.view("r").offers.takeback,
+            Some(Light),
+            "finishing the turn keeps the request: it covers the whole turn"
+        );
+        t.apply(Dark, &Command::AcceptTakeback).unwrap();
+        let v = t.view("r");
+        assert_eq!(v.actions, ["a1", "b2", "a4", "b4"]);
+        assert_eq!(v.pieces.dark, ["b2", "b4"]);
+        assert_eq!(v.turn, Light);
+    }
+
+    #[test]
+    fn a_takeback_never_undoes_the_other_sides_turn() {
+        let mut t = Table::new();
+        act(&mut t, Light, "a1").unwrap();
+        act(&mut t, Dark, "d6").unwrap();
+        assert_eq!(code(t.apply(Light, &Command::OfferTakeback)), "opponent-played");
+        // A request lapses when the side it was made to plays instead.
+        t.apply(Dark, &Command::OfferTakeback).unwrap();
+        act(&mut t, Light, "a4").unwrap();
+        assert_eq!(t.view("r").offers.takeback, None);
+        assert_eq!(
+            code(t.apply(Light, &Command::AcceptTakeback)),
+            "no-takeback-offer"
+        );
+        // Mid-turn, with the other side's removal pending, it is the other side's turn.
+        for (seat, a) in [(Dark, "b2"), (Light, "a7")] {
+            act(&mut t, seat, a).unwrap();
+        }
+        assert_eq!(t.view("r").pending_removals, 1);
+        assert_eq!(code(t.apply(Dark, &Command::OfferTakeback)), "opponent-played");
+        t.apply(Light, &Command::OfferTakeback).unwrap();
+        t.apply(Dark, &Command::AcceptTakeback).unwrap();
+        assert_eq!(
+            t.view("r").actions,
+            ["a1", "d6", "a4", "b2"],
+            "only the placement goes"
+        );
+    }
+
+    #[test]
+    fn a_declined_offer_is_shown_until_the_next_event() {
+        let mut t = Table::new();
+        act(&mut t, Light, "a1").unwrap();
+        t.apply(Light, &Command::OfferTakeback).unwrap();
+        t.apply(Dark, &Command::DeclineTakeback).unwrap();
+        let v = t.view("r");
+        assert_eq!(v.offers.takeback, None);
+        assert_eq!(
+            v.offers.declined,
+            Some(Declined {
+                offer: OfferKind::Takeback,
+                by: Dark
+            })
+        );
+        assert_eq!(v.actions, ["a1"], "declined: nothing undone");
+        assert_eq!(
+            code(t.apply(Dark, &Command::DeclineTakeback)),
+            "no-takeback-offer"
+        );
+        assert!(t.view("r").offers.declined.is_some(), "a refusal changes nothing");
+        act(&mut t, Dark, "d6").unwrap();
+        assert_eq!(t.view("r").offers.declined, None);
+        t.apply(Dark, &Command::OfferDraw).unwrap();
+        t.apply(Light, &Command::DeclineDraw).unwrap();
+        let declined = t.view("r").offers.declined.unwrap();
+        assert_eq!((declined.offer, declined.by), (OfferKind::Draw, Light));
+        let text = crate::protocol::state_text(&t.view("r"), Sides::default(), 3);
+        assert!(
+            text.contains(r#""declined":{"offer":"draw","by":"light"}"#),
+            "{text}"
+        );
+        assert!(text.contains(r#""spectators":3"#), "{text}");
+        t.apply(Light, &Command::OfferDraw).unwrap();
+        assert_eq!(t.view("r").offers.declined, None, "any event clears it");
+    }
+
+    #[test]
+    fn finished_rounds_keep_their_record() {
+        let mut t = Table::new();
+        assert_eq!(t.round_record("r", 1), Err(NoRecord::NotOver));
+        assert_eq!(t.round_record("r", 0), Err(NoRecord::Unknown));
+        act(&mut t, Light, "d6").unwrap();
+        act(&mut t, Dark, "d2").unwrap();
+        t.apply(Dark, &Command::Resign).unwrap();
+        let first = t.round_record("r", 1).unwrap();
+        assert_eq!(first.actions, ["d6", "d2"]);
+        assert_eq!(first.result.winner, Some(Light));
+        assert_eq!(first.result.reason, "resignation");
+        t.apply(Light, &Command::NewRound).unwrap();
+        t.apply(Dark, &Command::NewRound).unwrap();
+        act(&mut t, Light, "a1").unwrap();
+        assert_eq!(
+            t.round_record("r", 1).unwrap(),
+            first,
+            "the next round leaves it be"
+        );
+        assert_eq!(t.round_record("r", 2), Err(NoRecord::NotOver));
+        assert_eq!(t.round_record("r", 3), Err(NoRecord::Unknown));
+    }
+
     #[test]
     fn moving_phase_lists_destinations_per_piece() {
         let mut t = Table::new();
@@ -429,7 +691,7 @@ mod tests {
         let v = t.view("r");
         assert_eq!((v.pending_removals, v.turn), (0, Light));
         assert_eq!(v.phase.light, Phase::Moving);
-        let legal = v.legal.unwrap();
+        let legal = v.game.legal.unwrap();
         assert!(!legal.selectable.is_empty());
         let mut selectable = legal.selectable.clone();
         selectable.sort();
