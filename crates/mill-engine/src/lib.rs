@@ -34,10 +34,12 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod analysis;
 mod eval;
 mod search;
 mod tt;
 
+pub use analysis::{Analysis, VALUE_SCALE, analyse};
 pub use eval::evaluate;
 pub use search::{Engine, SearchError, SearchResult};
 
