@@ -9,7 +9,7 @@ import { bindLocalControls, playLocal, startLocal } from './local.js';
 import { bindOnlineControls, createRoom, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
-import { bindReviewControls, openReview, reviewFromPath } from './review.js';
+import { bindReviewControls, leaveReview, openReview, reviewFromPath } from './review.js';
 import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
@@ -61,6 +61,7 @@ const app = {
     }
   },
   route,
+  leave: leaveGame,
 };
 
 function applyLanguage() {
@@ -78,6 +79,7 @@ function applyLanguage() {
 function leaveGame() {
   page.online?.conn?.close();
   page.online = null;
+  leaveReview(page);
   page.review = null;
   page.computer?.stop();
   page.computer = null;
