@@ -15,15 +15,19 @@ export const EMPTY_UI = Object.freeze({ selected: null, focus: null });
 export const other = (side) => (side === 'light' ? 'dark' : 'light');
 
 /**
- * An empty board with nothing to click: shown while the real state is on its way.
+ * An empty board with nothing to click: shown while the real state is on its way. The
+ * pieces in hand and the phases come from `start`, the start of the rules in play (a
+ * fresh local game's snapshot), so no number of pieces is written here; without it,
+ * nothing is in hand.
+ * @param {import('./types.js').Snapshot} [start]
  * @returns {import('./types.js').Snapshot}
  */
-export function blankSnapshot() {
+export function blankSnapshot(start) {
   return {
     position: '',
     turn: 'light',
-    phase: { light: 'placing', dark: 'placing' },
-    inHand: { light: 9, dark: 9 },
+    phase: start ? { ...start.phase } : { light: 'placing', dark: 'placing' },
+    inHand: start ? { ...start.inHand } : { light: 0, dark: 0 },
     onBoard: { light: 0, dark: 0 },
     pieces: {},
     pendingRemovals: 0,
@@ -35,6 +39,38 @@ export function blankSnapshot() {
     closedMills: [],
     actions: 0,
     outcome: null,
+  };
+}
+
+/**
+ * mill-core's view of a game (`GameView`: the server's `state`, or WasmGame.snapshot()
+ * for local play; the same fields either way) as the page's snapshot shape
+ * (static/js/README.md, types.js). Only renames and reshapes: every fact comes from the view.
+ * @param {import('./types.js').GameView} view @returns {import('./types.js').Snapshot}
+ */
+export function snapshotFromView(view) {
+  /** @type {Record<string, import('./types.js').Side>} */
+  const pieces = {};
+  for (const side of /** @type {const} */ (['light', 'dark'])) {
+    for (const p of view.pieces?.[side] ?? []) pieces[p] = side;
+  }
+  const legal = view.legal ?? { selectable: [], destinations: {}, removable: [] };
+  return {
+    position: view.position,
+    turn: view.turn,
+    phase: view.phase,
+    inHand: view.in_hand,
+    onBoard: view.on_board,
+    pieces,
+    pendingRemovals: view.pending_removals ?? 0,
+    selectable: legal.selectable ?? [],
+    destinations: legal.destinations ?? {},
+    removable: legal.removable ?? [],
+    record: view.record ?? [],
+    lastTurn: view.last_turn_actions ?? [],
+    closedMills: view.closed_mills ?? [],
+    actions: (view.actions ?? []).length,
+    outcome: view.outcome ?? null,
   };
 }
 

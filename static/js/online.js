@@ -62,11 +62,12 @@ export async function openRoom(app, roomId) {
   const { page, storage } = app;
   const mod = await app.rules();
   if (!mod) return;
-  app.ensureBoard(localGame(mod).topology);
+  const fresh = localGame(mod);
+  app.ensureBoard(fresh.topology);
   page.mode = 'online';
   page.online = createOnlineState(roomId);
   // Not the previous game's pieces while the room's state is on its way.
-  page.snapshot = blankSnapshot();
+  page.snapshot = blankSnapshot(fresh.snapshot());
   page.board.set(page.snapshot);
   app.showScreen('game');
   app.render();

@@ -165,7 +165,7 @@ async function startReview(app, source, load) {
   /** @type {Review} */
   const review = { source, positions: [], ends: [], at: 0, error: null, analysis: null };
   page.review = review;
-  page.snapshot = blankSnapshot();
+  page.snapshot = blankSnapshot(game.snapshot());
   page.board.set(page.snapshot);
   page.board.setHint(null);
   app.showScreen('game');

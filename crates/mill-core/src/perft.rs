@@ -13,11 +13,6 @@ pub fn perft(position: &Position, depth: u32) -> u64 {
     walk(position, depth, &mut history)
 }
 
-fn repeated_thrice(position: &Position, history: &[u64]) -> bool {
-    let h = position.hash();
-    history.iter().filter(|&&x| x == h).count() >= position.rules().repetitions as usize
-}
-
 fn walk(position: &Position, depth: u32, history: &mut Vec<u64>) -> u64 {
     if depth == 0 {
         return 1;
@@ -29,7 +24,7 @@ fn walk(position: &Position, depth: u32, history: &mut Vec<u64>) -> u64 {
     for turn in position.legal_turns() {
         let next = position.play_unchecked(turn);
         history.push(next.hash());
-        if !repeated_thrice(&next, history) {
+        if !next.rules().repetition_draws(next.occurrences(history)) {
             total += walk(&next, depth - 1, history);
         }
         history.pop();

@@ -10,7 +10,8 @@ use crate::bitboard::{Bitboard, Point};
 /// The most points a board may have (one `u32` bitboard).
 pub const MAX_POINTS: usize = 32;
 const MAX_SEGMENTS: usize = 64;
-const MAX_LINES: usize = 32;
+/// The most mill lines a board may have (line sets fit a `u32` of line indices).
+pub const MAX_LINES: usize = 32;
 /// The most mill lines that may pass through one point.
 pub const MAX_LINES_THROUGH: usize = 4;
 const GRID: usize = 7;
@@ -207,16 +208,16 @@ impl Topology {
         &self.lines[..self.line_count as usize]
     }
 
-    /// The mill lines through `point`, as bit masks.
+    /// The mill lines through `point`, as bit masks (at most [`MAX_LINES_THROUGH`]).
     #[inline]
-    pub(crate) fn lines_through(&self, point: Point) -> &[u32] {
+    pub fn lines_through(&self, point: Point) -> &[u32] {
         let i = point.index() % MAX_POINTS;
         &self.lines_through[i][..self.lines_through_count[i] as usize]
     }
 
     /// The pieces of `pieces` that stand in a complete line of `pieces`.
     #[inline]
-    pub(crate) fn in_mills(&self, pieces: u32) -> u32 {
+    pub fn in_mills(&self, pieces: u32) -> u32 {
         let mut out = 0;
         for line in self.lines() {
             if pieces & line.0 == line.0 {
@@ -228,7 +229,7 @@ impl Topology {
 
     /// How many complete lines of `pieces` pass through `point`.
     #[inline]
-    pub(crate) fn mills_through(&self, pieces: u32, point: Point) -> u8 {
+    pub fn mills_through(&self, pieces: u32, point: Point) -> u8 {
         let mut n = 0;
         for &line in self.lines_through(point) {
             n += (pieces & line == line) as u8;

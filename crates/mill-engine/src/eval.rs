@@ -18,10 +18,7 @@
 
 use crate::PIECE;
 use arrayvec::ArrayVec;
-use mill_core::{Bitboard, Color, Position, Topology};
-
-/// The most mill lines a supported board has.
-const MAX_LINES: usize = 32;
+use mill_core::{Bitboard, Color, MAX_LINES, Position, Topology};
 /// The most edge classes an adjacency can need (a point has at most this many
 /// neighbours on any supported board).
 const MAX_CLASSES: usize = 8;
@@ -305,7 +302,13 @@ fn side(
     // Mobility.
     if !flying {
         if placing {
-            score += steps * MOBILITY_PLACING;
+            // Mobility and blocked pieces count more as the hand empties: at the end of
+            // placing they decide whether a side can move at all (blockades are
+            // decided here). The weights grow from the placing ones to the moving ones.
+            let pieces = i32::from(rules.pieces.max(1));
+            let placed = pieces - i32::from(hand);
+            let mobility = MOBILITY_PLACING + (MOBILITY_MOVING - MOBILITY_PLACING) * placed / pieces;
+            score += steps * mobility - blocked * BLOCKED_PIECE * placed / pieces;
         } else {
             score += steps * MOBILITY_MOVING - blocked * BLOCKED_PIECE;
             if steps == 0 {

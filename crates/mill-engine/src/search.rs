@@ -1,28 +1,16 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
 use crate::eval::{Adjacency, evaluate_with, two_bits};
+use crate::tb::{Tablebase, Value};
 use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
 use arrayvec::ArrayVec;
 use core::fmt;
-use mill_core::{Game, MAX_POINTS, MAX_TURNS, Position, Turn, TurnList};
+use mill_core::{Color, Game, MAX_POINTS, MAX_TURNS, Position, Topology, Turn, TurnList};
+use std::sync::Arc;
 
 type Scores = ArrayVec<i32, MAX_TURNS>;
 type History = [[i32; MAX_POINTS]; MAX_POINTS + 1];
-/// The mill lines through each point (unused slots are 0).
-type Through = [[u32; 4]; MAX_POINTS];
-
-fn lines_through(pos: &Position) -> Through {
-    let mut through = [[0u32; 4]; MAX_POINTS];
-    for line in pos.topology().lines() {
-        for p in *line {
-            if let Some(slot) = through[p.index()].iter_mut().find(|s| **s == 0) {
-                *slot = line.0;
-            }
-        }
-    }
-    through
-}
 
 /// The deepest iteration any search starts, in turns.
 pub(crate) const MAX_DEPTH: u32 = 64;
@@ -98,6 +86,8 @@ pub struct SearchResult {
     pub pv: Vec<Turn>,
     /// Milliseconds spent, by the clock given (0 with [`NoClock`](crate::NoClock)).
     pub elapsed_ms: u64,
+    /// Positions whose value came from the endgame tablebase (the root included).
+    pub tb_hits: u64,
 }
 
 impl SearchResult {
@@ -139,6 +129,10 @@ impl std::error::Error for SearchError {}
 pub struct Engine {
     tt: Table,
     evals: EvalCache,
+    /// Whether a search keeps what earlier searches stored (see [`Engine::keep_table`]).
+    keep: bool,
+    /// Solved endgames, used by Hard (see [`Engine::set_tablebase`]).
+    tb: Option<Arc<Tablebase>>,
 }
 
 impl Engine {
@@ -148,7 +142,29 @@ impl Engine {
         Engine {
             tt: Table::new(tt_mb),
             evals: EvalCache::new(),
+            keep: false,
+            tb: None,
         }
+    }
+
+    /// Solved endgames for Hard: a position in the tables is played from them at the
+    /// root (so a won ending is never spoiled) and scored exactly inside the search.
+    pub fn set_tablebase(&mut self, tb: Option<Arc<Tablebase>>) {
+        self.tb = tb;
+    }
+
+    /// Whether later searches reuse what earlier ones stored in the transposition table
+    /// (`false`, the default: every search starts from a logically empty table, which
+    /// makes results reproducible). Keeping it between the turns of one game saves time
+    /// and sees deeper, at the cost of results that depend on earlier searches; call
+    /// [`Engine::new_game`] when the game changes.
+    pub fn keep_table(&mut self, keep: bool) {
+        self.keep = keep;
+    }
+
+    /// Forgets everything earlier searches stored.
+    pub fn new_game(&mut self) {
+        self.tt.new_search();
     }
 
     /// The transposition table's size in bytes.
@@ -180,6 +196,19 @@ impl Engine {
         limits: &Limits,
         clock: &mut dyn Clock,
     ) -> Result<SearchResult, SearchError> {
+        self.search_reporting(position, history, limits, clock, &mut |_| {})
+    }
+
+    /// [`Engine::search`], calling `report` with the best turn, score and line found so
+    /// far after each completed iteration.
+    pub fn search_reporting(
+        &mut self,
+        position: &Position,
+        history: &[u64],
+        limits: &Limits,
+        clock: &mut dyn Clock,
+        report: &mut dyn FnMut(&SearchResult),
+    ) -> Result<SearchResult, SearchError> {
         if position.pending_removals() > 0 {
             return Err(SearchError::MidTurn);
         }
@@ -188,18 +217,51 @@ impl Engine {
             Some((&last, earlier)) if last == root_hash => earlier,
             _ => history,
         };
-        let earlier = history.iter().filter(|&&h| h == root_hash).count();
-        if position.outcome().is_some() || earlier + 1 >= position.rules().repetitions as usize {
+        let mut game_path = history.to_vec();
+        game_path.push(root_hash);
+        if position.outcome().is_some()
+            || position
+                .rules()
+                .repetition_draws(position.occurrences(&game_path))
+        {
             return Err(SearchError::GameOver);
         }
         let turns = position.legal_turns();
         if turns.is_empty() {
             return Err(SearchError::GameOver);
         }
-        self.tt.new_search();
+        if limits.level == Level::Beginner {
+            let result = crate::beginner::choose(position, &turns, limits);
+            report(&result);
+            return Ok(result);
+        }
+        let tb = self.tb.as_deref().filter(|_| limits.level == Level::Hard);
+        if let Some((turn, probe)) = tb.and_then(|tb| tb.best_turn(position)) {
+            let score = match probe.result {
+                Value::Win(n) => MATE - i32::from(n),
+                Value::Loss(n) => -(MATE - i32::from(n)),
+                Value::Draw => 0,
+            };
+            let result = SearchResult {
+                turn,
+                score,
+                depth: 1,
+                nodes: 1,
+                pv: vec![turn],
+                elapsed_ms: clock.elapsed_ms(),
+                tb_hits: 1,
+            };
+            report(&result);
+            return Ok(result);
+        }
+        if !self.keep {
+            self.tt.new_search();
+        }
         self.evals.clear();
         let mut searcher = Searcher::new(&mut self.tt, &mut self.evals, clock, limits, history, position);
-        Ok(searcher.iterate(position, &turns))
+        searcher.tb = tb;
+        searcher.tb_max = tb.map_or(0, Tablebase::max_pieces);
+        Ok(searcher.iterate(position, &turns, report))
     }
 }
 
@@ -229,10 +291,14 @@ struct Searcher<'a> {
     /// One turn list and one list of ordering scores per ply, reused.
     lists: Vec<TurnList>,
     scores: Vec<Scores>,
-    through: Through,
+    topology: &'static Topology,
     adjacency: Adjacency,
     seed: u64,
     noise: i32,
+    tb: Option<&'a Tablebase>,
+    tb_hits: u64,
+    /// The most pieces a side may have for a position to be in the tables.
+    tb_max: u8,
 }
 
 impl<'a> Searcher<'a> {
@@ -264,17 +330,25 @@ impl<'a> Searcher<'a> {
             killers: [[0; 2]; MAX_PLY],
             history: Box::new([[0; MAX_POINTS]; MAX_POINTS + 1]),
             lists: vec![TurnList::new(); MAX_PLY],
-            through: lines_through(root),
+            topology: root.topology(),
             adjacency: Adjacency::new(root.topology()),
             scores: vec![Scores::new(); MAX_PLY],
             seed: mix(limits.seed),
             noise: level.eval_noise(),
+            tb: None,
+            tb_hits: 0,
+            tb_max: 0,
         }
     }
 
-    fn iterate(&mut self, root: &Position, turns: &TurnList) -> SearchResult {
+    fn iterate(
+        &mut self,
+        root: &Position,
+        turns: &TurnList,
+        report: &mut dyn FnMut(&SearchResult),
+    ) -> SearchResult {
         let mut scores = Scores::new();
-        order(root, turns, &mut scores, 0, [0; 2], &self.history, &self.through);
+        order(root, turns, &mut scores, 0, [0; 2], &self.history, self.topology);
         let mut moves: Vec<RootTurn> = turns
             .iter()
             .zip(scores.iter())
@@ -318,6 +392,15 @@ impl<'a> Searcher<'a> {
             }
             moves = trial;
             done = Some((moves.clone(), depth));
+            report(&SearchResult {
+                turn: moves[0].turn,
+                score: moves[0].score,
+                depth,
+                nodes: self.nodes,
+                pv: self.pv(root, moves[0].turn, depth),
+                elapsed_ms: self.clock.elapsed_ms(),
+                tb_hits: self.tb_hits,
+            });
             let best = moves[0].score;
             if best.abs() >= MATE_BOUND && ((MATE - best.abs()) as u32) + 2 < depth {
                 break;
@@ -343,6 +426,7 @@ impl<'a> Searcher<'a> {
             nodes: self.nodes,
             pv: self.pv(root, turn, depth),
             elapsed_ms: self.clock.elapsed_ms(),
+            tb_hits: self.tb_hits,
         }
     }
 
@@ -507,50 +591,31 @@ impl<'a> Searcher<'a> {
         e
     }
 
-    /// The score of a finished position for the side to move (pieces, blockade, the
-    /// quiet-turn draw), or `None` if play goes on.
+    /// The score of a finished position for the side to move (mill-core's
+    /// [`Position::outcome`]: pieces, blockade, the quiet-turn draw), or `None` if play
+    /// goes on.
     #[inline]
     fn terminal(pos: &Position, ply: usize) -> Option<i32> {
-        let rules = pos.rules();
-        let us = pos.turn();
-        let them = !us;
-        let lose = -(MATE - ply as i32);
-        if pos.on_board(us) + pos.in_hand(us) < rules.lose_below {
-            return Some(lose);
-        }
-        if pos.on_board(them) + pos.in_hand(them) < rules.lose_below {
-            return Some(-lose);
-        }
-        if !has_step(pos) {
-            return Some(lose);
-        }
-        if pos.quiet_turns() >= rules.quiet_limit {
-            return Some(0);
-        }
-        None
+        let win = MATE - ply as i32;
+        pos.outcome().map(|outcome| match outcome.winner() {
+            Some(winner) if winner == pos.turn() => win,
+            Some(_) => -win,
+            None => 0,
+        })
     }
 
     /// Whether the current position (last on the path) repeats: once within the search
-    /// (a draw can be forced by repeating again), or twice in the game before.
+    /// (a draw can be forced by repeating again), or as often as the rules' draw needs
+    /// counting the game before.
     #[inline]
     fn repeated(&self, pos: &Position) -> bool {
-        let h = pos.hash();
-        let n = self.path.len() - 1;
-        let reach = (pos.quiet_turns() as usize).min(n);
-        let mut before_root = 0;
-        let mut k = 2;
-        while k <= reach {
-            let i = n - k;
-            if self.path[i] == h {
-                if i >= self.root_index {
-                    return true;
-                }
-                before_root += 1;
-                if before_root + 1 >= pos.rules().repetitions as usize {
-                    return true;
-                }
+        let rules = pos.rules();
+        let mut occurrences = 1;
+        for i in pos.earlier_occurrences(&self.path) {
+            occurrences += 1;
+            if i >= self.root_index || rules.repetition_draws(occurrences) {
+                return true;
             }
-            k += 2;
         }
         false
     }
@@ -568,6 +633,9 @@ impl<'a> Searcher<'a> {
         }
         if self.repeated(pos) {
             return 0;
+        }
+        if let Some(score) = self.probe(pos, ply) {
+            return score;
         }
         // Mate distance pruning: no line from here beats a win now or loses slower
         // than a loss next turn.
@@ -650,7 +718,7 @@ impl<'a> Searcher<'a> {
                 tt_turn,
                 self.killers[ply],
                 &self.history,
-                &self.through,
+                self.topology,
             );
             for i in 0..n {
                 // Selection sort, lazily: a cutoff usually comes within the first few turns.
@@ -732,6 +800,26 @@ impl<'a> Searcher<'a> {
         best
     }
 
+    /// The tablebase's exact score of an ending in the tables.
+    #[inline]
+    fn probe(&mut self, pos: &Position, ply: usize) -> Option<i32> {
+        let tb = self.tb?;
+        let (light, dark) = (Color::Light, Color::Dark);
+        if pos.in_hand(light) > 0
+            || pos.in_hand(dark) > 0
+            || pos.on_board(light).max(pos.on_board(dark)) > self.tb_max
+        {
+            return None;
+        }
+        let score = match tb.probe(pos)?.result {
+            Value::Win(n) => MATE - ply as i32 - i32::from(n),
+            Value::Loss(n) => -(MATE - ply as i32 - i32::from(n)),
+            Value::Draw => 0,
+        };
+        self.tb_hits += 1;
+        Some(score)
+    }
+
     fn reward(&mut self, turn: &Turn, ply: usize, depth: i32) {
         let packed = pack(turn);
         let k = &mut self.killers[ply];
@@ -760,7 +848,7 @@ fn order(
     tt_turn: u32,
     killers: [u32; 2],
     history: &History,
-    through: &Through,
+    topology: &Topology,
 ) {
     scores.clear();
     let t = pos.topology();
@@ -798,7 +886,7 @@ fn order(
             ORDER_BLOCK
         } else if match turn.from() {
             None => my_singles & (1 << to.index()) != 0,
-            Some(_) => threatens(turn, mine, theirs, through),
+            Some(_) => threatens(turn, mine, theirs, topology),
         } {
             ORDER_THREAT
         } else if packed == killers[0] {
@@ -815,18 +903,20 @@ fn order(
 /// Whether a quiet turn makes a two with an empty third point: by arriving on a line
 /// (placing or stepping), or by stepping out of a standing mill to close it again.
 #[inline]
-fn threatens(turn: &Turn, mine: u32, theirs: u32, through: &Through) -> bool {
-    let to = turn.to().index();
+fn threatens(turn: &Turn, mine: u32, theirs: u32, topology: &Topology) -> bool {
+    let to = turn.to();
     let from_bit = turn.from().map_or(0, |p| 1u32 << p.index());
-    let after = (mine & !from_bit) | 1 << to;
-    let arrives = through[to % MAX_POINTS]
+    let after = (mine & !from_bit) | to.bit().0;
+    let arrives = topology
+        .lines_through(to)
         .iter()
-        .any(|&l| l != 0 && l & theirs == 0 && two_bits(l & after));
+        .any(|&l| l & theirs == 0 && two_bits(l & after));
     arrives
         || turn.from().is_some_and(|p| {
-            through[p.index() % MAX_POINTS]
+            topology
+                .lines_through(p)
                 .iter()
-                .any(|&l| l != 0 && l & mine == l && l & (1 << to) == 0)
+                .any(|&l| l & mine == l && l & to.bit().0 == 0)
         })
 }
 
@@ -842,22 +932,6 @@ fn first_max(scores: &[i32]) -> usize {
         }
     }
     at
-}
-
-/// Whether the side to move has a placement or a step.
-#[inline]
-fn has_step(pos: &Position) -> bool {
-    let t = pos.topology();
-    let us = pos.turn();
-    let mine = pos.pieces(us).0;
-    let empty = t.all().0 & !(mine | pos.pieces(!us).0);
-    if empty == 0 {
-        return false;
-    }
-    if pos.in_hand(us) > 0 || pos.on_board(us) <= pos.rules().fly_at {
-        return true;
-    }
-    pos.pieces(us).iter().any(|p| t.neighbours(p).0 & empty != 0)
 }
 
 #[inline]
