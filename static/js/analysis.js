@@ -30,6 +30,11 @@ export const THRESHOLDS = Object.freeze({ inaccuracy: 0.1, mistake: 0.2, blunder
 
 /** @typedef {'good' | 'inaccuracy' | 'mistake' | 'blunder'} Mark */
 
+/** The graph's drawing box; the page scales it to the panel's width. */
+export const GRAPH = Object.freeze({ width: 300, height: 90 });
+/** Room at the graph's sides, in its drawing's units. */
+const GRAPH_XPAD = 6;
+
 /** The glyph each mark shows beside its turn. @type {Readonly<Record<Mark, string>>} */
 export const GLYPHS = Object.freeze({ good: '', inaccuracy: '?!', mistake: '?', blunder: '??' });
 
@@ -141,13 +146,15 @@ export function describeJudgement(j) {
 
 /**
  * The graph's geometry, pure: x for each turn end, y for each value (Light up), as
- * numbers in a `width` × `height` box with `pad` above and below.
- * @param {(Judgement | null)[]} judged  by turn end @param {number} width @param {number} height @param {number} pad
+ * numbers in a `width` × `height` box with `pad` above and below and `xpad` at the sides
+ * (so the first and last turns' dots are whole).
+ * @param {(Judgement | null)[]} judged  by turn end @param {number} width @param {number} height
+ * @param {number} [pad] @param {number} [xpad]
  * @returns {{ xs: number[], line: string, area: string, y: (value: number) => number }}
  */
-export function graphGeometry(judged, width, height, pad = 4) {
+export function graphGeometry(judged, width, height, pad = 4, xpad = GRAPH_XPAD) {
   const n = judged.length;
-  const xs = judged.map((_, k) => (n <= 1 ? width / 2 : (k * width) / (n - 1)));
+  const xs = judged.map((_, k) => (n <= 1 ? width / 2 : xpad + (k * (width - 2 * xpad)) / (n - 1)));
   const y = (/** @type {number} */ value) => pad + ((1 - Math.max(-1, Math.min(1, value))) / 2) * (height - 2 * pad);
   /** @type {string[]} */
   const pts = [];
@@ -166,12 +173,16 @@ export function graphGeometry(judged, width, height, pad = 4) {
 }
 
 /**
- * The turn end nearest to a click at `x` on a graph `width` wide over `count` turn ends.
- * @param {number} x @param {number} width @param {number} count @returns {number}
+ * The turn end nearest to a click at `x` on a graph drawn `width` wide over `count` turn
+ * ends, `xpad` of the drawing's GRAPH.width at each side.
+ * @param {number} x @param {number} width @param {number} count @param {number} [xpad]
+ * @returns {number}
  */
-export function turnAtX(x, width, count) {
+export function turnAtX(x, width, count, xpad = GRAPH_XPAD) {
   if (count <= 1 || width <= 0) return 0;
-  return Math.max(0, Math.min(count - 1, Math.round((x / width) * (count - 1))));
+  const side = (xpad / GRAPH.width) * width;
+  const inner = width - 2 * side;
+  return Math.max(0, Math.min(count - 1, Math.round(((x - side) / inner) * (count - 1))));
 }
 
 /**
@@ -225,8 +236,6 @@ export function createAnalysis({ records, analyst, onJudged, movetime = ANALYSIS
 }
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
-/** The graph's drawing box; the page scales it to the panel's width. */
-export const GRAPH = Object.freeze({ width: 300, height: 90 });
 
 /**
  * Draws the evaluation graph into `svg`: Light's value over the game (up: Light better),

@@ -101,7 +101,7 @@ test('the positions judged are the start and the end of each complete turn, not 
 });
 
 test('the graph puts Light up, spreads the turns over the width and maps a click to the nearest turn', () => {
-  const g = graphGeometry([judged('light', 0), judged('dark', 1), null, judged('dark', -1)], 300, 90, 5);
+  const g = graphGeometry([judged('light', 0), judged('dark', 1), null, judged('dark', -1)], 300, 90, 5, 0);
   assert.deepEqual(g.xs, [0, 100, 200, 300]);
   assert.equal(g.y(1), 5);
   assert.equal(g.y(-1), 85);
@@ -110,12 +110,17 @@ test('the graph puts Light up, spreads the turns over the width and maps a click
   assert.equal(g.line, '0.0,45.0 100.0,5.0 300.0,85.0', 'a position not judged yet is left out');
   assert.equal(g.area, '0.0,45.0 0.0,45.0 100.0,5.0 300.0,85.0 300.0,45.0');
   assert.equal(graphGeometry([], 300, 90).line, '');
-  assert.equal(turnAtX(0, 300, 4), 0);
-  assert.equal(turnAtX(140, 300, 4), 1);
-  assert.equal(turnAtX(260, 300, 4), 3);
-  assert.equal(turnAtX(999, 300, 4), 3);
-  assert.equal(turnAtX(-5, 300, 4), 0);
+  assert.deepEqual(graphGeometry([null, null, null], 300, 90, 4, 10).xs, [10, 150, 290], 'room at the sides');
+  assert.equal(turnAtX(0, 300, 4, 0), 0);
+  assert.equal(turnAtX(140, 300, 4, 0), 1);
+  assert.equal(turnAtX(260, 300, 4, 0), 3);
+  assert.equal(turnAtX(999, 300, 4, 0), 3);
+  assert.equal(turnAtX(-5, 300, 4, 0), 0);
   assert.equal(turnAtX(50, 300, 1), 0);
+  // Drawn at 600 px with 6 of 300 units at each side: 12 px, then 576 px for 3 steps of 192.
+  assert.equal(turnAtX(12, 600, 4, 6), 0);
+  assert.equal(turnAtX(12 + 192 * 2 + 90, 600, 4, 6), 2);
+  assert.equal(turnAtX(12 + 192 * 2 + 100, 600, 4, 6), 3);
 });
 
 test('a judgement reads as a score in pieces, a forced result, or the end', () => {
