@@ -46,6 +46,7 @@ export const GLYPHS = Object.freeze({ good: '', inaccuracy: '?!', mistake: '?', 
  * @property {number} value  from −1 (Dark wins) to +1 (Light wins)
  * @property {number | null} winIn  a forced result in turns, positive when Light wins
  * @property {boolean} over  the game has ended in this position
+ * @property {boolean} [tablebase]  the value is the endgame tablebase's (exact)
  * @property {string | null} best  the engine's turn in notation; null when over
  * @property {string[]} actions  that turn's actions (["f4-g4", "xb6"])
  * @property {string[]} pv  the line it expects
@@ -136,6 +137,10 @@ export function betterHint(mark) {
  */
 export function describeJudgement(j) {
   if (j.over) return { key: 'analysis.over', params: {} };
+  if (j.tablebase) {
+    if (!j.winIn) return { key: 'analysis.tablebaseDraw', params: {} };
+    return { key: 'analysis.tablebaseWin', params: { side: j.winIn > 0 ? 'light' : 'dark', turns: Math.abs(j.winIn) } };
+  }
   if (j.winIn !== null && j.winIn !== undefined) {
     return { key: 'analysis.winIn', params: { side: j.winIn > 0 ? 'light' : 'dark', turns: Math.abs(j.winIn) } };
   }

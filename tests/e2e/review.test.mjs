@@ -168,3 +168,22 @@ test('an imported record is reviewed on a phone, the engine stopping when the re
   assert.deepEqual(page.errors, []);
   await context.close();
 });
+
+test('an ending of three pieces a side is judged by the endgame tablebase', async () => {
+  const { context, page } = await startLocal(DESKTOP);
+  await page.locator('#import-record').click();
+  await page.locator('#import-text').fill('.L./..D/.../.....L/.D./D../L.. l 0 0 0 0');
+  await page.locator('#import-load').click();
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  await clickAction(page, 'a1-a4');
+  await page.locator('#review-open').click();
+  await waitStatus(page, 'Review · 1 / 1');
+  // The worker solves the three-a-side tables first: seconds, once.
+  await waitJudged(page, 2);
+  assert.match(await page.locator('#analysis-eval').innerText(), /^Tablebase: (a draw with best play|(Light|Dark) wins \(turns left: \d+\))( · engine’s turn \S+ \(depth \d+\))?$/);
+  await page.keyboard.press('Home');
+  await waitStatus(page, 'Review · 0 / 1');
+  assert.match(await page.locator('#analysis-eval').innerText(), /^Tablebase: /);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});

@@ -129,6 +129,8 @@ test('a judgement reads as a score in pieces, a forced result, or the end', () =
   assert.deepEqual(describeJudgement({ ...judged('light', 0), score: 0 }), { key: 'analysis.score', params: { score: '±0.0' } });
   assert.deepEqual(describeJudgement({ ...judged('dark', -1), winIn: -7 }), { key: 'analysis.winIn', params: { side: 'dark', turns: 7 } });
   assert.deepEqual(describeJudgement({ ...judged('dark', -1), over: true }), { key: 'analysis.over', params: {} });
+  assert.deepEqual(describeJudgement({ ...judged('light', 1), winIn: 3, tablebase: true }), { key: 'analysis.tablebaseWin', params: { side: 'light', turns: 3 } });
+  assert.deepEqual(describeJudgement({ ...judged('light', 0), score: 0, tablebase: true }), { key: 'analysis.tablebaseDraw', params: {} });
 });
 
 test('the run judges the positions in order, one at a time, and stop() cancels the search under way', async () => {

@@ -8,8 +8,16 @@
 //!
 //! Every figure comes back from Light's side: the page compares the position before a
 //! turn with the one after, whoever moved, and keeps no rules to turn scores round.
+//!
+//! Endings of three pieces a side, both out of hand, are answered by the endgame tablebase
+//! (`mill_engine::tb`): the first such position a worker meets solves that class (some
+//! seconds, once per worker), and the search then takes its exact values from it.
 
-use mill_core::{Color, Game};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use mill_core::{Color, Game, Position, Variant};
+use mill_engine::tb::Tablebase;
 use mill_engine::{Clock, Level, Limits, SearchError};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -29,7 +37,8 @@ use crate::{Failure, reply, to_json};
 /// `score` is Light's in evaluation units (100 a piece; ±30 000 for a result),
 /// `value` the same from −1 (Dark wins) to +1 (Light wins), `winIn` a forced result
 /// in turns (positive: Light wins), `over` true when the game has ended here (then
-/// `best` is null and the line empty). Errors: `bad-record`, `bad-movetime`, `mid-turn`.
+/// `best` is null and the line empty), `tablebase` true when the value is the endgame
+/// tablebase's (exact). Errors: `bad-record`, `bad-movetime`, `mid-turn`.
 #[wasm_bindgen]
 pub fn analyse(record_json: &str, movetime_ms: f64) -> String {
     if !(movetime_ms.is_finite() && (1.0..=MAX_MOVETIME_MS).contains(&movetime_ms)) {
@@ -44,6 +53,40 @@ pub fn analyse(record_json: &str, movetime_ms: f64) -> String {
     analyse_record(record_json, &limits, &mut PerformanceClock::start())
 }
 
+/// The most pieces a side may have for the tables this worker solves itself.
+pub const TABLE_PIECES: u8 = 3;
+
+thread_local! {
+    /// The variant's solved endings, once a position needed them (`None` inside: the
+    /// variant's rules are not ones the tables support).
+    static TABLES: RefCell<Option<(Variant, Option<Arc<Tablebase>>)>> = const { RefCell::new(None) };
+}
+
+/// Whether `position` is an ending the worker's tables hold.
+fn in_tables(position: &Position) -> bool {
+    Color::ALL
+        .iter()
+        .all(|&c| position.in_hand(c) == 0 && position.on_board(c) <= TABLE_PIECES)
+}
+
+/// The tables for `position`'s variant, solved on first need; None outside them.
+fn tables_for(position: &Position) -> Option<Arc<Tablebase>> {
+    if !in_tables(position) {
+        return None;
+    }
+    let variant = position.variant();
+    TABLES.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if !matches!(&*slot, Some((v, _)) if *v == variant) {
+            let solved = Tablebase::generate(variant, TABLE_PIECES, &mut |_| {})
+                .ok()
+                .map(Arc::new);
+            *slot = Some((variant, solved));
+        }
+        slot.as_ref().and_then(|(_, tb)| tb.clone())
+    })
+}
+
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Judged {
@@ -53,6 +96,8 @@ struct Judged {
     value: f64,
     win_in: Option<i32>,
     over: bool,
+    /// The value is the tablebase's: exact.
+    tablebase: bool,
     best: Option<String>,
     actions: Vec<String>,
     pv: Vec<String>,
@@ -73,7 +118,20 @@ fn analyse_record(record_json: &str, limits: &Limits, clock: &mut dyn Clock) -> 
         Ok(game) => game,
         Err(e) => return reply(Err(e)),
     };
-    let judged = match with_engine(|engine| mill_engine::analyse(engine, &game, limits, clock)) {
+    let tables = if game.is_over() {
+        None
+    } else {
+        tables_for(game.position())
+    };
+    let exact = tables
+        .as_ref()
+        .is_some_and(|tb| tb.probe(game.position()).is_some());
+    let judged = match with_engine(|engine| {
+        if tables.is_some() {
+            engine.set_tablebase(tables);
+        }
+        mill_engine::analyse(engine, &game, limits, clock)
+    }) {
         Ok(a) => a,
         Err(SearchError::MidTurn) => {
             return reply(Err(Failure::new(
@@ -92,6 +150,7 @@ fn analyse_record(record_json: &str, limits: &Limits, clock: &mut dyn Clock) -> 
         value: judged.value(),
         win_in: judged.win_in,
         over: judged.outcome.is_some(),
+        tablebase: exact,
         best: search.map(|s| s.turn.to_notation(t)),
         actions: search.map_or_else(Vec::new, |s| s.turn.actions().map(|a| a.to_text(t)).collect()),
         pv: search.map_or_else(Vec::new, |s| {
@@ -165,6 +224,27 @@ mod tests {
         assert_eq!(over["winIn"], 0);
         assert_eq!(over["best"], Value::Null);
         assert_eq!(over["pv"], serde_json::json!([]));
+    }
+
+    #[test]
+    fn three_against_three_is_answered_by_the_tablebase() {
+        // Both out of hand, three a side, Light to fly: d5 flies to a7 and closes the
+        // a-file mill (a1, a4), so the tables say Light wins.
+        let start = "..D/.../.L./L...../.../.D./L.D l 0 0 0 0";
+        let mut g = WasmGame::new();
+        assert_eq!(json(&g.load_position(start))["ok"], true);
+        let r = json(&analyse_record(
+            &g.export_record(),
+            &Limits::new(Level::Hard, 0).with_depth(2),
+            &mut NoClock,
+        ));
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(r["tablebase"], true, "{r}");
+        assert!(r["winIn"].as_i64().unwrap() > 0, "{r}");
+        assert_eq!(r["value"], 1.0);
+        // Outside the tables' class: a search, not exact.
+        let opening = judge(&["a1"], 2);
+        assert_eq!(opening["tablebase"], false);
     }
 
     #[test]
