@@ -347,6 +347,8 @@ export function viewReviewRecord(page) {
     }),
   );
   $('record-empty').hidden = rows.length > 0;
+  // Its turns are buttons: the keyboard reaches (and scrolls) the list through them.
+  list.removeAttribute('tabindex');
   // The current turn in view inside the list only (not the page: a phone would jump).
   const on = /** @type {HTMLElement | null} */ (list.querySelector('[aria-current]'));
   if (on) {
