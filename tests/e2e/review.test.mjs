@@ -16,8 +16,8 @@ const GAME = 'a1 g7 a4 g1 d6 g4xa1';
 const waitStatus = (page, text) =>
   page.waitForFunction((want) => document.getElementById('status')?.textContent === want, text);
 
-async function startLocal(viewport) {
-  const context = await env.browser.newContext({ viewport, locale: 'en-US' });
+async function startLocal(viewport, colorScheme = 'light') {
+  const context = await env.browser.newContext({ viewport, locale: 'en-US', colorScheme });
   const page = await openPage(context, `${env.server.url}/`);
   await page.locator('#start-local').click();
   await page.locator('#board-host [data-point="a1"]').waitFor();
@@ -91,6 +91,7 @@ test('a same-device game is reviewed: steps by the move list, keys and graph; ma
   const glyph = { inaccuracy: '?!', mistake: '?', blunder: '??' }[d6.mark];
   assert.equal(await page.locator('#record button.turn[aria-current]').textContent(), `d6${glyph}, ${d6.mark}`, 'the glyph, and the mark in words');
   await shot(page, 'review-02-marked-turn-desktop');
+  assert.deepEqual(await axeSerious(page), [], 'a marked turn, light theme');
   // → again: g4 waits for its removal, a position of its own, not judged.
   await page.keyboard.press('ArrowRight');
   await waitStatus(page, 'Review · 6 / 7');
@@ -132,7 +133,7 @@ test('a same-device game is reviewed: steps by the move list, keys and graph; ma
 });
 
 test('an imported record is reviewed on a phone, the engine stopping when the review is left', async () => {
-  const { context, page } = await startLocal(PHONE);
+  const { context, page } = await startLocal(PHONE, 'dark');
   await page.locator('#import-record').click();
   await page.locator('#import-text').fill('[Variant "nine"]\n\n1. a1 g7 2. a4 g1 3. d6 g4xa1 4. d1 d7 *\n');
   await page.locator('#import-load').click();
@@ -147,6 +148,10 @@ test('an imported record is reviewed on a phone, the engine stopping when the re
   // Keys and the move list step through the positions.
   await page.keyboard.press('ArrowLeft');
   await waitStatus(page, 'Review · 8 / 9');
+  await page.locator('#record button.turn', { hasText: 'd6' }).click();
+  await waitStatus(page, 'Review · 5 / 9');
+  assert.notEqual(await page.locator('#analysis-mark').innerText(), '');
+  assert.deepEqual(await axeSerious(page), [], 'a marked turn, dark theme');
   await page.locator('#record button.turn', { hasText: 'a4' }).click();
   await waitStatus(page, 'Review · 3 / 9');
   assert.deepEqual((await readBoard(page)).pieces, { a1: 'light', g7: 'dark', a4: 'light' });
