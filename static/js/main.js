@@ -10,7 +10,7 @@ import { createNotifier } from './notify.js';
 import { bindOnlineControls, createRoom, explainInactive, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
-import { bindReviewControls, openReview, reviewFromPath } from './review.js';
+import { bindReviewControls, leaveReview, openReview, reviewFromPath } from './review.js';
 import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
@@ -69,6 +69,7 @@ const app = {
     }
   },
   route,
+  leave: leaveGame,
 };
 
 function applyLanguage() {
@@ -96,6 +97,7 @@ function focusGame() {
 function leaveGame() {
   page.online?.conn?.close();
   page.online = null;
+  leaveReview(page);
   page.review = null;
   page.computer?.stop();
   page.computer = null;

@@ -16,7 +16,7 @@
 /** @typedef {ReturnType<typeof import('./computer.js').engineWorker>} Engine */
 /** @typedef {ReturnType<typeof import('./net.js').connectRoom>} RoomConnection */
 
-/** @typedef {'local' | 'online' | 'computer' | 'review'} Mode  how the game on screen is played (review: a shared round, read-only) */
+/** @typedef {'local' | 'online' | 'computer' | 'review'} Mode  how the game on screen is played (review: any game, read-only, review.js) */
 
 /** @typedef {'connecting' | 'open' | 'reconnecting' | 'closed'} Connection  the room's socket (net.js) */
 
@@ -41,12 +41,19 @@
  */
 
 /**
- * @typedef {object} Review  a finished online round opened by its share link (review.js)
- * @property {string} roomId  from the path /r/<id>/review/<n>
- * @property {number} round  that <n>
+ * @typedef {{ kind: 'round', roomId: string, round: number } | { kind: 'game', from: 'local' | 'computer' | 'online' }} ReviewSource
+ *   what is reviewed: a finished online round by its share link /r/<id>/review/<n>, or
+ *   the game that was on screen ("Back to the game" opens it again)
+ */
+
+/**
+ * @typedef {object} Review  a game under review, read-only (review.js)
+ * @property {ReviewSource} source
  * @property {Snapshot[]} positions  before the first action and after each one; empty until loaded
+ * @property {number[]} ends  the positions the engine judges (the start, each complete turn's end), as indices into `positions`
  * @property {number} at  the position shown, an index into `positions`
- * @property {string | null} error  why the round cannot be shown (the server's words)
+ * @property {string | null} error  why the game cannot be shown (the server's or the rules' words)
+ * @property {ReturnType<typeof import('./analysis.js').createAnalysis> | null} analysis  the engine judging `ends` in its worker; stopped on leaving
  */
 
 /**
@@ -104,6 +111,7 @@ export function createOnlineState(roomId) {
  * @property {(key: string | null, text?: string | null) => void} setNotice  the banner (null, null clears it)
  * @property {(name: 'start' | 'game') => void} showScreen
  * @property {(topology: Topology) => void} ensureBoard  mounts the board once
+ * @property {() => void} leave  leaves the game on screen (closes its room, stops the computer and the review's engine)
  * @property {() => Promise<WasmModule | null>} rules  the WebAssembly rules, or null (the start screen then says why)
  * @property {() => Promise<void>} route  opens what the address says
  */

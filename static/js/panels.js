@@ -8,6 +8,7 @@ import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
 import { onlineView } from './protocol.js';
 import { viewRecordTools } from './records.js';
+import { viewReview, viewReviewRecord } from './review.js';
 import { hasProgress } from './storage.js';
 
 /** @typedef {import('./page-state.js').PageState} PageState */
@@ -147,23 +148,18 @@ function personalResult(snap, o, vs, human) {
   return out.winner === o.seat ? 'result.youWin' : 'result.youLose';
 }
 
-/** Under review: which position of the round is shown. @param {PageState} page @returns {[string, string]} */
+/** Under review: which position of the game is shown. @param {PageState} page @returns {[string, string]} */
 function reviewStatus({ t, review }) {
-  if (review?.error) return [t('review.error', { message: review.error }), 'alert'];
-  if (!review?.positions.length) return [t('online.connecting'), 'wait'];
-  return [t('review.status', { round: review.round, at: review.at, total: review.positions.length - 1 }), 'wait'];
+  const source = review?.source;
+  if (review?.error) return [t(source?.kind === 'round' ? 'review.error' : 'review.gameError', { message: review.error }), 'alert'];
+  if (!review?.positions.length) return [t(source?.kind === 'round' ? 'online.connecting' : 'status.loading'), 'wait'];
+  const at = { at: review.at, total: review.positions.length - 1 };
+  return [source?.kind === 'round' ? t('review.status', { round: source.round, ...at }) : t('review.statusGame', at), 'wait'];
 }
 
-/** The step buttons of a round under review. @param {Frame} f */
+/** Review's controls and engine panel (review.js), and "Review the game". @param {Frame} f */
 function viewReviewControls({ page }) {
-  const review = page.mode === 'review' ? page.review : null;
-  $('review-controls').hidden = !review;
-  if (!review) return;
-  const last = review.positions.length - 1;
-  $button('review-first').disabled = review.at <= 0;
-  $button('review-prev').disabled = review.at <= 0;
-  $button('review-next').disabled = review.at >= last;
-  $button('review-last').disabled = review.at >= last;
+  viewReview(page);
 }
 
 /** @param {Frame} f */
@@ -189,8 +185,9 @@ function viewResult({ t, snap, o, vs, human }) {
   $('result-reason').textContent = t(`reason.${out.reason}`, { loser: out.winner ? t(`color.${other(out.winner)}`) : '' });
 }
 
-/** The move list, numbered by turn pairs. @param {Frame} f */
-function viewRecord({ snap }) {
+/** The move list, numbered by turn pairs (under review, review.js's). @param {Frame} f */
+function viewRecord({ page, snap }) {
+  if (page.mode === 'review' && page.review) return viewReviewRecord(page);
   const list = $('record');
   const rows = recordRows(snap?.record ?? []);
   list.replaceChildren(

@@ -17,7 +17,7 @@ function el(name, attrs = {}, parent = null) {
 
 let uid = 0;
 
-/** Builds the board in `container`. Returns { svg, update, focusPoint }. */
+/** Builds the board in `container`. Returns { svg, update, focusPoint, drawHint }. */
 export function createBoardView(container, topology, { label = 'Board' } = {}) {
   const id = `mb${++uid}`;
   const width = 2 * MARGIN + (topology.files - 1) * CELL;
@@ -47,7 +47,10 @@ export function createBoardView(container, topology, { label = 'Board' } = {}) {
     </linearGradient>
     <filter id="${id}-shadow" x="-30%" y="-30%" width="160%" height="160%">
       <feDropShadow dx="0" dy="5" stdDeviation="4" flood-color="#000" flood-opacity="0.35"/>
-    </filter>`;
+    </filter>
+    <marker id="${id}-arrow" viewBox="0 0 10 10" refX="6" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse">
+      <path class="hint-head" d="M0 0 L10 5 L0 10 z"/>
+    </marker>`;
   el('rect', { class: 'board-bg', x: 6, y: 6, width: width - 12, height: height - 12, rx: 28, fill: `url(#${id}-wood)` }, svg);
 
   // Coordinates from the point names themselves: letters below, numbers on the left.
@@ -95,6 +98,10 @@ export function createBoardView(container, topology, { label = 'Board' } = {}) {
     el('circle', { class: 'focus-ring', r: 47 }, g);
     points.set(p.name, g);
   }
+  // A suggested turn (review: the engine's better turn) over the pieces: an arrow for a
+  // move, a ring for a placement, a cross on each removal. It takes no clicks.
+  const hints = el('g', { class: 'hints', 'aria-hidden': 'true' }, svg);
+
   container.appendChild(svg);
 
   let lastMoveKey = null;
@@ -178,5 +185,30 @@ export function createBoardView(container, topology, { label = 'Board' } = {}) {
     points.get(name)?.focus(options);
   }
 
-  return { svg, update, focusPoint };
+  /** @param {{ from: string | null, to: string | null, removed: string[] } | null} hint */
+  function drawHint(hint) {
+    hints.replaceChildren();
+    hints.dataset.hint = '';
+    if (!hint) return;
+    const to = hint.to ? at.get(hint.to) : null;
+    const from = hint.from ? at.get(hint.from) : null;
+    if (from && to) {
+      // Stop short of the centres, so the pieces under the arrow stay visible.
+      const dx = to.x - from.x;
+      const dy = to.y - from.y;
+      const len = Math.hypot(dx, dy) || 1;
+      const [ux, uy] = [dx / len, dy / len];
+      el('line', { class: 'hint-arrow', x1: from.x + ux * 30, y1: from.y + uy * 30, x2: to.x - ux * 36, y2: to.y - uy * 36, 'marker-end': `url(#${id}-arrow)` }, hints);
+      el('circle', { class: 'hint-to', cx: to.x, cy: to.y, r: 40 }, hints);
+    } else if (to) {
+      el('circle', { class: 'hint-to', cx: to.x, cy: to.y, r: 40 }, hints);
+    }
+    for (const name of hint.removed) {
+      const c = at.get(name);
+      if (c) el('path', { class: 'hint-remove', d: `M${c.x - 22} ${c.y - 22} L${c.x + 22} ${c.y + 22} M${c.x + 22} ${c.y - 22} L${c.x - 22} ${c.y + 22}` }, hints);
+    }
+    hints.dataset.hint = [hint.from, hint.to, ...hint.removed].filter(Boolean).join(' ');
+  }
+
+  return { svg, update, focusPoint, drawHint };
 }

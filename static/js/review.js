@@ -1,26 +1,36 @@
-// Owns reviewing a finished online round by its share link, /r/<room>/review/<n>: the
-// link itself, fetching the round's record from the server (GET /api/rooms/<room>/rounds/<n>,
-// no secrets in it), the positions after each action (replayed through the rules in
-// WebAssembly, never in JS), and stepping through them by buttons and ←/→/Home/End.
-// Read-only: the board never takes a click here.
+// Owns review mode, one for every game: a finished online round opened by its share link
+// (/r/<room>/review/<n>, the round's record from GET /api/rooms/<room>/rounds/<n>, no
+// secrets in it), and the game on screen (same device, vs computer, an imported record,
+// or an online round in progress) opened by "Review the game". The positions after each
+// action are replayed through the rules in WebAssembly, never in JS; they are stepped
+// through by buttons, ←/→/Home/End, the move list and the evaluation graph, while the
+// engine judges them in its own worker (analysis.js). Read-only: the board never takes a
+// click here; it shows the engine's better turn where a turn was marked.
 
-import { blankSnapshot } from './board.js';
-import { $ } from './dom.js';
+import { ANALYSIS_MS, betterHint, createAnalysis, describeJudgement, drawGraph, GLYPHS, markTurns, turnAtX, turnEnds, turnOf } from './analysis.js';
+import { blankSnapshot, recordRows } from './board.js';
+import { engineWorker } from './computer.js';
+import { $, $button } from './dom.js';
 import { localGame } from './rules.js';
 
 /** @typedef {import('./page-state.js').App} App */
+/** @typedef {import('./page-state.js').PageState} PageState */
 /** @typedef {import('./page-state.js').Review} Review */
+/** @typedef {import('./page-state.js').ReviewSource} ReviewSource */
 /** @typedef {import('./types.js').Snapshot} Snapshot */
 /** @typedef {import('./rules.js').LocalGame} LocalGame */
 
 /**
- * @typedef {object} RoundRecord  the server's record of a finished round (docs/PROTOCOL.md)
- * @property {string} room
- * @property {number} round
+ * @typedef {object} GameRecord  a game to review: where it started, every action, and
+ *   (online) the result a resignation or agreed draw gave it
  * @property {string} start  the position it started from
  * @property {string[]} actions  every action in order
- * @property {string[]} record  the turns in notation
- * @property {{ winner: import('./types.js').Side | null, reason: string }} result
+ * @property {{ winner: import('./types.js').Side | null, reason: string } | null} [result]
+ */
+
+/**
+ * @typedef {GameRecord & { room: string, round: number, record: string[] }} RoundRecord
+ *   the server's record of a finished round (docs/PROTOCOL.md)
  */
 
 /**
@@ -39,9 +49,9 @@ export function reviewLink(origin, roomId, round) {
 
 /**
  * The position before the first action and after each one, as snapshots, from the rules.
- * The last carries the round's result, which a resignation or an agreed draw leaves out
+ * The last carries the record's result, which a resignation or an agreed draw leaves out
  * of the board itself. Throws when the record does not replay.
- * @param {LocalGame} game @param {RoundRecord} record @returns {Snapshot[]}
+ * @param {LocalGame} game @param {GameRecord} record @returns {Snapshot[]}
  */
 export function reviewPositions(game, record) {
   game.restart();
@@ -55,13 +65,23 @@ export function reviewPositions(game, record) {
     if (!played.ok) throw new Error(`${action}: ${played.error?.message ?? 'refused'}`);
     positions.push(game.snapshot());
   }
-  const { winner, reason } = record.result;
-  const last = positions[positions.length - 1];
-  positions[positions.length - 1] = {
-    ...last,
-    outcome: last.outcome ?? (winner ? { kind: 'win', winner, reason } : { kind: 'draw', reason }),
-  };
+  if (record.result) {
+    const { winner, reason } = record.result;
+    const last = positions[positions.length - 1];
+    positions[positions.length - 1] = {
+      ...last,
+      outcome: last.outcome ?? (winner ? { kind: 'win', winner, reason } : { kind: 'draw', reason }),
+    };
+  }
   return positions;
+}
+
+/**
+ * The game's record up to each position the engine judges, as export_record JSON.
+ * @param {GameRecord} record @param {Snapshot[]} positions @param {number[]} ends @returns {string[]}
+ */
+export function recordsAt(record, positions, ends) {
+  return ends.map((i) => JSON.stringify({ start: record.start, actions: record.actions.slice(0, positions[i].actions) }));
 }
 
 /**
@@ -85,10 +105,57 @@ export function stepFor(key, at, count) {
 }
 
 /**
- * Opens a round for review: fetches its record, replays it, shows its last position.
+ * The game on screen as a record to review, or null when there is none (nothing played,
+ * or an online state not yet come).
+ * @param {PageState} page @param {string} startPosition  a new game's start (online rounds start there)
+ * @returns {GameRecord | null}
+ */
+export function recordOnScreen(page, startPosition) {
+  if ((page.mode === 'local' || page.mode === 'computer') && page.game) {
+    const { start, actions } = JSON.parse(page.game.exportRecord());
+    return { start, actions, result: null };
+  }
+  const state = page.mode === 'online' ? page.online?.state : null;
+  if (state) return { start: startPosition, actions: state.actions, result: state.result };
+  return null;
+}
+
+/**
+ * Opens a shared round for review: fetches its record, replays it, shows its last position.
  * @param {App} app @param {string} roomId @param {number} round
  */
-export async function openReview(app, roomId, round) {
+export function openReview(app, roomId, round) {
+  return startReview(app, { kind: 'round', roomId, round }, async () => {
+    const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/rounds/${round}`);
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(body.message ?? String(res.status));
+    return body;
+  });
+}
+
+/**
+ * "Review the game": leaves the game on screen (it stays saved, or goes on online) and
+ * reviews what has been played. "Back to the game" opens it again.
+ * @param {App} app
+ */
+export async function openGameReview(app) {
+  const { page } = app;
+  const from = page.mode;
+  if (from !== 'local' && from !== 'computer' && from !== 'online') return;
+  const mod = await app.rules();
+  if (!mod || page.mode !== from) return;
+  const record = recordOnScreen(page, localGame(mod).snapshot().position);
+  if (!record) return;
+  app.leave();
+  await startReview(app, { kind: 'game', from }, async () => record);
+}
+
+/**
+ * Review mode for a record `load` gives: the blank board meanwhile, then the last
+ * position, and the engine judging every turn.
+ * @param {App} app @param {ReviewSource} source @param {() => Promise<GameRecord>} load
+ */
+async function startReview(app, source, load) {
   const { page } = app;
   const mod = await app.rules();
   if (!mod) return;
@@ -96,23 +163,64 @@ export async function openReview(app, roomId, round) {
   app.ensureBoard(game.topology);
   page.mode = 'review';
   /** @type {Review} */
-  const review = { roomId, round, positions: [], at: 0, error: null };
+  const review = { source, positions: [], ends: [], at: 0, error: null, analysis: null };
   page.review = review;
   page.snapshot = blankSnapshot(game.snapshot());
   page.board.set(page.snapshot);
+  page.board.setHint(null);
   app.showScreen('game');
   app.render();
+  /** @type {GameRecord | null} */
+  let record = null;
   try {
-    const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/rounds/${round}`);
-    const body = await res.json().catch(() => ({}));
-    if (!res.ok) throw new Error(body.message ?? String(res.status));
-    review.positions = reviewPositions(game, body);
+    record = await load();
+    review.positions = reviewPositions(game, record);
+    review.ends = turnEnds(review.positions);
     review.at = review.positions.length - 1;
   } catch (error) {
     review.error = String(/** @type {Error} */ (error)?.message ?? error);
   }
   if (page.review !== review) return; // left meanwhile
+  if (record && !review.error) {
+    review.analysis = createAnalysis({
+      records: recordsAt(record, review.positions, review.ends),
+      analyst: engineWorker(),
+      movetime: ANALYSIS_MS,
+      onJudged: () => page.review === review && show(app, review),
+    });
+    review.analysis.start();
+  }
   show(app, review);
+}
+
+/**
+ * Leaving review (for any screen): the engine stops and the board forgets its hint.
+ * @param {PageState} page
+ */
+export function leaveReview(page) {
+  page.review?.analysis?.stop();
+  page.board?.setHint(null);
+}
+
+/** The turn marks so far. @param {Review} review @returns {ReturnType<typeof markTurns>} */
+function marksOf(review) {
+  const last = review.positions[review.positions.length - 1];
+  if (!last || !review.analysis || review.ends.length === 0) return [];
+  const first = review.positions[review.ends[0]].record.length;
+  return markTurns(last.record.slice(first, first + review.ends.length - 1), review.analysis.judged);
+}
+
+/**
+ * The turn end shown on the graph for the position at `at`: the one it is, or the last
+ * before it (mid-turn).
+ * @param {Review} review @param {number} at @returns {number}
+ */
+function endIndexAt(review, at) {
+  let k = 0;
+  review.ends.forEach((i, j) => {
+    if (i <= at) k = j;
+  });
+  return k;
 }
 
 /** @param {App} app @param {Review} review */
@@ -121,12 +229,24 @@ function show(app, review) {
   if (snap) {
     app.page.snapshot = snap;
     app.page.board.set(snap);
+    const k = review.ends.indexOf(review.at);
+    // At the end of a marked turn, the engine's better turn instead (from the position before it).
+    app.page.board.setHint(k > 0 ? betterHint(marksOf(review)[k - 1]) : null);
   }
   app.render();
 }
 
+/** @param {App} app @param {number} at */
+function goTo(app, at) {
+  const review = app.page.mode === 'review' ? app.page.review : null;
+  if (!review || at < 0 || at >= review.positions.length) return;
+  review.at = at;
+  show(app, review);
+}
+
 /**
- * The step buttons and keys; once, at start-up.
+ * The step buttons and keys, the move list's and the graph's clicks, "Review the game"
+ * and "Back to the game"; once, at start-up.
  * @param {App} app
  */
 export function bindReviewControls(app) {
@@ -135,8 +255,7 @@ export function bindReviewControls(app) {
     if (!review || review.positions.length === 0) return false;
     const to = stepFor(key, review.at, review.positions.length);
     if (to === null) return false;
-    review.at = to;
-    show(app, review);
+    goTo(app, to);
     return true;
   };
   for (const [id, key] of [
@@ -153,7 +272,7 @@ export function bindReviewControls(app) {
     'keydown',
     (event) => {
       const target = /** @type {Element | null} */ (event.target);
-      if (target?.closest?.('input, textarea, select')) return;
+      if (target?.closest?.('input, textarea, select, dialog')) return;
       if (event.altKey || event.ctrlKey || event.metaKey) return;
       if (go(event.key)) {
         event.preventDefault();
@@ -162,4 +281,135 @@ export function bindReviewControls(app) {
     },
     { capture: true },
   );
+  $('record').addEventListener('click', (event) => {
+    const button = /** @type {Element | null} */ (event.target)?.closest?.('button[data-at]');
+    if (button instanceof HTMLElement) goTo(app, Number(button.dataset.at));
+  });
+  $('eval-graph').addEventListener('click', (event) => {
+    const review = app.page.review;
+    const svg = /** @type {SVGSVGElement} */ (event.currentTarget);
+    const box = svg.getBoundingClientRect();
+    if (!review || review.ends.length === 0) return;
+    const k = turnAtX(/** @type {MouseEvent} */ (event).clientX - box.left, box.width, review.ends.length);
+    goTo(app, review.ends[k]);
+  });
+  $('review-open').addEventListener('click', () => openGameReview(app));
+  $('review-back').addEventListener('click', () => app.route());
+}
+
+/**
+ * The move list under review: every turn of the game, each a button to its position,
+ * with its mark; the turn shown is the current one.
+ * @param {PageState} page
+ */
+export function viewReviewRecord(page) {
+  const review = /** @type {Review} */ (page.review);
+  const list = $('record');
+  const last = review.positions[review.positions.length - 1];
+  const record = last?.record ?? [];
+  const marks = marksOf(review);
+  const first = review.ends.length ? review.positions[review.ends[0]].record.length : 0;
+  const shown = review.positions[review.at];
+  const current = shown ? turnOf(shown) : 0; // turns complete at the position shown
+  const turnButton = (/** @type {string} */ text, /** @type {number} */ index) => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'turn';
+    const end = review.ends[index + 1 - first];
+    button.dataset.at = String(end ?? review.positions.length - 1);
+    button.append(text);
+    const mark = marks[index - first];
+    if (mark && mark.mark !== 'good') {
+      button.dataset.mark = mark.mark;
+      const glyph = document.createElement('span');
+      glyph.className = 'glyph';
+      glyph.setAttribute('aria-hidden', 'true');
+      glyph.textContent = GLYPHS[mark.mark];
+      const words = document.createElement('span');
+      words.className = 'visually-hidden';
+      words.textContent = `, ${page.t(`mark.${mark.mark}`)}`;
+      button.append(glyph, words);
+    }
+    if (index + 1 === current) button.setAttribute('aria-current', 'step');
+    return button;
+  };
+  const rows = recordRows(record);
+  list.replaceChildren(
+    ...rows.map((row, r) => {
+      const li = document.createElement('li');
+      const n = document.createElement('span');
+      n.className = 'n';
+      n.textContent = `${row.n}.`;
+      li.append(n, turnButton(row.light, 2 * r));
+      if (row.dark !== null && row.dark !== undefined) li.append(turnButton(row.dark, 2 * r + 1));
+      else li.append(document.createElement('span'));
+      return li;
+    }),
+  );
+  $('record-empty').hidden = rows.length > 0;
+  // Its turns are buttons: the keyboard reaches (and scrolls) the list through them.
+  list.removeAttribute('tabindex');
+  // The current turn in view inside the list only (not the page: a phone would jump).
+  const on = /** @type {HTMLElement | null} */ (list.querySelector('[aria-current]'));
+  if (on) {
+    if (on.offsetTop < list.scrollTop) list.scrollTop = on.offsetTop;
+    else if (on.offsetTop + on.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = on.offsetTop + on.offsetHeight - list.clientHeight;
+  } else if (current === 0) list.scrollTop = 0;
+}
+
+/**
+ * "Review the game" where there is a game with a turn played; under review the step
+ * buttons, "Back to the game", and the engine's panel: progress, the graph, the
+ * position's evaluation and the mark of the turn that led to it.
+ * @param {PageState} page
+ */
+export function viewReview(page) {
+  const { t } = page;
+  const review = page.mode === 'review' ? page.review : null;
+  const playing = page.mode === 'local' || page.mode === 'computer' || page.mode === 'online';
+  $('review-open').hidden = !(playing && (page.snapshot?.actions ?? 0) > 0);
+  $('review-controls').hidden = !review;
+  $('analysis').hidden = !review || review.positions.length === 0;
+  if (!review) return;
+  const last = review.positions.length - 1;
+  $button('review-first').disabled = review.at <= 0;
+  $button('review-prev').disabled = review.at <= 0;
+  $button('review-next').disabled = review.at >= last;
+  $button('review-last').disabled = review.at >= last;
+  $('review-back').hidden = review.source.kind !== 'game';
+  if (review.positions.length === 0) return;
+
+  const analysis = review.analysis;
+  const judged = analysis?.judged ?? [];
+  const marks = marksOf(review);
+  const k = endIndexAt(review, review.at);
+  const progress = $('analysis-progress');
+  const done = analysis?.done ?? 0;
+  progress.textContent = done < judged.length ? t('analysis.progress', { done, total: judged.length }) : t('analysis.done', { total: judged.length });
+  drawGraph(/** @type {SVGSVGElement} */ (/** @type {unknown} */ ($('eval-graph'))), judged, marks, k);
+  $('eval-graph').setAttribute('aria-label', t('analysis.graph'));
+
+  // The position shown: its evaluation and the engine's turn from here.
+  const j = review.ends[k] === review.at ? judged[k] : null;
+  const evalLine = $('analysis-eval');
+  if (review.ends[k] !== review.at) evalLine.textContent = t('analysis.midTurn');
+  else if (!j) evalLine.textContent = t('analysis.waiting');
+  else if (!j.ok) evalLine.textContent = t('analysis.failed', { message: j.error?.message ?? '' });
+  else {
+    const d = describeJudgement(j);
+    const params = { ...d.params, ...(d.params.side ? { side: t(`color.${d.params.side}`) } : {}) };
+    const words = t(d.key, params);
+    evalLine.textContent = j.best ? `${words} · ${t('analysis.best', { turn: j.best, depth: j.depth })}` : words;
+  }
+  // The turn that led here, judged.
+  const markLine = $('analysis-mark');
+  const mark = review.ends[k] === review.at && k > 0 ? marks[k - 1] : null;
+  markLine.dataset.mark = mark?.mark ?? '';
+  if (!mark) markLine.textContent = '';
+  else {
+    const first = review.positions[review.ends[0]].record.length;
+    const turn = review.positions[last].record[first + k - 1];
+    const params = { side: t(`color.${mark.mover}`), turn, mark: t(`mark.${mark.mark}`), better: mark.better ?? '' };
+    markLine.textContent = t(mark.better ? 'analysis.turnBetter' : 'analysis.turn', params);
+  }
 }

@@ -5,6 +5,7 @@
 //   const board = mountBoard(el, { topology, t, onAction, canAct });
 //   board.set(snapshot);     // redraw from a new snapshot
 //   board.setTranslator(t);  // after a language switch
+//   board.setHint(hint);     // a turn to suggest ({from, to, removed}), or null
 //
 // `onAction(text)` receives "d6", "a1-a4" or "xd2"; the owner plays it and calls set()
 // with the next snapshot. `canAct()` false makes the board read-only (opponent's turn
@@ -76,6 +77,9 @@ export function mountBoard(container, { topology, t, onAction = () => {}, canAct
       snapshot = next;
       ui = reconcile(ui, next);
       draw();
+    },
+    setHint(hint) {
+      view.drawHint(hint);
     },
     setTranslator(next) {
       translate = next;

@@ -31,6 +31,13 @@ test('a resigned round is shared by a link that opens it for review, read-only',
     await clickAction(page, a);
     await waitPiece(other, a, side);
   }
+  // A round in progress is reviewed from the room, and "Back to the game" returns to it.
+  await dark.locator('#review-open').click();
+  await waitStatus(dark, 'Review · 3 / 3');
+  assert.deepEqual((await readBoard(dark)).pieces, { a1: 'light', b2: 'dark', a4: 'light' });
+  await dark.locator('#review-back').click();
+  await dark.locator('#resign').waitFor();
+  assert.deepEqual((await readBoard(dark)).pieces, { a1: 'light', b2: 'dark', a4: 'light' });
   dark.once('dialog', (d) => d.accept());
   await dark.locator('#resign').click();
   const share = light.locator('#share-round');
@@ -51,6 +58,10 @@ test('a resigned round is shared by a link that opens it for review, read-only',
     assert.equal(await viewer.locator(id).isVisible(), false, id);
   }
   assert.equal(await viewer.locator('#review-next').isDisabled(), true);
+  assert.equal(await viewer.locator('#review-back').isVisible(), false, 'a shared round has no game to go back to');
+  // The engine judges the round: the start and three turn ends on the graph.
+  await viewer.waitForFunction(() => document.getElementById('analysis-progress')?.textContent === 'All 4 positions judged', null, { timeout: 30_000 });
+  assert.equal((await viewer.locator('#eval-graph .graph-line').getAttribute('points')).split(' ').length, 4);
   await shot(viewer, 'share-01-review-phone');
   assert.deepEqual(await axeSerious(viewer), []);
   // Buttons and keys step through the positions; the board takes no click.

@@ -35,12 +35,14 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod analysis;
 mod beginner;
 mod eval;
 mod search;
 pub mod tb;
 mod tt;
 
+pub use analysis::{Analysis, VALUE_SCALE, analyse};
 pub use eval::evaluate;
 pub use search::{Engine, SearchError, SearchResult};
 

@@ -52,6 +52,11 @@ pub fn best_turn(record_json: &str, level: &str, seed: f64, movetime_ms: f64) ->
     search_record(record_json, &limits, &mut PerformanceClock::start())
 }
 
+/// Runs `f` on the shared engine, allocating it on the first call.
+pub(crate) fn with_engine<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
+    ENGINE.with(|cell| f(cell.borrow_mut().get_or_insert_with(|| Engine::new(TT_MB))))
+}
+
 /// Checks a request's level, seed and time and turns them into the engine's limits.
 fn limits(level: &str, seed: f64, movetime_ms: f64) -> Result<Limits, Failure> {
     let level: Level = level
@@ -112,11 +117,7 @@ fn search_record(record_json: &str, limits: &Limits, clock: &mut dyn Clock) -> S
         Ok(game) => game,
         Err(e) => return reply(Err(e)),
     };
-    let result = ENGINE.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        let engine = slot.get_or_insert_with(|| Engine::new(TT_MB));
-        engine.best_turn(&game, limits, clock)
-    });
+    let result = with_engine(|engine| engine.best_turn(&game, limits, clock));
     match result {
         Ok(found) => to_json(&Found::of(&game, &found)),
         Err(SearchError::MidTurn) => reply(Err(Failure::new(
@@ -135,12 +136,12 @@ fn search_record(record_json: &str, limits: &Limits, clock: &mut dyn Clock) -> S
 /// global in a window and in a Worker alike (`window` is not), so the glue reads it from
 /// the global scope.
 #[derive(Debug)]
-struct PerformanceClock {
+pub(crate) struct PerformanceClock {
     start: f64,
 }
 
 impl PerformanceClock {
-    fn start() -> PerformanceClock {
+    pub(crate) fn start() -> PerformanceClock {
         PerformanceClock { start: now() }
     }
 }

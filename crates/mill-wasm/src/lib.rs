@@ -11,7 +11,8 @@
 //! `{"ok":false,"error":{"code":…,"message":…}}` and leave the game unchanged.
 //!
 //! The computer opponent (`mill-engine`) is here too: [`best_turn`] answers a search
-//! request for the page's Web Worker (see the `engine` module).
+//! request for the page's Web Worker (see the `engine` module), and [`analyse`] judges
+//! one position of a game for review (the `analysis` module).
 //!
 //! The JSON shapes are documented in `static/js/README.md` (the page side of the contract).
 
@@ -23,6 +24,8 @@ use mill_core::{Action, Bitboard, Game, Position, Topology, Variant};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
+mod analysis;
+pub use analysis::analyse;
 mod engine;
 pub use engine::best_turn;
 mod records;
