@@ -265,7 +265,8 @@ pub struct Legal {
 pub struct ResultView {
     /// Winner, `None` for a draw.
     pub winner: Option<Color>,
-    /// `pieces`, `blocked`, `resignation`, `threefold`, `hundred-turns`, `agreement`.
+    /// `pieces`, `blocked`, `resignation`, `mill`, `threefold`, `hundred-turns`, `agreement`,
+    /// `board-full`.
     pub reason: String,
 }
 

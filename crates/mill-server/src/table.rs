@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use mill_core::{Action, Color, DrawReason, Game, Outcome, Phase, PlayError, Variant, WinReason};
+use mill_core::{Action, Color, Game, Outcome, Phase, PlayError, Variant};
 
 use crate::protocol::{GameView, Legal, Offers, ResultView, Sides};
 
@@ -320,21 +320,11 @@ fn result_view(outcome: Outcome) -> ResultView {
     match outcome {
         Outcome::Win { winner, reason } => ResultView {
             winner: Some(winner),
-            reason: match reason {
-                WinReason::Pieces => "pieces",
-                WinReason::Blocked => "blocked",
-                WinReason::Resignation => "resignation",
-            }
-            .into(),
+            reason: reason.name().into(),
         },
         Outcome::Draw { reason } => ResultView {
             winner: None,
-            reason: match reason {
-                DrawReason::Threefold => "threefold",
-                DrawReason::HundredTurns => "hundred-turns",
-                DrawReason::Agreement => "agreement",
-            }
-            .into(),
+            reason: reason.name().into(),
         },
     }
 }

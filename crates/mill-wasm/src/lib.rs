@@ -18,9 +18,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use mill_core::{
-    Action, Bitboard, Color, DrawReason, Game, Outcome, Phase, Position, Topology, Variant, WinReason,
-};
+use mill_core::{Action, Bitboard, Color, Game, Outcome, Phase, Position, Topology, Variant};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
@@ -217,7 +215,8 @@ pub struct OutcomeJson {
     /// The winner, for a win.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub winner: Option<&'static str>,
-    /// `pieces`, `blocked`, `resignation`, `threefold`, `hundred-turns`, `agreement`.
+    /// `pieces`, `blocked`, `resignation`, `mill`, `threefold`, `hundred-turns`, `agreement`,
+    /// `board-full`.
     pub reason: &'static str,
 }
 
@@ -354,20 +353,12 @@ fn outcome_json(o: Outcome) -> OutcomeJson {
         Outcome::Win { winner, reason } => OutcomeJson {
             kind: "win",
             winner: Some(color_name(winner)),
-            reason: match reason {
-                WinReason::Pieces => "pieces",
-                WinReason::Blocked => "blocked",
-                WinReason::Resignation => "resignation",
-            },
+            reason: reason.name(),
         },
         Outcome::Draw { reason } => OutcomeJson {
             kind: "draw",
             winner: None,
-            reason: match reason {
-                DrawReason::Threefold => "threefold",
-                DrawReason::HundredTurns => "hundred-turns",
-                DrawReason::Agreement => "agreement",
-            },
+            reason: reason.name(),
         },
     }
 }
