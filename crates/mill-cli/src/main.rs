@@ -3,8 +3,8 @@
 
 #![forbid(unsafe_code)]
 
-use clap::{Parser, Subcommand};
-use mill_core::{Color, Game, Notation, Outcome, Position};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mill_core::{Color, Game, Notation, Options, Outcome, Position, RemovalRule, Rules, Variant};
 use mill_engine::{Clock, Engine, Level, Limits, StdClock};
 use std::io::Read;
 use std::process::ExitCode;
@@ -13,11 +13,83 @@ use std::process::ExitCode;
 #[command(
     name = "mill",
     version,
-    about = "Nine Men's Morris tools: perft, replay, legal turns, the computer's turn, engine matches"
+    about = "Nine Men's Morris (and Three, Six, Twelve) tools: perft, replay, legal turns, the computer's turn, engine matches"
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// The game and its rule options, shared by every command. Without them a command plays
+/// the position string's rules, or Nine Men's Morris.
+#[derive(Args, Clone, Copy, Debug, Default)]
+struct RuleArgs {
+    /// The game: three, six, nine or twelve Men's Morris (default: nine, or the
+    /// position string's).
+    #[arg(long, value_enum)]
+    variant: Option<VariantArg>,
+    /// Removals for closing several mills at once: one (default) or per-mill.
+    #[arg(long, value_enum)]
+    removals: Option<RemovalsArg>,
+    /// Whether pieces in mills are protected while others stand free: on (default) or off.
+    #[arg(long, value_enum)]
+    protect: Option<ProtectArg>,
+    /// After placing, a side with this many pieces or fewer flies; 0 for never
+    /// (default: 3, or 4 in twelve, 0 in three).
+    #[arg(long = "fly-at", value_name = "N")]
+    fly_at: Option<u8>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum VariantArg {
+    Three,
+    Six,
+    Nine,
+    Twelve,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum RemovalsArg {
+    One,
+    PerMill,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ProtectArg {
+    On,
+    Off,
+}
+
+impl RuleArgs {
+    /// The rule set the flags name, or `None` when no flag was given.
+    fn rules(&self) -> Result<Option<&'static Rules>, String> {
+        if self.variant.is_none()
+            && self.removals.is_none()
+            && self.protect.is_none()
+            && self.fly_at.is_none()
+        {
+            return Ok(None);
+        }
+        let variant = match self.variant.unwrap_or(VariantArg::Nine) {
+            VariantArg::Three => Variant::Three,
+            VariantArg::Six => Variant::Six,
+            VariantArg::Nine => Variant::Nine,
+            VariantArg::Twelve => Variant::Twelve,
+        };
+        let default = variant.default_options();
+        let options = Options {
+            removals: match self.removals {
+                None => default.removals,
+                Some(RemovalsArg::One) => RemovalRule::One,
+                Some(RemovalsArg::PerMill) => RemovalRule::PerMill,
+            },
+            protect: self
+                .protect
+                .map_or(default.protect, |p| matches!(p, ProtectArg::On)),
+            fly_at: self.fly_at.unwrap_or(default.fly_at),
+        };
+        Rules::of(variant, options).map(Some).map_err(|e| e.to_string())
+    }
 }
 
 #[derive(Subcommand)]
@@ -32,6 +104,8 @@ enum Command {
         /// Count every action as a ply (a removal is its own ply).
         #[arg(long)]
         actions: bool,
+        #[command(flatten)]
+        rules: RuleArgs,
     },
     /// Play a game record and print the final position and the result.
     Replay {
@@ -40,12 +114,16 @@ enum Command {
         /// Start from this position string instead of the start position.
         #[arg(long)]
         position: Option<String>,
+        #[command(flatten)]
+        rules: RuleArgs,
     },
     /// List the legal turns, one per line, in notation.
     Legal {
         /// The position string (default: the start position).
         #[arg(long)]
         position: Option<String>,
+        #[command(flatten)]
+        rules: RuleArgs,
     },
     /// Print the computer's turn in notation (search details go to standard error).
     Bestmove {
@@ -74,6 +152,8 @@ enum Command {
         /// Transposition table size in megabytes.
         #[arg(long, default_value_t = 32)]
         tt: usize,
+        #[command(flatten)]
+        rules: RuleArgs,
     },
     /// Play engine-vs-engine games from varied openings and print wins, draws, losses.
     Arena {
@@ -110,6 +190,8 @@ enum Command {
         /// Print every game's record and result.
         #[arg(long)]
         verbose: bool,
+        #[command(flatten)]
+        rules: RuleArgs,
     },
 }
 
@@ -124,10 +206,26 @@ fn main() -> ExitCode {
     }
 }
 
-fn parse_position(text: Option<&str>) -> Result<Position, String> {
-    match text {
-        None => Ok(Position::default()),
-        Some(s) => s.parse().map_err(|e| format!("bad position string: {e}")),
+/// The position to start from: the position string, read under the flags' rules when
+/// it does not name its own (a string that names other rules than the flags is
+/// refused), or the start position of the flags' rules.
+fn parse_position(text: Option<&str>, args: &RuleArgs) -> Result<Position, String> {
+    let rules = args.rules()?;
+    let Some(text) = text else {
+        return Ok(rules.map_or_else(Position::default, Position::start));
+    };
+    let names_rules = text.split_whitespace().count() == 7;
+    let parsed: Position = match rules {
+        Some(r) if !names_rules => format!("{text} {r}").parse(),
+        _ => text.parse(),
+    }
+    .map_err(|e| format!("bad position string: {e}"))?;
+    match rules {
+        Some(r) if parsed.rules() != r => Err(format!(
+            "the position string is played under {} but the flags say {r}",
+            parsed.rules()
+        )),
+        _ => Ok(parsed),
     }
 }
 
@@ -137,8 +235,9 @@ fn run(command: Command) -> Result<(), String> {
             depth,
             position,
             actions,
+            rules,
         } => {
-            let pos = parse_position(position.as_deref())?;
+            let pos = parse_position(position.as_deref(), &rules)?;
             for d in 1..=depth {
                 let n = if actions {
                     mill_core::perft::perft_actions(&pos, d)
@@ -149,8 +248,8 @@ fn run(command: Command) -> Result<(), String> {
             }
             Ok(())
         }
-        Command::Legal { position } => {
-            let pos = parse_position(position.as_deref())?;
+        Command::Legal { position, rules } => {
+            let pos = parse_position(position.as_deref(), &rules)?;
             let t = pos.topology();
             for turn in pos.legal_turns() {
                 println!("{}", turn.to_notation(t));
@@ -166,8 +265,9 @@ fn run(command: Command) -> Result<(), String> {
             nodes,
             seed,
             tt,
+            rules,
         } => {
-            let mut game = Game::from_position(parse_position(position.as_deref())?);
+            let mut game = Game::from_position(parse_position(position.as_deref(), &rules)?);
             for (number, token) in record_tokens(moves.as_deref().unwrap_or("")).enumerate() {
                 play_token(&mut game, number + 1, token)?;
             }
@@ -213,7 +313,9 @@ fn run(command: Command) -> Result<(), String> {
             seed,
             tt,
             verbose,
+            rules,
         } => {
+            let start = parse_position(None, &rules)?;
             if games == 0 {
                 return Err("--games must be at least 1".into());
             }
@@ -231,12 +333,16 @@ fn run(command: Command) -> Result<(), String> {
                 nodes,
                 seed: 0,
             };
-            arena(limits(a), limits(b), games, opening, seed, tt, verbose);
+            arena(limits(a), limits(b), start, games, opening, seed, tt, verbose);
             Ok(())
         }
-        Command::Replay { file, position } => {
+        Command::Replay {
+            file,
+            position,
+            rules,
+        } => {
             let text = read_record(file.as_deref())?;
-            let mut game = Game::from_position(parse_position(position.as_deref())?);
+            let mut game = Game::from_position(parse_position(position.as_deref(), &rules)?);
             for (number, token) in record_tokens(&text).enumerate() {
                 play_token(&mut game, number + 1, token)?;
             }
@@ -268,9 +374,19 @@ enum Score {
     Loss,
 }
 
-/// Plays `games` games between two engines: each opening (a few random placements)
-/// once with each colour, and prints the score.
-fn arena(a: Limits, b: Limits, games: u32, opening: u32, seed: u64, tt: usize, verbose: bool) {
+/// Plays `games` games between two engines from `from` (a start position): each opening
+/// (a few random placements) once with each colour, and prints the score.
+#[allow(clippy::too_many_arguments)]
+fn arena(
+    a: Limits,
+    b: Limits,
+    from: Position,
+    games: u32,
+    opening: u32,
+    seed: u64,
+    tt: usize,
+    verbose: bool,
+) {
     let mut engines = [Engine::new(tt), Engine::new(tt)];
     let (mut wins, mut draws, mut losses) = (0u32, 0u32, 0u32);
     let (mut turns_total, mut nodes, mut ms) = (0usize, [0u64; 2], [0u64; 2]);
@@ -279,7 +395,7 @@ fn arena(a: Limits, b: Limits, games: u32, opening: u32, seed: u64, tt: usize, v
     let mut start = Game::default();
     for g in 0..games {
         if g % 2 == 0 {
-            start = random_opening(opening, &mut rng);
+            start = random_opening(from, opening, &mut rng);
         }
         // Game g: the first engine plays Light in even games, Dark in odd ones.
         let a_colour = if g % 2 == 0 { Color::Light } else { Color::Dark };
@@ -401,8 +517,8 @@ impl Clock for CpuClock {
 
 /// A game opened by `plies` random turns (placements, with a random removal if one
 /// closes a mill), seeded.
-fn random_opening(plies: u32, rng: &mut u64) -> Game {
-    let mut game = Game::default();
+fn random_opening(from: Position, plies: u32, rng: &mut u64) -> Game {
+    let mut game = Game::from_position(from);
     for _ in 0..plies {
         let turns = game.legal_turns();
         if turns.is_empty() {
