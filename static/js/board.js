@@ -3,7 +3,7 @@
 // says which points are legal; this module only maps clicks onto those lists. It holds no
 // rules: a point that is not in the snapshot's lists never produces an action.
 //
-// Shapes (see static/js/README.md):
+// Shapes (typed in types.js, explained in static/js/README.md):
 //   topology: { files, ranks, points: [{name, file, rank}], segments, neighbours, lines }
 //   snapshot: { turn, phase, inHand, onBoard, pieces, pendingRemovals, selectable,
 //               destinations, removable, record, lastTurn, closedMills, actions,
@@ -14,7 +14,10 @@ export const EMPTY_UI = Object.freeze({ selected: null, focus: null });
 
 export const other = (side) => (side === 'light' ? 'dark' : 'light');
 
-/** An empty board with nothing to click: shown while the real state is on its way. */
+/**
+ * An empty board with nothing to click: shown while the real state is on its way.
+ * @returns {import('./types.js').Snapshot}
+ */
 export function blankSnapshot() {
   return {
     position: '',

@@ -18,6 +18,13 @@ export const MIN_THINK_MS = 450;
 /** The pause between the computer's placement or move and its removal. */
 export const REMOVAL_PAUSE_MS = 700;
 
+/**
+ * @typedef {object} Settings  what vs computer remembers between visits
+ * @property {string} level  one of LEVELS
+ * @property {import('./types.js').Side} human  the person's side
+ * @property {number} seed  the game's 32-bit seed
+ */
+
 export const SETTINGS_KEY = 'computer.settings';
 export const DEFAULT_LEVEL = 'medium';
 
@@ -41,7 +48,10 @@ export function moveSeed(gameSeed, actions) {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** Saved settings, checked field by field; anything unreadable falls back to the default. */
+/**
+ * Saved settings, checked field by field; anything unreadable falls back to the default.
+ * @param {string | null} text @param {number} [seed] @returns {Settings}
+ */
 export function parseSettings(text, seed = 0) {
   let raw = null;
   try {
@@ -49,6 +59,7 @@ export function parseSettings(text, seed = 0) {
   } catch {
     raw = null;
   }
+  /** @type {Settings} */
   const settings = { level: DEFAULT_LEVEL, human: 'light', seed: seed >>> 0 };
   if (LEVELS.includes(raw?.level)) settings.level = raw.level;
   if (SIDES.includes(raw?.human)) settings.human = raw.human;
@@ -108,6 +119,16 @@ export function resultForPerson(snapshot, human) {
  *   onChange(): the game or the busy state changed: redraw
  *   onSave(recordJson, settings): keep the game and settings (local storage)
  *   onError(error): the engine failed ({code, message})
+ *
+ * @param {object} options
+ * @param {import('./rules.js').LocalGame} options.game
+ * @param {{ search: (request: object) => Promise<any>, cancel: () => void }} options.engine
+ * @param {Settings} options.settings
+ * @param {(ms: number) => Promise<unknown>} options.wait
+ * @param {() => number} options.newSeed
+ * @param {() => void} [options.onChange]
+ * @param {(recordJson: string, settings: Settings) => void} [options.onSave]
+ * @param {(error: { code: string, message: string }) => void} [options.onError]
  */
 export function createComputer({ game, engine, settings, wait, newSeed, onChange = () => {}, onSave = () => {}, onError = () => {} }) {
   const s = { ...settings };

@@ -1,7 +1,13 @@
 // Owns the page's words in English and Russian, and the choice between them.
 // Pure: no DOM; main.js applies the result. Keys are the page's own vocabulary.
 
+/** @typedef {import('./types.js').Lang} Lang */
+
+/** @type {readonly Lang[]} */
 export const LANGUAGES = ['en', 'ru'];
+
+/** @param {unknown} tag @returns {tag is Lang} */
+const isLanguage = (tag) => LANGUAGES.includes(/** @type {Lang} */ (tag));
 
 const en = {
   'app.title': 'Mill',
@@ -78,6 +84,7 @@ const en = {
   'online.takeBack': 'Play here',
   'online.roomGone': 'This room does not exist (it may have expired).',
   'online.full': 'This room already has two players.',
+  'online.watchersFull': 'This room has as many watchers as it can take.',
   'online.reload': 'The game was updated: reload the page.',
   'online.offerDraw': 'Offer a draw',
   'online.drawOffered': 'Draw offered',
@@ -182,6 +189,7 @@ const ru = {
   'online.takeBack': 'Играть здесь',
   'online.roomGone': 'Такой комнаты нет (возможно, она удалена).',
   'online.full': 'В этой комнате уже два игрока.',
+  'online.watchersFull': 'В комнате уже столько зрителей, сколько она вмещает.',
   'online.reload': 'Игра обновилась: перезагрузите страницу.',
   'online.offerDraw': 'Предложить ничью',
   'online.drawOffered': 'Ничья предложена',
@@ -214,12 +222,16 @@ const ru = {
 
 export const DICTIONARIES = { en, ru };
 
-/** The language to use: a saved choice first, then the browser's preferences, then English. */
+/**
+ * The language to use: a saved choice first, then the browser's preferences, then English.
+ * @param {string | null} saved @param {readonly string[]} [browserLanguages]
+ * @returns {Lang}
+ */
 export function pickLanguage(saved, browserLanguages = []) {
-  if (LANGUAGES.includes(saved)) return saved;
+  if (isLanguage(saved)) return saved;
   for (const tag of browserLanguages) {
     const base = String(tag).toLowerCase().split('-')[0];
-    if (LANGUAGES.includes(base)) return base;
+    if (isLanguage(base)) return base;
   }
   return 'en';
 }

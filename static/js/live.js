@@ -12,6 +12,14 @@
 import { loadRules, localGame } from './rules.js';
 import { mountBoard } from './widget.js';
 
+/**
+ * @param {Element} container
+ * @param {object} options
+ * @param {string} options.position  the position string to show
+ * @param {'try' | 'readonly'} [options.mode]
+ * @param {import('./types.js').Translate} options.t
+ * @param {(snapshot: import('./types.js').Snapshot) => void} [options.onChange]  after every change
+ */
 export async function mountPosition(container, { position, mode = 'try', t, onChange = () => {} }) {
   const game = localGame(await loadRules());
   const loaded = game.loadPosition(position);

@@ -1,6 +1,7 @@
 // Owns the room's WebSocket: hello on every (re)connect, ping/silence watch, reconnect
 // with back-off, and no reconnect after a final close (replaced, bad key, unknown room,
-// protocol mismatch). Messages are handed to the caller parsed; nothing here knows the game.
+// protocol mismatch, room full: FINAL_CLOSE_CODES). Messages are handed to the caller
+// parsed; nothing here knows the game.
 
 import { backoffDelay, FINAL_CLOSE_CODES, PROTOCOL } from './protocol.js';
 

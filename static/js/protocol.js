@@ -1,8 +1,11 @@
 // Owns the online wire format on the page's side (docs/PROTOCOL.md, protocol 1): turning
 // a server `state` into the page's snapshot shape, and building commands. Pure, no DOM,
-// no socket (net.js carries the frames).
+// no socket (net.js carries the frames). The protocol's names and numbers come from
+// wire.js, which is generated from the server's protocol.rs.
 
-export const PROTOCOL = 1;
+import { FINAL_CLOSE_CODES as FINAL, PROTOCOL } from './wire.js';
+
+export { PROTOCOL };
 
 /**
  * The latest turn's actions from the round's action list: the last placement or move and
@@ -15,10 +18,14 @@ export function lastTurnOf(actions) {
   return actions.slice(start);
 }
 
-/** A server `state` message as the page's snapshot (the same shape WasmGame.snapshot gives). */
+/**
+ * A server `state` message as the page's snapshot (the same shape WasmGame.snapshot gives).
+ * @param {import('./types.js').ServerState} state @returns {import('./types.js').Snapshot}
+ */
 export function snapshotFromState(state) {
+  /** @type {Record<string, import('./types.js').Side>} */
   const pieces = {};
-  for (const side of ['light', 'dark']) {
+  for (const side of /** @type {const} */ (['light', 'dark'])) {
     for (const p of state.pieces?.[side] ?? []) pieces[p] = side;
   }
   const legal = state.legal ?? { selectable: [], destinations: {}, removable: [] };
@@ -65,7 +72,7 @@ export function backoffDelay(attempt, random = Math.random) {
 }
 
 /** Close codes after which the page must not reconnect by itself. */
-export const FINAL_CLOSE_CODES = new Set([4000, 4001, 4003, 4004]);
+export const FINAL_CLOSE_CODES = new Set(FINAL);
 
 /** What the online panel should say and allow, from the last state and this seat. */
 export function onlineView(state, seat, connection) {

@@ -17,7 +17,7 @@ function el(name, attrs = {}, parent = null) {
 
 let uid = 0;
 
-/** Builds the board in `container`. Returns { svg, update, focusPoint, pointElement }. */
+/** Builds the board in `container`. Returns { svg, update, focusPoint }. */
 export function createBoardView(container, topology, { label = 'Board' } = {}) {
   const id = `mb${++uid}`;
   const width = 2 * MARGIN + (topology.files - 1) * CELL;
@@ -175,5 +175,5 @@ export function createBoardView(container, topology, { label = 'Board' } = {}) {
     points.get(name)?.focus();
   }
 
-  return { svg, update, focusPoint, pointElement: (name) => points.get(name) };
+  return { svg, update, focusPoint };
 }

@@ -8,7 +8,8 @@ import { DIAGRAMS } from './rules-diagrams.js';
 import { mountDiagram } from './rules-diagram.js';
 import { rulesTranslator } from './rules-text.js';
 import { loadRules } from './rules.js';
-import { safeStorage } from './state.js';
+import { all } from './dom.js';
+import { safeStorage } from './storage.js';
 
 const storage = safeStorage(() => window.localStorage);
 let lang = pickLanguage(storage.get('lang'), navigator.languages ?? [navigator.language]);
@@ -20,11 +21,11 @@ function applyLanguage() {
   document.documentElement.lang = lang;
   document.title = t('doc.title');
   document.querySelector('meta[name="description"]')?.setAttribute('content', t('doc.description'));
-  for (const node of document.querySelectorAll('[data-rt]')) node.textContent = t(node.dataset.rt);
+  for (const node of all('[data-rt]')) node.textContent = t(node.dataset.rt);
   // Markup written in rules-text.js itself, never text from elsewhere.
-  for (const node of document.querySelectorAll('[data-rt-html]')) node.innerHTML = t(node.dataset.rtHtml);
-  for (const node of document.querySelectorAll('[data-rt-aria]')) node.setAttribute('aria-label', t(node.dataset.rtAria));
-  for (const node of document.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  for (const node of all('[data-rt-html]')) node.innerHTML = t(node.dataset.rtHtml);
+  for (const node of all('[data-rt-aria]')) node.setAttribute('aria-label', t(node.dataset.rtAria));
+  for (const node of all('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   updateAnswerButton();
   for (const d of diagrams) d.setLanguage(t, lang);
 }

@@ -2,11 +2,52 @@
 // WasmGame in plain JS objects. Every legal point the page shows in local play comes
 // from here.
 
+/** @typedef {import('./types.js').Snapshot} Snapshot */
+/** @typedef {import('./types.js').Topology} Topology */
+
+/**
+ * @typedef {object} WasmGameHandle  mill-wasm's WasmGame: JSON text in and out
+ * @property {() => string} topology
+ * @property {() => string} snapshot
+ * @property {(action: string) => string} play
+ * @property {() => boolean} undo
+ * @property {() => void} restart
+ * @property {() => string} export_record
+ * @property {(json: string) => string} import_record
+ * @property {(position: string) => string} load_position
+ *
+ * @typedef {object} WasmModule  the wasm-bindgen exports of static/pkg/mill_wasm.js
+ * @property {() => Promise<unknown>} default  instantiates the module
+ * @property {new () => WasmGameHandle} WasmGame
+ *
+ * @typedef {{ ok: boolean, error?: { code: string, message: string } }} Reply
+ *   the answer to play, import_record and load_position: `error` when not ok, and then
+ *   nothing changed
+ *
+ * @typedef {object} LocalGame  a game played through the rules in this browser
+ * @property {Topology} topology
+ * @property {() => Snapshot} snapshot
+ * @property {(action: string) => Reply} play
+ * @property {() => boolean} undo  false when there is nothing to take back
+ * @property {() => void} restart
+ * @property {() => string} exportRecord  `{"start": position, "actions": [texts]}`
+ * @property {(json: string) => Reply} importRecord
+ * @property {(position: string) => Reply} loadPosition
+ */
+
+// A variable, not a literal, so the type checker does not look for the generated file
+// (wasm-bindgen runs with --no-typescript); WasmModule above is its type.
+const WASM_MODULE = '/pkg/mill_wasm.js';
+
+/** @type {Promise<WasmModule> | null} */
 let ready = null;
 
-/** Loads the WebAssembly module once. Resolves to the wasm-bindgen exports. */
+/**
+ * Loads the WebAssembly module once. Resolves to the wasm-bindgen exports.
+ * @returns {Promise<WasmModule>}
+ */
 export function loadRules() {
-  ready ??= import('/pkg/mill_wasm.js').then(async (mod) => {
+  ready ??= import(WASM_MODULE).then(async (mod) => {
     await mod.default();
     return mod;
   });
@@ -15,7 +56,11 @@ export function loadRules() {
   return ready;
 }
 
-/** A local game: { topology, snapshot(), play(text), undo(), restart(), exportRecord(), importRecord(json), loadPosition(text) }. */
+/**
+ * A local game on a fresh WasmGame.
+ * @param {WasmModule} mod
+ * @returns {LocalGame}
+ */
 export function localGame(mod) {
   const game = new mod.WasmGame();
   const topology = JSON.parse(game.topology());

@@ -15,6 +15,19 @@ import { clickPoint, EMPTY_UI, moveFocus, reconcile } from './board.js';
 import { bindBoard } from './events.js';
 import { createBoardView } from './render.js';
 
+/**
+ * @typedef {object} BoardOptions
+ * @property {import('./types.js').Topology} topology  the board's geometry
+ * @property {import('./types.js').Translate} t  the words for accessible names
+ * @property {(action: string) => void} [onAction]  a legal action the person chose
+ * @property {() => boolean} [canAct]  false: the board only shows
+ * @property {(selected: string | null) => void} [onSelection]  a piece picked up or put down
+ */
+
+/**
+ * Mounts a board in `container`.
+ * @param {Element} container @param {BoardOptions} options
+ */
 export function mountBoard(container, { topology, t, onAction = () => {}, canAct = () => true, onSelection = () => {} }) {
   const view = createBoardView(container, topology, { label: t('board.label') });
   let snapshot = null;

@@ -18,7 +18,7 @@ import {
   saveSettings,
   SETTINGS_KEY,
 } from '../../static/js/computer.js';
-import { safeStorage } from '../../static/js/state.js';
+import { safeStorage } from '../../static/js/storage.js';
 import { snapshot } from './helpers.mjs';
 
 function memoryStorage() {

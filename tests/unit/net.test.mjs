@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { mock, test } from 'node:test';
 
 import { connectRoom } from '../../static/js/net.js';
+import { FINAL_CLOSE_CODES } from '../../static/js/protocol.js';
+import { CLOSE_CODES, FINAL_CLOSE_CODES as WIRE_FINAL } from '../../static/js/wire.js';
 
 /** A WebSocket stand-in: records what is sent and lets the test open, answer and close it. */
 function fakeSockets() {
@@ -132,6 +134,27 @@ test('replaced, bad key, unknown room and protocol mismatch are final: no reconn
       mock.timers.reset();
     }
   }
+});
+
+test('a spectator refused from a full room (4009) does not knock again and again', () => {
+  mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+  try {
+    const { made, seen } = connect(null);
+    made[0].open();
+    made[0].receive({ type: 'error', id: null, code: 'room-full', message: 'This room already has 16 spectators.' });
+    made[0].drop(4009);
+    mock.timers.tick(60_000);
+    assert.equal(made.length, 1, 'reconnected after 4009');
+    assert.equal(seen.connection.at(-1), 'closed:4009');
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('the final close codes are the generated protocol\'s, and going-away is not one', () => {
+  assert.deepEqual([...FINAL_CLOSE_CODES].sort(), [...WIRE_FINAL].sort());
+  for (const code of [CLOSE_CODES.REPLACED, CLOSE_CODES.ROOM_FULL, CLOSE_CODES.UNKNOWN_ROOM]) assert.ok(FINAL_CLOSE_CODES.has(code), `${code}`);
+  assert.ok(!FINAL_CLOSE_CODES.has(CLOSE_CODES.GOING_AWAY));
 });
 
 test('reconnect() takes the seat back after being replaced', () => {

@@ -1,10 +1,13 @@
-//! The `mill` command line: perft, game replay and legal turns over `mill-core`; the
-//! computer's choice (`bestmove`) and engine matches (`arena`) over `mill-engine`.
+//! The `mill` command line: perft, game replay, legal turns and format conversion
+//! (`convert`) over `mill-core`; the computer's choice (`bestmove`) and engine matches
+//! (`arena`) over `mill-engine`.
 
 #![forbid(unsafe_code)]
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mill_core::{Color, Game, Notation, Options, Outcome, Position, RemovalRule, Rules, Variant};
+use mill_core::{
+    Color, Game, Header, Mfen, Notation, Options, Outcome, Position, Record, RemovalRule, Rules, Variant,
+};
 use mill_engine::{Clock, Engine, Level, Limits, StdClock};
 use std::io::Read;
 use std::process::ExitCode;
@@ -13,7 +16,7 @@ use std::process::ExitCode;
 #[command(
     name = "mill",
     version,
-    about = "Nine Men's Morris (and Three, Six, Twelve) tools: perft, replay, legal turns, the computer's turn, engine matches"
+    about = "Nine Men's Morris (and Three, Six, Twelve) tools: perft, replay, legal turns, format conversion, the computer's turn, engine matches"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -117,6 +120,42 @@ enum Command {
         #[command(flatten)]
         rules: RuleArgs,
     },
+    /// Convert between position strings, MFEN and game records.
+    ///
+    /// The input is a position string (`.../.../.../....../.../.../... l 9 9 0 0`), an
+    /// MFEN record (`MFEN/1.0 mill24-state-v1 ...`) or a game record (tags and turns,
+    /// see `docs/RULES.md`); its kind is recognised unless --from says it. A record
+    /// converts to its final position; a position converts to a record that starts
+    /// from it. Errors name the part, line or turn at fault.
+    #[command(
+        after_help = "Examples:\n  mill convert --text '.../.../.../....../.../.../... l 9 9 0 0' --to mfen\n  mill convert game.txt --to mfen\n  echo '1. a1 b2 2. d1 d2' | mill convert --to record --light Anna --date 2026.12.01"
+    )]
+    Convert {
+        /// The input file; `-` or nothing reads standard input.
+        file: Option<String>,
+        /// The input itself instead of a file.
+        #[arg(long, conflicts_with = "file")]
+        text: Option<String>,
+        /// What the input is.
+        #[arg(long, value_enum, default_value_t = Format::Auto)]
+        from: Format,
+        /// What to print.
+        #[arg(long, value_enum)]
+        to: Output,
+        /// The rule set the input is read under (`nine`, `six`, `twelve+per-mill`, …):
+        /// MFEN carries none, a six-part position string neither.
+        #[arg(long, default_value = "nine")]
+        variant: String,
+        /// For a record: the date, YYYY.MM.DD.
+        #[arg(long)]
+        date: Option<String>,
+        /// For a record: Light's player.
+        #[arg(long)]
+        light: Option<String>,
+        /// For a record: Dark's player.
+        #[arg(long)]
+        dark: Option<String>,
+    },
     /// List the legal turns, one per line, in notation.
     Legal {
         /// The position string (default: the start position).
@@ -193,6 +232,30 @@ enum Command {
         #[command(flatten)]
         rules: RuleArgs,
     },
+}
+
+/// The text formats `mill convert` reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    /// Recognise the input: MFEN, else a position string, else a record.
+    Auto,
+    /// The project's position string.
+    Position,
+    /// MFEN/1.0, the Mill Interchange Format's position.
+    Mfen,
+    /// A game record: tags, then turns.
+    Record,
+}
+
+/// What `mill convert` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Output {
+    /// The (final) position as a position string.
+    Position,
+    /// The (final) position as MFEN/1.0, with the game's outcome.
+    Mfen,
+    /// The game as a record: tags, then turns.
+    Record,
 }
 
 fn main() -> ExitCode {
@@ -336,6 +399,46 @@ fn run(command: Command) -> Result<(), String> {
             arena(limits(a), limits(b), start, games, opening, seed, tt, verbose);
             Ok(())
         }
+        Command::Convert {
+            file,
+            text,
+            from,
+            to,
+            variant,
+            date,
+            light,
+            dark,
+        } => {
+            let input = match text {
+                Some(text) => text,
+                None => read_record(file.as_deref())?,
+            };
+            let variant = Rules::parse(&variant).map_err(|e| e.to_string())?;
+            let mut record = read_any(&input, from, variant)?;
+            for (slot, value) in [
+                (&mut record.header.date, date),
+                (&mut record.header.light, light),
+                (&mut record.header.dark, dark),
+            ] {
+                if value.is_some() {
+                    *slot = value;
+                }
+            }
+            match to {
+                Output::Position => println!("{}", record.game.position()),
+                Output::Mfen => println!(
+                    "{}",
+                    Mfen::from_game(&record.game).write().map_err(|e| e.to_string())?
+                ),
+                Output::Record => {
+                    // Check what is written, so that a bad --date is refused here.
+                    let text = record.to_string();
+                    Record::parse(&text).map_err(|e| format!("bad record header: {e}"))?;
+                    print!("{text}");
+                }
+            }
+            Ok(())
+        }
         Command::Replay {
             file,
             position,
@@ -353,6 +456,48 @@ fn run(command: Command) -> Result<(), String> {
             }
             Ok(())
         }
+    }
+}
+
+/// Reads a position string, MFEN or record as a record (a position is a record with
+/// no turns that starts there; MFEN keeps its outcome).
+fn read_any(input: &str, from: Format, variant: &'static Rules) -> Result<Record, String> {
+    let text = input.trim();
+    let looks_like_position = {
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        (fields.len() == 6 || fields.len() == 7) && fields[0].contains('/')
+    };
+    let from = match from {
+        Format::Auto if text.starts_with("MFEN/") => Format::Mfen,
+        Format::Auto if looks_like_position => Format::Position,
+        Format::Auto => Format::Record,
+        other => other,
+    };
+    let start = |position: Position| Record::new(Game::from_position(position), Header::default());
+    match from {
+        Format::Position => Position::from_str_variant(text, variant)
+            .map(start)
+            .map_err(|e| format!("bad position string: {e}")),
+        Format::Mfen => {
+            let mfen = Mfen::parse(text, variant).map_err(|e| format!("bad MFEN ({}): {e}", e.code()))?;
+            let mut record = start(mfen.position);
+            match mfen.outcome {
+                Some(Outcome::Win {
+                    winner,
+                    reason: mill_core::WinReason::Resignation,
+                }) => {
+                    record.game.resign(!winner).map_err(|e| e.to_string())?;
+                }
+                Some(Outcome::Draw {
+                    reason: mill_core::DrawReason::Agreement,
+                }) => {
+                    record.game.agree_draw().map_err(|e| e.to_string())?;
+                }
+                _ => {}
+            }
+            Ok(record)
+        }
+        Format::Record | Format::Auto => Record::parse(text).map_err(|e| format!("bad record: {e}")),
     }
 }
 

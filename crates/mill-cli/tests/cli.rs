@@ -104,6 +104,90 @@ fn replay_stops_at_the_first_bad_turn_with_its_number_and_reason() {
     assert_eq!(o.status.code(), Some(1));
 }
 
+#[test]
+fn convert_between_position_strings_mfen_and_records() {
+    let start = ".../.../.../....../.../.../... l 9 9 0 0";
+    let start_mfen = "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 0 0 -";
+    let o = mill(&["convert", "--text", start, "--to", "mfen"], "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(stdout(&o), format!("{start_mfen}\n"));
+    let o = mill(&["convert", "--text", start_mfen, "--to", "position"], "");
+    assert_eq!(stdout(&o), format!("{start}\n"));
+
+    // A record from standard input: its final position, as MFEN, and as a record.
+    let record = "1. a1 b2 2. d1 d2 3. g1xd2\n";
+    let o = mill(&["convert", "--to", "position"], record);
+    assert_eq!(stdout(&o), ".../.../.../....../.../D../LLL d 6 7 0 0\n");
+    let o = mill(&["convert", "-", "--to", "mfen"], record);
+    assert_eq!(
+        stdout(&o),
+        "MFEN/1.0 mill24-state-v1 ....WWW./......B./........ b p p 6,7 - 0 5 -\n"
+    );
+    let o = mill(
+        &[
+            "convert",
+            "--to",
+            "record",
+            "--light",
+            "Anna",
+            "--date",
+            "2026.12.01",
+        ],
+        record,
+    );
+    assert_eq!(
+        stdout(&o),
+        "[Variant \"nine\"]\n[Date \"2026.12.01\"]\n[Light \"Anna\"]\n[Result \"*\"]\n\n1. a1 b2 2. d1 d2 3. g1xd2 *\n"
+    );
+    // A position becomes a record that starts there.
+    let o = mill(
+        &[
+            "convert",
+            "--text",
+            ".../.../.../....../.../.../LLL d 6 7 0 0",
+            "--to",
+            "record",
+        ],
+        "",
+    );
+    assert!(stdout(&o).contains("[Start \".../.../.../....../.../.../LLL d 6 7 0 0\"]"));
+}
+
+#[test]
+fn convert_names_what_is_wrong() {
+    let err = |args: &[&str], input: &str| {
+        let o = mill(args, input);
+        assert_eq!(o.status.code(), Some(1), "{args:?} succeeded");
+        assert!(o.stdout.is_empty());
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let e = err(&["convert", "--to", "mfen"], "1. a1 b2 2. d1 d2 3. g1xd3\n");
+    assert!(e.contains("turn 5 (3. g1xd3)"), "{e}");
+    let e = err(&["convert", "--to", "mfen"], "[Date 12]\n1. a1\n");
+    assert!(e.contains("line 1"), "{e}");
+    let e = err(
+        &["convert", "--text", "LLL/.../... l 9 9 0 0", "--to", "mfen"],
+        "",
+    );
+    assert!(e.contains("bad position string"), "{e}");
+    let e = err(
+        &[
+            "convert",
+            "--text",
+            "MFEN/1.0 mill24-state-v1 ......../......../........ w m m 9,9 - 0 0 -",
+            "--to",
+            "position",
+        ],
+        "",
+    );
+    assert!(e.contains("inconsistent"), "{e}");
+    let e = err(&["convert", "--to", "record", "--date", "May"], "a1\n");
+    assert!(e.contains("date"), "{e}");
+    let e = err(&["convert", "--to", "mfen", "--variant", "fifteen"], "a1\n");
+    assert!(e.contains("fifteen"), "{e}");
+    let o = mill(&["convert", "--help"], "");
+    assert!(stdout(&o).contains("MFEN"));
+}
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

@@ -88,6 +88,13 @@ pub enum PositionError {
     FieldCount(usize),
     /// The seventh part is not a rule set (`six`, `twelve+per-mill`, …).
     Rules(crate::RulesError),
+    /// The seventh part names other rules than the string is read under.
+    OtherRules {
+        /// The rules the caller reads the string under.
+        expected: &'static crate::Rules,
+        /// The rules the string names.
+        found: &'static crate::Rules,
+    },
     /// The board part has the wrong number of `/`-separated ranks.
     RankCount {
         /// Ranks the board has.
@@ -138,6 +145,9 @@ impl fmt::Display for PositionError {
                 "a position has six parts (board, side to move, light in hand, dark in hand, pending removals, quiet turns) and a seventh naming the rule set unless it is nine, found {n}"
             ),
             PositionError::Rules(e) => write!(f, "the rule set (seventh part): {e}"),
+            PositionError::OtherRules { expected, found } => {
+                write!(f, "the position is played under {found}, not {expected}")
+            }
             PositionError::RankCount { expected, found } => {
                 write!(
                     f,

@@ -828,14 +828,29 @@ impl Position {
         n
     }
 
-    /// Reads a position string and checks it (see the module docs for the format).
-    fn parse(s: &str) -> Result<Position, PositionError> {
+    /// Reads a position string played under `rules` (a [`Variant`] for its usual rules):
+    /// a string of six parts is read under them, a seventh part must name them.
+    pub fn from_str_variant(s: &str, rules: impl Into<&'static Rules>) -> Result<Position, PositionError> {
+        let rules = rules.into();
+        let position = Position::parse(s, rules)?;
+        if position.rules() != rules {
+            return Err(PositionError::OtherRules {
+                expected: rules,
+                found: position.rules(),
+            });
+        }
+        Ok(position)
+    }
+
+    /// Reads a position string and checks it (see the module docs for the format); a
+    /// string without a seventh part is played under `default`.
+    fn parse(s: &str, default: &'static Rules) -> Result<Position, PositionError> {
         let fields: Vec<&str> = s.split_whitespace().collect();
         if !(6..=7).contains(&fields.len()) {
             return Err(PositionError::FieldCount(fields.len()));
         }
         let rules = match fields.get(6) {
-            None => Variant::Nine.rules(),
+            None => default,
             Some(text) => Rules::parse(text).map_err(PositionError::Rules)?,
         };
         let t = rules.topology;
@@ -941,7 +956,7 @@ impl FromStr for Position {
     /// Reads a position string of any variant (a Nine Men's Morris one without the
     /// seventh part).
     fn from_str(s: &str) -> Result<Position, PositionError> {
-        Position::parse(s)
+        Position::parse(s, Variant::Nine.rules())
     }
 }
 

@@ -123,6 +123,13 @@ impl Variant {
     }
 }
 
+impl From<Variant> for &'static Rules {
+    /// The variant's usual rules.
+    fn from(variant: Variant) -> &'static Rules {
+        variant.rules()
+    }
+}
+
 impl fmt::Display for Variant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

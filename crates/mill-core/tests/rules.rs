@@ -1,4 +1,4 @@
-//! One test per rule of RULES.md and per worked example: each fails if the rule breaks.
+//! One test per rule of docs/RULES.md and per worked example: each fails if the rule breaks.
 
 mod common;
 use common::*;

@@ -395,3 +395,34 @@ fn games_of_every_variant_record_and_undo() {
     assert_eq!(g.outcome(), None);
     assert_eq!(g.position().variant(), Variant::Three);
 }
+
+#[test]
+fn records_carry_their_rule_set() {
+    use mill_core::Record;
+    let g = game_in("three", &["a1", "a4", "d1", "d4", "g1"]);
+    let text = Record::new(g.clone(), Default::default()).to_string();
+    assert!(text.starts_with("[Variant \"three\"]\n"), "{text}");
+    let back = Record::parse(&text).unwrap();
+    assert_eq!(back.game.position(), g.position());
+    assert_eq!(back.game.outcome(), win(Color::Light, WinReason::Mill));
+    let g = game_in("nine+per-mill+protect-off", &["a1", "b2"]);
+    let text = Record::new(g.clone(), Default::default()).to_string();
+    assert!(
+        text.starts_with("[Variant \"nine+per-mill+protect-off\"]\n"),
+        "{text}"
+    );
+    assert_eq!(Record::parse(&text).unwrap().game.position(), g.position());
+    // A start position read under the record's rules.
+    let six = "[Variant \"six\"]\n[Start \".../.../..../.../... l 6 6 0 0\"]\n\n1. a1 *\n";
+    assert_eq!(
+        Record::parse(six).unwrap().game.position().variant(),
+        Variant::Six
+    );
+    assert_eq!(
+        Position::from_str_variant(".../.../... l 3 3 0 0 three", Variant::Six),
+        Err(PositionError::OtherRules {
+            expected: Variant::Six.rules(),
+            found: Variant::Three.rules(),
+        })
+    );
+}

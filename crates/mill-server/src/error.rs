@@ -1,5 +1,5 @@
-//! HTTP errors: JSON `{"code", "message"}` with the right status. Only 5xx are logged,
-//! and their details stay in the log.
+//! HTTP errors: JSON `{"code", "message"}` with the right status, the code one of
+//! protocol.rs's [`ErrorCode`]s. Only 5xx are logged, and their details stay in the log.
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -7,6 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::db::DbError;
+use crate::protocol::ErrorCode;
 
 /// An HTTP API failure.
 #[derive(Debug, thiserror::Error)]
@@ -41,16 +42,16 @@ impl From<DbError> for ApiError {
 }
 
 impl ApiError {
-    /// Stable code (docs/PROTOCOL.md).
-    pub fn code(&self) -> &'static str {
+    /// Stable code (docs/PROTOCOL.md): the same codes as the WebSocket's errors.
+    pub fn code(&self) -> ErrorCode {
         match self {
-            ApiError::UnknownRoom => "unknown-room",
-            ApiError::RoomFull => "room-full",
-            ApiError::RateLimited => "rate-limited",
-            ApiError::NotFound => "not-found",
-            ApiError::MethodNotAllowed => "method-not-allowed",
-            ApiError::NotWebSocket => "not-websocket",
-            ApiError::Internal(_) => "internal",
+            ApiError::UnknownRoom => ErrorCode::UnknownRoom,
+            ApiError::RoomFull => ErrorCode::RoomFull,
+            ApiError::RateLimited => ErrorCode::RateLimited,
+            ApiError::NotFound => ErrorCode::NotFound,
+            ApiError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
+            ApiError::NotWebSocket => ErrorCode::NotWebsocket,
+            ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
 

@@ -2,7 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use mill_core::{Color, Phase};
+use std::fmt;
+
+use mill_core::{Color, Phase, PlayError};
 use serde::{Deserialize, Serialize};
 
 /// The protocol version; an old page with another number is told to reload.
@@ -14,86 +16,368 @@ pub const MAX_FRAME: usize = 64 * 1024;
 /// Longest client-made command id.
 pub const MAX_ID: usize = 64;
 
-/// The message types a client may send.
-pub const CLIENT_TYPES: &[&str] = &[
-    "hello",
-    "action",
-    "offer-draw",
-    "accept-draw",
-    "decline-draw",
-    "resign",
-    "new-round",
-    "sync",
-    "ping",
-];
+/// The stable code of a refused message or HTTP request (docs/PROTOCOL.md, "Error
+/// codes"). An action the rules refuse carries mill-core's own code instead; [`Code`]
+/// is either.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum ErrorCode {
+    /// Not JSON, not an object, a binary frame, a missing or ill-typed field, a bad id.
+    Malformed,
+    /// `type` is not a client message type.
+    UnknownType,
+    /// The frame is over [`MAX_TEXT`] bytes.
+    TooLarge,
+    /// The first message was not `hello`.
+    HelloRequired,
+    /// A second `hello` on the same socket.
+    AlreadyHello,
+    /// The page speaks another protocol version.
+    ProtocolMismatch,
+    /// No such room.
+    UnknownRoom,
+    /// The key does not hold a seat in this room.
+    BadKey,
+    /// Both seats taken (HTTP join), or too many spectators.
+    RoomFull,
+    /// A spectator sent a command.
+    Spectator,
+    /// The command's round/version is not the current one.
+    Stale,
+    /// The opponent is not connected or has not joined.
+    OpponentAway,
+    /// An action while the other side is to move.
+    NotYourTurn,
+    /// A command that needs a round in play after it has ended.
+    GameOver,
+    /// `new-round` while the round is being played.
+    RoundNotOver,
+    /// Accepting or declining without an offer from the opponent.
+    NoDrawOffer,
+    /// Offering while an offer stands.
+    AlreadyOffered,
+    /// The action text is not an action.
+    BadAction,
+    /// Too many messages, rooms or joins.
+    RateLimited,
+    /// HTTP: no such API endpoint.
+    NotFound,
+    /// HTTP: the endpoint does not take this method.
+    MethodNotAllowed,
+    /// HTTP: a plain request to the WebSocket endpoint.
+    NotWebsocket,
+    /// The server failed.
+    Internal,
+}
+
+impl ErrorCode {
+    /// The code as it goes on the wire, e.g. `"not-your-turn"`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// The `code` of an `error` message: one of the server's own, or mill-core's stable code
+/// for a well-formed action the rules refuse (`occupied`, `not-adjacent`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Code {
+    /// The server's own refusal.
+    Server(ErrorCode),
+    /// The rules' refusal.
+    Rules(PlayError),
+}
+
+impl Code {
+    /// The code as it goes on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::Server(code) => code.as_str(),
+            Code::Rules(e) => e.code(),
+        }
+    }
+}
+
+impl From<ErrorCode> for Code {
+    fn from(code: ErrorCode) -> Code {
+        Code::Server(code)
+    }
+}
+
+impl From<PlayError> for Code {
+    fn from(e: PlayError) -> Code {
+        Code::Rules(e)
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for Code {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// WebSocket close codes (docs/PROTOCOL.md, "WebSocket close codes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::VariantArray, strum::IntoStaticStr)]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
+#[repr(u16)]
+pub enum CloseCode {
+    /// Normal close.
+    Normal = 1000,
+    /// The server is shutting down: reconnect with backoff.
+    GoingAway = 1001,
+    /// Flooding.
+    Policy = 1008,
+    /// A frame over [`MAX_FRAME`] (sent by the WebSocket layer itself).
+    TooBig = 1009,
+    /// Another socket took this seat with the same key.
+    Replaced = 4000,
+    /// Protocol mismatch: reload the page.
+    ProtocolMismatch = 4001,
+    /// Bad seat key.
+    BadKey = 4003,
+    /// Unknown room.
+    UnknownRoom = 4004,
+    /// Too many spectators.
+    RoomFull = 4009,
+}
+
+impl CloseCode {
+    /// The number in the close frame.
+    pub fn code(self) -> u16 {
+        self as u16
+    }
+
+    /// Whether a page must not reconnect by itself after this close: trying again
+    /// would meet the same answer.
+    pub fn is_final(self) -> bool {
+        match self {
+            CloseCode::Replaced
+            | CloseCode::ProtocolMismatch
+            | CloseCode::BadKey
+            | CloseCode::UnknownRoom
+            | CloseCode::RoomFull => true,
+            CloseCode::Normal | CloseCode::GoingAway | CloseCode::Policy | CloseCode::TooBig => false,
+        }
+    }
+}
+
+/// Something a seat asks the table to do. The same enum is the wire's command messages
+/// (its kind is the message `type`), the table's input, and the stored event (its kind
+/// is the `kind` column, with the action text in `action`).
+#[derive(Debug, Clone, PartialEq, Eq, strum::EnumDiscriminants)]
+#[strum_discriminants(
+    name(CommandKind),
+    doc = "The kind of a [`Command`]: its message `type` and its stored event kind.",
+    derive(
+        Hash,
+        Serialize,
+        Deserialize,
+        strum::VariantArray,
+        strum::IntoStaticStr,
+        strum::EnumString,
+        strum::Display
+    ),
+    serde(rename_all = "kebab-case"),
+    strum(serialize_all = "kebab-case")
+)]
+pub enum Command {
+    /// Play an action given in text form ("d6", "a1-a4", "xd2").
+    Action(String),
+    /// Offer a draw.
+    OfferDraw,
+    /// Accept the opponent's draw offer.
+    AcceptDraw,
+    /// Decline the opponent's draw offer.
+    DeclineDraw,
+    /// Give up the round.
+    Resign,
+    /// Ask for a new round after this one is over.
+    NewRound,
+}
+
+impl CommandKind {
+    /// The kind as it goes on the wire and into the database.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl Command {
+    /// The command's kind.
+    pub fn kind(&self) -> CommandKind {
+        self.into()
+    }
+
+    /// Rebuilds a command from its kind and action text, as stored: the text is there
+    /// exactly for actions.
+    pub fn from_parts(kind: CommandKind, action: Option<String>) -> Option<Command> {
+        Some(match (kind, action) {
+            (CommandKind::Action, Some(a)) => Command::Action(a),
+            (CommandKind::Action, None) | (_, Some(_)) => return None,
+            (CommandKind::OfferDraw, None) => Command::OfferDraw,
+            (CommandKind::AcceptDraw, None) => Command::AcceptDraw,
+            (CommandKind::DeclineDraw, None) => Command::DeclineDraw,
+            (CommandKind::Resign, None) => Command::Resign,
+            (CommandKind::NewRound, None) => Command::NewRound,
+        })
+    }
+
+    /// Rebuilds a command from a stored event's `kind` and `action` columns.
+    pub fn from_event(kind: &str, action: Option<String>) -> Option<Command> {
+        Command::from_parts(kind.parse().ok()?, action)
+    }
+
+    /// The action text, for actions.
+    pub fn action_text(&self) -> Option<&str> {
+        match self {
+            Command::Action(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Whether the command needs the opponent online (the game itself moves on).
+    pub fn needs_opponent_online(&self) -> bool {
+        matches!(
+            self,
+            Command::Action(_) | Command::OfferDraw | Command::AcceptDraw
+        )
+    }
+}
+
+/// The client messages that are not commands.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, strum::VariantArray, strum::IntoStaticStr, strum::EnumString,
+)]
+#[strum(serialize_all = "kebab-case")]
+pub enum ControlType {
+    /// Take a seat or watch; the first message.
+    Hello,
+    /// Ask for the state again.
+    Sync,
+    /// Liveness check.
+    Ping,
+}
+
+/// The type of a message a client may send: a control message or a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ClientType {
+    /// `hello`, `sync` or `ping`.
+    Control(ControlType),
+    /// A command.
+    Command(CommandKind),
+}
+
+impl ClientType {
+    /// Every client message type, in the order docs/PROTOCOL.md lists them.
+    pub fn all() -> impl Iterator<Item = ClientType> {
+        use strum::VariantArray;
+        let control = |c| ClientType::Control(c);
+        std::iter::once(control(ControlType::Hello))
+            .chain(CommandKind::VARIANTS.iter().map(|&k| ClientType::Command(k)))
+            .chain(
+                ControlType::VARIANTS
+                    .iter()
+                    .filter(|&&c| c != ControlType::Hello)
+                    .map(move |&c| control(c)),
+            )
+    }
+
+    /// The `type` string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClientType::Control(c) => c.into(),
+            ClientType::Command(k) => k.as_str(),
+        }
+    }
+}
+
+impl std::str::FromStr for ClientType {
+    type Err = strum::ParseError;
+
+    fn from_str(s: &str) -> Result<ClientType, strum::ParseError> {
+        s.parse()
+            .map(ClientType::Control)
+            .or_else(|_| s.parse().map(ClientType::Command))
+    }
+}
+
+/// The types of the messages the server sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, strum::VariantArray, strum::IntoStaticStr)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum ServerType {
+    /// Answer to a good hello.
+    Welcome,
+    /// The snapshot.
+    State,
+    /// A command was stored durably.
+    Ack,
+    /// A refused message.
+    Error,
+    /// Another socket took this seat.
+    Replaced,
+    /// Answer to ping.
+    Pong,
+}
+
+impl ServerType {
+    /// The `type` string.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
 
 /// A message from a client.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(tag = "type", rename_all = "kebab-case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientMsg {
     /// First message: take a seat (with a key) or watch.
     Hello {
         /// The client's protocol version.
         protocol: u32,
         /// Seat key; absent for a spectator.
-        #[serde(default)]
         key: Option<String>,
     },
-    /// Play one action.
-    Action {
+    /// A command, on the state it was made on.
+    Command {
         /// Client-made id.
         id: String,
-        /// Round the action was made in.
+        /// Round it was made in.
         round: u32,
         /// Version it was made on.
         version: u32,
-        /// Text form: "d6", "a1-a4", "xd2".
-        action: String,
-    },
-    /// Offer a draw.
-    OfferDraw {
-        /// Client-made id.
-        id: String,
-        /// Round.
-        round: u32,
-        /// Version.
-        version: u32,
-    },
-    /// Accept the opponent's offer.
-    AcceptDraw {
-        /// Client-made id.
-        id: String,
-        /// Round.
-        round: u32,
-        /// Version.
-        version: u32,
-    },
-    /// Decline the opponent's offer.
-    DeclineDraw {
-        /// Client-made id.
-        id: String,
-        /// Round.
-        round: u32,
-        /// Version.
-        version: u32,
-    },
-    /// Give up the round.
-    Resign {
-        /// Client-made id.
-        id: String,
-        /// Round.
-        round: u32,
-        /// Version.
-        version: u32,
-    },
-    /// Ask for a new round once this one is over.
-    NewRound {
-        /// Client-made id.
-        id: String,
-        /// Round.
-        round: u32,
-        /// Version.
-        version: u32,
+        /// What it asks for.
+        command: Command,
     },
     /// Ask for the state again.
     Sync,
@@ -104,17 +388,32 @@ pub enum ClientMsg {
 /// Why a message could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BadMessage {
-    /// `malformed` or `unknown-type`.
-    pub code: &'static str,
+    /// [`ErrorCode::Malformed`] or [`ErrorCode::UnknownType`].
+    pub code: ErrorCode,
     /// What was wrong, for people.
     pub message: String,
+}
+
+#[derive(Deserialize)]
+struct HelloFields {
+    protocol: u32,
+    #[serde(default)]
+    key: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CommandFields {
+    id: String,
+    round: u32,
+    version: u32,
+    action: Option<String>,
 }
 
 impl ClientMsg {
     /// Reads one text frame, telling malformed JSON from an unknown type.
     pub fn parse(text: &str) -> Result<ClientMsg, BadMessage> {
         let malformed = |message: String| BadMessage {
-            code: "malformed",
+            code: ErrorCode::Malformed,
             message,
         };
         let value: serde_json::Value = serde_json::from_str(text)
@@ -127,40 +426,60 @@ impl ClientMsg {
         let Some(kind) = kind.as_str().map(str::to_string) else {
             return Err(malformed("\"type\" must be a string.".into()));
         };
-        if !CLIENT_TYPES.contains(&kind.as_str()) {
+        let Ok(client_type) = kind.parse::<ClientType>() else {
             return Err(BadMessage {
-                code: "unknown-type",
+                code: ErrorCode::UnknownType,
                 message: format!("Unknown message type {kind:?}."),
             });
-        }
-        let msg: ClientMsg =
-            serde_json::from_value(value).map_err(|e| malformed(format!("Bad {kind:?} message: {e}.")))?;
-        if let Some((id, _, _)) = msg.command_header() {
-            if id.is_empty() || id.chars().count() > MAX_ID {
-                return Err(malformed(format!("\"id\" must be 1 to {MAX_ID} characters.")));
+        };
+        let bad = |e: serde_json::Error| malformed(format!("Bad {kind:?} message: {e}."));
+        match client_type {
+            ClientType::Control(ControlType::Hello) => {
+                let HelloFields { protocol, key } = serde_json::from_value(value).map_err(bad)?;
+                Ok(ClientMsg::Hello { protocol, key })
+            }
+            ClientType::Control(ControlType::Sync) => Ok(ClientMsg::Sync),
+            ClientType::Control(ControlType::Ping) => Ok(ClientMsg::Ping),
+            ClientType::Command(command_kind) => {
+                let CommandFields {
+                    id,
+                    round,
+                    version,
+                    action,
+                } = serde_json::from_value(value).map_err(bad)?;
+                // Only an action carries text; other commands ignore a stray field.
+                let action = action.filter(|_| command_kind == CommandKind::Action);
+                let Some(command) = Command::from_parts(command_kind, action) else {
+                    return Err(malformed(format!(
+                        "Bad {kind:?} message: missing field `action`."
+                    )));
+                };
+                if id.is_empty() || id.chars().count() > MAX_ID {
+                    return Err(malformed(format!("\"id\" must be 1 to {MAX_ID} characters.")));
+                }
+                Ok(ClientMsg::Command {
+                    id,
+                    round,
+                    version,
+                    command,
+                })
             }
         }
-        Ok(msg)
     }
 
     /// `(id, round, version)` for commands; `None` for hello, sync and ping.
     pub fn command_header(&self) -> Option<(&str, u32, u32)> {
         match self {
-            ClientMsg::Action {
+            ClientMsg::Command {
                 id, round, version, ..
-            }
-            | ClientMsg::OfferDraw { id, round, version }
-            | ClientMsg::AcceptDraw { id, round, version }
-            | ClientMsg::DeclineDraw { id, round, version }
-            | ClientMsg::Resign { id, round, version }
-            | ClientMsg::NewRound { id, round, version } => Some((id, *round, *version)),
+            } => Some((id, *round, *version)),
             ClientMsg::Hello { .. } | ClientMsg::Sync | ClientMsg::Ping => None,
         }
     }
 }
 
-/// A message from the server (all but `state`, which is [`StateMsg`]).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A message from the server (all but `state`, which is [`state_text`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "kebab-case")]
 pub enum ServerMsg {
     /// Answer to a good hello.
@@ -188,7 +507,7 @@ pub enum ServerMsg {
         /// The command's id, if the message was a readable command.
         id: Option<String>,
         /// Stable code.
-        code: String,
+        code: Code,
         /// A sentence for people.
         message: String,
         /// Current round (absent before hello).
@@ -333,33 +652,23 @@ pub struct SeatView {
     pub online: bool,
 }
 
-/// The full `state` message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StateMsg {
-    /// Always "state".
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Game part.
-    #[serde(flatten)]
-    pub game: GameView,
-    /// Seats and presence.
-    pub seats: Sides<SeatView>,
-}
-
-/// Serializes a state message without cloning the game view.
-pub fn state_text(game: &GameView, seats: Sides<SeatView>) -> String {
+/// Serializes a state message without cloning the game view. `spectators` is the number
+/// of sockets watching without a seat (added to protocol 1; older pages ignore it).
+pub fn state_text(game: &GameView, seats: Sides<SeatView>, spectators: usize) -> String {
     #[derive(Serialize)]
     struct Out<'a> {
         #[serde(rename = "type")]
-        kind: &'static str,
+        kind: ServerType,
         #[serde(flatten)]
         game: &'a GameView,
         seats: Sides<SeatView>,
+        spectators: usize,
     }
     serde_json::to_string(&Out {
-        kind: "state",
+        kind: ServerType::State,
         game,
         seats,
+        spectators,
     })
     .expect("state always serializes")
 }
@@ -387,19 +696,20 @@ mod tests {
         assert_eq!(
             ClientMsg::parse(r#"{"type":"action","id":"c1","round":1,"version":3,"action":"a1-a4"}"#)
                 .unwrap(),
-            ClientMsg::Action {
+            ClientMsg::Command {
                 id: "c1".into(),
                 round: 1,
                 version: 3,
-                action: "a1-a4".into()
+                command: Command::Action("a1-a4".into())
             }
         );
         assert_eq!(
             ClientMsg::parse(r#"{"type":"new-round","id":"c2","round":2,"version":0}"#).unwrap(),
-            ClientMsg::NewRound {
+            ClientMsg::Command {
                 id: "c2".into(),
                 round: 2,
-                version: 0
+                version: 0,
+                command: Command::NewRound
             }
         );
         assert_eq!(ClientMsg::parse(r#"{"type":"ping"}"#).unwrap(), ClientMsg::Ping);
@@ -429,6 +739,116 @@ mod tests {
         );
     }
 
+    /// serde and strum derive the names from the same variants; they must agree.
+    fn serde_name<T: Serialize>(value: T) -> String {
+        serde_json::to_value(value).unwrap().as_str().unwrap().to_string()
+    }
+
+    #[test]
+    fn each_enum_has_one_spelling_per_variant() {
+        use strum::VariantArray;
+        for &code in ErrorCode::VARIANTS {
+            assert_eq!(serde_name(code), code.as_str());
+            assert_eq!(code.as_str().parse::<ErrorCode>(), Ok(code));
+            assert_eq!(serde_name(Code::from(code)), code.as_str());
+        }
+        for &kind in CommandKind::VARIANTS {
+            assert_eq!(serde_name(kind), kind.as_str());
+            assert_eq!(kind.as_str().parse::<ClientType>(), Ok(ClientType::Command(kind)));
+        }
+        for &t in ServerType::VARIANTS {
+            assert_eq!(serde_name(t), t.as_str());
+        }
+        let client: Vec<_> = ClientType::all().collect();
+        assert_eq!(
+            client.len(),
+            ControlType::VARIANTS.len() + CommandKind::VARIANTS.len()
+        );
+        for t in client {
+            assert_eq!(t.as_str().parse::<ClientType>(), Ok(t));
+        }
+        assert_eq!(serde_name(Code::from(PlayError::NotAdjacent)), "not-adjacent");
+    }
+
+    #[test]
+    fn a_command_is_the_same_on_the_wire_and_in_storage() {
+        use strum::VariantArray;
+        for &kind in CommandKind::VARIANTS {
+            let action = (kind == CommandKind::Action).then(|| "d6".to_string());
+            let cmd = Command::from_parts(kind, action.clone()).unwrap();
+            assert_eq!(cmd.kind(), kind);
+            assert_eq!(cmd.action_text(), action.as_deref());
+            assert_eq!(
+                Command::from_event(kind.as_str(), action.clone()),
+                Some(cmd.clone())
+            );
+            let text = serde_json::json!({
+                "type": kind.as_str(), "id": "c1", "round": 1, "version": 0, "action": action,
+            });
+            let ClientMsg::Command { command, .. } = ClientMsg::parse(&text.to_string()).unwrap() else {
+                panic!("{kind} is a command");
+            };
+            assert_eq!(command, cmd);
+        }
+        assert_eq!(Command::from_event("action", None), None);
+        assert_eq!(Command::from_event("resign", Some("d6".into())), None);
+        assert_eq!(Command::from_event("castle", None), None);
+        // On the wire a stray "action" on another command is ignored, as any unknown field.
+        assert_eq!(
+            ClientMsg::parse(r#"{"type":"resign","id":"c1","round":1,"version":0,"action":"d6"}"#)
+                .unwrap()
+                .command_header(),
+            Some(("c1", 1, 0))
+        );
+    }
+
+    #[test]
+    fn every_server_message_type_is_a_server_type() {
+        let one_of_each = |msg: &ServerMsg| match msg {
+            ServerMsg::Welcome { .. } => ServerType::Welcome,
+            ServerMsg::Ack { .. } => ServerType::Ack,
+            ServerMsg::Error { .. } => ServerType::Error,
+            ServerMsg::Replaced { .. } => ServerType::Replaced,
+            ServerMsg::Pong => ServerType::Pong,
+        };
+        for msg in [
+            ServerMsg::Welcome {
+                protocol: PROTOCOL,
+                room: "r".into(),
+                seat: None,
+            },
+            ServerMsg::Ack {
+                id: "c".into(),
+                round: 1,
+                version: 1,
+                duplicate: false,
+            },
+            ServerMsg::Error {
+                id: None,
+                code: ErrorCode::Stale.into(),
+                message: "m".into(),
+                round: None,
+                version: None,
+            },
+            ServerMsg::Replaced { message: "m".into() },
+            ServerMsg::Pong,
+        ] {
+            let value: serde_json::Value = serde_json::from_str(&msg.to_text()).unwrap();
+            assert_eq!(value["type"], one_of_each(&msg).as_str());
+        }
+    }
+
+    #[test]
+    fn final_close_codes_are_the_ones_a_retry_cannot_fix() {
+        use strum::VariantArray;
+        let finals: Vec<u16> = CloseCode::VARIANTS
+            .iter()
+            .filter(|c| c.is_final())
+            .map(|c| c.code())
+            .collect();
+        assert_eq!(finals, [4000, 4001, 4003, 4004, 4009]);
+    }
+
     #[test]
     fn server_messages_have_the_documented_shape() {
         let ack = ServerMsg::Ack {
@@ -443,7 +863,7 @@ mod tests {
         );
         let err = ServerMsg::Error {
             id: None,
-            code: "malformed".into(),
+            code: ErrorCode::Malformed.into(),
             message: "m".into(),
             round: None,
             version: None,

@@ -24,8 +24,10 @@ use crate::clock::Clock;
 use crate::db::{DbError, Op, StoredRoom, Writer};
 use crate::error::ApiError;
 use crate::keys;
-use crate::protocol::{self, ClientMsg, GameView, PROTOCOL, SeatView, ServerMsg, Sides};
-use crate::table::{Command, Refusal, Table};
+use crate::protocol::{
+    self, ClientMsg, CloseCode, Code, Command, ErrorCode, GameView, PROTOCOL, SeatView, ServerMsg, Sides,
+};
+use crate::table::{Refusal, Table};
 
 /// Sockets watching one room without a seat, at most: each costs memory and a copy
 /// of every state, so one address cannot open them without end.
@@ -40,31 +42,13 @@ pub enum Outgoing {
     /// A text frame.
     Text(Utf8Bytes),
     /// A close frame, after which the task ends.
-    Close(u16, &'static str),
+    Close(CloseCode, &'static str),
 }
 
 impl Outgoing {
     fn msg(msg: &ServerMsg) -> Outgoing {
         Outgoing::Text(msg.to_text().into())
     }
-}
-
-/// Close codes (docs/PROTOCOL.md).
-pub mod close {
-    /// Replaced by another socket with the same key.
-    pub const REPLACED: u16 = 4000;
-    /// Protocol mismatch.
-    pub const PROTOCOL: u16 = 4001;
-    /// Bad seat key.
-    pub const BAD_KEY: u16 = 4003;
-    /// Unknown room.
-    pub const UNKNOWN_ROOM: u16 = 4004;
-    /// Flooding.
-    pub const POLICY: u16 = 1008;
-    /// Server shutting down.
-    pub const GOING_AWAY: u16 = 1001;
-    /// Too many spectators.
-    pub const ROOM_FULL: u16 = 4009;
 }
 
 #[derive(Debug)]
@@ -125,14 +109,23 @@ impl Room {
         })
     }
 
-    fn state(&self) -> Outgoing {
-        Outgoing::Text(protocol::state_text(&self.committed, self.seats()).into())
+    /// Sockets watching without a seat.
+    fn spectators(&self) -> usize {
+        let holders = Color::ALL
+            .iter()
+            .filter(|&&c| self.holders.get(c).is_some())
+            .count();
+        self.conns.len().saturating_sub(holders)
     }
 
-    fn error(&self, id: Option<&str>, code: &str, message: &str) -> Outgoing {
+    fn state(&self) -> Outgoing {
+        Outgoing::Text(protocol::state_text(&self.committed, self.seats(), self.spectators()).into())
+    }
+
+    fn error(&self, id: Option<&str>, code: Code, message: &str) -> Outgoing {
         Outgoing::msg(&ServerMsg::Error {
             id: id.map(str::to_string),
-            code: code.to_string(),
+            code,
             message: message.to_string(),
             round: Some(self.committed.round),
             version: Some(self.committed.version),
@@ -185,7 +178,7 @@ pub struct AttachError {
     /// Refusal sent to the client.
     pub refusal: Refusal,
     /// Close code that follows it.
-    pub close: u16,
+    pub close: CloseCode,
 }
 
 /// Every room, as a cheap handle.
@@ -267,16 +260,6 @@ impl Rooms {
 
     fn now(&self) -> i64 {
         self.shared.clock.now_ms()
-    }
-
-    /// Number of rooms in memory.
-    pub fn len(&self) -> usize {
-        lock(&self.shared.map).len()
-    }
-
-    /// Whether there are no rooms.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Creates a room; returns its id and the Light seat's key once both are on disk.
@@ -364,10 +347,10 @@ impl Rooms {
     ) -> Result<(ConnId, Option<Color>), AttachError> {
         let room_arc = self.get(id).ok_or_else(|| AttachError {
             refusal: Refusal::new(
-                "unknown-room",
+                ErrorCode::UnknownRoom,
                 "There is no room with this id (it may have been closed after a week without play).",
             ),
-            close: close::UNKNOWN_ROOM,
+            close: CloseCode::UnknownRoom,
         })?;
         let mut room = lock(&room_arc);
         let seat = match key {
@@ -381,25 +364,23 @@ impl Rooms {
                     Some(seat) => Some(seat),
                     None => {
                         return Err(AttachError {
-                            refusal: Refusal::new("bad-key", "This seat key does not belong to this room."),
-                            close: close::BAD_KEY,
+                            refusal: Refusal::new(
+                                ErrorCode::BadKey,
+                                "This seat key does not belong to this room.",
+                            ),
+                            close: CloseCode::BadKey,
                         });
                     }
                 }
             }
         };
-        let watching = room.conns.len()
-            - Color::ALL
-                .iter()
-                .filter(|&&c| room.holders.get(c).is_some())
-                .count();
-        if seat.is_none() && watching >= MAX_SPECTATORS {
+        if seat.is_none() && room.spectators() >= MAX_SPECTATORS {
             return Err(AttachError {
                 refusal: Refusal::new(
-                    "room-full",
+                    ErrorCode::RoomFull,
                     format!("This room already has {MAX_SPECTATORS} spectators."),
                 ),
-                close: close::ROOM_FULL,
+                close: CloseCode::RoomFull,
             });
         }
         let conn = self.shared.next_conn.fetch_add(1, Ordering::Relaxed);
@@ -410,7 +391,7 @@ impl Rooms {
                     let _ = old.tx.try_send(Outgoing::msg(&ServerMsg::Replaced {
                         message: "This seat was opened in another tab or device.".into(),
                     }));
-                    let _ = old.tx.try_send(Outgoing::Close(close::REPLACED, "replaced"));
+                    let _ = old.tx.try_send(Outgoing::Close(CloseCode::Replaced, "replaced"));
                 }
             }
         }
@@ -435,8 +416,10 @@ impl Rooms {
             return;
         };
         let mut room = lock(&room_arc);
+        let before = room.conns.len();
         room.conns.retain(|c| c.id != conn);
-        let mut changed = false;
+        // A seat going offline or a spectator leaving: everyone sees the new presence.
+        let mut changed = room.conns.len() != before;
         for c in Color::ALL {
             if *room.holders.get(c) == Some(conn) {
                 *room.holders.get_mut(c) = None;
@@ -481,19 +464,13 @@ impl Rooms {
         let Some((cid, round, version)) = msg.command_header() else {
             return;
         };
-        let cmd = match msg {
-            ClientMsg::Action { action, .. } => Command::Action(action.clone()),
-            ClientMsg::OfferDraw { .. } => Command::OfferDraw,
-            ClientMsg::AcceptDraw { .. } => Command::AcceptDraw,
-            ClientMsg::DeclineDraw { .. } => Command::DeclineDraw,
-            ClientMsg::Resign { .. } => Command::Resign,
-            ClientMsg::NewRound { .. } => Command::NewRound,
-            ClientMsg::Hello { .. } | ClientMsg::Sync | ClientMsg::Ping => return,
+        let ClientMsg::Command { command: cmd, .. } = msg else {
+            return;
         };
         let Some(room_arc) = self.get(id) else {
             let _ = tx.try_send(Outgoing::msg(&ServerMsg::Error {
                 id: Some(cid.to_string()),
-                code: "unknown-room".into(),
+                code: ErrorCode::UnknownRoom.into(),
                 message: "This room no longer exists.".into(),
                 round: None,
                 version: None,
@@ -502,11 +479,11 @@ impl Rooms {
         };
         let received = std::time::Instant::now();
         let mut room = lock(&room_arc);
-        let refuse = |room: &Room, code: &str, message: &str| {
+        let refuse = |room: &Room, code: Code, message: &str| {
             let _ = tx.try_send(room.error(Some(cid), code, message));
         };
         let Some(seat) = seat else {
-            return refuse(&room, "spectator", "Spectators cannot play.");
+            return refuse(&room, ErrorCode::Spectator.into(), "Spectators cannot play.");
         };
         if let Some(&(round, version)) = room.done.get(&(seat, cid.to_string())) {
             // Answer once the original has committed: a barrier completes after
@@ -529,7 +506,7 @@ impl Rooms {
         if (round, version) != (room.table.round(), room.table.version()) {
             refuse(
                 &room,
-                "stale",
+                ErrorCode::Stale.into(),
                 &format!(
                     "This was made on round {round}, version {version}; the game is at round {}, version {}.",
                     room.table.round(),
@@ -543,20 +520,20 @@ impl Rooms {
         if room.keys.get(opponent).is_none() {
             return refuse(
                 &room,
-                "opponent-away",
+                ErrorCode::OpponentAway.into(),
                 "Nobody has joined yet: send the invite link to your opponent.",
             );
         }
         if cmd.needs_opponent_online() && room.holders.get(opponent).is_none() {
             return refuse(
                 &room,
-                "opponent-away",
+                ErrorCode::OpponentAway.into(),
                 "Your opponent is not connected; play resumes when they are back.",
             );
         }
-        let placed = match room.table.apply(seat, &cmd) {
+        let placed = match room.table.apply(seat, cmd) {
             Ok(placed) => placed,
-            Err(r) => return refuse(&room, &r.code, &r.message),
+            Err(r) => return refuse(&room, r.code, &r.message),
         };
         let at = self.now();
         room.active_at = at;
@@ -577,7 +554,7 @@ impl Rooms {
                 round: placed.round,
                 seq: placed.seq,
                 seat: seat_name(seat),
-                kind: cmd.kind(),
+                kind: cmd.kind().as_str(),
                 action: cmd.action_text().map(str::to_string),
                 client_id: cid.to_string(),
                 at,

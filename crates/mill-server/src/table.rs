@@ -7,80 +7,20 @@ use std::collections::BTreeMap;
 
 use mill_core::{Action, Color, Game, Outcome, Phase, PlayError, Variant};
 
-use crate::protocol::{GameView, Legal, Offers, ResultView, Sides};
-
-/// Something a seat asks the table to do; each one that succeeds is stored as an event.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Command {
-    /// Play an action given in text form.
-    Action(String),
-    /// Offer a draw.
-    OfferDraw,
-    /// Accept the opponent's draw offer.
-    AcceptDraw,
-    /// Decline the opponent's draw offer.
-    DeclineDraw,
-    /// Give up the round.
-    Resign,
-    /// Ask for a new round after this one is over.
-    NewRound,
-}
-
-impl Command {
-    /// The event kind stored in the database.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Command::Action(_) => "action",
-            Command::OfferDraw => "offer-draw",
-            Command::AcceptDraw => "accept-draw",
-            Command::DeclineDraw => "decline-draw",
-            Command::Resign => "resign",
-            Command::NewRound => "new-round",
-        }
-    }
-
-    /// Rebuilds a command from a stored event.
-    pub fn from_event(kind: &str, action: Option<String>) -> Option<Command> {
-        Some(match (kind, action) {
-            ("action", Some(a)) => Command::Action(a),
-            ("offer-draw", None) => Command::OfferDraw,
-            ("accept-draw", None) => Command::AcceptDraw,
-            ("decline-draw", None) => Command::DeclineDraw,
-            ("resign", None) => Command::Resign,
-            ("new-round", None) => Command::NewRound,
-            _ => return None,
-        })
-    }
-
-    /// The action text, for actions.
-    pub fn action_text(&self) -> Option<&str> {
-        match self {
-            Command::Action(a) => Some(a),
-            _ => None,
-        }
-    }
-
-    /// Whether the command needs the opponent online (the game itself moves on).
-    pub fn needs_opponent_online(&self) -> bool {
-        matches!(
-            self,
-            Command::Action(_) | Command::OfferDraw | Command::AcceptDraw
-        )
-    }
-}
+use crate::protocol::{Code, Command, ErrorCode, GameView, Legal, Offers, ResultView, Sides};
 
 /// A refused command: a stable code and a sentence for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refusal {
-    /// Stable kebab-case code (docs/PROTOCOL.md).
-    pub code: String,
+    /// Stable code (docs/PROTOCOL.md).
+    pub code: Code,
     /// What went wrong.
     pub message: String,
 }
 
 impl Refusal {
     /// A refusal with a code and message.
-    pub fn new(code: impl Into<String>, message: impl Into<String>) -> Refusal {
+    pub fn new(code: impl Into<Code>, message: impl Into<String>) -> Refusal {
         Refusal {
             code: code.into(),
             message: message.into(),
@@ -150,18 +90,19 @@ impl Table {
             new_round: None,
         };
         let over = self.is_over();
-        let game_over = || Refusal::new("game-over", "This round is over.");
+        let game_over = || Refusal::new(ErrorCode::GameOver, "This round is over.");
         match cmd {
             Command::Action(text) => {
                 if over {
                     return Err(game_over());
                 }
                 if self.game.position().turn() != seat {
-                    return Err(Refusal::new("not-your-turn", "It is not your turn."));
+                    return Err(Refusal::new(ErrorCode::NotYourTurn, "It is not your turn."));
                 }
                 let topology = self.game.position().topology();
-                let action = Action::parse(text, topology)
-                    .map_err(|e| Refusal::new("bad-action", format!("{text:?} is not an action: {e}.")))?;
+                let action = Action::parse(text, topology).map_err(|e| {
+                    Refusal::new(ErrorCode::BadAction, format!("{text:?} is not an action: {e}."))
+                })?;
                 self.game.play_action(action).map_err(rules_refusal)?;
                 if self.draw_offer == Some(!seat) {
                     self.draw_offer = None;
@@ -172,7 +113,10 @@ impl Table {
                     return Err(game_over());
                 }
                 if self.draw_offer.is_some() {
-                    return Err(Refusal::new("already-offered", "A draw offer already stands."));
+                    return Err(Refusal::new(
+                        ErrorCode::AlreadyOffered,
+                        "A draw offer already stands.",
+                    ));
                 }
                 self.draw_offer = Some(seat);
             }
@@ -182,7 +126,7 @@ impl Table {
                 }
                 if self.draw_offer != Some(!seat) {
                     return Err(Refusal::new(
-                        "no-draw-offer",
+                        ErrorCode::NoDrawOffer,
                         "Your opponent has not offered a draw.",
                     ));
                 }
@@ -201,7 +145,7 @@ impl Table {
             Command::NewRound => {
                 if !over {
                     return Err(Refusal::new(
-                        "round-not-over",
+                        ErrorCode::RoundNotOver,
                         "A new round can start only after this one is over.",
                     ));
                 }
@@ -313,7 +257,7 @@ fn rules_refusal(e: PlayError) -> Refusal {
         Some(first) => format!("{}{}.", first.to_uppercase(), chars.as_str()),
         None => String::new(),
     };
-    Refusal::new(e.code(), sentence)
+    Refusal::new(e, sentence)
 }
 
 fn result_view(outcome: Outcome) -> ResultView {
@@ -360,7 +304,7 @@ mod tests {
         assert_eq!(v.pending_removals, 1);
         assert_eq!(v.turn, Light);
         assert_eq!(v.closed_mills, [["a1", "a4", "a7"]]);
-        let text = crate::protocol::state_text(&v, Sides::default());
+        let text = crate::protocol::state_text(&v, Sides::default(), 0);
         assert!(text.contains(r#""closed_mills":[["a1","a4","a7"]]"#), "{text}");
         let legal = v.legal.unwrap();
         assert_eq!(legal.removable, vec!["b2".to_string(), "b4".to_string()]);

@@ -11,8 +11,8 @@ use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 use crate::app::AppState;
-use crate::protocol::{ClientMsg, MAX_TEXT, PROTOCOL, ServerMsg};
-use crate::rooms::{ConnId, Outgoing, close};
+use crate::protocol::{ClientMsg, CloseCode, Code, ErrorCode, MAX_TEXT, PROTOCOL, ServerMsg};
+use crate::rooms::{ConnId, Outgoing};
 use crate::throttle::TokenBucket;
 
 /// Queue between the room and the socket's task; a client that lets it fill up is
@@ -40,7 +40,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
     ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let idle = state.config.idle_socket;
 
-    let reply_error = |attached: &Option<Seat>, id: Option<&str>, code: &str, message: &str| {
+    let reply_error = |attached: &Option<Seat>, id: Option<&str>, code: Code, message: &str| {
         let (round, version) = match attached {
             Some(_) => state.rooms.version(&room).unzip(),
             None => (None, None),
@@ -48,7 +48,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
         let _ = tx.try_send(Outgoing::Text(
             ServerMsg::Error {
                 id: id.map(str::to_string),
-                code: code.to_string(),
+                code,
                 message: message.to_string(),
                 round,
                 version,
@@ -66,7 +66,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                 let text = match msg {
                     Message::Text(text) => text,
                     Message::Binary(_) => {
-                        reply_error(&attached, None, "malformed", "Binary frames are not part of the protocol; send JSON text.");
+                        reply_error(&attached, None, ErrorCode::Malformed.into(), "Binary frames are not part of the protocol; send JSON text.");
                         continue;
                     }
                     Message::Close(_) => break,
@@ -75,21 +75,21 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                 if !bucket.take(std::time::Instant::now()) {
                     flood += 1;
                     if flood > MAX_REFUSED_FLOOD {
-                        let _ = tx.try_send(Outgoing::Close(close::POLICY, "flooding"));
+                        let _ = tx.try_send(Outgoing::Close(CloseCode::Policy, "flooding"));
                     } else {
-                        reply_error(&attached, None, "rate-limited", "Too many messages; slow down.");
+                        reply_error(&attached, None, ErrorCode::RateLimited.into(), "Too many messages; slow down.");
                     }
                     continue;
                 }
                 flood = 0;
                 if text.len() > MAX_TEXT {
-                    reply_error(&attached, None, "too-large", &format!("Messages are limited to {MAX_TEXT} bytes."));
+                    reply_error(&attached, None, ErrorCode::TooLarge.into(), &format!("Messages are limited to {MAX_TEXT} bytes."));
                     continue;
                 }
                 let msg = match ClientMsg::parse(&text) {
                     Ok(msg) => msg,
                     Err(bad) => {
-                        reply_error(&attached, None, bad.code, &bad.message);
+                        reply_error(&attached, None, bad.code.into(), &bad.message);
                         continue;
                     }
                 };
@@ -98,26 +98,26 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                         let _ = tx.try_send(Outgoing::Text(ServerMsg::Pong.to_text().into()));
                     }
                     (ClientMsg::Hello { .. }, Some(_)) => {
-                        reply_error(&attached, None, "already-hello", "This socket has already said hello.");
+                        reply_error(&attached, None, ErrorCode::AlreadyHello.into(), "This socket has already said hello.");
                     }
                     (ClientMsg::Hello { protocol, key }, None) => {
                         if *protocol != PROTOCOL {
-                            reply_error(&attached, None, "protocol-mismatch", &format!(
+                            reply_error(&attached, None, ErrorCode::ProtocolMismatch.into(), &format!(
                                 "This page speaks protocol {protocol} but the server speaks {PROTOCOL}: reload the page."));
-                            let _ = tx.try_send(Outgoing::Close(close::PROTOCOL, "protocol mismatch"));
+                            let _ = tx.try_send(Outgoing::Close(CloseCode::ProtocolMismatch, "protocol mismatch"));
                             continue;
                         }
                         match state.rooms.attach(&room, key.as_deref(), &tx, &kick) {
                             Ok((conn, seat)) => attached = Some(Seat { conn, seat }),
                             Err(e) => {
-                                reply_error(&attached, None, &e.refusal.code, &e.refusal.message);
+                                reply_error(&attached, None, e.refusal.code, &e.refusal.message);
                                 let _ = tx.try_send(Outgoing::Close(e.close, "refused"));
                             }
                         }
                     }
                     (_, None) => {
                         let id = msg.command_header().map(|h| h.0);
-                        reply_error(&attached, id, "hello-required", "Say hello first (with the protocol version and your seat key).");
+                        reply_error(&attached, id, ErrorCode::HelloRequired.into(), "Say hello first (with the protocol version and your seat key).");
                     }
                     (ClientMsg::Sync, Some(_)) => state.rooms.sync(&room, &tx),
                     (_, Some(seat)) => state.rooms.command(&room, seat.seat, &tx, &msg),
@@ -127,7 +127,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                 let result = match out {
                     Some(Outgoing::Text(text)) => sink.send(Message::Text(text)).await,
                     Some(Outgoing::Close(code, reason)) => {
-                        let _ = sink.send(Message::Close(Some(CloseFrame { code, reason: reason.into() }))).await;
+                        let _ = sink.send(Message::Close(Some(CloseFrame { code: code.code(), reason: reason.into() }))).await;
                         break;
                     }
                     None => break,
@@ -149,7 +149,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
             _ = kick.cancelled() => break,
             _ = state.shutdown.cancelled() => {
                 let _ = sink.send(Message::Close(Some(CloseFrame {
-                    code: close::GOING_AWAY,
+                    code: CloseCode::GoingAway.code(),
                     reason: "server shutting down".into(),
                 }))).await;
                 break;

@@ -79,6 +79,26 @@ async fn a_dropped_socket_comes_back_to_the_same_seat_and_state() {
 }
 
 #[tokio::test]
+async fn players_see_how_many_watch() {
+    let dir = tmp();
+    let server = Server::start(&dir.path().join("m.db")).await;
+    let (room, light_key) = server.create().await;
+    let mut light = Client::hello(server.addr, &room, Some(&light_key)).await;
+    assert_eq!(light.last["spectators"], 0);
+    let first = Client::hello(server.addr, &room, None).await;
+    assert_eq!(first.last["spectators"], 1, "a spectator counts itself");
+    light.state_where(|s| s["spectators"] == 1).await;
+    let second = Client::hello(server.addr, &room, None).await;
+    light.state_where(|s| s["spectators"] == 2).await;
+    first.close().await;
+    light.state_where(|s| s["spectators"] == 1).await;
+    second.close().await;
+    let s = light.state_where(|s| s["spectators"] == 0).await;
+    assert_eq!(s["seats"]["light"]["online"], true, "the players are not counted");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_second_tab_with_the_same_key_replaces_the_first() {
     let dir = tmp();
     let server = Server::start(&dir.path().join("m.db")).await;

@@ -24,6 +24,8 @@ use wasm_bindgen::prelude::*;
 
 mod engine;
 pub use engine::best_turn;
+mod records;
+pub use records::convert_position;
 
 /// A game of Mill as the page sees it.
 #[wasm_bindgen]

@@ -1,12 +1,26 @@
-// Owns the page's plain data: which screen and mode, what is saved in this browser, and
-// the seat keys of online rooms. No DOM; storage is passed in (window.localStorage in the
-// page, a Map-backed fake in tests) and every access survives a storage that throws
-// (private mode, disabled cookies, quota).
+// Owns what the page keeps in this browser: saved local and vs-computer games, the seat
+// keys of online rooms, and the room id in the path. No DOM; storage is passed in
+// (window.localStorage in the page, a Map-backed fake in tests) and every access survives
+// a storage that throws (private mode, disabled cookies, quota).
 
 const PREFIX = 'mill.';
 export const SAVE_KEYS = Object.freeze({ local: 'game.local', computer: 'game.computer' });
 
-/** A storage wrapper that never throws; `ok` says whether saving works at all. */
+/**
+ * @typedef {object} SafeStorage  a storage wrapper that never throws; keys get the `mill.` prefix
+ * @property {boolean} ok  whether saving works at all
+ * @property {(key: string) => string | null} get
+ * @property {(key: string, value: string) => boolean} set  false when nothing was saved
+ * @property {(key: string) => void} remove
+ *
+ * @typedef {{ seat: 'light' | 'dark' | null, key: string }} SeatKey  a seat of an online room and its secret
+ */
+
+/**
+ * A storage wrapper that never throws; `ok` says whether saving works at all.
+ * @param {() => Storage} getStorage
+ * @returns {SafeStorage}
+ */
 export function safeStorage(getStorage) {
   let store = null;
   try {
@@ -87,22 +101,13 @@ export function rememberSeat(storage, roomId, seat) {
   storage.set(`seat.${roomId}`, JSON.stringify(seat));
 }
 
+/** Drops a seat key the server no longer knows (`bad-key`), so the next visit joins afresh. */
+export function forgetSeat(storage, roomId) {
+  storage.remove(`seat.${roomId}`);
+}
+
 /** The room id in a path like /r/AbC123 (the invite link), or null. */
 export function roomFromPath(pathname) {
   const m = /^\/r\/([A-Za-z0-9_-]{1,64})\/?$/.exec(pathname);
   return m ? m[1] : null;
-}
-
-/** The initial page state. */
-export function initialState({ lang, roomId = null }) {
-  return {
-    screen: roomId ? 'game' : 'start',
-    mode: roomId ? 'online' : null, // 'local' | 'online' (| 'computer' later)
-    lang,
-    topology: null,
-    snapshot: null,
-    ui: { selected: null, focus: null },
-    online: roomId ? { roomId, seat: null, connection: 'connecting' } : null,
-    notice: null,
-  };
 }

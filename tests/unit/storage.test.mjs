@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { forgetGame, hasProgress, loadGame, rememberSeat, roomFromPath, safeStorage, saveGame, seatFor } from '../../static/js/state.js';
+import { forgetGame, hasProgress, loadGame, rememberSeat, roomFromPath, safeStorage, saveGame, seatFor } from '../../static/js/storage.js';
 
 function memoryStorage() {
   const map = new Map();

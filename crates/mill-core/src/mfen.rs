@@ -1,0 +1,637 @@
+//! Positions as MFEN, the one-line position format of the Mill Interchange Format 1.0
+//! (MIF) that other Mill programs read and write, with state profile `mill24-state-v1`.
+//!
+//! An MFEN record is eleven space-separated fields and optional extensions:
+//!
+//! ```text
+//! MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 0 0 -
+//! ```
+//!
+//! 1. the signature `MFEN/1.0`; 2. the state profile `mill24-state-v1`;
+//! 3. the board as three rings of eight points, outer ring first, each ring clockwise
+//!    from its top-left corner (`a7 d7 g7 g4 g1 d1 a1 a4`, then `b6 …`, then `c5 …`),
+//!    `W` a White piece, `B` a Black one, `.` empty;
+//! 4. the side to move, `w` or `b` (`-` once the game is over);
+//! 5. the phase of the side to move: `p` while it has pieces in hand, else `m`; `o` over;
+//! 6. what the side to move does now: `p` place, `m` move, `r` remove, `o` nothing;
+//! 7. the pieces in hand, White's and Black's, as `9,9`;
+//! 8. the removals owed: `-`, or one obligation
+//!    `actor:mill:b:victim:count:targets:next` whose `targets` are the removable points
+//!    as six hex digits (bit *i* for point *i* of the ring order above);
+//! 9. the no-progress counter; 10. how many placements and moves have been made;
+//! 11. the outcome, `-` or `w:`/`b:`/`d:` with a reason (`fewer-than-minimum`,
+//!     `no-legal-move`, `repetition`, `no-progress`, `agreement`, `resignation`).
+//!
+//! MFEN carries no rules: the caller says which [`Variant`] it is read under. Light is
+//! MIF's White (`w`, moving first), Dark its Black. The project's rules need none of
+//! the standard extensions (`lm`, `pc`, `ul`), so a record carrying one, or anything
+//! MIF does not define, is refused rather than guessed at, as the format asks.
+//!
+//! Mapping to this crate: the no-progress counter is [`Position::quiet_turns`]. The
+//! phase follows the side to move, as MIF synchronises it with the active player: a
+//! side that has just placed its last piece and owes a removal is already `m`. A bare
+//! [`Position`] does not know how many placements and moves led to it: it writes the
+//! smallest count consistent with it (placements made plus quiet turns, plus one if
+//! needed for the side to move); a [`Game`] writes the real count. A finished game's
+//! MFEN names no side to move: reading one, the count decides it (Light makes the
+//! odd-numbered placements and moves).
+
+use crate::bitboard::{Bitboard, Point};
+use crate::color::Color;
+use crate::error::PositionError;
+use crate::game::Game;
+use crate::outcome::{DrawReason, Outcome, WinReason};
+use crate::position::Position;
+use crate::rules::Variant;
+use crate::turn::Action;
+use core::fmt;
+
+/// The signature opening every MFEN record this module reads and writes.
+pub const SIGNATURE: &str = "MFEN/1.0";
+/// The state profile of the 24-point board.
+pub const STATE_PROFILE: &str = "mill24-state-v1";
+
+/// The 24 points in MIF's order: outer, middle, inner ring, each clockwise from the
+/// top-left corner.
+pub const RING_ORDER: [&str; 24] = [
+    "a7", "d7", "g7", "g4", "g1", "d1", "a1", "a4", // outer ring
+    "b6", "d6", "f6", "f4", "f2", "d2", "b2", "b4", // middle ring
+    "c5", "d5", "e5", "e4", "e3", "d3", "c3", "c4", // inner ring
+];
+
+/// A position read from or written as MFEN, with the two things MFEN says that a
+/// [`Position`] does not hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mfen {
+    /// The position. For a finished game, the side to move is the one that would move
+    /// next (the loser of a game lost on the board).
+    pub position: Position,
+    /// Placements and moves made since the game's start (MIF's `primary-ply`).
+    pub primary_ply: u64,
+    /// The result, if the game is over.
+    pub outcome: Option<Outcome>,
+}
+
+/// Why an MFEN record was refused. [`MfenError::code`] is stable; where MIF names a
+/// code for the failure, it is that one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MfenError {
+    /// The text does not start with `MFEN/1.0`.
+    Signature(String),
+    /// Spaces other than one between fields, or leading or trailing space.
+    Spacing,
+    /// Fewer than the eleven fields.
+    FieldCount(usize),
+    /// A state profile other than `mill24-state-v1`.
+    Profile(String),
+    /// A field that does not follow MFEN's grammar.
+    Field {
+        /// The field's name, like `hands`.
+        field: &'static str,
+        /// What was found.
+        found: String,
+        /// What the field should look like.
+        expected: &'static str,
+    },
+    /// An extension, standard or not, that these rules do not use.
+    Extension(String),
+    /// The rules' board is not the 24-point board MFEN describes.
+    Unrepresentable(&'static str),
+    /// Fields that contradict each other (for example action `p` with nothing in hand).
+    Inconsistent(&'static str),
+    /// The obligation's actor is not the side to move.
+    ActorMismatch,
+    /// The obligation's target set is not the set of pieces these rules allow removing.
+    TargetMismatch,
+    /// An ongoing record of a position in which the game is over.
+    TerminalOngoing(Outcome),
+    /// An outcome these rules do not have, or that disagrees with the board.
+    Outcome(String),
+    /// The position itself is impossible under the rules.
+    Position(PositionError),
+}
+
+impl MfenError {
+    /// A stable machine-readable code, like `obligation-target-mismatch`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            MfenError::Signature(_) => "unsupported-format",
+            MfenError::Spacing | MfenError::FieldCount(_) | MfenError::Field { .. } => "syntax",
+            MfenError::Profile(_) => "unsupported-profile",
+            MfenError::Extension(_) => "unsupported-extension",
+            MfenError::Unrepresentable(_) => "unrepresentable-under-profile",
+            MfenError::Inconsistent(_) => "inconsistent",
+            MfenError::ActorMismatch => "side-obligation-actor-mismatch",
+            MfenError::TargetMismatch => "obligation-target-mismatch",
+            MfenError::TerminalOngoing(_) => "automatic-terminal-ongoing",
+            MfenError::Outcome(_) => "bad-outcome",
+            MfenError::Position(_) => "bad-position",
+        }
+    }
+}
+
+impl fmt::Display for MfenError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MfenError::Signature(s) => write!(f, "an MFEN record starts with {SIGNATURE}, found {s:?}"),
+            MfenError::Spacing => {
+                f.write_str("MFEN fields are separated by exactly one space, with none around them")
+            }
+            MfenError::FieldCount(n) => write!(f, "an MFEN record has at least 11 fields, found {n}"),
+            MfenError::Profile(s) => write!(f, "state profile {s:?} is not supported: only {STATE_PROFILE}"),
+            MfenError::Field {
+                field,
+                found,
+                expected,
+            } => {
+                write!(f, "MFEN field {field}: found {found:?}, expected {expected}")
+            }
+            MfenError::Extension(s) => write!(f, "MFEN extension {s:?} is not part of these rules"),
+            MfenError::Unrepresentable(v) => {
+                write!(f, "MFEN describes the 24-point board; {v} is played on another")
+            }
+            MfenError::Inconsistent(what) => write!(f, "MFEN fields disagree: {what}"),
+            MfenError::ActorMismatch => f.write_str("the removal is owed by a side that is not to move"),
+            MfenError::TargetMismatch => {
+                f.write_str("the removal's target points are not the pieces the rules allow removing")
+            }
+            MfenError::TerminalOngoing(o) => {
+                write!(f, "the record says the game goes on, but it is over: {o}")
+            }
+            MfenError::Outcome(s) => write!(
+                f,
+                "outcome {s:?} is not a result of this position under these rules"
+            ),
+            MfenError::Position(e) => write!(f, "impossible position: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for MfenError {}
+
+impl From<PositionError> for MfenError {
+    fn from(e: PositionError) -> MfenError {
+        MfenError::Position(e)
+    }
+}
+
+fn player(c: Color) -> char {
+    match c {
+        Color::Light => 'w',
+        Color::Dark => 'b',
+    }
+}
+
+fn outcome_text(o: Outcome) -> String {
+    match o {
+        Outcome::Win { winner, reason } => {
+            let reason = match reason {
+                WinReason::Pieces => "fewer-than-minimum",
+                WinReason::Blocked => "no-legal-move",
+                WinReason::Resignation => "resignation",
+                // Not MIF's (its boards have no such rule): this crate's own name.
+                WinReason::Mill => "mill",
+            };
+            format!("{}:{reason}", player(winner))
+        }
+        Outcome::Draw { reason } => {
+            let reason = match reason {
+                DrawReason::Threefold => "repetition",
+                DrawReason::HundredTurns => "no-progress",
+                DrawReason::Agreement => "agreement",
+                DrawReason::BoardFull => "board-full",
+            };
+            format!("d:{reason}")
+        }
+    }
+}
+
+fn parse_outcome(s: &str) -> Option<Outcome> {
+    let (result, reason) = s.split_once(':')?;
+    let winner = match result {
+        "w" => Some(Color::Light),
+        "b" => Some(Color::Dark),
+        "d" => None,
+        _ => return None,
+    };
+    match (winner, reason) {
+        (Some(winner), "fewer-than-minimum") => Some(Outcome::Win {
+            winner,
+            reason: WinReason::Pieces,
+        }),
+        (Some(winner), "no-legal-move") => Some(Outcome::Win {
+            winner,
+            reason: WinReason::Blocked,
+        }),
+        (Some(winner), "resignation") => Some(Outcome::Win {
+            winner,
+            reason: WinReason::Resignation,
+        }),
+        (None, "repetition") => Some(Outcome::Draw {
+            reason: DrawReason::Threefold,
+        }),
+        (None, "no-progress") => Some(Outcome::Draw {
+            reason: DrawReason::HundredTurns,
+        }),
+        (None, "agreement") => Some(Outcome::Draw {
+            reason: DrawReason::Agreement,
+        }),
+        (Some(winner), "mill") => Some(Outcome::Win {
+            winner,
+            reason: WinReason::Mill,
+        }),
+        (None, "board-full") => Some(Outcome::Draw {
+            reason: DrawReason::BoardFull,
+        }),
+        _ => None,
+    }
+}
+
+/// The board's points in MIF's ring order, or why the board is not MIF's.
+fn ring_points(position: &Position) -> Result<[Point; 24], MfenError> {
+    let t = position.topology();
+    let unrepresentable = || MfenError::Unrepresentable(position.rules().name);
+    if t.len() != RING_ORDER.len() {
+        return Err(unrepresentable());
+    }
+    let mut points = [Point(0); 24];
+    for (slot, name) in points.iter_mut().zip(RING_ORDER) {
+        *slot = t.point(name).ok_or_else(unrepresentable)?;
+    }
+    Ok(points)
+}
+
+/// A 24-bit set over the ring order, as six lowercase hex digits.
+fn ring_set(points: &[Point; 24], set: Bitboard) -> String {
+    let bits = points
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| set.contains(**p))
+        .fold(0u32, |acc, (i, _)| acc | 1 << i);
+    format!("{bits:06x}")
+}
+
+/// MIF's exact integers: unsigned decimal, no leading zeroes, at most 2^53 - 1.
+fn parse_uint(field: &'static str, s: &str) -> Result<u64, MfenError> {
+    let bad = || MfenError::Field {
+        field,
+        found: s.to_string(),
+        expected: "an unsigned integer without leading zeroes",
+    };
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) || (s.len() > 1 && s.starts_with('0')) {
+        return Err(bad());
+    }
+    match s.parse::<u64>() {
+        Ok(n) if n < (1 << 53) => Ok(n),
+        _ => Err(bad()),
+    }
+}
+
+impl Mfen {
+    /// A bare position: its own outcome, and the smallest count of placements and
+    /// moves that fits it.
+    pub fn from_position(position: &Position) -> Mfen {
+        let rules = position.rules();
+        let placed = 2 * rules.pieces as u64
+            - position.in_hand(Color::Light) as u64
+            - position.in_hand(Color::Dark) as u64;
+        let mut ply = placed + position.quiet_turns() as u64;
+        // Light makes the even-numbered primaries; the remover made the last one.
+        let last_by_light = if position.pending_removals() > 0 {
+            position.turn() == Color::Light
+        } else {
+            position.turn() == Color::Dark
+        };
+        if (ply % 2 == 1) != last_by_light {
+            ply += 1;
+        }
+        Mfen {
+            position: *position,
+            primary_ply: ply,
+            outcome: position.outcome(),
+        }
+    }
+
+    /// A game's current position, with its outcome (repetition, resignation and
+    /// agreement included) and the placements and moves played.
+    pub fn from_game(game: &Game) -> Mfen {
+        let start = Mfen::from_position(game.start());
+        let played = game
+            .actions()
+            .iter()
+            .filter(|a| !matches!(a, Action::Remove { .. }))
+            .count() as u64;
+        Mfen {
+            position: *game.position(),
+            primary_ply: start.primary_ply + played,
+            outcome: game.outcome(),
+        }
+    }
+
+    /// The MFEN record, or why the position's board cannot be written as MFEN.
+    pub fn write(&self) -> Result<String, MfenError> {
+        let p = &self.position;
+        let points = ring_points(p)?;
+        let mut board = String::with_capacity(26);
+        for (i, point) in points.iter().enumerate() {
+            if i > 0 && i % 8 == 0 {
+                board.push('/');
+            }
+            board.push(match p.piece_at(*point) {
+                Some(Color::Light) => 'W',
+                Some(Color::Dark) => 'B',
+                None => '.',
+            });
+        }
+        let hands = format!("{},{}", p.in_hand(Color::Light), p.in_hand(Color::Dark));
+        let tail = format!("{} {}", p.quiet_turns(), self.primary_ply);
+        if let Some(outcome) = self.outcome {
+            return Ok(format!(
+                "{SIGNATURE} {STATE_PROFILE} {board} - o o {hands} - {tail} {}",
+                outcome_text(outcome)
+            ));
+        }
+        let side = player(p.turn());
+        let phase = if p.in_hand(p.turn()) > 0 { 'p' } else { 'm' };
+        let (action, obligations) = if p.pending_removals() > 0 {
+            let victim = player(!p.turn());
+            let targets = ring_set(&points, p.removable());
+            let owed = p.pending_removals();
+            ('r', format!("{side}:mill:b:{victim}:{owed}:{targets}:{victim}"))
+        } else {
+            (phase, "-".to_string())
+        };
+        Ok(format!(
+            "{SIGNATURE} {STATE_PROFILE} {board} {side} {phase} {action} {hands} {obligations} {tail} -"
+        ))
+    }
+
+    /// Reads an MFEN record under `variant`'s rules and checks it against them.
+    pub fn parse(text: &str, variant: impl Into<&'static crate::Rules>) -> Result<Mfen, MfenError> {
+        let variant = variant.into();
+        let fields: Vec<&str> = text.split(' ').collect();
+        if !fields[0].is_empty() && fields[0] != SIGNATURE {
+            return Err(MfenError::Signature(fields[0].chars().take(16).collect()));
+        }
+        if fields.iter().any(|f| f.is_empty()) || text.chars().any(|c| c.is_whitespace() && c != ' ') {
+            return Err(MfenError::Spacing);
+        }
+        if fields.len() < 11 {
+            return Err(MfenError::FieldCount(fields.len()));
+        }
+        if !text.is_ascii() {
+            return Err(MfenError::Field {
+                field: "record",
+                found: text.chars().filter(|c| !c.is_ascii()).take(4).collect(),
+                expected: "US-ASCII only",
+            });
+        }
+        if fields[1] != STATE_PROFILE {
+            return Err(MfenError::Profile(fields[1].to_string()));
+        }
+        let field = |field: &'static str, found: &str, expected: &'static str| MfenError::Field {
+            field,
+            found: found.to_string(),
+            expected,
+        };
+        let [
+            board,
+            side,
+            phase,
+            action,
+            hands,
+            obligations,
+            no_progress,
+            ply,
+            outcome,
+        ] = [2, 3, 4, 5, 6, 7, 8, 9, 10].map(|i| fields[i]);
+        if let Some(ext) = fields.get(11) {
+            let key = ext.split_once('=').map_or(*ext, |(k, _)| k);
+            return Err(MfenError::Extension(key.to_string()));
+        }
+
+        // Lexical checks, field by field.
+        let rings: Vec<&str> = board.split('/').collect();
+        if rings.len() != 3 || rings.iter().any(|r| r.len() != 8) {
+            return Err(field(
+                "board",
+                board,
+                "three rings of eight points separated by '/'",
+            ));
+        }
+        let cells: Vec<u8> = rings.concat().into_bytes();
+        if let Some(&c) = cells.iter().find(|c| !b"WB.wb".contains(c)) {
+            return Err(field("board", &(c as char).to_string(), "W, B or ."));
+        }
+        if cells.iter().any(|c| matches!(c, b'w' | b'b')) {
+            return Err(MfenError::Inconsistent(
+                "the board holds blocked tokens (w, b), which these rules never make",
+            ));
+        }
+        let side = match side {
+            "w" => Some(Color::Light),
+            "b" => Some(Color::Dark),
+            "-" => None,
+            other => return Err(field("side", other, "w, b or -")),
+        };
+        if !matches!(phase, "p" | "m" | "o") {
+            return Err(field("phase", phase, "p, m or o"));
+        }
+        if !matches!(action, "p" | "m" | "r" | "o") {
+            return Err(field("action", action, "p, m, r or o"));
+        }
+        let Some((white, black)) = hands.split_once(',') else {
+            return Err(field(
+                "hands",
+                hands,
+                "White's and Black's pieces in hand, like 9,9",
+            ));
+        };
+        let hand_w = parse_uint("hands", white)?;
+        let hand_b = parse_uint("hands", black)?;
+        let quiet = parse_uint("no-progress", no_progress)?;
+        let primary_ply = parse_uint("primary-ply", ply)?;
+        let outcome = match outcome {
+            "-" => None,
+            text => Some(parse_outcome(text).ok_or_else(|| MfenError::Outcome(text.to_string()))?),
+        };
+
+        // Structure: ongoing or over.
+        let turn = match (outcome, side) {
+            (None, Some(side)) => {
+                if phase == "o" || action == "o" {
+                    return Err(MfenError::Inconsistent(
+                        "an ongoing game has phase and action p, m or r",
+                    ));
+                }
+                side
+            }
+            (None, None) => return Err(MfenError::Inconsistent("an ongoing game names its side to move")),
+            (Some(_), Some(_)) => return Err(MfenError::Inconsistent("a finished game has side -")),
+            (Some(_), None) => {
+                if phase != "o" || action != "o" || obligations != "-" {
+                    return Err(MfenError::Inconsistent(
+                        "a finished game has phase o, action o and no obligation",
+                    ));
+                }
+                // The next side to move follows from the count: Light made the
+                // even-numbered primaries.
+                if primary_ply % 2 == 0 {
+                    Color::Light
+                } else {
+                    Color::Dark
+                }
+            }
+        };
+        let too_big = |f: &'static str, s: &str| field(f, s, "a count these rules allow");
+        let hand_w = u8::try_from(hand_w).map_err(|_| too_big("hands", white))?;
+        let hand_b = u8::try_from(hand_b).map_err(|_| too_big("hands", black))?;
+        let quiet = u16::try_from(quiet).map_err(|_| too_big("no-progress", no_progress))?;
+
+        // Obligations: these rules know one kind, a board removal after a mill.
+        let pending = if obligations == "-" {
+            0
+        } else {
+            if obligations.contains('|') || obligations.contains(';') {
+                return Err(MfenError::Inconsistent(
+                    "these rules owe one removal obligation at a time, never alternatives or sequences",
+                ));
+            }
+            let parts: Vec<&str> = obligations.split(':').collect();
+            let [actor, cause, zone, owner, remaining, targets, after] = parts[..] else {
+                return Err(field(
+                    "obligations",
+                    obligations,
+                    "- or actor:cause:zone:target-owner:remaining:targets:after",
+                ));
+            };
+            let is_player = |s: &str| matches!(s, "w" | "b");
+            let is_hex =
+                targets.len() == 6 && targets.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+            if !is_player(actor)
+                || !is_player(owner)
+                || !matches!(zone, "b" | "h")
+                || !(is_hex || targets == "-" || targets == "~")
+                || !(is_player(after) || after == "q")
+            {
+                return Err(field(
+                    "obligations",
+                    obligations,
+                    "actor:cause:zone:target-owner:remaining:targets:after",
+                ));
+            }
+            if cause != "mill" || zone != "b" {
+                return Err(MfenError::Inconsistent(
+                    "these rules owe only board removals for a mill",
+                ));
+            }
+            let remaining = parse_uint("obligations", remaining)?;
+            if remaining == 0 {
+                return Err(field("obligations", obligations, "a positive count of removals"));
+            }
+            if !actor.starts_with(player(turn)) {
+                return Err(MfenError::ActorMismatch);
+            }
+            if owner == actor || after != owner {
+                return Err(MfenError::Inconsistent(
+                    "the removal takes an opponent piece and then the opponent moves",
+                ));
+            }
+            if action != "r" {
+                return Err(MfenError::Inconsistent("a removal is owed, so the action is r"));
+            }
+            u8::try_from(remaining).map_err(|_| too_big("obligations", obligations))?
+        };
+        if pending == 0 && action == "r" {
+            return Err(MfenError::Inconsistent("action r without a removal owed"));
+        }
+        let hand_of_side = if turn == Color::Light { hand_w } else { hand_b };
+        if outcome.is_none() {
+            let expected = if hand_of_side > 0 { "p" } else { "m" };
+            if phase != expected || (pending == 0 && action != expected) {
+                return Err(MfenError::Inconsistent(
+                    "the phase is p while the side to move has pieces in hand, m after, and so is the action unless a removal is owed",
+                ));
+            }
+        }
+
+        // The rest is the position string's job, which checks it against the rules.
+        let probe = Position::start(variant);
+        let order = ring_points(&probe)?;
+        let t = probe.topology();
+        let mut ranks: Vec<u8> = t.points().map(|p| t.coords(p).1).collect();
+        ranks.sort_unstable_by(|a, b| b.cmp(a));
+        ranks.dedup();
+        let piece_of = |point: Point| {
+            let i = order.iter().position(|p| *p == point).unwrap_or(0);
+            match cells[i] {
+                b'W' => 'L',
+                b'B' => 'D',
+                _ => '.',
+            }
+        };
+        let rows: Vec<String> = ranks
+            .iter()
+            .map(|&rank| {
+                (0..7)
+                    .filter_map(|file| t.point_at(file, rank))
+                    .map(piece_of)
+                    .collect()
+            })
+            .collect();
+        let text = format!(
+            "{} {} {hand_w} {hand_b} {pending} {quiet}",
+            rows.join("/"),
+            turn.char()
+        );
+        let position = Position::from_str_variant(&text, variant)?;
+
+        if pending > 0 {
+            let parts: Vec<&str> = obligations.split(':').collect();
+            if parts[5] != ring_set(&order, position.removable()) {
+                return Err(MfenError::TargetMismatch);
+            }
+        }
+        let board = position.outcome();
+        if let Some(claimed) = outcome {
+            // Results of the board must be the board's; the others need a board that
+            // has not ended the game (a repetition may coincide with the quiet limit).
+            let fits = match claimed {
+                Outcome::Win {
+                    reason: WinReason::Pieces | WinReason::Blocked,
+                    ..
+                }
+                | Outcome::Draw {
+                    reason: DrawReason::HundredTurns,
+                } => board == Some(claimed),
+                Outcome::Draw {
+                    reason: DrawReason::Threefold,
+                } => matches!(board, None | Some(Outcome::Draw { .. })),
+                _ => board.is_none(),
+            };
+            if !fits {
+                return Err(MfenError::Outcome(outcome_text(claimed)));
+            }
+        } else if let Some(over) = board {
+            return Err(MfenError::TerminalOngoing(over));
+        }
+        Ok(Mfen {
+            position,
+            primary_ply,
+            outcome,
+        })
+    }
+}
+
+impl Position {
+    /// This position as an MFEN record (see [`Mfen::from_position`] for what a bare
+    /// position cannot say), or why its board has no MFEN form.
+    pub fn to_mfen(&self) -> Result<String, MfenError> {
+        Mfen::from_position(self).write()
+    }
+
+    /// Reads an MFEN record as a position of `variant`.
+    pub fn from_mfen(text: &str, variant: Variant) -> Result<Position, MfenError> {
+        Mfen::parse(text, variant).map(|m| m.position)
+    }
+}

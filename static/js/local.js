@@ -1,0 +1,86 @@
+// Owns "Same device": a game played through the WebAssembly rules in this browser and
+// saved in local storage, and the local controls (Undo, New game), which vs computer
+// shares (vs-computer.js hands them to its controller).
+
+import { newGameNeedsConfirm } from './board.js';
+import { confirmNewGame } from './dialog.js';
+import { $ } from './dom.js';
+import { localGame } from './rules.js';
+import { forgetGame, loadGame, saveGame } from './storage.js';
+
+/** @typedef {import('./page-state.js').App} App */
+
+/**
+ * Opens the saved same-device game, or a new one.
+ * @param {App} app
+ */
+export async function startLocal(app) {
+  const mod = await app.rules();
+  if (!mod) return;
+  const { page, storage } = app;
+  const game = localGame(mod);
+  const saved = loadGame(storage, 'local');
+  if (saved && !game.importRecord(saved).ok) forgetGame(storage, 'local');
+  page.mode = 'local';
+  page.game = game;
+  app.ensureBoard(game.topology);
+  app.showScreen('game');
+  refreshLocal(app);
+}
+
+/**
+ * One action from the board, e.g. "d6", "a1-a4", "xd2".
+ * @param {App} app @param {string} action
+ */
+export function playLocal(app, action) {
+  const reply = app.page.game.play(action);
+  if (!reply.ok) app.setNotice(null, reply.error.message);
+  saveLocal(app);
+  refreshLocal(app);
+}
+
+/** @param {App} app */
+function saveLocal(app) {
+  saveGame(app.storage, 'local', app.page.game.exportRecord());
+}
+
+/**
+ * Shows the local game's current snapshot (same device and vs computer).
+ * @param {App} app
+ */
+export function refreshLocal(app) {
+  const { page } = app;
+  page.snapshot = page.game.snapshot();
+  page.board.set(page.snapshot);
+  app.render();
+}
+
+/**
+ * Undo and New game, for same device and vs computer; once, at start-up.
+ * @param {App} app
+ */
+export function bindLocalControls(app) {
+  const { page } = app;
+  $('undo').addEventListener('click', () => {
+    if (page.mode === 'computer') return void page.computer.undo();
+    if (page.mode !== 'local') return;
+    page.game.undo();
+    saveLocal(app);
+    refreshLocal(app);
+  });
+
+  $('new-game').addEventListener('click', async () => {
+    const { mode, game, computer } = page;
+    if (mode !== 'local' && mode !== 'computer') return;
+    // Vs computer the computer's opening placement (the person playing Dark) is no game to lose.
+    const opening = computer && computer.settings.human === 'dark' ? 1 : 0;
+    if (newGameNeedsConfirm(page.snapshot, opening) && !(await confirmNewGame(page.t('newGame.confirmText')))) return;
+    // The page may have moved on while the question was open.
+    if (page.mode !== mode || page.game !== game) return;
+    app.setNotice(null);
+    if (mode === 'computer') return void computer.newGame();
+    game.restart();
+    saveLocal(app);
+    refreshLocal(app);
+  });
+}

@@ -1,0 +1,210 @@
+// Owns "Play with a friend": creating and joining a room over HTTP, the room's socket,
+// one small handler per server message type, and the online controls (draw, resign, new
+// round, "Play here", the invite link). The wire format is protocol.js's; the socket net.js's.
+
+import { blankSnapshot } from './board.js';
+import { $, $button, $input } from './dom.js';
+import { connectRoom } from './net.js';
+import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
+import { localGame } from './rules.js';
+import { createOnlineState } from './page-state.js';
+import { forgetSeat, rememberSeat, seatFor } from './storage.js';
+import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';
+
+/** @typedef {import('./page-state.js').App} App */
+/** @typedef {import('./page-state.js').OnlineState} OnlineState */
+/** @typedef {import('./page-state.js').Connection} Connection */
+/** @typedef {import('./storage.js').SeatKey} SeatKey */
+
+const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
+
+/** @param {unknown} error */
+const messageOf = (error) => String(/** @type {Error} */ (error)?.message ?? error);
+
+/**
+ * "Play with a friend" on the start screen: a new room, this page in its first seat.
+ * @param {App} app
+ */
+export async function createRoom(app) {
+  const { page } = app;
+  const button = $button('start-friend');
+  button.disabled = true;
+  app.setNotice('online.creating');
+  try {
+    const res = await fetch('/api/rooms', JSON_POST);
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) {
+      app.setNotice(null, page.t('online.error', { message: body.message ?? res.status }));
+      return;
+    }
+    keepSeat(app, body.room, { seat: body.seat, key: body.key });
+    history.pushState(null, '', `/r/${body.room}`);
+    await app.route();
+  } catch (error) {
+    app.setNotice(null, page.t('online.error', { message: messageOf(error) }));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+/** @param {App} app @param {string} roomId @param {SeatKey} seat */
+function keepSeat(app, roomId, seat) {
+  app.page.seats.set(roomId, seat);
+  rememberSeat(app.storage, roomId, seat);
+}
+
+/**
+ * Opens /r/<roomId>: the seat this browser holds, else a free seat, else watching.
+ * @param {App} app @param {string} roomId
+ */
+export async function openRoom(app, roomId) {
+  const { page, storage } = app;
+  const mod = await app.rules();
+  if (!mod) return;
+  app.ensureBoard(localGame(mod).topology);
+  page.mode = 'online';
+  page.online = createOnlineState(roomId);
+  // Not the previous game's pieces while the room's state is on its way.
+  page.snapshot = blankSnapshot();
+  page.board.set(page.snapshot);
+  app.showScreen('game');
+  app.render();
+  let seat = page.seats.get(roomId) ?? seatFor(storage, roomId);
+  if (!seat) {
+    try {
+      const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/join`, JSON_POST);
+      const body = await res.json().catch(() => ({}));
+      if (res.ok) {
+        seat = { seat: body.seat, key: body.key };
+        keepSeat(app, roomId, seat);
+      } else if (res.status === 404) {
+        page.online.gone = 'online.roomGone';
+        app.render();
+        return;
+      } else if (res.status === 409) {
+        app.setNotice('online.full');
+      } else {
+        app.setNotice(null, page.t('online.error', { message: body.message ?? res.status }));
+      }
+    } catch (error) {
+      app.setNotice(null, page.t('online.error', { message: messageOf(error) }));
+    }
+  }
+  if (page.online?.roomId !== roomId) return; // left meanwhile
+  const o = page.online;
+  o.seat = seat?.seat ?? null;
+  o.key = seat?.key ?? null;
+  o.ids = commandIds();
+  o.conn = connectRoom({
+    roomId,
+    key: o.key,
+    onMessage: (msg) => {
+      if (page.online !== o) return;
+      if (Object.hasOwn(HANDLERS, msg.type)) HANDLERS[msg.type](app, o, msg);
+      app.render();
+    },
+    onConnection: (status, code) => onConnection(app, o, status, code),
+  });
+}
+
+/**
+ * The server's messages, one handler each; `ack`, `pong` and unknown types show nothing.
+ * @type {Record<string, (app: App, o: OnlineState, msg: any) => void>}
+ */
+const HANDLERS = {
+  [SERVER_TYPES.WELCOME](_app, o, msg) {
+    o.seat = msg.seat;
+    o.replaced = false;
+    // The state held from before the reconnect may be old: wait for the fresh one.
+    o.fresh = false;
+  },
+  [SERVER_TYPES.STATE](app, o, msg) {
+    o.state = msg;
+    o.fresh = true;
+    app.page.snapshot = snapshotFromState(msg);
+    app.page.board.set(app.page.snapshot);
+  },
+  [SERVER_TYPES.REPLACED](_app, o) {
+    o.replaced = true;
+  },
+  [SERVER_TYPES.ERROR](app, o, msg) {
+    if (msg.code === ERROR_CODES.BAD_KEY) {
+      forgetSeat(app.storage, o.roomId);
+      app.page.seats.delete(o.roomId);
+    }
+    if (msg.code === ERROR_CODES.UNKNOWN_ROOM) o.gone = 'online.roomGone';
+    else if (msg.code !== ERROR_CODES.STALE) app.setNotice(null, app.page.t('online.error', { message: msg.message }));
+  },
+};
+
+/**
+ * The socket's status changed; after a final close, says why (or opens the room afresh).
+ * @param {App} app @param {OnlineState} o @param {Connection} status @param {number} [code]
+ */
+function onConnection(app, o, status, code) {
+  o.connection = status;
+  if (status === 'closed' && code === CLOSE_CODES.UNKNOWN_ROOM) o.gone = 'online.roomGone';
+  if (status === 'closed' && code === CLOSE_CODES.PROTOCOL_MISMATCH) o.gone = 'online.reload';
+  if (status === 'closed' && code === CLOSE_CODES.ROOM_FULL) o.gone = 'online.watchersFull';
+  app.render();
+  // The server no longer knows this seat key (the key was forgotten on `bad-key`):
+  // open the room afresh, which joins a free seat or watches.
+  if (status === 'closed' && code === CLOSE_CODES.BAD_KEY && app.page.online === o) app.route();
+}
+
+/**
+ * Whether the board takes clicks: the fresh state says it is this seat's turn.
+ * @param {OnlineState | null} o
+ */
+export function onlineCanAct(o) {
+  return !!o?.state && o.fresh && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
+}
+
+/**
+ * Sends a command on the latest state (round and version copied from it).
+ * @param {App} app @param {string} type @param {object} [extra]
+ */
+function sendCommand(app, type, extra = {}) {
+  const o = app.page.online;
+  if (!o?.state || !o.conn) return;
+  app.setNotice(null);
+  o.conn.send(command(type, o.state, o.ids(), extra));
+}
+
+/**
+ * One action from the board, e.g. "d6", "a1-a4", "xd2".
+ * @param {App} app @param {string} action
+ */
+export function sendAction(app, action) {
+  sendCommand(app, CLIENT_TYPES.ACTION, { action });
+}
+
+/**
+ * The online controls; once, at start-up.
+ * @param {App} app
+ */
+export function bindOnlineControls(app) {
+  const { page } = app;
+  $('offer-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.OFFER_DRAW));
+  $('accept-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.ACCEPT_DRAW));
+  $('decline-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.DECLINE_DRAW));
+  $('new-round').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.NEW_ROUND));
+  $('resign').addEventListener('click', () => {
+    if (window.confirm(page.t('online.resignConfirm'))) sendCommand(app, CLIENT_TYPES.RESIGN);
+  });
+  $('take-back').addEventListener('click', () => {
+    page.online?.conn?.reconnect();
+  });
+  $('copy-invite').addEventListener('click', async () => {
+    const input = $input('invite-link');
+    try {
+      await navigator.clipboard.writeText(input.value);
+    } catch {
+      input.select();
+      document.execCommand?.('copy');
+    }
+    const button = $('copy-invite');
+    button.textContent = page.t('online.copied');
+    setTimeout(() => (button.textContent = page.t('online.copy')), 1500);
+  });
+}

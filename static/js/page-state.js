@@ -1,0 +1,98 @@
+// Owns the game page's state: one shape, created whole here, read by the views
+// (panels.js) and changed by the modes (local.js, vs-computer.js, online.js). Nothing
+// adds fields to it later; a new piece of state is a new field here, with its comment.
+
+/** @typedef {import('./types.js').Side} Side */
+/** @typedef {import('./types.js').Snapshot} Snapshot */
+/** @typedef {import('./types.js').Topology} Topology */
+/** @typedef {import('./types.js').ServerState} ServerState */
+/** @typedef {import('./types.js').Translate} Translate */
+/** @typedef {import('./rules.js').LocalGame} LocalGame */
+/** @typedef {import('./rules.js').WasmModule} WasmModule */
+/** @typedef {import('./storage.js').SafeStorage} SafeStorage */
+/** @typedef {import('./storage.js').SeatKey} SeatKey */
+/** @typedef {ReturnType<typeof import('./widget.js').mountBoard>} Board */
+/** @typedef {ReturnType<typeof import('./computer.js').createComputer>} Computer */
+/** @typedef {ReturnType<typeof import('./computer.js').engineWorker>} Engine */
+/** @typedef {ReturnType<typeof import('./net.js').connectRoom>} RoomConnection */
+
+/** @typedef {'local' | 'online' | 'computer'} Mode  how the game on screen is played */
+
+/** @typedef {'connecting' | 'open' | 'reconnecting' | 'closed'} Connection  the room's socket (net.js) */
+
+/**
+ * @typedef {object} Notice  the banner above the page; either an i18n key or ready text
+ * @property {string | null} key  an i18n key, translated when drawn (follows a language switch)
+ * @property {string | null} text  text already in words (a server's or the rules' message)
+ */
+
+/**
+ * @typedef {object} OnlineState  the room this page has open
+ * @property {string} roomId  from the path /r/<id>
+ * @property {Side | null} seat  the seat this page plays, null while watching
+ * @property {string | null} key  that seat's secret key (never in the URL or logs)
+ * @property {ServerState | null} state  the server's latest `state` message
+ * @property {boolean} fresh  `state` came after the latest `welcome` (older ones may be stale)
+ * @property {Connection} connection  the socket's status
+ * @property {boolean} replaced  another tab took the seat; "Play here" takes it back
+ * @property {string | null} gone  an i18n key when the room cannot be played any more
+ * @property {(() => string) | null} ids  makes command ids (protocol.js's commandIds)
+ * @property {RoomConnection | null} conn  the socket, once the seat is known
+ */
+
+/**
+ * @typedef {object} PageState  everything the game page shows, in one place
+ * @property {import('./types.js').Lang} lang  the page's language
+ * @property {Translate} t  the words in that language
+ * @property {Mode | null} mode  null on the start screen
+ * @property {LocalGame | null} game  same device and vs computer: the game in the rules (wasm)
+ * @property {Board | null} board  the board component, mounted on the first game
+ * @property {Topology | null} topology  the board's geometry, known once the rules load
+ * @property {Snapshot | null} snapshot  what the board shows now
+ * @property {OnlineState | null} online  play with a friend: the room
+ * @property {Computer | null} computer  vs computer: the controller (computer.js)
+ * @property {Engine | null} engine  the computer's Web Worker, started once per page load
+ * @property {Map<string, SeatKey>} seats  seat keys by room, so a page without storage keeps its seat until closed
+ * @property {Notice | null} notice  the banner, or null
+ */
+
+/**
+ * The page as it loads: the start screen, nothing played.
+ * @param {import('./types.js').Lang} lang @param {Translate} t @returns {PageState}
+ */
+export function createPageState(lang, t) {
+  return {
+    lang,
+    t,
+    mode: null,
+    game: null,
+    board: null,
+    topology: null,
+    snapshot: null,
+    online: null,
+    computer: null,
+    engine: null,
+    seats: new Map(),
+    notice: null,
+  };
+}
+
+/**
+ * A room being opened: no seat, no state, connecting.
+ * @param {string} roomId @returns {OnlineState}
+ */
+export function createOnlineState(roomId) {
+  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null };
+}
+
+/**
+ * @typedef {object} App  what main.js hands the modes: the state and the page's shared services
+ * @property {PageState} page
+ * @property {SafeStorage} storage  local storage that never throws
+ * @property {() => void} render  redraws every panel from `page`
+ * @property {(key: string | null, text?: string | null) => void} setNotice  the banner (null, null clears it)
+ * @property {(name: 'start' | 'game') => void} showScreen
+ * @property {(topology: Topology) => void} ensureBoard  mounts the board once
+ * @property {() => Promise<WasmModule | null>} rules  the WebAssembly rules, or null (the start screen then says why)
+ * @property {() => Promise<void>} route  opens what the address says
+ */

@@ -1,0 +1,204 @@
+// Owns drawing the game page's panels from the page state: one small view per panel
+// (banner, start hints, player cards, status line, result, move list, controls), each
+// reading the state and writing only its own part of the DOM. No panel changes the state.
+
+import { other, recordRows, statusOf } from './board.js';
+import { computerStatus, resultForPerson } from './computer.js';
+import { $, $button, $input, find, radios } from './dom.js';
+import { onlineView } from './protocol.js';
+import { hasProgress } from './storage.js';
+
+/** @typedef {import('./page-state.js').PageState} PageState */
+/** @typedef {import('./page-state.js').OnlineState} OnlineState */
+/** @typedef {import('./storage.js').SafeStorage} SafeStorage */
+/** @typedef {import('./types.js').Side} Side */
+
+/**
+ * @typedef {object} Frame  what every panel reads, worked out once per redraw
+ * @property {PageState} page
+ * @property {import('./types.js').Translate} t
+ * @property {import('./types.js').Snapshot | null} snap  the board's snapshot
+ * @property {OnlineState | null} o  the room, online only
+ * @property {ReturnType<typeof onlineView> | null} view  what the room allows this seat, once a state came
+ * @property {import('./page-state.js').Computer | null} vs  the computer's controller, vs computer only
+ * @property {Side | undefined} human  vs computer: the person's side
+ */
+
+/**
+ * Redraws every panel.
+ * @param {PageState} page @param {SafeStorage} storage
+ */
+export function renderPage(page, storage) {
+  viewNotice(page);
+  viewStartHints(page, storage);
+  if (page.mode === null) return;
+  const o = page.mode === 'online' ? page.online : null;
+  const vs = page.mode === 'computer' ? page.computer : null;
+  /** @type {Frame} */
+  const f = {
+    page,
+    t: page.t,
+    snap: page.snapshot,
+    o,
+    view: o?.state ? onlineView(o.state, o.seat, o.connection) : null,
+    vs,
+    human: vs?.settings.human,
+  };
+  document.body.dataset.mode = page.mode;
+  for (const side of /** @type {const} */ (['light', 'dark'])) viewCard(f, side);
+  viewStatus(f);
+  viewResult(f);
+  viewRecord(f);
+  viewLocalControls(f);
+  viewOnlineControls(f);
+}
+
+/** The banner above the page. @param {PageState} page */
+export function viewNotice(page) {
+  const box = $('notice');
+  const n = page.notice;
+  box.hidden = !n;
+  box.textContent = n ? (n.key ? page.t(n.key) : n.text) : '';
+}
+
+/** "Same device" and "Vs computer" resume the saved game; their hints say so. @param {PageState} page @param {SafeStorage} storage */
+function viewStartHints(page, storage) {
+  const { t } = page;
+  $('start-local-hint').textContent = t(hasProgress(storage, 'local') ? 'start.continue' : 'start.local.hint');
+  $('start-computer-hint').textContent = t(hasProgress(storage, 'computer') ? 'start.continue' : 'start.computer.hint');
+}
+
+/** One player's card: name, who plays it, presence, phase, counts, the pieces in hand. @param {Frame} f @param {Side} side */
+function viewCard({ t, snap, o, vs, human }, side) {
+  const card = find(document, `.card[data-side="${side}"]`);
+  find(card, '.name').textContent = t(`color.${side}`);
+  const you = find(card, '.you');
+  you.hidden = !(o && o.seat === side) && !vs;
+  you.textContent = vs && side !== human ? t('card.computer') : t('card.you');
+  you.classList.toggle('computer', !!vs && side !== human);
+  const presence = find(card, '.presence');
+  const seatInfo = o?.state?.seats?.[side];
+  presence.hidden = !o || !seatInfo?.taken;
+  presence.classList.toggle('online', !!seatInfo?.online);
+  presence.textContent = seatInfo?.online ? t('online.present') : t('online.away');
+  if (!snap) return;
+  const active = !snap.outcome && snap.turn === side;
+  card.classList.toggle('active', active);
+  card.classList.toggle('winner', snap.outcome?.winner === side);
+  find(card, '.phase').textContent = active ? `${t('card.toMove')} · ${t(`phase.${snap.phase[side]}`)}` : t(`phase.${snap.phase[side]}`);
+  find(card, '.in-hand b').textContent = String(snap.inHand[side]);
+  find(card, '.in-hand span').textContent = t('card.inHand');
+  find(card, '.on-board b').textContent = String(snap.onBoard[side]);
+  find(card, '.on-board span').textContent = t('card.onBoard');
+  const hand = find(card, '.hand');
+  if (hand.childElementCount !== snap.inHand[side]) {
+    hand.replaceChildren(...Array.from({ length: snap.inHand[side] }, () => document.createElement('i')));
+  }
+}
+
+/** The status line: what to do now, or why nothing can be done. @param {Frame} f @returns {[string, string]} text and tone */
+function statusText({ page, t, snap, o, view, vs, human }) {
+  if (o?.gone) return [t(o.gone), 'alert'];
+  if (o?.replaced) return [t('online.replaced'), 'alert'];
+  if (o && o.connection === 'reconnecting') return [t('online.reconnecting'), 'alert'];
+  if (o && (!o.state || !o.fresh || o.connection !== 'open')) return [t('online.connecting'), 'wait'];
+  if (view && !view.friendJoined && !snap?.outcome) return [t('online.waitingFriend'), 'wait'];
+  if (view && !view.opponentOnline && !snap?.outcome) return [t('online.opponentAway', { side: t(`color.${view.opponent}`) }), 'wait'];
+  if (!snap) return [t('status.loading'), 'act'];
+  // A spectator (no seat) is told whose move it is, like a player waiting.
+  const s = (vs && computerStatus(snap, human, vs.failed)) || statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
+  const params = Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, t(`color.${v}`)]));
+  return [t(s.key, params), s.tone];
+}
+
+/** @param {Frame} f */
+function viewStatus(f) {
+  const status = $('status');
+  const [text, tone] = statusText(f);
+  // Only a changed text is written, so screen readers announce news, not every redraw.
+  if (status.textContent !== text) status.textContent = text;
+  status.dataset.tone = tone;
+}
+
+/** The result box once the game is over. @param {Frame} f */
+function viewResult({ t, snap, vs, human }) {
+  $('result').hidden = !snap?.outcome;
+  if (!snap?.outcome) return;
+  const out = snap.outcome;
+  const personal = vs ? resultForPerson(snap, human) : null;
+  $('result-title').textContent = personal
+    ? t(personal)
+    : out.kind === 'win'
+      ? t('result.win', { side: t(`color.${out.winner}`) })
+      : t('result.draw');
+  $('result-reason').textContent = t(`reason.${out.reason}`, { loser: out.winner ? t(`color.${other(out.winner)}`) : '' });
+}
+
+/** The move list, numbered by turn pairs. @param {Frame} f */
+function viewRecord({ snap }) {
+  const list = $('record');
+  const rows = recordRows(snap?.record ?? []);
+  list.replaceChildren(
+    ...rows.map((row) => {
+      const li = document.createElement('li');
+      const n = document.createElement('span');
+      n.className = 'n';
+      n.textContent = `${row.n}.`;
+      const a = document.createElement('span');
+      a.textContent = row.light;
+      const b = document.createElement('span');
+      b.textContent = row.dark ?? '';
+      li.append(n, a, b);
+      return li;
+    }),
+  );
+  $('record-empty').hidden = rows.length > 0;
+  // Keep the latest turn in view inside the list only: scrolling the page would make a
+  // phone jump away from the board after every move.
+  list.scrollTop = list.scrollHeight;
+}
+
+/** Undo and New game (same device, vs computer), the computer's level and side. @param {Frame} f */
+function viewLocalControls({ page, snap, vs, human }) {
+  const local = page.mode === 'local' || !!vs;
+  $('local-controls').hidden = !local;
+  $('online-controls').hidden = local;
+  $('computer-controls').hidden = !vs;
+  if (vs) {
+    for (const input of radios('computer-level')) input.checked = input.value === vs.settings.level;
+    for (const input of radios('computer-side')) input.checked = input.value === human;
+  }
+  if (local) {
+    $button('undo').disabled = vs ? !vs.canUndo() : !snap || snap.actions === 0;
+    $('new-game').classList.toggle('primary', !!snap?.outcome);
+  }
+}
+
+/** The invite link, draw, resign, new round and "Play here". @param {Frame} f */
+function viewOnlineControls({ t, o, view }) {
+  if (!o) {
+    $('invite').hidden = true;
+    return;
+  }
+  $('invite').hidden = !(o.seat && !o.gone && (!view || !view.friendJoined));
+  $input('invite-link').value = `${location.origin}/r/${o.roomId}`;
+  const v = view ?? /** @type {Partial<NonNullable<Frame['view']>>} */ ({});
+  const offerDraw = $button('offer-draw');
+  offerDraw.hidden = !v.canOfferDraw && !v.drawOfferedByMe;
+  offerDraw.disabled = !v.canOfferDraw;
+  offerDraw.textContent = v.drawOfferedByMe ? t('online.drawOffered') : t('online.offerDraw');
+  $('draw-offer').hidden = !v.drawOfferedToMe;
+  $('draw-offer-text').textContent = t('online.drawOfferedToYou', { side: t(`color.${v.opponent ?? 'dark'}`) });
+  $('resign').hidden = !v.canResign;
+  const newRound = $button('new-round');
+  newRound.hidden = !(v.canAskNewRound || v.askedNewRound);
+  newRound.disabled = !v.canAskNewRound;
+  const note = $('new-round-note');
+  note.hidden = !(v.askedNewRound || v.opponentAskedNewRound);
+  note.textContent = v.askedNewRound
+    ? t('online.newRoundAsked', { side: t(`color.${v.opponent}`) })
+    : t('online.newRoundOffered', { side: t(`color.${v.opponent ?? 'dark'}`) });
+  $('take-back').hidden = !o.replaced;
+  $('seat-note').hidden = !o.seat;
+  $('seat-note').textContent = o.seat ? t('online.youAre', { side: t(`color.${o.seat}`) }) : '';
+}

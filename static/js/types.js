@@ -1,0 +1,90 @@
+// Owns the shapes the page's modules pass each other, as JSDoc types checked by the
+// TypeScript compiler (`npx tsc -p .`, in scripts/test). Nothing runs here: other modules
+// name these with `@typedef {import('./types.js').Snapshot} Snapshot`.
+
+/** @typedef {'light' | 'dark'} Side  a player's colour; Light opens */
+
+/** @typedef {'en' | 'ru'} Lang  the page's languages */
+
+/** @typedef {'placing' | 'moving' | 'flying'} Phase  what a side does on its turn */
+
+/** @typedef {{ light: T, dark: T }} BySide<T> @template T */
+
+/**
+ * @typedef {object} Point  one point of the board, placed on a grid
+ * @property {string} name  its name in notation, e.g. "d6"
+ * @property {number} file  column, 0 = file a (left)
+ * @property {number} rank  row, 0 = rank 1 (bottom)
+ */
+
+/**
+ * @typedef {object} Topology  the board's geometry, from mill-core (WasmGame.topology)
+ * @property {number} files  grid width
+ * @property {number} ranks  grid height
+ * @property {Point[]} points  every point, in mill-core's order
+ * @property {[string, string][]} segments  the drawn lines, as pairs of adjacent points
+ * @property {Record<string, string[]>} neighbours  the points adjacent to each point
+ * @property {string[][]} lines  every mill line, each as its points
+ */
+
+/**
+ * @typedef {object} Outcome  how a game ended
+ * @property {'win' | 'draw'} kind
+ * @property {Side} [winner]  set when kind is 'win'
+ * @property {string} reason  'pieces', 'blocked', 'resignation', 'threefold', 'hundred-turns', 'agreement'
+ */
+
+/**
+ * @typedef {object} Snapshot  what the board draws and may offer: the same shape locally
+ *   (WasmGame.snapshot) and online (protocol.js's snapshotFromState)
+ * @property {string} position  mill-core's position string ('' on the blank board)
+ * @property {Side} turn  side to move, also the side that must remove
+ * @property {BySide<Phase>} phase  each side's phase
+ * @property {BySide<number>} inHand  pieces not yet placed
+ * @property {BySide<number>} onBoard  pieces on the board
+ * @property {Record<string, Side>} pieces  the occupied points
+ * @property {number} pendingRemovals  > 0: the side to move must remove before the turn passes
+ * @property {string[]} selectable  points the side to move may click now
+ * @property {Record<string, string[]>} destinations  for each own piece that can move, where to
+ * @property {string[]} removable  opponent pieces that may be removed now
+ * @property {string[]} record  completed turns in notation
+ * @property {string[]} lastTurn  the latest turn's actions, e.g. ["f4-g4", "xb6"]
+ * @property {string[][]} closedMills  the mill lines that turn closed
+ * @property {number} actions  number of actions played
+ * @property {Outcome | null} outcome  null while the game goes on
+ */
+
+/**
+ * @typedef {object} SeatPresence  a seat of an online room, as the server sees it
+ * @property {boolean} taken  someone holds the seat's key
+ * @property {boolean} online  a socket holds the seat now
+ */
+
+/**
+ * @typedef {object} ServerState  the server's `state` message (docs/PROTOCOL.md)
+ * @property {'state'} type
+ * @property {string} room  the room id
+ * @property {number} round  copied into every command
+ * @property {number} version  copied into every command; the number of actions of the round
+ * @property {string} position  mill-core's position string
+ * @property {Side} turn
+ * @property {BySide<Phase>} phase
+ * @property {BySide<number>} in_hand
+ * @property {BySide<number>} on_board
+ * @property {BySide<string[]>} pieces  the points each side occupies
+ * @property {number} pending_removals
+ * @property {{ selectable: string[], destinations: Record<string, string[]>, removable: string[] } | null} legal  null once the round is over
+ * @property {string[]} actions  every action of the round, in text form
+ * @property {string[]} record  completed turns in notation
+ * @property {string[][]} [closed_mills]  the mill lines the latest turn closed
+ * @property {BySide<SeatPresence>} seats
+ * @property {{ draw: Side | null, new_round: Side[] }} offers  standing offers
+ * @property {{ winner: Side | null, reason: string } | null} result
+ */
+
+/**
+ * @typedef {(key: string, params?: Record<string, string | number>) => string} Translate
+ *   the page's words in the chosen language (i18n.js's translator)
+ */
+
+export {};

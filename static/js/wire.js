@@ -1,0 +1,73 @@
+// Generated from crates/mill-server/src/protocol.rs; do not edit. After changing the
+// protocol's enums, regenerate it with
+//   MILL_WRITE_WIRE=1 cargo test -p mill-server --test protocol_sources
+// (the same test fails while this file differs from what the enums give).
+
+/** The protocol version this page speaks. */
+export const PROTOCOL = 1;
+
+/** Types of the messages a client sends. */
+export const CLIENT_TYPES = Object.freeze({
+  HELLO: 'hello',
+  ACTION: 'action',
+  OFFER_DRAW: 'offer-draw',
+  ACCEPT_DRAW: 'accept-draw',
+  DECLINE_DRAW: 'decline-draw',
+  RESIGN: 'resign',
+  NEW_ROUND: 'new-round',
+  SYNC: 'sync',
+  PING: 'ping',
+});
+
+/** Types of the messages the server sends. */
+export const SERVER_TYPES = Object.freeze({
+  WELCOME: 'welcome',
+  STATE: 'state',
+  ACK: 'ack',
+  ERROR: 'error',
+  REPLACED: 'replaced',
+  PONG: 'pong',
+});
+
+/** The server's error codes; an action the rules refuse carries mill-core's code instead. */
+export const ERROR_CODES = Object.freeze({
+  MALFORMED: 'malformed',
+  UNKNOWN_TYPE: 'unknown-type',
+  TOO_LARGE: 'too-large',
+  HELLO_REQUIRED: 'hello-required',
+  ALREADY_HELLO: 'already-hello',
+  PROTOCOL_MISMATCH: 'protocol-mismatch',
+  UNKNOWN_ROOM: 'unknown-room',
+  BAD_KEY: 'bad-key',
+  ROOM_FULL: 'room-full',
+  SPECTATOR: 'spectator',
+  STALE: 'stale',
+  OPPONENT_AWAY: 'opponent-away',
+  NOT_YOUR_TURN: 'not-your-turn',
+  GAME_OVER: 'game-over',
+  ROUND_NOT_OVER: 'round-not-over',
+  NO_DRAW_OFFER: 'no-draw-offer',
+  ALREADY_OFFERED: 'already-offered',
+  BAD_ACTION: 'bad-action',
+  RATE_LIMITED: 'rate-limited',
+  NOT_FOUND: 'not-found',
+  METHOD_NOT_ALLOWED: 'method-not-allowed',
+  NOT_WEBSOCKET: 'not-websocket',
+  INTERNAL: 'internal',
+});
+
+/** WebSocket close codes. */
+export const CLOSE_CODES = Object.freeze({
+  NORMAL: 1000,
+  GOING_AWAY: 1001,
+  POLICY: 1008,
+  TOO_BIG: 1009,
+  REPLACED: 4000,
+  PROTOCOL_MISMATCH: 4001,
+  BAD_KEY: 4003,
+  UNKNOWN_ROOM: 4004,
+  ROOM_FULL: 4009,
+});
+
+/** Close codes after which the page must not reconnect by itself. */
+export const FINAL_CLOSE_CODES = Object.freeze([4000, 4001, 4003, 4004, 4009]);

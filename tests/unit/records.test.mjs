@@ -1,0 +1,56 @@
+// Records and MFEN through the page's WebAssembly build (static/pkg, from
+// scripts/build-wasm) in node: what the page's Copy record / Import will call.
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+
+import { loadWasm } from './helpers.mjs';
+
+let mod;
+
+before(async () => {
+  mod = await loadWasm();
+});
+
+function played(actions) {
+  const game = new mod.WasmGame();
+  for (const a of actions) assert.equal(JSON.parse(game.play(a)).ok, true, a);
+  return game;
+}
+
+test('a record copied from one game and imported into another gives the same game', () => {
+  const game = played(['a1', 'b2', 'd1', 'd2', 'g1', 'xd2', 'f4']);
+  const out = JSON.parse(game.record_text(JSON.stringify({ date: '2026.12.01', light: 'Аня', dark: 'Boris' })));
+  assert.equal(out.ok, true);
+  assert.match(out.text, /\[Light "Аня"\]/);
+  assert.match(out.text, /1\. a1 b2 2\. d1 d2 3\. g1xd2 f4 \*/);
+  const other = new mod.WasmGame();
+  const back = JSON.parse(other.load_record_text(out.text));
+  assert.deepEqual(back, { ok: true, header: { date: '2026.12.01', light: 'Аня', dark: 'Boris' } });
+  assert.deepEqual(JSON.parse(other.snapshot()), JSON.parse(game.snapshot()));
+});
+
+test('a malformed record names its turn and leaves the game alone', () => {
+  const game = played(['a1']);
+  const before = game.snapshot();
+  const reply = JSON.parse(game.load_record_text('1. a1 b2 2. d1 d2 3. g1xd3'));
+  assert.equal(reply.ok, false);
+  assert.equal(reply.error.code, 'bad-turn');
+  assert.equal(reply.error.turn, 5);
+  assert.match(reply.error.message, /turn 5 \(3\. g1xd3\)/);
+  assert.equal(game.snapshot(), before);
+});
+
+test('MFEN round trip: export, import into a fresh game, same position', () => {
+  const game = played(['a1', 'b2', 'd1', 'd2', 'g1']);
+  const { ok, text } = JSON.parse(game.mfen());
+  assert.equal(ok, true);
+  assert.match(text, /^MFEN\/1\.0 mill24-state-v1 /);
+  const other = new mod.WasmGame();
+  assert.equal(JSON.parse(other.load_mfen(text)).ok, true);
+  assert.equal(JSON.parse(other.snapshot()).position, JSON.parse(game.snapshot()).position);
+  const converted = JSON.parse(mod.convert_position(JSON.parse(game.snapshot()).position));
+  assert.equal(converted.mfen, text);
+  const bad = JSON.parse(other.load_mfen('MFEN/1.0 mill24-state-v1 nonsense'));
+  assert.equal(bad.ok, false);
+  assert.equal(typeof bad.error.code, 'string');
+});
