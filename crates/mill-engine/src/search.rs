@@ -507,27 +507,17 @@ impl<'a> Searcher<'a> {
         e
     }
 
-    /// The score of a finished position for the side to move (pieces, blockade, the
-    /// quiet-turn draw), or `None` if play goes on.
+    /// The score of a finished position for the side to move (mill-core's
+    /// [`Position::outcome`]: pieces, blockade, the quiet-turn draw), or `None` if play
+    /// goes on.
     #[inline]
     fn terminal(pos: &Position, ply: usize) -> Option<i32> {
-        let rules = pos.rules();
-        let us = pos.turn();
-        let them = !us;
-        let lose = -(MATE - ply as i32);
-        if pos.on_board(us) + pos.in_hand(us) < rules.lose_below {
-            return Some(lose);
-        }
-        if pos.on_board(them) + pos.in_hand(them) < rules.lose_below {
-            return Some(-lose);
-        }
-        if !has_step(pos) {
-            return Some(lose);
-        }
-        if pos.quiet_turns() >= rules.quiet_limit {
-            return Some(0);
-        }
-        None
+        let win = MATE - ply as i32;
+        pos.outcome().map(|outcome| match outcome.winner() {
+            Some(winner) if winner == pos.turn() => win,
+            Some(_) => -win,
+            None => 0,
+        })
     }
 
     /// Whether the current position (last on the path) repeats: once within the search
@@ -842,22 +832,6 @@ fn first_max(scores: &[i32]) -> usize {
         }
     }
     at
-}
-
-/// Whether the side to move has a placement or a step.
-#[inline]
-fn has_step(pos: &Position) -> bool {
-    let t = pos.topology();
-    let us = pos.turn();
-    let mine = pos.pieces(us).0;
-    let empty = t.all().0 & !(mine | pos.pieces(!us).0);
-    if empty == 0 {
-        return false;
-    }
-    if pos.in_hand(us) > 0 || pos.on_board(us) <= pos.rules().fly_at {
-        return true;
-    }
-    pos.pieces(us).iter().any(|p| t.neighbours(p).0 & empty != 0)
 }
 
 #[inline]
