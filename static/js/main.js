@@ -9,6 +9,7 @@ import { bindLocalControls, playLocal, startLocal } from './local.js';
 import { bindOnlineControls, createRoom, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
+import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
 import { bindComputerControls, startComputer } from './vs-computer.js';
@@ -113,6 +114,7 @@ bindLocalControls(app);
 bindComputerControls(app);
 bindOnlineControls(app);
 bindConfirmDialog();
+bindRecordTools(app);
 
 applyLanguage();
 route().catch((error) => console.error(error));

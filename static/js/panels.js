@@ -6,6 +6,7 @@ import { other, recordRows, statusOf } from './board.js';
 import { computerStatus, resultForPerson } from './computer.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { onlineView } from './protocol.js';
+import { viewRecordTools } from './records.js';
 import { hasProgress } from './storage.js';
 
 /** @typedef {import('./page-state.js').PageState} PageState */
@@ -49,6 +50,7 @@ export function renderPage(page, storage) {
   viewStatus(f);
   viewResult(f);
   viewRecord(f);
+  viewRecordTools(page);
   viewLocalControls(f);
   viewOnlineControls(f);
 }

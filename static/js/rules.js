@@ -15,14 +15,24 @@
  * @property {() => string} export_record
  * @property {(json: string) => string} import_record
  * @property {(position: string) => string} load_position
+ * @property {(headerJson: string) => string} record_text
+ * @property {(text: string) => string} load_record_text
+ * @property {() => string} mfen
+ * @property {(text: string) => string} load_mfen
  *
  * @typedef {object} WasmModule  the wasm-bindgen exports of static/pkg/mill_wasm.js
  * @property {() => Promise<unknown>} default  instantiates the module
  * @property {new () => WasmGameHandle} WasmGame
  *
- * @typedef {{ ok: boolean, error?: { code: string, message: string } }} Reply
- *   the answer to play, import_record and load_position: `error` when not ok, and then
- *   nothing changed
+ * @typedef {{ ok: boolean, error?: { code: string, message: string, turn?: number, line?: number } }} Reply
+ *   the answer to play, import_record, load_position and the record and MFEN calls:
+ *   `error` when not ok (with the record's `turn` or `line` at fault), and then nothing
+ *   changed
+ *
+ * @typedef {{ date?: string, light?: string, dark?: string }} RecordHeader
+ *   a text record's header fields (crates/mill-core/src/record.rs); the date YYYY.MM.DD
+ *
+ * @typedef {Reply & { text?: string }} TextReply  `text` when ok
  *
  * @typedef {object} LocalGame  a game played through the rules in this browser
  * @property {Topology} topology
@@ -33,6 +43,10 @@
  * @property {() => string} exportRecord  `{"start": position, "actions": [texts]}`
  * @property {(json: string) => Reply} importRecord
  * @property {(position: string) => Reply} loadPosition
+ * @property {(header: RecordHeader) => TextReply} recordText  the game as a text record
+ * @property {(text: string) => Reply} loadRecordText  replaces the game with a text record's
+ * @property {() => TextReply} mfen  the position as MFEN (Mill Interchange Format 1.0)
+ * @property {(text: string) => Reply} loadMfen  a new game from an MFEN position
  */
 
 // A variable, not a literal, so the type checker does not look for the generated file
@@ -74,5 +88,9 @@ export function localGame(mod) {
     exportRecord: () => game.export_record(),
     importRecord: (json) => parse(game.import_record(json)),
     loadPosition: (text) => parse(game.load_position(text)),
+    recordText: (header) => parse(game.record_text(JSON.stringify(header))),
+    loadRecordText: (text) => parse(game.load_record_text(text)),
+    mfen: () => parse(game.mfen()),
+    loadMfen: (text) => parse(game.load_mfen(text)),
   };
 }

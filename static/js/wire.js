@@ -53,6 +53,11 @@ export const ERROR_CODES = Object.freeze({
   NOT_FOUND: 'not-found',
   METHOD_NOT_ALLOWED: 'method-not-allowed',
   NOT_WEBSOCKET: 'not-websocket',
+  HELLO_TIMEOUT: 'hello-timeout',
+  TOO_MANY_CONNECTIONS: 'too-many-connections',
+  SERVER_BUSY: 'server-busy',
+  BODY_TOO_LARGE: 'body-too-large',
+  TIMEOUT: 'timeout',
   INTERNAL: 'internal',
 });
 
@@ -66,6 +71,7 @@ export const CLOSE_CODES = Object.freeze({
   PROTOCOL_MISMATCH: 4001,
   BAD_KEY: 4003,
   UNKNOWN_ROOM: 4004,
+  HELLO_TIMEOUT: 4008,
   ROOM_FULL: 4009,
 });
 

@@ -198,10 +198,17 @@ test('a third browser on a full room watches; the waiting screen passes the acce
   for (const c of [lightContext, darkContext, watcherContext]) await c.close();
 });
 
-test('an unknown room says so', async () => {
+test('an unknown room is a "room is gone" page whose button starts a new game', async () => {
   const context = await env.browser.newContext({ viewport: PHONE });
-  const page = await openPage(context, `${env.server.url}/r/nosuchroom00`);
-  await waitStatus(page, 'This room does not exist (it may have expired).');
+  const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
+  const answer = await page.goto(`${env.server.url}/r/nosuchroom00`);
+  assert.equal(answer.status(), 404);
+  await page.getByRole('heading', { name: 'This room is gone' }).waitFor();
+  await shot(page, 'online-06-room-gone-phone');
+  await page.getByRole('button', { name: 'Start a new game' }).click();
+  await page.waitForURL(`${env.server.url}/?`);
+  await page.locator('#start-friend').waitFor();
   await context.close();
 });
 

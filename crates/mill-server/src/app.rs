@@ -1,27 +1,36 @@
-//! The HTTP routes: the page, the room API and the WebSocket upgrade.
+//! The HTTP routes: the page, the room API, the WebSocket upgrade and `/metrics`; the
+//! layers that bound every request (body size, time); and the answers for what is not
+//! there (a 404 page for people, JSON under `/api`, a "room is gone" page).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::{ConnectInfo, Path, State, WebSocketUpgrade};
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::extract::{ConnectInfo, Path, Request, State, WebSocketUpgrade};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
-use tower_http::services::{ServeDir, ServeFile};
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
+use crate::assets::{Assets, REVALIDATE};
 use crate::config::Config;
 use crate::error::ApiError;
-use crate::keys;
 use crate::protocol::{MAX_FRAME, PROTOCOL};
 use crate::rooms::Rooms;
 use crate::throttle::PerAddress;
-use crate::ws;
+use crate::{keys, metrics, ws};
+
+/// The page for people who asked for something that is not there.
+pub const NOT_FOUND_PAGE: &str = "404.html";
+/// The page for an invite link to a room that does not exist (any more).
+pub const GONE_PAGE: &str = "gone.html";
 
 /// What every handler shares; cheap to clone.
 #[derive(Debug, Clone)]
@@ -32,6 +41,10 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// Room creation and joins per address.
     pub per_address: Arc<PerAddress>,
+    /// The page's files.
+    pub assets: Assets,
+    /// The address the server listens on (invite links fall back to it).
+    pub local_addr: SocketAddr,
     /// Cancelled when the server shuts down; sockets close on it.
     pub shutdown: CancellationToken,
     /// Socket tasks, so shutdown can wait for their close frames.
@@ -40,8 +53,6 @@ pub struct AppState {
 
 /// The router.
 pub fn app(state: AppState) -> Router {
-    let dir = &state.config.static_dir;
-    let index = ServeFile::new(dir.join("index.html"));
     Router::new()
         .route("/api/health", get(|| async { Json(json!({ "ok": true })) }))
         .route("/api/rooms", post(create_room))
@@ -49,27 +60,160 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms/{room}/join", post(join_room))
         .route("/api/rooms/{room}/ws", get(socket))
         .route("/api/{*rest}", any(|| async { ApiError::NotFound }))
+        .route("/api", any(|| async { ApiError::NotFound }))
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
-        .route_service("/", index.clone())
-        .route_service("/r/{room}", index)
-        .route_service("/rules", ServeFile::new(dir.join("rules.html")))
-        .fallback_service(ServeDir::new(dir))
-        .layer(TraceLayer::new_for_http())
+        .route("/metrics", get(metrics_text))
+        .route(
+            "/",
+            get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "index.html", None, &h) }),
+        )
+        .route("/r/{room}", get(invite_link))
+        .route(
+            "/rules",
+            get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "rules.html", None, &h) }),
+        )
+        .fallback(static_file)
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            state.config.request_timeout,
+        ))
+        .layer(RequestBodyLimitLayer::new(state.config.max_body))
+        .layer(middleware::from_fn(coded_refusals))
+        // Spans name the method and path only: a query string is never logged.
+        .layer(TraceLayer::new_for_http().make_span_with(
+            |req: &Request| tracing::debug_span!("request", method = %req.method(), path = %req.uri().path()),
+        ))
         .with_state(state)
 }
 
+/// Gives the refusals of the tower layers (body too large, too slow) the same JSON
+/// shape and codes as every other API error, and counts every refusal.
+async fn coded_refusals(req: Request, next: Next) -> Response {
+    let response = next.run(req).await;
+    match response.status() {
+        StatusCode::PAYLOAD_TOO_LARGE if !is_json(&response) => ApiError::BodyTooLarge.into_response(),
+        StatusCode::REQUEST_TIMEOUT if !is_json(&response) => ApiError::Timeout.into_response(),
+        _ => response,
+    }
+}
+
+fn is_json(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"))
+}
+
+fn page(state: &AppState, file: &str, query: Option<&str>, headers: &HeaderMap) -> Response {
+    state
+        .assets
+        .serve(file, query, headers, StatusCode::OK)
+        .unwrap_or_else(|| not_found_page(state, headers))
+}
+
+/// The 404 page (the static directory's `404.html`, else a built-in one).
+fn not_found_page(state: &AppState, headers: &HeaderMap) -> Response {
+    metrics::refused("not-found");
+    state
+        .assets
+        .serve(NOT_FOUND_PAGE, None, headers, StatusCode::NOT_FOUND)
+        .unwrap_or_else(|| {
+            (
+                StatusCode::NOT_FOUND,
+                [(header::CACHE_CONTROL, HeaderValue::from_static(REVALIDATE))],
+                Html(FALLBACK_404),
+            )
+                .into_response()
+        })
+}
+
+const FALLBACK_404: &str = "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Not found · Mill</title>\
+<h1>Nothing here</h1><p>This page does not exist. <a href=\"/\">Go to Mill</a></p></html>";
+
+const FALLBACK_GONE: &str = "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Room gone · Mill</title>\
+<h1>This room is gone</h1><p>Rooms close after a week without play. <a href=\"/\">Start a new game</a></p></html>";
+
+async fn static_file(State(state): State<AppState>, method: Method, req: Request) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        return ApiError::MethodNotAllowed.into_response();
+    }
+    let path = req.uri().path().trim_start_matches('/');
+    // Pages are reached by their routes; the HTML files themselves are there too, for
+    // old links, but the 404 and gone pages are only answers.
+    if path == NOT_FOUND_PAGE || path == GONE_PAGE {
+        return not_found_page(&state, req.headers());
+    }
+    state
+        .assets
+        .serve(path, req.uri().query(), req.headers(), StatusCode::OK)
+        .unwrap_or_else(|| not_found_page(&state, req.headers()))
+}
+
+/// `/r/{room}`: the page for a room that exists, else the "room is gone" page (404).
+async fn invite_link(
+    State(state): State<AppState>,
+    Path(room): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    if keys::is_room_id(&room) && state.rooms.info(&room).is_some() {
+        return page(&state, "index.html", None, &headers);
+    }
+    metrics::refused("unknown-room");
+    state
+        .assets
+        .serve(GONE_PAGE, None, &headers, StatusCode::NOT_FOUND)
+        .unwrap_or_else(|| {
+            (
+                StatusCode::NOT_FOUND,
+                [(header::CACHE_CONTROL, HeaderValue::from_static(REVALIDATE))],
+                Html(FALLBACK_GONE),
+            )
+                .into_response()
+        })
+}
+
+async fn metrics_text(State(state): State<AppState>) -> Response {
+    metrics::get()
+        .rooms
+        .set(i64::try_from(state.rooms.in_memory()).unwrap_or(i64::MAX));
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")],
+        metrics::render(),
+    )
+        .into_response()
+}
+
+/// The base of invite links: `--public-url`, else the request's Host when it is one
+/// the server answers to (an `--allowed-host`, or the listening address itself), else
+/// the listening address. A Host header alone never chooses where a link points.
 fn invite(state: &AppState, headers: &HeaderMap, room: &str) -> String {
-    let base = match &state.config.public_url {
-        Some(url) => url.trim_end_matches('/').to_string(),
-        None => {
-            let host = headers
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .unwrap_or("127.0.0.1");
-            format!("http://{host}")
-        }
+    if let Some(url) = &state.config.public_url {
+        return format!("{}/r/{room}", url.trim_end_matches('/'));
+    }
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let base = match host {
+        Some(host) if host_allowed(state, host) => host.to_string(),
+        _ => state.local_addr.to_string(),
     };
-    format!("{base}/r/{room}")
+    format!("http://{base}/r/{room}")
+}
+
+fn host_allowed(state: &AppState, host: &str) -> bool {
+    let host = host.trim();
+    if state
+        .config
+        .allowed_hosts
+        .iter()
+        .any(|h| h.trim().eq_ignore_ascii_case(host))
+    {
+        return true;
+    }
+    let addr = state.local_addr;
+    if host == addr.to_string() {
+        return true;
+    }
+    // On loopback, `localhost:<port>` is the same server.
+    addr.ip().is_loopback() && host.eq_ignore_ascii_case(&format!("localhost:{}", addr.port()))
 }
 
 fn seat_reply(

@@ -13,9 +13,11 @@ pub struct Config {
     pub db_path: PathBuf,
     /// Directory with the page (`index.html`, `rules.html`, scripts).
     pub static_dir: PathBuf,
-    /// Base URL for invite links, e.g. `https://mill.example.org`; when `None` the
-    /// request's `Host` header is used.
+    /// Base URL for invite links, e.g. `https://mill.example.org`.
     pub public_url: Option<String>,
+    /// Without `public_url`: `Host` headers invite links may be built from (compared
+    /// without case). Any other Host gets links to the listening address.
+    pub allowed_hosts: Vec<String>,
     /// A room with no action and no connection for this long is deleted.
     pub idle_after: Duration,
     /// How often the purge job looks for idle rooms.
@@ -28,6 +30,19 @@ pub struct Config {
     pub idle_socket: Duration,
     /// How often the server pings each socket.
     pub ping_every: Duration,
+    /// Open connections allowed from one IP address (0: unlimited).
+    pub max_conns_per_ip: usize,
+    /// Open connections allowed in all (0: unlimited).
+    pub max_conns: usize,
+    /// How long a new WebSocket has to say `hello`.
+    pub hello_timeout: Duration,
+    /// How long a connection has to send a request's headers; also the longest idle
+    /// time between two requests on a kept-alive connection.
+    pub header_timeout: Duration,
+    /// How long a request may take, start to answer.
+    pub request_timeout: Duration,
+    /// Largest request body accepted (the API's bodies are empty or `{}`).
+    pub max_body: usize,
     /// Wall clock for the purge job.
     pub clock: Arc<dyn Clock>,
 }
@@ -39,12 +54,19 @@ impl Config {
             db_path: db_path.into(),
             static_dir: static_dir.into(),
             public_url: None,
+            allowed_hosts: Vec::new(),
             idle_after: Duration::from_secs(7 * 24 * 3600),
             purge_every: Duration::from_secs(3600),
             rooms_per_minute: 30,
             messages_per_second: 20,
             idle_socket: Duration::from_secs(30),
             ping_every: Duration::from_secs(10),
+            max_conns_per_ip: 64,
+            max_conns: 16_384,
+            hello_timeout: Duration::from_secs(10),
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_body: 16 * 1024,
             clock: Arc::new(SystemClock),
         }
     }

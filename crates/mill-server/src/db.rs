@@ -324,6 +324,7 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
         let started = std::time::Instant::now();
         let results = commit_batch(&mut conn, &batch);
         let took = started.elapsed();
+        crate::metrics::get().commit_seconds.observe(took.as_secs_f64());
         tracing::trace!(jobs = batch.len(), micros = took.as_micros() as u64, "commit");
         if took > std::time::Duration::from_millis(50) {
             tracing::debug!(jobs = batch.len(), ms = took.as_millis() as u64, "slow commit");

@@ -30,6 +30,12 @@ pub enum ApiError {
     /// A plain HTTP request reached the WebSocket endpoint.
     #[error("This endpoint is a WebSocket; open it with a WebSocket client.")]
     NotWebSocket,
+    /// The request's body is over the limit.
+    #[error("The request body is too large.")]
+    BodyTooLarge,
+    /// The request took too long.
+    #[error("The request took too long.")]
+    Timeout,
     /// The server failed.
     #[error("The server failed; try again.")]
     Internal(String),
@@ -51,6 +57,8 @@ impl ApiError {
             ApiError::NotFound => ErrorCode::NotFound,
             ApiError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
             ApiError::NotWebSocket => ErrorCode::NotWebsocket,
+            ApiError::BodyTooLarge => ErrorCode::BodyTooLarge,
+            ApiError::Timeout => ErrorCode::Timeout,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -63,6 +71,8 @@ impl ApiError {
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotWebSocket => StatusCode::BAD_REQUEST,
+            ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Timeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -73,6 +83,7 @@ impl IntoResponse for ApiError {
         if let ApiError::Internal(detail) = &self {
             tracing::error!(%detail, "request failed");
         }
+        crate::metrics::refused(self.code().as_str());
         let body = json!({ "code": self.code(), "message": self.to_string() });
         (self.status(), Json(body)).into_response()
     }

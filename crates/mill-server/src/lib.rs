@@ -9,11 +9,15 @@
 #![deny(missing_docs)]
 
 pub mod app;
+pub mod assets;
 pub mod clock;
 pub mod config;
 pub mod db;
 pub mod error;
 pub mod keys;
+pub mod listen;
+pub mod logging;
+pub mod metrics;
 pub mod protocol;
 pub mod rooms;
 pub mod table;
@@ -21,11 +25,9 @@ pub mod throttle;
 pub mod ws;
 
 use std::future::Future;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -64,11 +66,26 @@ pub async fn run(
     let restored = rooms.restore(stored)?;
     tracing::info!(rooms = restored, db = %config.db_path.display(), "rooms restored");
 
+    let assets = assets::Assets::load(&config.static_dir)?;
+    let local_addr = listener.local_addr()?;
+    if config.public_url.is_none() && config.allowed_hosts.is_empty() && !local_addr.ip().is_loopback() {
+        tracing::warn!(
+            %local_addr,
+            "no --public-url or --allowed-host: invite links will point at the listening address"
+        );
+    }
+    let settings = listen::Settings {
+        header_timeout: config.header_timeout,
+        limits: listen::ConnLimits::new(config.max_conns_per_ip, config.max_conns),
+    };
+
     let token = CancellationToken::new();
     let tracker = TaskTracker::new();
     let state = app::AppState {
         rooms: rooms.clone(),
         per_address: Arc::new(throttle::PerAddress::new(config.rooms_per_minute)),
+        assets,
+        local_addr,
         config: Arc::new(config),
         shutdown: token.clone(),
         tracker: tracker.clone(),
@@ -77,23 +94,16 @@ pub async fn run(
 
     let router = app::app(state.clone());
     let signal_token = token.clone();
-    // Small messages that must arrive now: no Nagle delay.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(
-        listener,
-        router.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move {
+    let signal = tokio::spawn(async move {
         tokio::select! {
             _ = shutdown => {}
             _ = signal_token.cancelled() => {}
         }
         signal_token.cancel();
-    })
-    .await?;
+    });
+    listen::serve(listener, router, settings, token.clone()).await?;
     token.cancel();
+    signal.abort();
     purge.abort();
     tracker.close();
     if tokio::time::timeout(Duration::from_secs(5), tracker.wait())

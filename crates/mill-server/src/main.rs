@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Parser;
 use mill_server::Config;
-use tracing_subscriber::EnvFilter;
+use mill_server::logging::{self, LogFormat};
 
 /// Mill online rooms: serves the page and plays games between two browsers.
 #[derive(Debug, Parser)]
@@ -22,9 +22,14 @@ struct Args {
     /// Directory with the page [default: ./static, else the repository's static/].
     #[arg(long, env = "MILL_STATIC_DIR")]
     static_dir: Option<PathBuf>,
-    /// Base URL for invite links (default: from the request's Host header).
+    /// Base URL for invite links, e.g. https://mill.example.org (see --allowed-host).
     #[arg(long, env = "MILL_PUBLIC_URL")]
     public_url: Option<String>,
+    /// A Host header that invite links may be built from when --public-url is not set
+    /// (repeat, or comma-separate in the variable). Without either, links use the
+    /// listening address.
+    #[arg(long = "allowed-host", env = "MILL_ALLOWED_HOSTS", value_delimiter = ',')]
+    allowed_hosts: Vec<String>,
     /// Days without action or connection after which a room is deleted.
     #[arg(long, env = "MILL_IDLE_DAYS", default_value_t = 7.0)]
     idle_days: f64,
@@ -37,6 +42,22 @@ struct Args {
     /// Messages per second one socket may send, sustained.
     #[arg(long, env = "MILL_MESSAGES_PER_SECOND", default_value_t = 20)]
     messages_per_second: u32,
+    /// Open connections (HTTP and WebSocket) allowed from one IP address (0: unlimited).
+    #[arg(long, env = "MILL_MAX_CONNS_PER_IP", default_value_t = 64)]
+    max_conns_per_ip: usize,
+    /// Open connections allowed in all (0: unlimited).
+    #[arg(long, env = "MILL_MAX_CONNS", default_value_t = 16_384)]
+    max_conns: usize,
+    /// Seconds a new WebSocket has to send `hello`.
+    #[arg(long, env = "MILL_HELLO_SECS", default_value_t = 10)]
+    hello_secs: u64,
+    /// Seconds a connection has to send a request's headers, and the most it may idle
+    /// between two requests.
+    #[arg(long, env = "MILL_HEADER_SECS", default_value_t = 10)]
+    header_secs: u64,
+    /// Log format.
+    #[arg(long, env = "MILL_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
 }
 
 fn default_static_dir() -> PathBuf {
@@ -49,17 +70,21 @@ fn default_static_dir() -> PathBuf {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,tower_http=warn")),
-        )
-        .init();
     let args = Args::parse();
+    logging::init(args.log_format);
     anyhow::ensure!(
         args.idle_days.is_finite() && args.idle_days > 0.0,
         "--idle-days must be a positive number of days"
     );
     anyhow::ensure!(args.purge_every_secs > 0, "--purge-every-secs must be positive");
+    anyhow::ensure!(args.hello_secs > 0, "--hello-secs must be positive");
+    anyhow::ensure!(args.header_secs > 0, "--header-secs must be positive");
+    if let Some(url) = &args.public_url {
+        anyhow::ensure!(
+            url.starts_with("http://") || url.starts_with("https://"),
+            "--public-url must start with http:// or https://"
+        );
+    }
     // Every socket is a file descriptor; the default soft limit (often 1024) would cap
     // the server at a few hundred rooms.
     match rlimit::increase_nofile_limit(u64::MAX) {
@@ -73,6 +98,11 @@ async fn main() -> anyhow::Result<()> {
     config.purge_every = Duration::from_secs(args.purge_every_secs);
     config.rooms_per_minute = args.rooms_per_minute;
     config.messages_per_second = args.messages_per_second;
+    config.allowed_hosts = args.allowed_hosts;
+    config.max_conns_per_ip = args.max_conns_per_ip;
+    config.max_conns = args.max_conns;
+    config.hello_timeout = Duration::from_secs(args.hello_secs);
+    config.header_timeout = Duration::from_secs(args.header_secs);
 
     // Open (and migrate) the database before saying the server is running, so a bad
     // path fails here with a clear message and nothing printed on stdout.

@@ -80,6 +80,16 @@ pub enum ErrorCode {
     MethodNotAllowed,
     /// HTTP: a plain request to the WebSocket endpoint.
     NotWebsocket,
+    /// No `hello` within the deadline after the socket opened.
+    HelloTimeout,
+    /// HTTP 429: the address holds its share of open connections.
+    TooManyConnections,
+    /// HTTP 503: the server holds as many connections as it may.
+    ServerBusy,
+    /// HTTP 413: the request body is over the limit.
+    BodyTooLarge,
+    /// HTTP 408: the request took too long.
+    Timeout,
     /// The server failed.
     Internal,
 }
@@ -158,7 +168,7 @@ pub enum CloseCode {
     GoingAway = 1001,
     /// Flooding.
     Policy = 1008,
-    /// A frame over [`MAX_FRAME`] (sent by the WebSocket layer itself).
+    /// A frame over [`MAX_FRAME`].
     TooBig = 1009,
     /// Another socket took this seat with the same key.
     Replaced = 4000,
@@ -168,6 +178,8 @@ pub enum CloseCode {
     BadKey = 4003,
     /// Unknown room.
     UnknownRoom = 4004,
+    /// No `hello` in time.
+    HelloTimeout = 4008,
     /// Too many spectators.
     RoomFull = 4009,
 }
@@ -187,7 +199,11 @@ impl CloseCode {
             | CloseCode::BadKey
             | CloseCode::UnknownRoom
             | CloseCode::RoomFull => true,
-            CloseCode::Normal | CloseCode::GoingAway | CloseCode::Policy | CloseCode::TooBig => false,
+            CloseCode::Normal
+            | CloseCode::GoingAway
+            | CloseCode::Policy
+            | CloseCode::TooBig
+            | CloseCode::HelloTimeout => false,
         }
     }
 }

@@ -254,6 +254,11 @@ impl Rooms {
         Ok(count)
     }
 
+    /// Rooms held in memory now (for `/metrics`).
+    pub fn in_memory(&self) -> usize {
+        lock(&self.shared.map).len()
+    }
+
     fn get(&self, id: &str) -> Option<Arc<Mutex<Room>>> {
         lock(&self.shared.map).get(id).cloned()
     }

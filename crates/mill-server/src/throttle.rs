@@ -1,107 +1,110 @@
-//! Token buckets: per socket for messages, per IP address for room creation and joins.
+//! Rates, with `governor`'s GCRA limiters: messages per socket (with the flood
+//! tolerance after which a socket is closed), and room creation and joins per IP address.
 
-use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::Mutex;
-use std::time::Instant;
+use std::num::NonZeroU32;
 
-/// Allows `rate` events per second on average and bursts of `burst`.
-#[derive(Debug, Clone)]
-pub struct TokenBucket {
-    tokens: f64,
-    rate: f64,
-    burst: f64,
-    last: Instant,
+use governor::clock::DefaultClock;
+use governor::state::keyed::DefaultKeyedStateStore;
+use governor::state::{InMemoryState, NotKeyed};
+use governor::{Quota, RateLimiter};
+
+type Direct = RateLimiter<NotKeyed, InMemoryState, DefaultClock>;
+
+/// Refused messages a socket may send in a burst before it is closed (or twice its
+/// per-second allowance, when that is more).
+pub const FLOOD_BURST: u32 = 40;
+
+fn nz(n: u32) -> NonZeroU32 {
+    NonZeroU32::new(n.max(1)).expect("at least 1")
 }
 
-impl TokenBucket {
-    /// A full bucket.
-    pub fn new(rate: f64, burst: f64) -> TokenBucket {
-        TokenBucket {
-            tokens: burst,
-            rate,
-            burst,
-            last: Instant::now(),
+/// What one socket may send.
+#[derive(Debug)]
+pub struct MessageRate {
+    allowed: Direct,
+    refused: Direct,
+}
+
+/// What [`MessageRate::check`] decided about one message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Within the allowance: handle it.
+    Allow,
+    /// Over the allowance: answer `rate-limited` and ignore it.
+    Refuse,
+    /// Over the allowance for too long: close the socket with 1008.
+    Flooding,
+}
+
+impl MessageRate {
+    /// `per_second` sustained, bursts of twice that. Refused messages are tolerated at
+    /// the same rate, with a burst of [`FLOOD_BURST`] (or twice the rate); a socket
+    /// that goes past that keeps sending at more than twice its allowance.
+    pub fn new(per_second: u32) -> MessageRate {
+        let rate = nz(per_second);
+        let burst = nz(per_second.saturating_mul(2));
+        MessageRate {
+            allowed: RateLimiter::direct(Quota::per_second(rate).allow_burst(burst)),
+            refused: RateLimiter::direct(
+                Quota::per_second(rate).allow_burst(nz(FLOOD_BURST.max(per_second.saturating_mul(2)))),
+            ),
         }
     }
 
-    /// Takes one token if there is one.
-    pub fn take(&mut self, now: Instant) -> bool {
-        self.refill(now);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
+    /// Judges one incoming message.
+    pub fn check(&self) -> Verdict {
+        if self.allowed.check().is_ok() {
+            Verdict::Allow
+        } else if self.refused.check().is_ok() {
+            Verdict::Refuse
         } else {
-            false
+            Verdict::Flooding
         }
-    }
-
-    fn refill(&mut self, now: Instant) {
-        let secs = now.saturating_duration_since(self.last).as_secs_f64();
-        self.tokens = (self.tokens + secs * self.rate).min(self.burst);
-        self.last = now;
-    }
-
-    fn is_full(&mut self, now: Instant) -> bool {
-        self.refill(now);
-        self.tokens >= self.burst
     }
 }
 
-/// One bucket per address. A std `Mutex` is right: it is held for a few
-/// instructions and never across an `.await`.
+/// Room creations and joins per IP address.
 #[derive(Debug)]
 pub struct PerAddress {
-    per_minute: u32,
-    buckets: Mutex<HashMap<IpAddr, TokenBucket>>,
+    limiter: Option<RateLimiter<IpAddr, DefaultKeyedStateStore<IpAddr>, DefaultClock>>,
 }
 
 impl PerAddress {
-    /// `per_minute == 0` means unlimited.
+    /// `per_minute == 0` means unlimited; bursts of `per_minute`.
     pub fn new(per_minute: u32) -> PerAddress {
         PerAddress {
-            per_minute,
-            buckets: Mutex::new(HashMap::new()),
+            limiter: NonZeroU32::new(per_minute).map(|n| RateLimiter::keyed(Quota::per_minute(n))),
         }
     }
 
     /// Takes a token for `addr`; false when it has used up its allowance.
     pub fn allow(&self, addr: IpAddr) -> bool {
-        if self.per_minute == 0 {
-            return true;
-        }
-        let per_minute = f64::from(self.per_minute);
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        buckets
-            .entry(addr)
-            .or_insert_with(|| TokenBucket::new(per_minute / 60.0, per_minute))
-            .take(Instant::now())
+        self.limiter.as_ref().is_none_or(|l| l.check_key(&addr).is_ok())
     }
 
-    /// Forgets addresses whose buckets have refilled, so the map stays small.
+    /// Forgets addresses whose allowance has refilled, so the map stays small.
     pub fn sweep(&self) {
-        let now = Instant::now();
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
-        buckets.retain(|_, b| !b.is_full(now));
+        if let Some(l) = &self.limiter {
+            l.retain_recent();
+            l.shrink_to_fit();
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
-    fn bucket_allows_a_burst_then_refills_at_the_rate() {
-        let start = Instant::now();
-        let mut b = TokenBucket::new(2.0, 3.0);
-        b.last = start;
-        assert!(b.take(start));
-        assert!(b.take(start));
-        assert!(b.take(start));
-        assert!(!b.take(start));
-        assert!(b.take(start + Duration::from_millis(500)));
-        assert!(!b.take(start + Duration::from_millis(500)));
+    fn a_socket_gets_its_burst_then_refusals_then_is_closed() {
+        let rate = MessageRate::new(5);
+        let verdicts: Vec<Verdict> = (0..100).map(|_| rate.check()).collect();
+        let allowed = verdicts.iter().filter(|v| **v == Verdict::Allow).count();
+        assert!((10..=11).contains(&allowed), "{allowed}");
+        let refused = verdicts.iter().filter(|v| **v == Verdict::Refuse).count();
+        assert!((40..=41).contains(&refused), "{refused}");
+        assert_eq!(verdicts.last(), Some(&Verdict::Flooding));
     }
 
     #[test]
@@ -114,5 +117,6 @@ mod tests {
         assert!(!limit.allow(a));
         assert!(limit.allow(b));
         assert!(PerAddress::new(0).allow(a));
+        limit.sweep();
     }
 }

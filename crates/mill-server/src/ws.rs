@@ -1,5 +1,6 @@
-//! One WebSocket: the hello, then a loop that reads the client's messages, writes what
-//! the room queues for it, pings, and notices silence and shutdown.
+//! One WebSocket: the hello (within a deadline), then a loop that reads the client's
+//! messages (rate-limited, closing floods with 1008 and oversized frames with 1009),
+//! writes what the room queues for it, pings, and notices silence and shutdown.
 
 use std::time::Duration;
 
@@ -11,15 +12,57 @@ use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 use crate::app::AppState;
+use crate::metrics;
 use crate::protocol::{ClientMsg, CloseCode, Code, ErrorCode, MAX_TEXT, PROTOCOL, ServerMsg};
 use crate::rooms::{ConnId, Outgoing};
-use crate::throttle::TokenBucket;
+use crate::throttle::{MessageRate, Verdict};
 
 /// Queue between the room and the socket's task; a client that lets it fill up is
 /// dropped rather than let memory grow.
 const QUEUE: usize = 128;
-/// Refused messages in a row (for flooding) after which the socket is closed.
-const MAX_REFUSED_FLOOD: u32 = 40;
+/// How long the server waits for the client's answer to its close frame; reading on
+/// until then means the client gets the close code rather than a reset.
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
+/// How long a socket that sent an oversized frame is held after its close frame.
+const TOO_BIG_GRACE: Duration = Duration::from_millis(500);
+
+/// Counts an open socket for `/metrics`.
+struct Counted;
+
+impl Counted {
+    fn new() -> Counted {
+        metrics::get().sockets.inc();
+        Counted
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        metrics::get().sockets.dec();
+    }
+}
+
+/// Counts what goes out: acknowledgements and refusals.
+fn count_outgoing(text: &str) {
+    if text.starts_with(r#"{"type":"ack""#) {
+        if text.contains(r#""duplicate":false"#) {
+            metrics::get().commands.inc();
+        }
+    } else if text.starts_with(r#"{"type":"error""#) {
+        if let Some(code) = serde_json::from_str::<serde_json::Value>(text)
+            .ok()
+            .and_then(|v| v["code"].as_str().map(str::to_string))
+        {
+            metrics::refused(&code);
+        }
+    }
+}
+
+/// Whether a read error is the WebSocket library refusing a frame over the size limit.
+fn too_big(e: axum::Error) -> bool {
+    use tokio_tungstenite::tungstenite::Error;
+    matches!(e.into_inner().downcast_ref::<Error>(), Some(Error::Capacity(_)))
+}
 
 struct Seat {
     conn: ConnId,
@@ -32,9 +75,10 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
     let (tx, mut rx) = mpsc::channel::<Outgoing>(QUEUE);
     let mut attached: Option<Seat> = None;
     let kick = CancellationToken::new();
-    let rate = f64::from(state.config.messages_per_second.max(1));
-    let mut bucket = TokenBucket::new(rate, rate * 2.0);
-    let mut flood = 0u32;
+    let _counted = Counted::new();
+    let rate = MessageRate::new(state.config.messages_per_second);
+    let hello_by = Instant::now() + state.config.hello_timeout;
+    let mut closing = false;
     let mut heard = Instant::now();
     let mut ping = tokio::time::interval(state.config.ping_every);
     ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -61,7 +105,24 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
     loop {
         tokio::select! {
             incoming = stream.next() => {
-                let Some(Ok(msg)) = incoming else { break };
+                let msg = match incoming {
+                    Some(Ok(msg)) => msg,
+                    Some(Err(e)) => {
+                        if too_big(e) {
+                            metrics::refused(ErrorCode::TooLarge.as_str());
+                            let _ = sink.send(Message::Close(Some(CloseFrame {
+                                code: CloseCode::TooBig.code(),
+                                reason: "frame too large".into(),
+                            }))).await;
+                            // The rest of the frame is still unread and the library
+                            // reads no more, so dropping the socket now would reset it
+                            // and lose the close frame: give the client time to read it.
+                            tokio::time::sleep(TOO_BIG_GRACE).await;
+                        }
+                        break;
+                    }
+                    None => break,
+                };
                 heard = Instant::now();
                 let text = match msg {
                     Message::Text(text) => text,
@@ -72,16 +133,31 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                     Message::Close(_) => break,
                     Message::Ping(_) | Message::Pong(_) => continue,
                 };
-                if !bucket.take(std::time::Instant::now()) {
-                    flood += 1;
-                    if flood > MAX_REFUSED_FLOOD {
-                        let _ = tx.try_send(Outgoing::Close(CloseCode::Policy, "flooding"));
-                    } else {
+                match rate.check() {
+                    Verdict::Allow => {}
+                    Verdict::Refuse => {
                         reply_error(&attached, None, ErrorCode::RateLimited.into(), "Too many messages; slow down.");
+                        continue;
                     }
-                    continue;
+                    Verdict::Flooding => {
+                        // What is queued (the refusals among it) goes first, then the
+                        // close frame straight to the socket.
+                        while let Ok(Outgoing::Text(text)) = rx.try_recv() {
+                            count_outgoing(text.as_str());
+                            if sink.feed(Message::Text(text)).await.is_err() {
+                                break;
+                            }
+                        }
+                        metrics::refused("flooding");
+                        tracing::debug!(%room, "flooding socket closed");
+                        let _ = sink.send(Message::Close(Some(CloseFrame {
+                            code: CloseCode::Policy.code(),
+                            reason: "flooding".into(),
+                        }))).await;
+                        closing = true;
+                        break;
+                    }
                 }
-                flood = 0;
                 if text.len() > MAX_TEXT {
                     reply_error(&attached, None, ErrorCode::TooLarge.into(), &format!("Messages are limited to {MAX_TEXT} bytes."));
                     continue;
@@ -125,9 +201,13 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
             }
             out = rx.recv() => {
                 let result = match out {
-                    Some(Outgoing::Text(text)) => sink.send(Message::Text(text)).await,
+                    Some(Outgoing::Text(text)) => {
+                        count_outgoing(text.as_str());
+                        sink.send(Message::Text(text)).await
+                    }
                     Some(Outgoing::Close(code, reason)) => {
                         let _ = sink.send(Message::Close(Some(CloseFrame { code: code.code(), reason: reason.into() }))).await;
+                        closing = true;
                         break;
                     }
                     None => break,
@@ -145,6 +225,24 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                     break;
                 }
             }
+            _ = tokio::time::sleep_until(hello_by), if attached.is_none() => {
+                metrics::refused(ErrorCode::HelloTimeout.as_str());
+                let text = ServerMsg::Error {
+                    id: None,
+                    code: ErrorCode::HelloTimeout.into(),
+                    message: "No hello in time; reconnect and say hello first.".into(),
+                    round: None,
+                    version: None,
+                }
+                .to_text();
+                let _ = sink.send(Message::Text(text.into())).await;
+                let _ = sink.send(Message::Close(Some(CloseFrame {
+                    code: CloseCode::HelloTimeout.code(),
+                    reason: "no hello in time".into(),
+                }))).await;
+                closing = true;
+                break;
+            }
             // The room dropped this socket: its queue overflowed.
             _ = kick.cancelled() => break,
             _ = state.shutdown.cancelled() => {
@@ -152,12 +250,25 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                     code: CloseCode::GoingAway.code(),
                     reason: "server shutting down".into(),
                 }))).await;
+                closing = true;
                 break;
             }
         }
     }
     if let Some(seat) = attached {
         state.rooms.detach(&room, seat.conn);
+    }
+    if closing {
+        // Read (and drop) what the client still sends until it answers the close
+        // frame, so the close code reaches it instead of a reset.
+        let _ = tokio::time::timeout(CLOSE_GRACE, async {
+            while let Some(Ok(msg)) = stream.next().await {
+                if matches!(msg, Message::Close(_)) {
+                    break;
+                }
+            }
+        })
+        .await;
     }
     // Give the close frame a moment to leave before the socket is dropped.
     let _ = tokio::time::timeout(Duration::from_millis(100), sink.close()).await;

@@ -488,11 +488,16 @@ async fn idle_rooms_are_purged_with_all_their_rows() {
 async fn the_page_is_served_at_root_rules_and_invite_links() {
     let dir = tmp();
     let server = Server::start(&dir.path().join("m.db")).await;
-    for path in ["/", "/r/abcdefghijkl", "/index.html"] {
-        let (status, body) = server.http("GET", path).await;
+    let (room, _) = server.create().await;
+    for path in ["/".to_string(), format!("/r/{room}"), "/index.html".to_string()] {
+        let (status, body) = server.http("GET", &path).await;
         assert_eq!(status, 200, "{path}");
         assert!(body.as_str().unwrap().contains("<title>Mill</title>"), "{path}");
     }
+    // An invite link to a room that does not exist is the "room is gone" page.
+    let (status, body) = server.http("GET", "/r/abcdefghijkl").await;
+    assert_eq!(status, 404);
+    assert!(body.as_str().unwrap().contains("gone"), "{body}");
     let (status, body) = server.http("GET", "/rules").await;
     assert_eq!(status, 200);
     assert!(body.as_str().unwrap().contains("Rules"));

@@ -1,0 +1,26 @@
+# mill-server in a container (docs/DEPLOY.md):
+#   docker build -t mill .
+#   docker run -d -p 8080:8080 -v mill-data:/data -e MILL_PUBLIC_URL=https://mill.example.org mill
+FROM rust:1-bookworm AS build
+WORKDIR /src
+COPY . .
+# The page's WebAssembly (installs the wasm target and wasm-bindgen-cli), then the server.
+RUN scripts/build-wasm --check && cargo build --release --locked -p mill-server
+
+FROM debian:bookworm-slim
+RUN useradd --system --home-dir /data --shell /usr/sbin/nologin mill \
+    && mkdir -p /data && chown mill:mill /data
+COPY --from=build /src/target/release/mill-server /usr/local/bin/mill-server
+COPY --from=build /src/static /usr/local/share/mill/static
+USER mill
+WORKDIR /data
+VOLUME /data
+EXPOSE 8080
+ENV MILL_ADDR=0.0.0.0:8080 \
+    MILL_DB=/data/mill.db \
+    MILL_STATIC_DIR=/usr/local/share/mill/static \
+    MILL_LOG_FORMAT=json \
+    RUST_LOG=info
+# docker stop sends SIGTERM: the graceful stop.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/local/bin/mill-server"]

@@ -1,0 +1,409 @@
+//! The page's files, held in memory: read once at start-up, versioned, compressed
+//! (brotli and gzip) and served with validators and cache headers.
+//!
+//! **Versioning.** A release's version is a hash of every file under the static
+//! directory. Each reference from one served file to another (`href="/style.css"`,
+//! `import … from './board.js'`, `new URL('mill_wasm_bg.wasm', import.meta.url)`) is
+//! rewritten to carry `?v=<version>`, and a request with the current version is cached
+//! for a year as `immutable`; everything else — HTML, and files asked for without the
+//! current version — is `no-cache` (revalidated with its ETag or Last-Modified). So a
+//! warm visit costs one revalidation of the HTML and nothing else, and a new release is
+//! never stale: its HTML names new URLs. Only quoted strings that resolve to a file that
+//! exists are rewritten, so text that merely looks like a file name is left alone.
+//!
+//! **Compression** runs on a background thread at start-up (brotli at its best quality
+//! is slow); until a file's compressed forms are ready it is served as is.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+use std::time::SystemTime;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use sha2::{Digest, Sha256};
+
+/// Files no larger than this are compressed (the wasm is about 270 KiB).
+const MAX_COMPRESSED: usize = 8 * 1024 * 1024;
+/// Smaller files gain nothing from compression.
+const MIN_COMPRESSED: usize = 512;
+/// Cache-Control of a file asked for with the current version.
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+/// Cache-Control of everything else.
+pub const REVALIDATE: &str = "no-cache";
+
+/// One file, as served.
+#[derive(Debug)]
+struct Asset {
+    mime: &'static str,
+    raw: Bytes,
+    br: OnceLock<Option<Bytes>>,
+    gz: OnceLock<Option<Bytes>>,
+    /// Hash of `raw`, the base of its ETags.
+    tag: String,
+    last_modified: String,
+    modified: SystemTime,
+}
+
+/// Every file of the static directory, by its URL path without the leading `/`.
+#[derive(Debug, Clone)]
+pub struct Assets {
+    files: Arc<HashMap<String, Asset>>,
+    version: Arc<str>,
+}
+
+impl Assets {
+    /// Reads `dir` (hidden files and directories skipped), rewrites references, and
+    /// starts compressing on a background thread. A missing directory gives no files.
+    pub fn load(dir: &Path) -> std::io::Result<Assets> {
+        let mut found = Vec::new();
+        if dir.is_dir() {
+            walk(dir, dir, &mut found)?;
+        }
+        found.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut hasher = Sha256::new();
+        for (name, bytes, _) in &found {
+            hasher.update(name.as_bytes());
+            hasher.update([0]);
+            hasher.update((bytes.len() as u64).to_le_bytes());
+            hasher.update(bytes);
+        }
+        let version = hex(&hasher.finalize()[..6]);
+        let names: std::collections::HashSet<String> = found.iter().map(|f| f.0.clone()).collect();
+        let mut files = HashMap::new();
+        for (name, bytes, modified) in found {
+            let bytes = if rewritable(&name) {
+                match String::from_utf8(bytes) {
+                    Ok(text) => rewrite(&name, &text, &names, &version).into_bytes(),
+                    Err(e) => e.into_bytes(),
+                }
+            } else {
+                bytes
+            };
+            let tag = hex(&Sha256::digest(&bytes)[..8]);
+            files.insert(
+                name.clone(),
+                Asset {
+                    mime: mime(&name),
+                    raw: Bytes::from(bytes),
+                    br: OnceLock::new(),
+                    gz: OnceLock::new(),
+                    tag,
+                    last_modified: httpdate::fmt_http_date(modified),
+                    modified,
+                },
+            );
+        }
+        let assets = Assets {
+            files: Arc::new(files),
+            version: version.into(),
+        };
+        let background = assets.clone();
+        std::thread::Builder::new()
+            .name("mill-compress".into())
+            .spawn(move || background.compress_all())?;
+        Ok(assets)
+    }
+
+    /// The release's version, as put in `?v=`.
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    /// Whether `path` (without the leading `/`) is a file.
+    pub fn contains(&self, path: &str) -> bool {
+        self.files.contains_key(path)
+    }
+
+    /// Compresses every file now (the background thread's work; tests may call it to
+    /// wait for it).
+    pub fn compress_all(&self) {
+        let mut names: Vec<&String> = self.files.keys().collect();
+        // The page's own files first: they are what a visitor waits for.
+        names.sort_by_key(|n| (!n.ends_with(".html") && !n.ends_with(".js"), n.len()));
+        for name in names {
+            let a = &self.files[name];
+            a.gz.get_or_init(|| compressible(a).then(|| gzip(&a.raw)).flatten());
+            a.br.get_or_init(|| compressible(a).then(|| brotli(&a.raw)).flatten());
+        }
+    }
+
+    /// The response for `path` (without the leading `/`), or `None` when there is no
+    /// such file. `query` is the request's query string; `status` is the status of a
+    /// full answer (a 404 page is served with 404).
+    pub fn serve(
+        &self,
+        path: &str,
+        query: Option<&str>,
+        req: &HeaderMap,
+        status: StatusCode,
+    ) -> Option<Response> {
+        let a = self.files.get(path)?;
+        let current = query.is_some_and(|q| q.split('&').any(|kv| kv == format!("v={}", self.version)));
+        let cache = if current && status.is_success() && !path.ends_with(".html") {
+            IMMUTABLE
+        } else {
+            REVALIDATE
+        };
+        let accepts = |coding: &str| {
+            req.get_all(header::ACCEPT_ENCODING)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(','))
+                .any(|c| {
+                    let mut parts = c.trim().split(';');
+                    parts
+                        .next()
+                        .is_some_and(|n| n.trim().eq_ignore_ascii_case(coding))
+                        && !parts.any(|p| p.trim().replace(' ', "") == "q=0")
+                })
+        };
+        let ready = |cell: &OnceLock<Option<Bytes>>| cell.get().cloned().flatten();
+        let (body, coding) = match (accepts("br").then(|| ready(&a.br)).flatten(), accepts("gzip")) {
+            (Some(br), _) => (br, Some("br")),
+            (None, true) => match ready(&a.gz) {
+                Some(gz) => (gz, Some("gzip")),
+                None => (a.raw.clone(), None),
+            },
+            (None, false) => (a.raw.clone(), None),
+        };
+        let etag = match coding {
+            Some(c) => format!("\"{}-{c}\"", a.tag),
+            None => format!("\"{}\"", a.tag),
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+        headers.insert(header::VARY, HeaderValue::from_static("Accept-Encoding"));
+        if let Ok(v) = HeaderValue::from_str(&etag) {
+            headers.insert(header::ETAG, v);
+        }
+        if let Ok(v) = HeaderValue::from_str(&a.last_modified) {
+            headers.insert(header::LAST_MODIFIED, v);
+        }
+        if status.is_success() && self.not_modified(a, req) {
+            return Some((StatusCode::NOT_MODIFIED, headers).into_response());
+        }
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(a.mime));
+        if let Some(c) = coding {
+            headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static(c));
+        }
+        Some((status, headers, Body::from(body)).into_response())
+    }
+
+    fn not_modified(&self, a: &Asset, req: &HeaderMap) -> bool {
+        if let Some(inm) = req.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()) {
+            // Weak comparison, and any of the file's encodings matches: they are one
+            // resource.
+            return inm.split(',').any(|t| {
+                let t = t.trim().trim_start_matches("W/").trim_matches('"');
+                t == "*" || t.split('-').next() == Some(a.tag.as_str())
+            });
+        }
+        if let Some(ims) = req
+            .get(header::IF_MODIFIED_SINCE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| httpdate::parse_http_date(v).ok())
+        {
+            let secs = |t: SystemTime| {
+                t.duration_since(SystemTime::UNIX_EPOCH)
+                    .map(|d| d.as_secs())
+                    .unwrap_or(0)
+            };
+            return secs(a.modified) <= secs(ims);
+        }
+        false
+    }
+}
+
+fn compressible(a: &Asset) -> bool {
+    (MIN_COMPRESSED..=MAX_COMPRESSED).contains(&a.raw.len())
+        && (a.mime.starts_with("text/")
+            || a.mime.starts_with("application/javascript")
+            || a.mime.starts_with("application/json")
+            || a.mime == "application/wasm"
+            || a.mime == "image/svg+xml")
+}
+
+/// `None` when compression does not make it smaller.
+fn gzip(raw: &[u8]) -> Option<Bytes> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    enc.write_all(raw).ok()?;
+    let out = enc.finish().ok()?;
+    (out.len() < raw.len()).then(|| Bytes::from(out))
+}
+
+fn brotli(raw: &[u8]) -> Option<Bytes> {
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        lgwin: 22,
+        ..Default::default()
+    };
+    brotli::BrotliCompress(&mut &raw[..], &mut out, &params).ok()?;
+    (out.len() < raw.len()).then(|| Bytes::from(out))
+}
+
+fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>, SystemTime)>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with('.') {
+            continue;
+        }
+        let path: PathBuf = entry.path();
+        let meta = std::fs::metadata(&path)?;
+        if meta.is_dir() {
+            walk(root, &path, out)?;
+        } else if meta.is_file() {
+            let rel = path.strip_prefix(root).unwrap_or(&path);
+            let url: Vec<&str> = rel.iter().filter_map(|c| c.to_str()).collect();
+            let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            out.push((url.join("/"), std::fs::read(&path)?, modified));
+        }
+    }
+    Ok(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn rewritable(name: &str) -> bool {
+    [".html", ".js", ".mjs", ".css"].iter().any(|e| name.ends_with(e))
+}
+
+/// Adds `?v=version` to every quoted reference in `text` (the file `name`) that names a
+/// file in `names`.
+fn rewrite(name: &str, text: &str, names: &std::collections::HashSet<String>, version: &str) -> String {
+    let dir = name.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut out = String::with_capacity(text.len() + 256);
+    let mut rest = text;
+    while let Some(start) = rest.find(['"', '\'']) {
+        let quote = rest.as_bytes()[start];
+        let after = &rest[start + 1..];
+        // The string ends at the same quote on the same line (escapes skipped).
+        let mut end = None;
+        let mut escaped = false;
+        for (i, b) in after.bytes().enumerate() {
+            match b {
+                b'\n' => break,
+                b'\\' if !escaped => escaped = true,
+                _ if b == quote && !escaped => {
+                    end = Some(i);
+                    break;
+                }
+                _ => escaped = false,
+            }
+        }
+        let Some(end) = end else {
+            out.push_str(&rest[..=start]);
+            rest = after;
+            continue;
+        };
+        let literal = &after[..end];
+        out.push_str(&rest[..=start]);
+        out.push_str(literal);
+        if let Some(target) = resolve(dir, literal) {
+            if names.contains(&target) {
+                out.push_str("?v=");
+                out.push_str(version);
+            }
+        }
+        out.push(quote as char);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The file a reference names, from a file in `dir`; `None` unless it is a plain path
+/// to a file with an extension.
+fn resolve(dir: &str, reference: &str) -> Option<String> {
+    let ok = !reference.is_empty()
+        && reference.len() < 200
+        && reference
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"./_-".contains(&b))
+        && !reference.contains("//")
+        && reference
+            .rsplit('/')
+            .next()
+            .is_some_and(|f| f.contains('.') && !f.ends_with('.'));
+    if !ok {
+        return None;
+    }
+    let mut parts: Vec<&str> = if reference.starts_with('/') {
+        Vec::new()
+    } else {
+        dir.split('/').filter(|p| !p.is_empty()).collect()
+    };
+    for p in reference.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+fn mime(name: &str) -> &'static str {
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    match ext {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "application/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" => "application/json",
+        "wasm" => "application/wasm",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        "webp" => "image/webp",
+        "woff2" => "font/woff2",
+        "txt" | "md" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_to_existing_files_get_the_version() {
+        let names: std::collections::HashSet<String> = [
+            "js/main.js",
+            "js/board.js",
+            "pkg/mill_wasm.js",
+            "pkg/mill_wasm_bg.wasm",
+            "style.css",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect();
+        let js = "import { a } from './board.js';\nimport('/pkg/mill_wasm.js');\nconst s = 'it\\'s ./board.js';\nconst n = './nope.js';\nconst u = \"https://x/js/board.js\";";
+        let out = rewrite("js/main.js", js, &names, "abc");
+        assert!(out.contains("'./board.js?v=abc'"), "{out}");
+        assert!(out.contains("'/pkg/mill_wasm.js?v=abc'"), "{out}");
+        assert!(out.contains("'./nope.js'"), "{out}");
+        assert!(out.contains("\"https://x/js/board.js\""), "{out}");
+        let glue = "new URL('mill_wasm_bg.wasm', import.meta.url)";
+        assert!(rewrite("pkg/mill_wasm.js", glue, &names, "v1").contains("'mill_wasm_bg.wasm?v=v1'"));
+        let html = r#"<link href="/style.css"><a href="/rules">x</a><script src="/js/main.js"></script>"#;
+        let out = rewrite("index.html", html, &names, "9");
+        assert_eq!(
+            out,
+            r#"<link href="/style.css?v=9"><a href="/rules">x</a><script src="/js/main.js?v=9"></script>"#
+        );
+        assert_eq!(
+            resolve("js", "../pkg/mill_wasm.js").as_deref(),
+            Some("pkg/mill_wasm.js")
+        );
+        assert_eq!(resolve("", "../x.js"), None);
+    }
+}

@@ -1,0 +1,61 @@
+//! Tracing set-up: `RUST_LOG` chooses what is logged, text or JSON lines, and a fixed cap
+//! that no `RUST_LOG` can lift keeps secrets out of the log.
+//!
+//! The cap is why this module exists: at trace level the WebSocket library logs every
+//! frame it reads, and the first frame of a socket is `hello` with the seat key. So the
+//! WebSocket crates (and hyper, whose traces show raw buffers) are held at `info`
+//! whatever `RUST_LOG` says, by a second filter that every event must also pass. Request
+//! spans name the path only, never the query string (see `app.rs`).
+
+use tracing::Level;
+use tracing_subscriber::filter::{EnvFilter, Targets};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{Layer, fmt};
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line (for journald, Loki and the like).
+    Json,
+}
+
+/// What is logged when `RUST_LOG` is not set.
+pub const DEFAULT_FILTER: &str = "info,tower_http=warn";
+
+/// Crates whose verbose levels can show message contents, and the most they may log.
+const CAPPED: &[(&str, Level)] = &[
+    ("tungstenite", Level::INFO),
+    ("tokio_tungstenite", Level::INFO),
+    ("hyper", Level::INFO),
+    ("hyper_util", Level::INFO),
+];
+
+/// The cap every event must pass besides `RUST_LOG`'s filter.
+pub fn cap() -> Targets {
+    CAPPED
+        .iter()
+        .fold(Targets::new().with_default(Level::TRACE), |t, (target, level)| {
+            t.with_target(*target, *level)
+        })
+}
+
+/// Installs the global subscriber, writing to stderr.
+pub fn init(format: LogFormat) {
+    let env = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER));
+    let layer = match format {
+        LogFormat::Text => fmt::layer().with_writer(std::io::stderr).boxed(),
+        LogFormat::Json => fmt::layer()
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .with_writer(std::io::stderr)
+            .boxed(),
+    };
+    tracing_subscriber::registry()
+        .with(layer.with_filter(env).with_filter(cap()))
+        .init();
+}

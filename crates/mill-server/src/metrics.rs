@@ -1,0 +1,96 @@
+//! Prometheus metrics, served at `/metrics`: rooms, sockets, connections, acknowledged
+//! commands, commit latency, and refusals by code.
+//!
+//! One registry for the process (like the `log`/`tracing` facades), so any module can
+//! count without handles threaded through constructors. Several servers in one process
+//! (the tests) share it: counters only grow, so tests look at increases.
+
+use std::sync::LazyLock;
+
+use prometheus::{
+    Encoder, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
+};
+
+/// Every metric the server keeps.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    /// Rooms held in memory (set when scraped).
+    pub rooms: IntGauge,
+    /// Open WebSockets.
+    pub sockets: IntGauge,
+    /// Open TCP connections (HTTP and WebSocket).
+    pub connections: IntGauge,
+    /// Commands acknowledged (actions, offers, resignations, new rounds), duplicates
+    /// not counted.
+    pub commands: IntCounter,
+    /// Seconds per group commit of the database writer.
+    pub commit_seconds: Histogram,
+    /// Refused requests, messages and connections, by code.
+    pub refusals: IntCounterVec,
+}
+
+static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
+    let registry = Registry::new();
+    let rooms = IntGauge::new("mill_rooms", "Rooms held in memory").expect("valid metric");
+    let sockets = IntGauge::new("mill_sockets", "Open WebSockets").expect("valid metric");
+    let connections =
+        IntGauge::new("mill_connections", "Open TCP connections, HTTP and WebSocket").expect("valid metric");
+    let commands = IntCounter::new(
+        "mill_commands_acked_total",
+        "Commands acknowledged after their commit (actions, offers, resignations, new rounds)",
+    )
+    .expect("valid metric");
+    let commit_seconds = Histogram::with_opts(
+        HistogramOpts::new("mill_commit_seconds", "Duration of one group commit to SQLite").buckets(vec![
+            0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
+        ]),
+    )
+    .expect("valid metric");
+    let refusals = IntCounterVec::new(
+        Opts::new(
+            "mill_refusals_total",
+            "Refused requests, messages and connections, by code",
+        ),
+        &["code"],
+    )
+    .expect("valid metric");
+    for m in [
+        Box::new(rooms.clone()) as Box<dyn prometheus::core::Collector>,
+        Box::new(sockets.clone()),
+        Box::new(connections.clone()),
+        Box::new(commands.clone()),
+        Box::new(commit_seconds.clone()),
+        Box::new(refusals.clone()),
+    ] {
+        registry.register(m).expect("each metric registered once");
+    }
+    Metrics {
+        registry,
+        rooms,
+        sockets,
+        connections,
+        commands,
+        commit_seconds,
+        refusals,
+    }
+});
+
+/// The process's metrics.
+pub fn get() -> &'static Metrics {
+    &METRICS
+}
+
+/// Counts one refusal with `code` (an error or close code's name).
+pub fn refused(code: &str) {
+    get().refusals.with_label_values(&[code]).inc();
+}
+
+/// The text exposition format.
+pub fn render() -> String {
+    let mut out = Vec::new();
+    TextEncoder::new()
+        .encode(&get().registry.gather(), &mut out)
+        .expect("text encoding does not fail");
+    String::from_utf8(out).unwrap_or_default()
+}

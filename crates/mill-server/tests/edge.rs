@@ -1,0 +1,562 @@
+//! The server facing the internet on its own: connection caps and timeouts, floods and
+//! oversized frames, what is logged, 404s, invite links, static caching, metrics. Real
+//! sockets against the real server on loopback (other clients come from 127.0.0.2).
+
+mod common;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use common::{Client, PATIENCE, Server};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpSocket, TcpStream};
+use tokio_tungstenite::tungstenite::Message;
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+const OTHER: &str = "127.0.0.2";
+
+/// A TCP connection to `addr` from the loopback address `from`.
+async fn connect_from(from: &str, addr: SocketAddr) -> TcpStream {
+    let socket = TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::new(from.parse().unwrap(), 0)).unwrap();
+    tokio::time::timeout(PATIENCE, socket.connect(addr))
+        .await
+        .expect("connect in time")
+        .unwrap()
+}
+
+struct Answer {
+    status: u16,
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.trim().eq_ignore_ascii_case(name).then(|| v.trim().to_string())
+        })
+    }
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).to_string()
+    }
+}
+
+/// One request (`Connection: close` added) on `stream`; the whole answer.
+async fn request_on(
+    mut stream: TcpStream,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Answer {
+    let mut req = format!(
+        "{method} {path} HTTP/1.1\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str("Host: test\r\n");
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    stream.write_all(req.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
+        .await
+        .expect("an answer in time")
+        .unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a head");
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut body = raw[split + 4..].to_vec();
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+        body = dechunk(&body);
+    }
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    Answer { status, head, body }
+}
+
+fn dechunk(mut b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(i) = b.windows(2).position(|w| w == b"\r\n") {
+        let n = usize::from_str_radix(std::str::from_utf8(&b[..i]).unwrap().trim(), 16).unwrap();
+        if n == 0 {
+            break;
+        }
+        out.extend_from_slice(&b[i + 2..i + 2 + n]);
+        b = &b[i + 2 + n + 2..];
+    }
+    out
+}
+
+async fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)]) -> Answer {
+    request_on(connect_from(OTHER, addr).await, method, path, headers, "").await
+}
+
+/// A WebSocket from `from` that says hello with `key`; returns it after the first state.
+async fn hello_from(
+    from: &str,
+    addr: SocketAddr,
+    room: &str,
+    key: &str,
+) -> tokio_tungstenite::WebSocketStream<TcpStream> {
+    let tcp = connect_from(from, addr).await;
+    let url = format!("ws://{addr}/api/rooms/{room}/ws");
+    let (mut ws, _) = tokio::time::timeout(PATIENCE, tokio_tungstenite::client_async(url, tcp))
+        .await
+        .expect("upgrade in time")
+        .unwrap();
+    ws.send(Message::Text(
+        json!({"type":"hello","protocol":1,"key":key}).to_string().into(),
+    ))
+    .await
+    .unwrap();
+    let mut kinds = Vec::new();
+    while kinds.len() < 2 {
+        let msg = tokio::time::timeout(PATIENCE, ws.next())
+            .await
+            .expect("a message")
+            .unwrap()
+            .unwrap();
+        if let Message::Text(t) = msg {
+            let v: Value = serde_json::from_str(&t).unwrap();
+            kinds.push(v["type"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(kinds, ["welcome", "state"]);
+    ws
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hundreds_of_idle_sockets_from_one_address_hurt_no_one_else() {
+    let _ = rlimit::increase_nofile_limit(4096);
+    let dir = tmp();
+    let server = Server::start_with(&dir.path().join("m.db"), |c| {
+        c.max_conns_per_ip = 50;
+        c.header_timeout = Duration::from_secs(2);
+        c.hello_timeout = Duration::from_secs(2);
+    })
+    .await;
+    let (room, light_key) = server.create().await;
+
+    // 300 connections from 127.0.0.1 that never finish anything: silent ones, half a
+    // request head, and WebSockets that never say hello.
+    let mut idle = Vec::new();
+    for i in 0..300 {
+        let mut tcp = connect_from("127.0.0.1", server.addr).await;
+        if i % 3 == 1 {
+            tcp.write_all(b"GET /api/health HTTP/1.1\r\nHost: x\r\n")
+                .await
+                .unwrap();
+        }
+        idle.push(tcp);
+    }
+    let mut silent_ws = Vec::new();
+    for _ in 0..5 {
+        match tokio_tungstenite::client_async(
+            format!("ws://{}/api/rooms/{room}/ws", server.addr),
+            connect_from("127.0.0.1", server.addr).await,
+        )
+        .await
+        {
+            Ok((ws, _)) => silent_ws.push(ws),
+            Err(tokio_tungstenite::tungstenite::Error::Http(r)) => assert_eq!(r.status(), 429),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    // Everyone else is still answered: health, a new room, a join, a seat reconnect.
+    let health = request(server.addr, "GET", "/api/health", &[]).await;
+    assert_eq!((health.status, health.json()), (200, json!({"ok": true})));
+    let created = request(server.addr, "POST", "/api/rooms", &[]).await;
+    assert_eq!(created.status, 201, "{}", created.text());
+    let joined = request(server.addr, "POST", &format!("/api/rooms/{room}/join"), &[]).await;
+    assert_eq!(joined.status, 200, "{}", joined.text());
+    let ws = hello_from(OTHER, server.addr, &room, &light_key).await;
+    drop(ws);
+    let _again = hello_from(OTHER, server.addr, &room, &light_key).await;
+
+    // The address over its cap is told so, with a code, at once.
+    let over = request_on(
+        connect_from("127.0.0.1", server.addr).await,
+        "GET",
+        "/api/health",
+        &[],
+        "",
+    )
+    .await;
+    assert_eq!(over.status, 429);
+    assert_eq!(over.json()["code"], "too-many-connections");
+
+    // A kept-alive connection that goes quiet after a request is closed too.
+    let mut kept = connect_from(OTHER, server.addr).await;
+    kept.write_all(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    tokio::time::timeout(PATIENCE, kept.read_to_end(&mut seen))
+        .await
+        .expect("the server closes an idle kept-alive connection")
+        .unwrap();
+    assert!(String::from_utf8_lossy(&seen).starts_with("HTTP/1.1 200"));
+
+    // Idle connections are closed by the header deadline; a socket without hello gets
+    // its code.
+    for mut tcp in idle.drain(..).take(60) {
+        let mut buf = [0u8; 512];
+        let read = tokio::time::timeout(PATIENCE, async {
+            loop {
+                match tcp.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
+            }
+        })
+        .await;
+        assert!(read.is_ok(), "the server closes an idle connection");
+    }
+    for mut ws in silent_ws {
+        let mut code = None;
+        let mut error = None;
+        while let Ok(Some(Ok(msg))) = tokio::time::timeout(PATIENCE, ws.next()).await {
+            match msg {
+                Message::Text(t) => error = serde_json::from_str::<Value>(&t).ok(),
+                Message::Close(f) => {
+                    code = f.map(|f| u16::from(f.code));
+                    break;
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(code, Some(4008));
+        assert_eq!(error.unwrap()["code"], "hello-timeout");
+    }
+    drop(idle);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_global_cap_answers_503_server_busy() {
+    let dir = tmp();
+    let server = Server::start_with(&dir.path().join("m.db"), |c| {
+        c.max_conns_per_ip = 0;
+        c.max_conns = 4;
+    })
+    .await;
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(connect_from("127.0.0.1", server.addr).await);
+    }
+    // Let the server count them before the fifth.
+    let mut answer = None;
+    for _ in 0..50 {
+        let a = request(server.addr, "GET", "/api/health", &[]).await;
+        if a.status == 503 {
+            answer = Some(a);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let answer = answer.expect("refused while full");
+    assert_eq!(answer.json()["code"], "server-busy");
+    drop(held);
+    let mut ok = false;
+    for _ in 0..50 {
+        if request(server.addr, "GET", "/api/health", &[]).await.status == 200 {
+            ok = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(ok, "served again once connections closed");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flooding_is_closed_with_1008_and_oversized_frames_with_1009() {
+    let dir = tmp();
+    let server = Server::start_with(&dir.path().join("m.db"), |c| c.messages_per_second = 20).await;
+    let (room, mut light, mut dark) = server.table().await;
+    for _ in 0..600 {
+        light.send(json!({"type": "ping"})).await;
+    }
+    let (seen, code) = light.until_closed().await;
+    assert_eq!(code, Some(1008));
+    assert!(seen.iter().any(|m| m["code"] == "rate-limited"));
+    // The other seat is untouched.
+    dark.send(json!({"type": "ping"})).await;
+    assert_eq!(dark.expect("pong").await["type"], "pong");
+
+    let mut watcher = Client::hello(server.addr, &room, None).await;
+    watcher.send_text("x".repeat(70 * 1024)).await;
+    let (_, code) = watcher.until_closed().await;
+    assert_eq!(code, Some(1009));
+    // Large but under the frame limit: an error, and the socket stays.
+    dark.send_text(format!("{{\"type\":\"ping\",\"pad\":\"{}\"}}", "y".repeat(8000)))
+        .await;
+    assert_eq!(dark.error().await["code"], "too-large");
+    dark.send(json!({"type": "ping"})).await;
+    assert_eq!(dark.expect("pong").await["type"], "pong");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn request_bodies_are_bounded_and_missing_things_are_real_404s() {
+    let dir = tmp();
+    let repo_static = concat!(env!("CARGO_MANIFEST_DIR"), "/../../static");
+    let server = Server::start_with(&dir.path().join("m.db"), |c| c.static_dir = repo_static.into()).await;
+
+    let big = "x".repeat(64 * 1024);
+    let a = request_on(
+        connect_from(OTHER, server.addr).await,
+        "POST",
+        "/api/rooms",
+        &[("Content-Type", "application/json")],
+        &big,
+    )
+    .await;
+    assert_eq!(
+        (a.status, a.json()["code"].clone()),
+        (413, json!("body-too-large"))
+    );
+
+    let a = request(server.addr, "GET", "/api/no/such/thing", &[]).await;
+    assert_eq!((a.status, a.json()["code"].clone()), (404, json!("not-found")));
+    assert!(a.header("content-type").unwrap().contains("json"));
+
+    for path in [
+        "/no-such-page".to_string(),
+        format!("/{}", "a".repeat(300)),
+        format!("/js/{}.js", "b".repeat(5000)),
+        "/404.html".to_string(),
+    ] {
+        let a = request(server.addr, "GET", &path, &[]).await;
+        assert_eq!(a.status, 404, "{path}");
+        assert!(
+            a.header("content-type").unwrap().starts_with("text/html"),
+            "{path}"
+        );
+        assert!(a.text().contains("Nothing here"), "{path}");
+    }
+
+    let a = request(server.addr, "GET", "/r/abcdefghijkl", &[]).await;
+    assert_eq!(a.status, 404);
+    let page = a.text();
+    assert!(page.contains("This room is gone"), "{page}");
+    assert!(
+        page.contains(r#"<form action="/""#) && page.contains("Start a new game"),
+        "{page}"
+    );
+    let a = request(server.addr, "GET", &format!("/r/{}", "z".repeat(400)), &[]).await;
+    assert_eq!(a.status, 404);
+
+    let (room, _) = server.create().await;
+    let a = request(server.addr, "GET", &format!("/r/{room}"), &[]).await;
+    assert_eq!(a.status, 200);
+    assert!(a.text().contains("<title>Mill</title>"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn invite_links_follow_the_public_url_or_an_allowed_host_never_any_host() {
+    let dir = tmp();
+    let plain = Server::start(&dir.path().join("a.db")).await;
+    let a = request(plain.addr, "POST", "/api/rooms", &[("Host", "evil.example")]).await;
+    let invite = a.json()["invite"].as_str().unwrap().to_string();
+    assert!(
+        invite.starts_with(&format!("http://{}/r/", plain.addr)),
+        "{invite}"
+    );
+    let own = plain.addr.to_string();
+    let a = request(plain.addr, "POST", "/api/rooms", &[("Host", &own)]).await;
+    assert!(
+        a.json()["invite"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("http://{own}/r/"))
+    );
+    plain.stop().await;
+
+    let allowed = Server::start_with(&dir.path().join("b.db"), |c| {
+        c.allowed_hosts = vec!["mill.example:8080".into()];
+    })
+    .await;
+    let a = request(
+        allowed.addr,
+        "POST",
+        "/api/rooms",
+        &[("Host", "Mill.Example:8080")],
+    )
+    .await;
+    assert!(
+        a.json()["invite"]
+            .as_str()
+            .unwrap()
+            .starts_with("http://Mill.Example:8080/r/")
+    );
+    let a = request(allowed.addr, "POST", "/api/rooms", &[("Host", "evil.example")]).await;
+    assert!(
+        a.json()["invite"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("http://{}/r/", allowed.addr))
+    );
+    allowed.stop().await;
+
+    let public = Server::start_with(&dir.path().join("c.db"), |c| {
+        c.public_url = Some("https://mill.example.org/".into());
+    })
+    .await;
+    let a = request(public.addr, "POST", "/api/rooms", &[("Host", "evil.example")]).await;
+    let body = a.json();
+    let room = body["room"].as_str().unwrap();
+    assert_eq!(body["invite"], format!("https://mill.example.org/r/{room}"));
+    public.stop().await;
+}
+
+#[tokio::test]
+async fn static_files_are_compressed_versioned_and_revalidated() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    // Not "static": the test server writes its own index.html there.
+    let static_dir = dir.path().join("site");
+    std::fs::create_dir_all(static_dir.join("js")).unwrap();
+    let module = format!(
+        "import {{ x }} from './dep.js';\n// {}\nexport const y = x;\n",
+        "padding ".repeat(200)
+    );
+    std::fs::write(static_dir.join("js/app.js"), &module).unwrap();
+    std::fs::write(static_dir.join("js/dep.js"), "export const x = 1;\n").unwrap();
+    std::fs::write(
+        static_dir.join("index.html"),
+        format!(
+            "<!doctype html><title>Mill</title><script type=\"module\" src=\"/js/app.js\"></script>{}",
+            " ".repeat(600)
+        ),
+    )
+    .unwrap();
+    let server = Server::start_with(&db, |c| c.static_dir = static_dir.clone()).await;
+
+    let page = request(server.addr, "GET", "/", &[]).await;
+    assert_eq!(page.status, 200);
+    assert_eq!(page.header("cache-control").as_deref(), Some("no-cache"));
+    let html = page.text();
+    let src = html
+        .split("src=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_string();
+    let version = src.strip_prefix("/js/app.js?v=").expect("a versioned module URL");
+    assert!(!version.is_empty());
+
+    // The module, compressed once the background thread is done, is the same bytes.
+    let mut br = None;
+    for _ in 0..100 {
+        let a = request(server.addr, "GET", &src, &[("Accept-Encoding", "gzip, br")]).await;
+        if a.header("content-encoding").as_deref() == Some("br") {
+            br = Some(a);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let br = br.expect("brotli served");
+    assert_eq!(
+        br.header("cache-control").as_deref(),
+        Some("public, max-age=31536000, immutable")
+    );
+    assert_eq!(br.header("vary").as_deref(), Some("Accept-Encoding"));
+    let mut plain = Vec::new();
+    std::io::Read::read_to_end(&mut brotli::Decompressor::new(&br.body[..], 4096), &mut plain).unwrap();
+    let served = String::from_utf8(plain).unwrap();
+    assert!(served.contains(&format!("'./dep.js?v={version}'")), "{served}");
+    assert!(br.body.len() < served.len() / 2);
+
+    let gz = request(server.addr, "GET", &src, &[("Accept-Encoding", "gzip")]).await;
+    assert_eq!(gz.header("content-encoding").as_deref(), Some("gzip"));
+    let mut plain = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz.body[..]), &mut plain).unwrap();
+    assert_eq!(plain, served);
+    let raw = request(server.addr, "GET", &src, &[]).await;
+    assert_eq!(raw.header("content-encoding"), None);
+    assert_eq!(raw.text(), served);
+
+    // Validators: the ETag and Last-Modified answer 304 with no body.
+    let etag = br.header("etag").unwrap();
+    let again = request(
+        server.addr,
+        "GET",
+        &src,
+        &[("Accept-Encoding", "br"), ("If-None-Match", &etag)],
+    )
+    .await;
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
+    let modified = page.header("last-modified").unwrap();
+    let again = request(server.addr, "GET", "/", &[("If-Modified-Since", &modified)]).await;
+    assert_eq!(again.status, 304);
+    // Unversioned or stale URLs are revalidated every time.
+    let stale = request(server.addr, "GET", "/js/app.js?v=old", &[]).await;
+    assert_eq!(
+        (stale.status, stale.header("cache-control").as_deref()),
+        (200, Some("no-cache"))
+    );
+    server.stop().await;
+
+    // A change to any file is a new version: nothing cached under the old URL is used.
+    std::fs::write(static_dir.join("js/dep.js"), "export const x = 2;\n").unwrap();
+    let server = Server::start_with(&db, |c| c.static_dir = static_dir.clone()).await;
+    let html = request(server.addr, "GET", "/", &[]).await.text();
+    assert!(!html.contains(&src), "{html}");
+    server.stop().await;
+}
+
+/// The value of a metric line `name` (with labels, exactly as printed).
+fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name).and_then(|rest| rest.strip_prefix(' ')))
+        .map_or(0.0, |v| v.trim().parse().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_count_rooms_sockets_commands_latency_and_refusals() {
+    let dir = tmp();
+    let server = Server::start(&dir.path().join("m.db")).await;
+    let before = request(server.addr, "GET", "/metrics", &[]).await;
+    assert_eq!(before.status, 200);
+    assert!(before.header("content-type").unwrap().starts_with("text/plain"));
+    let before = before.text();
+
+    let (_room, mut light, mut dark) = server.table().await;
+    light.play("d6").await;
+    dark.state_where(|s| s["version"] == 1).await;
+    dark.play("d2").await;
+    light.state_where(|s| s["version"] == 2).await;
+    light.command("action", json!({"action": "d2"})).await;
+    assert_eq!(light.error().await["code"], "occupied");
+    assert_eq!(request(server.addr, "GET", "/api/nothing", &[]).await.status, 404);
+
+    let after = request(server.addr, "GET", "/metrics", &[]).await.text();
+    assert!(metric(&after, "mill_rooms") >= 1.0, "{after}");
+    assert!(metric(&after, "mill_sockets") >= 2.0, "{after}");
+    assert!(metric(&after, "mill_connections") >= 3.0, "{after}");
+    let grew = |name: &str| metric(&after, name) - metric(&before, name);
+    assert!(grew("mill_commands_acked_total") >= 2.0, "{after}");
+    assert!(grew("mill_commit_seconds_count") >= 2.0, "{after}");
+    assert!(grew("mill_refusals_total{code=\"occupied\"}") >= 1.0, "{after}");
+    assert!(grew("mill_refusals_total{code=\"not-found\"}") >= 1.0, "{after}");
+    server.stop().await;
+}

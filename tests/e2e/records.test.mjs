@@ -1,0 +1,112 @@
+// Records in and out on the game page, in a real browser: Copy record, then Import it into
+// a new game gives the same game; Copy MFEN and back; a malformed record is refused with
+// the turn named and changes nothing.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { actionsOf, axeSerious, clickAction, openPage, PHONE, readBoard, shot, useBrowserAndServer } from './helpers.mjs';
+
+const env = useBrowserAndServer({ mill: false });
+
+const GAME = 'a1 b2 d1 d2 g1xd2 f4';
+
+async function startLocal() {
+  const context = await env.browser.newContext({
+    viewport: PHONE,
+    locale: 'en-US',
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  const page = await openPage(context, `${env.server.url}/`);
+  await page.locator('#start-local').click();
+  await page.locator('#board-host [data-point="a1"]').waitFor();
+  return { context, page };
+}
+
+const clipboard = (page) => page.evaluate(() => navigator.clipboard.readText());
+const moves = (page) => page.locator('#record').innerText();
+
+async function newGame(page) {
+  await page.locator('#new-game').click();
+  await page.locator('#confirm-new-ok').click();
+  await page.waitForFunction(() => !document.querySelector('#board-host .has-piece'));
+}
+
+async function importText(page, text) {
+  await page.locator('#import-record').click();
+  await page.locator('#import-text').fill(text);
+  await page.locator('#import-load').click();
+}
+
+test('a copied record imported into a new game is the same game', async () => {
+  const { context, page } = await startLocal();
+  for (const action of actionsOf(GAME)) await clickAction(page, action);
+  const before = await readBoard(page);
+  const movesBefore = await moves(page);
+
+  await page.locator('#copy-record').click();
+  await page.locator('#record-copied', { hasText: 'The record is copied.' }).waitFor();
+  const record = await clipboard(page);
+  assert.match(record, /^\[Variant "nine"\]\n\[Date "\d{4}\.\d{2}\.\d{2}"\]\n/);
+  assert.match(record, /\n1\. a1 b2 2\. d1 d2 3\. g1xd2 f4 \*\n$/);
+
+  await newGame(page);
+  assert.equal(await page.locator('#record li').count(), 0);
+  await importText(page, record);
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  assert.deepEqual((await readBoard(page)).pieces, before.pieces);
+  assert.equal(await moves(page), movesBefore);
+  assert.equal(await page.locator('#record-copied').innerText(), 'The game is loaded.');
+
+  // The imported game is the saved game: a reload keeps it.
+  await page.reload();
+  await page.locator('#board-host [data-point="a1"]').waitFor();
+  assert.deepEqual((await readBoard(page)).pieces, before.pieces);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('a malformed record names the turn and changes nothing', async () => {
+  const { context, page } = await startLocal();
+  for (const action of actionsOf('a1 b2')) await clickAction(page, action);
+  const before = await readBoard(page);
+  await importText(page, '1. a1 b2 2. d1 d1');
+  const error = page.locator('#import-error');
+  await error.waitFor();
+  assert.match(await error.innerText(), /^Nothing was loaded: turn 4 \(2\.\.\. d1\): illegal: that point is already taken/);
+  assert.equal(await page.evaluate(() => document.getElementById('import-dialog').open), true);
+  await shot(page, 'records-01-import-error-phone');
+  assert.deepEqual(await axeSerious(page), [], 'import dialog with an error');
+  await page.locator('#import-cancel').click();
+  assert.deepEqual((await readBoard(page)).pieces, before.pieces);
+  assert.equal(await page.locator('#record li').count(), 1);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('MFEN round trip: copy the position, import it into a new game', async () => {
+  const { context, page } = await startLocal();
+  for (const action of actionsOf('a1 b2 d1 d2 g1')) await clickAction(page, action);
+  const before = await readBoard(page);
+  assert.deepEqual(before.canRemove.sort(), ['b2', 'd2']);
+  await page.locator('#copy-mfen').click();
+  await page.locator('#record-copied', { hasText: 'MFEN' }).waitFor();
+  const mfen = await clipboard(page);
+  assert.equal(mfen, 'MFEN/1.0 mill24-state-v1 ....WWW./.....BB./........ w p r 6,7 w:mill:b:b:1:006000:b 0 5 -');
+
+  await newGame(page);
+  await importText(page, mfen);
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  const after = await readBoard(page);
+  assert.deepEqual(after.pieces, before.pieces);
+  // The removal is still owed, with the same choice.
+  assert.deepEqual(after.canRemove.sort(), ['b2', 'd2']);
+  // A position string works too, and bad MFEN is refused with its reason.
+  await importText(page, 'MFEN/1.0 mill24-state-v1 ......../......../........ w m m 9,9 - 0 0 -');
+  await page.locator('#import-error', { hasText: 'Nothing was loaded' }).waitFor();
+  await page.locator('#import-text').fill('.../.../.../....../.../D../LLL d 6 7 0 0');
+  await page.locator('#import-load').click();
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  assert.deepEqual(Object.keys((await readBoard(page)).pieces).sort(), ['a1', 'b2', 'd1', 'g1']);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
