@@ -13,6 +13,7 @@ import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
 import { bindComputerControls, startComputer } from './vs-computer.js';
+import { bindVariantChooser, viewRules } from './variant.js';
 import { mountBoard } from './widget.js';
 
 const storage = safeStorage(() => window.localStorage);
@@ -23,7 +24,10 @@ const page = createPageState(lang, translator(lang));
 const app = {
   page,
   storage,
-  render: () => renderPage(page, storage),
+  render: () => {
+    renderPage(page, storage);
+    viewRules(page, storage);
+  },
   setNotice(key, text = null) {
     page.notice = key || text ? { key, text } : null;
     viewNotice(page);
@@ -34,7 +38,9 @@ const app = {
     document.body.dataset.screen = name;
   },
   ensureBoard(topology) {
-    if (page.board) return;
+    // Another variant's board is drawn afresh from its topology.
+    if (page.board && JSON.stringify(page.topology) === JSON.stringify(topology)) return;
+    $('board-host').replaceChildren();
     page.topology = topology;
     page.board = mountBoard($('board-host'), {
       topology,
@@ -115,6 +121,7 @@ bindComputerControls(app);
 bindOnlineControls(app);
 bindConfirmDialog();
 bindRecordTools(app);
+bindVariantChooser(app);
 
 applyLanguage();
 route().catch((error) => console.error(error));
