@@ -38,6 +38,38 @@ export function blankSnapshot() {
   };
 }
 
+/**
+ * mill-core's view of a game (`GameView`: the server's `state`, or WasmGame.snapshot()
+ * for local play; the same fields either way) as the page's snapshot shape
+ * (static/js/README.md, types.js). Only renames and reshapes: every fact comes from the view.
+ * @param {import('./types.js').GameView} view @returns {import('./types.js').Snapshot}
+ */
+export function snapshotFromView(view) {
+  /** @type {Record<string, import('./types.js').Side>} */
+  const pieces = {};
+  for (const side of /** @type {const} */ (['light', 'dark'])) {
+    for (const p of view.pieces?.[side] ?? []) pieces[p] = side;
+  }
+  const legal = view.legal ?? { selectable: [], destinations: {}, removable: [] };
+  return {
+    position: view.position,
+    turn: view.turn,
+    phase: view.phase,
+    inHand: view.in_hand,
+    onBoard: view.on_board,
+    pieces,
+    pendingRemovals: view.pending_removals ?? 0,
+    selectable: legal.selectable ?? [],
+    destinations: legal.destinations ?? {},
+    removable: legal.removable ?? [],
+    record: view.record ?? [],
+    lastTurn: view.last_turn_actions ?? [],
+    closedMills: view.closed_mills ?? [],
+    actions: (view.actions ?? []).length,
+    outcome: view.outcome ?? null,
+  };
+}
+
 /** What a point is right now, for drawing and for its accessible name. */
 export function pointState(snapshot, ui, name, canAct = true) {
   const piece = snapshot.pieces[name] ?? null;

@@ -1,57 +1,19 @@
-// Owns the online wire format on the page's side (docs/PROTOCOL.md, protocol 1): turning
-// a server `state` into the page's snapshot shape, and building commands. Pure, no DOM,
-// no socket (net.js carries the frames). The protocol's names and numbers come from
-// wire.js, which is generated from the server's protocol.rs.
+// Owns the online wire format on the page's side (docs/PROTOCOL.md, protocol 1): a server
+// `state` as the page's snapshot (through board.js's snapshotFromView, as local play), and
+// building commands. Pure, no DOM, no socket (net.js carries the frames). The protocol's
+// names and numbers come from wire.js, which is generated from the server's protocol.rs.
 
+import { snapshotFromView } from './board.js';
 import { FINAL_CLOSE_CODES as FINAL, PROTOCOL } from './wire.js';
 
 export { PROTOCOL };
 
 /**
- * The latest turn's actions from the round's action list: the last placement or move and
- * the removals after it. Only the text form is read ("x" starts a removal): no rules.
+ * A server `state` message as the page's snapshot: its game part is mill-core's view, the
+ * same as WasmGame.snapshot() gives locally (board.js's snapshotFromView).
+ * @type {(state: import('./types.js').ServerState) => import('./types.js').Snapshot}
  */
-export function lastTurnOf(actions) {
-  let start = actions.length;
-  while (start > 0 && actions[start - 1].startsWith('x')) start -= 1;
-  if (start > 0) start -= 1;
-  return actions.slice(start);
-}
-
-/**
- * A server `state` message as the page's snapshot (the same shape WasmGame.snapshot gives).
- * @param {import('./types.js').ServerState} state @returns {import('./types.js').Snapshot}
- */
-export function snapshotFromState(state) {
-  /** @type {Record<string, import('./types.js').Side>} */
-  const pieces = {};
-  for (const side of /** @type {const} */ (['light', 'dark'])) {
-    for (const p of state.pieces?.[side] ?? []) pieces[p] = side;
-  }
-  const legal = state.legal ?? { selectable: [], destinations: {}, removable: [] };
-  const result = state.result;
-  return {
-    position: state.position,
-    turn: state.turn,
-    phase: state.phase,
-    inHand: state.in_hand,
-    onBoard: state.on_board,
-    pieces,
-    pendingRemovals: state.pending_removals ?? 0,
-    selectable: legal.selectable ?? [],
-    destinations: legal.destinations ?? {},
-    removable: legal.removable ?? [],
-    record: state.record ?? [],
-    lastTurn: lastTurnOf(state.actions ?? []),
-    closedMills: state.closed_mills ?? [],
-    actions: (state.actions ?? []).length,
-    outcome: result
-      ? result.winner
-        ? { kind: 'win', winner: result.winner, reason: result.reason }
-        : { kind: 'draw', reason: result.reason }
-      : null,
-  };
-}
+export const snapshotFromState = snapshotFromView;
 
 /** Makes command ids unique per seat: a random prefix for this page load plus a counter. */
 export function commandIds(random = Math.random) {

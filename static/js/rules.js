@@ -2,6 +2,8 @@
 // WasmGame in plain JS objects. Every legal point the page shows in local play comes
 // from here.
 
+import { snapshotFromView } from './board.js';
+
 /** @typedef {import('./types.js').Snapshot} Snapshot */
 /** @typedef {import('./types.js').Topology} Topology */
 
@@ -89,7 +91,7 @@ export function localGame(mod) {
     get topology() {
       return JSON.parse(game.topology());
     },
-    snapshot: () => parse(game.snapshot()),
+    snapshot: () => snapshotFromView(parse(game.snapshot())),
     play: (action) => parse(game.play(action)),
     undo: () => game.undo(),
     restart: () => game.restart(),

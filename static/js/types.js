@@ -35,8 +35,8 @@
  */
 
 /**
- * @typedef {object} Snapshot  what the board draws and may offer: the same shape locally
- *   (WasmGame.snapshot) and online (protocol.js's snapshotFromState)
+ * @typedef {object} Snapshot  what the board draws and may offer: board.js's
+ *   snapshotFromView of mill-core's GameView, locally (WasmGame.snapshot) and online
  * @property {string} position  mill-core's position string ('' on the blank board)
  * @property {Side} turn  side to move, also the side that must remove
  * @property {BySide<Phase>} phase  each side's phase
@@ -61,11 +61,10 @@
  */
 
 /**
- * @typedef {object} ServerState  the server's `state` message (docs/PROTOCOL.md)
- * @property {'state'} type
- * @property {string} room  the room id
- * @property {number} round  copied into every command
- * @property {number} version  copied into every command; the number of actions of the round
+ * @typedef {object} GameView  mill-core's view of a game (crates/mill-core/src/view.rs):
+ *   what WasmGame.snapshot() gives, and the game part of the server's `state`
+ *   (docs/PROTOCOL.md); board.js's snapshotFromView makes a Snapshot of it
+ * @property {string} variant  the rule set, e.g. "nine"
  * @property {string} position  mill-core's position string
  * @property {Side} turn
  * @property {BySide<Phase>} phase
@@ -73,14 +72,30 @@
  * @property {BySide<number>} on_board
  * @property {BySide<string[]>} pieces  the points each side occupies
  * @property {number} pending_removals
- * @property {{ selectable: string[], destinations: Record<string, string[]>, removable: string[] } | null} legal  null once the round is over
- * @property {string[]} actions  every action of the round, in text form
+ * @property {number} quiet_turns
+ * @property {{ selectable: string[], destinations: Record<string, string[]>, removable: string[] } | null} legal  null once the game is over
+ * @property {string[]} actions  every action, in text form
  * @property {string[]} record  completed turns in notation
- * @property {string[][]} [closed_mills]  the mill lines the latest turn closed
- * @property {BySide<SeatPresence>} seats
- * @property {{ draw: Side | null, new_round: Side[] }} offers  standing offers
- * @property {{ winner: Side | null, reason: string } | null} result
+ * @property {string | null} last_turn  the latest turn in notation
+ * @property {string[]} last_turn_actions  its actions, in text form
+ * @property {string[][]} closed_mills  the mill lines the latest turn closed
+ * @property {Outcome | null} outcome  null while the game goes on
  */
+
+/**
+ * @typedef {object} RoomFacts  what the server's `state` adds to the game view
+ * @property {'state'} type
+ * @property {string} room  the room id
+ * @property {number} round  copied into every command
+ * @property {number} version  copied into every command; the number of actions of the round
+ * @property {string | null} last_action  kept for older pages (last_turn_actions says more)
+ * @property {BySide<SeatPresence>} seats
+ * @property {number} [spectators]  how many watch
+ * @property {{ draw: Side | null, new_round: Side[] }} offers  standing offers
+ * @property {{ winner: Side | null, reason: string } | null} result  kept for older pages (outcome)
+ */
+
+/** @typedef {GameView & RoomFacts} ServerState  the server's `state` message (docs/PROTOCOL.md) */
 
 /**
  * @typedef {(key: string, params?: Record<string, string | number>) => string} Translate

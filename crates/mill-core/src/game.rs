@@ -75,6 +75,49 @@ impl Game {
         &self.turns
     }
 
+    /// The actions of the latest turn: the one in progress (a removal still owed) if any,
+    /// else the last completed one; empty before the first action. A turn starts with its
+    /// placement or move, so this is the last of those and the removals after it (a game
+    /// started mid-turn begins with a removal of a turn it did not see).
+    pub fn latest_turn_actions(&self) -> &[Action] {
+        let start = self
+            .actions
+            .iter()
+            .rposition(|a| !matches!(a, Action::Remove { .. }))
+            .unwrap_or(0);
+        &self.actions[start..]
+    }
+
+    /// The latest turn as a [`Turn`]: the one in progress (its removals so far) if any,
+    /// else the last completed one.
+    pub fn latest_turn(&self) -> Option<Turn> {
+        if self.position.pending_removals() > 0 {
+            self.partial
+        } else {
+            self.turns.last().copied()
+        }
+    }
+
+    /// The mill lines the latest turn's placement or move closed: the lines through the
+    /// point its piece arrived on that its side holds whole. Removals take only the other
+    /// side's pieces, so the current position still shows them after the whole turn.
+    pub fn closed_mills(&self) -> impl Iterator<Item = crate::Bitboard> + '_ {
+        let position = &self.position;
+        let arrived = self.latest_turn_actions().first().and_then(|a| match *a {
+            Action::Place { to } | Action::Move { to, .. } => Some(to),
+            Action::Remove { .. } => None,
+        });
+        let own = arrived.and_then(|to| position.piece_at(to).map(|c| (to, position.pieces(c).0)));
+        own.into_iter().flat_map(move |(to, mine)| {
+            position
+                .topology()
+                .lines_through(to)
+                .iter()
+                .filter(move |&&line| mine & line == line)
+                .map(|&line| crate::Bitboard(line))
+        })
+    }
+
     /// The completed turns in notation.
     pub fn record(&self) -> Vec<String> {
         let t = self.position.topology();
@@ -93,8 +136,7 @@ impl Game {
         if self.position.pending_removals() > 0 {
             return 0;
         }
-        let h = self.position.hash();
-        self.history.iter().filter(|&&x| x == h).count()
+        self.position.occurrences(&self.history)
     }
 
     /// The result, if the game is over, checked in the rules' order: a winning line,
@@ -107,9 +149,11 @@ impl Game {
         let p = &self.position;
         p.board_outcome()
             .or_else(|| {
-                (self.repetitions() >= p.rules().repetitions as usize).then_some(Outcome::Draw {
-                    reason: DrawReason::Threefold,
-                })
+                p.rules()
+                    .repetition_draws(self.repetitions())
+                    .then_some(Outcome::Draw {
+                        reason: DrawReason::Threefold,
+                    })
             })
             .or_else(|| p.quiet_outcome())
     }

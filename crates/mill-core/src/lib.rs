@@ -15,6 +15,8 @@ pub mod record;
 mod rules;
 mod topology;
 mod turn;
+#[cfg(feature = "serde")]
+pub mod view;
 
 pub use bitboard::{Bitboard, Point, Points};
 pub use color::{ByColor, Color};
@@ -23,8 +25,10 @@ pub use game::Game;
 pub use mfen::{Mfen, MfenError};
 pub use notation::{Notation, Square};
 pub use outcome::{DrawReason, Outcome, WinReason};
-pub use position::{Phase, Position};
+pub use position::{EarlierOccurrences, Phase, Position};
 pub use record::{Header, Record, RecordError};
 pub use rules::{MAX_FLY_AT, NINE, Options, RemovalRule, Rules, RulesError, Variant};
-pub use topology::{MAX_POINTS, MORRIS_9, MORRIS_16, MORRIS_24, MORRIS_24_DIAGONALS, Topology};
+pub use topology::{
+    MAX_LINES, MAX_LINES_THROUGH, MAX_POINTS, MORRIS_9, MORRIS_16, MORRIS_24, MORRIS_24_DIAGONALS, Topology,
+};
 pub use turn::{Action, MAX_REMOVALS, MAX_TURNS, Turn, TurnList};

@@ -84,6 +84,14 @@ impl Outcome {
             Outcome::Draw { .. } => None,
         }
     }
+
+    /// The reason's short name, [`WinReason::name`] or [`DrawReason::name`].
+    pub fn reason_name(self) -> &'static str {
+        match self {
+            Outcome::Win { reason, .. } => reason.name(),
+            Outcome::Draw { reason } => reason.name(),
+        }
+    }
 }
 
 impl fmt::Display for Outcome {

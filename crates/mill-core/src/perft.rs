@@ -18,11 +18,6 @@ pub fn perft(position: &Position, depth: u32) -> u64 {
     walk(position, depth, &mut history, &mut lists)
 }
 
-fn repeated_thrice(position: &Position, history: &[u64]) -> bool {
-    let h = position.hash();
-    history.iter().filter(|&&x| x == h).count() >= position.rules().repetitions as usize
-}
-
 fn walk(position: &Position, depth: u32, history: &mut Vec<u64>, lists: &mut [TurnList]) -> u64 {
     if depth == 0 {
         return 1;
@@ -38,7 +33,7 @@ fn walk(position: &Position, depth: u32, history: &mut Vec<u64>, lists: &mut [Tu
     for &turn in list.iter() {
         let next = position.play_unchecked(turn);
         history.push(next.hash());
-        if !repeated_thrice(&next, history) {
+        if !next.rules().repetition_draws(next.occurrences(history)) {
             total += walk(&next, depth - 1, history, deeper);
         }
         history.pop();

@@ -364,6 +364,7 @@ impl Position {
     }
 
     /// Whether the side to move has any placement or move (ignoring the result).
+    #[inline]
     fn has_step(&self) -> bool {
         let us = self.turn;
         let empty = self.empty().0;
@@ -382,11 +383,39 @@ impl Position {
     /// blockade, or 100 turns without a removal. Threefold repetition needs the game's
     /// history ([`Game::outcome`](crate::Game::outcome)). Mid-turn positions (a removal
     /// pending) are never over.
+    #[inline]
     pub fn outcome(&self) -> Option<Outcome> {
         self.board_outcome().or_else(|| self.quiet_outcome())
     }
 
+    /// How often this position has occurred, itself included, in `history`: the hashes
+    /// ([`Position::hash`]) of a game's positions at each turn boundary, oldest first,
+    /// ending with this one (as [`Game::history`](crate::Game::history) holds them).
+    /// Compare it with [`Rules::repetition_draws`].
+    #[inline]
+    pub fn occurrences(&self, history: &[u64]) -> usize {
+        1 + self.earlier_occurrences(history).count()
+    }
+
+    /// The indices in `history` (as for [`Position::occurrences`], ending with this
+    /// position) of this position's earlier occurrences, newest first. Between two equal
+    /// positions every turn is a move without a removal, which counts as a quiet turn, and
+    /// the same side is to move; so only every other one of the last
+    /// [`Position::quiet_turns`] entries is looked at.
+    #[inline]
+    pub fn earlier_occurrences<'h>(&self, history: &'h [u64]) -> EarlierOccurrences<'h> {
+        let last = history.len().saturating_sub(1);
+        EarlierOccurrences {
+            history,
+            hash: self.hash,
+            last,
+            back: 2,
+            reach: (self.quiet as usize).min(last),
+        }
+    }
+
     /// The results the board decides, in the rules' order.
+    #[inline]
     pub(crate) fn board_outcome(&self) -> Option<Outcome> {
         if self.pending > 0 {
             return None;
@@ -430,6 +459,7 @@ impl Position {
         (self.rules().mill_wins && self.topology().in_mills(self.board[mover.index()]) != 0).then_some(mover)
     }
 
+    #[inline]
     pub(crate) fn quiet_outcome(&self) -> Option<Outcome> {
         (self.pending == 0 && self.quiet >= self.rules().quiet_limit).then_some(Outcome::Draw {
             reason: DrawReason::HundredTurns,
@@ -947,6 +977,33 @@ impl Position {
         };
         p.hash = p.compute_hash();
         Ok(p)
+    }
+}
+
+/// The earlier occurrences of a position in a game's history: see
+/// [`Position::earlier_occurrences`].
+#[derive(Clone, Debug)]
+pub struct EarlierOccurrences<'h> {
+    history: &'h [u64],
+    hash: u64,
+    last: usize,
+    back: usize,
+    reach: usize,
+}
+
+impl Iterator for EarlierOccurrences<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.back <= self.reach {
+            let i = self.last - self.back;
+            self.back += 2;
+            if self.history[i] == self.hash {
+                return Some(i);
+            }
+        }
+        None
     }
 }
 

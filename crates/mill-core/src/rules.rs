@@ -376,6 +376,13 @@ impl Rules {
         self.topology
     }
 
+    /// Whether a position that has occurred `occurrences` times (see
+    /// [`Position::occurrences`](crate::Position::occurrences)) draws the game.
+    #[inline]
+    pub fn repetition_draws(&self, occurrences: usize) -> bool {
+        occurrences >= self.repetitions as usize
+    }
+
     /// The most removals one turn can earn under these rules.
     pub fn max_removals(&self) -> u8 {
         if self.mill_wins {

@@ -10,7 +10,8 @@ use crate::bitboard::{Bitboard, Point};
 /// The most points a board may have (one `u32` bitboard).
 pub const MAX_POINTS: usize = 32;
 const MAX_SEGMENTS: usize = 64;
-const MAX_LINES: usize = 32;
+/// The most mill lines a board may have (line sets fit a `u32` of line indices).
+pub const MAX_LINES: usize = 32;
 /// The most mill lines that may pass through one point.
 pub const MAX_LINES_THROUGH: usize = 4;
 const GRID: usize = 7;

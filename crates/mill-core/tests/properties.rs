@@ -98,6 +98,11 @@ proptest! {
         for _ in 0..160 {
             let p = *game.position();
             check_position(&p, captured);
+            // The repetition counter looks back only over quiet turns, every other one:
+            // it finds what a scan of the whole history finds.
+            let history = game.history();
+            let all = history.iter().filter(|&&h| h == p.hash()).count();
+            prop_assert_eq!(p.occurrences(history), all);
             let turns = game.legal_turns();
             if turns.is_empty() {
                 prop_assert!(game.outcome().is_some());

@@ -18,10 +18,8 @@
 
 use crate::PIECE;
 use arrayvec::ArrayVec;
-use mill_core::{Bitboard, Color, Position, Topology};
+use mill_core::{Bitboard, Color, MAX_LINES, Position, Topology};
 
-/// The most mill lines a supported board has.
-const MAX_LINES: usize = 32;
 /// The most edge classes an adjacency needs on any supported board: at least the most
 /// neighbours of a point (eight at the centre of Three Men's Morris), and the greedy
 /// packing may need more (six on the Twelve board, whose points have at most four);

@@ -5,24 +5,10 @@ use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
 use arrayvec::ArrayVec;
 use core::fmt;
-use mill_core::{Game, MAX_POINTS, MAX_TURNS, Position, Turn, TurnList};
+use mill_core::{Game, MAX_POINTS, MAX_TURNS, Position, Topology, Turn, TurnList};
 
 type Scores = ArrayVec<i32, MAX_TURNS>;
 type History = [[i32; MAX_POINTS]; MAX_POINTS + 1];
-/// The mill lines through each point (unused slots are 0).
-type Through = [[u32; 4]; MAX_POINTS];
-
-fn lines_through(pos: &Position) -> Through {
-    let mut through = [[0u32; 4]; MAX_POINTS];
-    for line in pos.topology().lines() {
-        for p in *line {
-            if let Some(slot) = through[p.index()].iter_mut().find(|s| **s == 0) {
-                *slot = line.0;
-            }
-        }
-    }
-    through
-}
 
 /// The deepest iteration any search starts, in turns.
 pub(crate) const MAX_DEPTH: u32 = 64;
@@ -188,8 +174,13 @@ impl Engine {
             Some((&last, earlier)) if last == root_hash => earlier,
             _ => history,
         };
-        let earlier = history.iter().filter(|&&h| h == root_hash).count();
-        if position.outcome().is_some() || earlier + 1 >= position.rules().repetitions as usize {
+        let mut game_path = history.to_vec();
+        game_path.push(root_hash);
+        if position.outcome().is_some()
+            || position
+                .rules()
+                .repetition_draws(position.occurrences(&game_path))
+        {
             return Err(SearchError::GameOver);
         }
         let turns = position.legal_turns();
@@ -229,7 +220,7 @@ struct Searcher<'a> {
     /// One turn list and one list of ordering scores per ply, reused.
     lists: Vec<TurnList>,
     scores: Vec<Scores>,
-    through: Through,
+    topology: &'static Topology,
     adjacency: Adjacency,
     seed: u64,
     noise: i32,
@@ -264,7 +255,7 @@ impl<'a> Searcher<'a> {
             killers: [[0; 2]; MAX_PLY],
             history: Box::new([[0; MAX_POINTS]; MAX_POINTS + 1]),
             lists: vec![TurnList::new(); MAX_PLY],
-            through: lines_through(root),
+            topology: root.topology(),
             adjacency: Adjacency::new(root.topology()),
             scores: vec![Scores::new(); MAX_PLY],
             seed: mix(limits.seed),
@@ -274,7 +265,7 @@ impl<'a> Searcher<'a> {
 
     fn iterate(&mut self, root: &Position, turns: &TurnList) -> SearchResult {
         let mut scores = Scores::new();
-        order(root, turns, &mut scores, 0, [0; 2], &self.history, &self.through);
+        order(root, turns, &mut scores, 0, [0; 2], &self.history, self.topology);
         let mut moves: Vec<RootTurn> = turns
             .iter()
             .zip(scores.iter())
@@ -521,26 +512,17 @@ impl<'a> Searcher<'a> {
     }
 
     /// Whether the current position (last on the path) repeats: once within the search
-    /// (a draw can be forced by repeating again), or twice in the game before.
+    /// (a draw can be forced by repeating again), or as often as the rules' draw needs
+    /// counting the game before.
     #[inline]
     fn repeated(&self, pos: &Position) -> bool {
-        let h = pos.hash();
-        let n = self.path.len() - 1;
-        let reach = (pos.quiet_turns() as usize).min(n);
-        let mut before_root = 0;
-        let mut k = 2;
-        while k <= reach {
-            let i = n - k;
-            if self.path[i] == h {
-                if i >= self.root_index {
-                    return true;
-                }
-                before_root += 1;
-                if before_root + 1 >= pos.rules().repetitions as usize {
-                    return true;
-                }
+        let rules = pos.rules();
+        let mut occurrences = 1;
+        for i in pos.earlier_occurrences(&self.path) {
+            occurrences += 1;
+            if i >= self.root_index || rules.repetition_draws(occurrences) {
+                return true;
             }
-            k += 2;
         }
         false
     }
@@ -640,7 +622,7 @@ impl<'a> Searcher<'a> {
                 tt_turn,
                 self.killers[ply],
                 &self.history,
-                &self.through,
+                self.topology,
             );
             for i in 0..n {
                 // Selection sort, lazily: a cutoff usually comes within the first few turns.
@@ -750,7 +732,7 @@ fn order(
     tt_turn: u32,
     killers: [u32; 2],
     history: &History,
-    through: &Through,
+    topology: &Topology,
 ) {
     scores.clear();
     let t = pos.topology();
@@ -788,7 +770,7 @@ fn order(
             ORDER_BLOCK
         } else if match turn.from() {
             None => my_singles & (1 << to.index()) != 0,
-            Some(_) => threatens(turn, mine, theirs, through),
+            Some(_) => threatens(turn, mine, theirs, topology),
         } {
             ORDER_THREAT
         } else if packed == killers[0] {
@@ -805,18 +787,20 @@ fn order(
 /// Whether a quiet turn makes a two with an empty third point: by arriving on a line
 /// (placing or stepping), or by stepping out of a standing mill to close it again.
 #[inline]
-fn threatens(turn: &Turn, mine: u32, theirs: u32, through: &Through) -> bool {
-    let to = turn.to().index();
+fn threatens(turn: &Turn, mine: u32, theirs: u32, topology: &Topology) -> bool {
+    let to = turn.to();
     let from_bit = turn.from().map_or(0, |p| 1u32 << p.index());
-    let after = (mine & !from_bit) | 1 << to;
-    let arrives = through[to % MAX_POINTS]
+    let after = (mine & !from_bit) | to.bit().0;
+    let arrives = topology
+        .lines_through(to)
         .iter()
-        .any(|&l| l != 0 && l & theirs == 0 && two_bits(l & after));
+        .any(|&l| l & theirs == 0 && two_bits(l & after));
     arrives
         || turn.from().is_some_and(|p| {
-            through[p.index() % MAX_POINTS]
+            topology
+                .lines_through(p)
                 .iter()
-                .any(|&l| l != 0 && l & mine == l && l & (1 << to) == 0)
+                .any(|&l| l & mine == l && l & to.bit().0 == 0)
         })
 }
 

@@ -138,8 +138,9 @@ fn no_turn_mid_turn_or_after_the_end() {
         engine.search(&over, &[], &limits, &mut NoClock),
         Err(SearchError::GameOver)
     );
-    // The position occurred twice before: a third time is a draw.
-    let p = position("L.D/.LD/D.L/LD..DL/L.D/.D./L.D l 0 0 0 2");
+    // The position occurred twice before: a third time is a draw. (Four quiet turns: the
+    // turns between equal positions are moves without a removal.)
+    let p = position("L.D/.LD/D.L/LD..DL/L.D/.D./L.D l 0 0 0 4");
     let h = p.hash();
     assert_eq!(
         engine.search(&p, &[h, 1, h, 2], &limits, &mut NoClock),

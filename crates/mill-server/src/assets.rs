@@ -12,7 +12,8 @@
 //! exists are rewritten, so text that merely looks like a file name is left alone.
 //!
 //! **Compression** runs on a background thread at start-up (brotli at its best quality
-//! is slow); until a file's compressed forms are ready it is served as is.
+//! is slow: about a second for the page in a release build); until a file's compressed
+//! forms are ready it is served as is.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -237,7 +238,9 @@ fn gzip(raw: &[u8]) -> Option<Bytes> {
 fn brotli(raw: &[u8]) -> Option<Bytes> {
     let mut out = Vec::new();
     let params = brotli::enc::BrotliEncoderParams {
-        quality: 11,
+        // The best quality is slow, and unoptimised builds (tests, e2e servers) would
+        // spend seconds of CPU on it at every start; they get a quick level instead.
+        quality: if cfg!(debug_assertions) { 5 } else { 11 },
         lgwin: 22,
         ..Default::default()
     };

@@ -1,10 +1,8 @@
 //! The wire format (docs/PROTOCOL.md): client and server messages and the state snapshot.
 
-use std::collections::BTreeMap;
-
 use std::fmt;
 
-use mill_core::{Color, Phase, PlayError};
+use mill_core::{Color, Outcome, PlayError, view};
 use serde::{Deserialize, Serialize};
 
 /// The protocol version; an old page with another number is told to reload.
@@ -584,18 +582,8 @@ impl<T> Sides<T> {
     }
 }
 
-/// The legal clicks of the side to move.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Legal {
-    /// Points that may be clicked now.
-    pub selectable: Vec<String>,
-    /// For each own piece that may move: where it may go.
-    pub destinations: BTreeMap<String, Vec<String>>,
-    /// Opponent pieces that may be removed now.
-    pub removable: Vec<String>,
-}
-
-/// A round's result.
+/// A round's result in the shape protocol 1 first sent (`outcome`, from mill-core's
+/// view, says the same in mill-core's shape; this stays for older pages).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResultView {
     /// Winner, `None` for a draw.
@@ -603,6 +591,15 @@ pub struct ResultView {
     /// `pieces`, `blocked`, `resignation`, `mill`, `threefold`, `hundred-turns`, `agreement`,
     /// `board-full`.
     pub reason: String,
+}
+
+impl From<Outcome> for ResultView {
+    fn from(outcome: Outcome) -> ResultView {
+        ResultView {
+            winner: outcome.winner(),
+            reason: outcome.reason_name().into(),
+        }
+    }
 }
 
 /// Standing offers.
@@ -614,7 +611,10 @@ pub struct Offers {
     pub new_round: Vec<Color>,
 }
 
-/// The game part of the snapshot: everything that changes only through stored events.
+/// The game part of the `state` message: everything that changes only through stored
+/// events. mill-core's [`view::GameView`] (the same snapshot the browser build gives
+/// for local play) flattened, with the room's round, version and offers around it, and
+/// the two fields protocol 1 sent before the core view said more. Derefs to the core view.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameView {
     /// Room id.
@@ -623,40 +623,24 @@ pub struct GameView {
     pub round: u32,
     /// Confirmed actions in the round.
     pub version: u32,
-    /// Always "nine" for now.
-    pub variant: String,
-    /// mill-core's position string.
-    pub position: String,
-    /// Side to move.
-    pub turn: Color,
-    /// Phase per side.
-    pub phase: Sides<Phase>,
-    /// Pieces in hand.
-    pub in_hand: Sides<u8>,
-    /// Pieces on the board.
-    pub on_board: Sides<u8>,
-    /// Occupied points per side.
-    pub pieces: Sides<Vec<String>>,
-    /// Removals the side to move still owes.
-    pub pending_removals: u8,
-    /// Turns without a removal.
-    pub quiet_turns: u16,
-    /// Legal clicks, `None` when the round is over.
-    pub legal: Option<Legal>,
-    /// Every action of the round.
-    pub actions: Vec<String>,
-    /// Completed turns in notation.
-    pub record: Vec<String>,
-    /// The last action.
+    /// The game itself: position, phases, counts, legal clicks, record, last turn,
+    /// closed mills, outcome.
+    #[serde(flatten)]
+    pub game: view::GameView,
+    /// The last action (kept for older pages: `last_turn_actions` says more).
     pub last_action: Option<String>,
-    /// The mill lines (three point names each) closed by the latest turn's placement or
-    /// move; empty when it closed none. Added in protocol 1 (additive).
-    #[serde(default)]
-    pub closed_mills: Vec<Vec<String>>,
     /// Standing offers.
     pub offers: Offers,
-    /// The result once the round is over.
+    /// The result once the round is over (kept for older pages: `outcome`).
     pub result: Option<ResultView>,
+}
+
+impl std::ops::Deref for GameView {
+    type Target = view::GameView;
+
+    fn deref(&self) -> &view::GameView {
+        &self.game
+    }
 }
 
 /// One seat's public facts.

@@ -3,11 +3,9 @@
 //! start-up, so what was acknowledged is exactly what comes back. Rules are
 //! `mill-core`'s; this module only decides who may do what and when.
 
-use std::collections::BTreeMap;
+use mill_core::{Action, Color, Game, PlayError, Variant, view};
 
-use mill_core::{Action, Color, Game, Outcome, Phase, PlayError, Variant};
-
-use crate::protocol::{Code, Command, ErrorCode, GameView, Legal, Offers, ResultView, Sides};
+use crate::protocol::{Code, Command, ErrorCode, GameView, Offers, ResultView, Sides};
 
 /// A refused command: a stable code and a sentence for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -167,53 +165,17 @@ impl Table {
         Ok(placed)
     }
 
-    /// The game part of the `state` snapshot.
+    /// The game part of the `state` snapshot: mill-core's view of the game, with the
+    /// room's round, version and offers.
     pub fn view(&self, room: &str) -> GameView {
-        let position = self.game.position();
-        let t = position.topology();
-        let names =
-            |b: mill_core::Bitboard| -> Vec<String> { b.iter().map(|p| t.name(p).to_string()).collect() };
-        let turn = position.turn();
-        let outcome = self.game.outcome();
-        let legal = outcome.is_none().then(|| {
-            let selectable = self.game.selectable();
-            let removing = position.pending_removals() > 0;
-            let destinations = if removing || position.phase(turn) == Phase::Placing {
-                BTreeMap::new()
-            } else {
-                selectable
-                    .iter()
-                    .map(|p| (t.name(p).to_string(), names(self.game.destinations(p))))
-                    .collect()
-            };
-            Legal {
-                selectable: names(selectable),
-                destinations,
-                removable: if removing {
-                    names(self.game.removable())
-                } else {
-                    Vec::new()
-                },
-            }
-        });
+        let game = view::GameView::of(&self.game);
         GameView {
             room: room.to_string(),
             round: self.round,
             version: self.version(),
-            variant: "nine".into(),
-            position: position.to_string(),
-            turn,
-            phase: Sides::from_fn(|c| position.phase(c)),
-            in_hand: Sides::from_fn(|c| position.in_hand(c)),
-            on_board: Sides::from_fn(|c| position.on_board(c)),
-            pieces: Sides::from_fn(|c| names(position.pieces(c))),
-            pending_removals: position.pending_removals(),
-            quiet_turns: position.quiet_turns(),
-            legal,
-            actions: self.game.actions().iter().map(|a| a.to_text(t)).collect(),
-            record: self.game.record(),
-            last_action: self.game.last_action().map(|a| a.to_text(t)),
-            closed_mills: closed_mills(&self.game).map(names).collect(),
+            last_action: game.actions.last().cloned(),
+            result: game.outcome.map(ResultView::from),
+            game,
             offers: Offers {
                 draw: self.draw_offer,
                 new_round: Color::ALL
@@ -221,32 +183,8 @@ impl Table {
                     .filter(|&c| *self.new_round.get(c))
                     .collect(),
             },
-            result: outcome.map(result_view),
         }
     }
-}
-
-/// The mill lines closed by the latest turn (the one in progress, else the last completed
-/// one): the lines through the point its piece arrived on that its side holds whole.
-/// Removals take only the other side's pieces, so the current position still shows them.
-fn closed_mills(game: &Game) -> impl Iterator<Item = mill_core::Bitboard> + '_ {
-    let position = game.position();
-    let completed: usize = game.turns().iter().map(|t| t.actions().count()).sum();
-    let first = match game.actions().get(completed) {
-        Some(&action) => Some(action),
-        None => game.turns().last().map(|t| t.first_action()),
-    };
-    let arrived = first.and_then(|a| match a {
-        Action::Place { to } | Action::Move { to, .. } => Some(to),
-        Action::Remove { .. } => None,
-    });
-    let own = arrived.and_then(|to| position.piece_at(to).map(|c| (to, position.pieces(c))));
-    position
-        .topology()
-        .lines()
-        .iter()
-        .copied()
-        .filter(move |&line| own.is_some_and(|(to, mine)| line.contains(to) && (line & mine) == line))
 }
 
 /// mill-core's code, and its message as a sentence.
@@ -260,23 +198,11 @@ fn rules_refusal(e: PlayError) -> Refusal {
     Refusal::new(e, sentence)
 }
 
-fn result_view(outcome: Outcome) -> ResultView {
-    match outcome {
-        Outcome::Win { winner, reason } => ResultView {
-            winner: Some(winner),
-            reason: reason.name().into(),
-        },
-        Outcome::Draw { reason } => ResultView {
-            winner: None,
-            reason: reason.name().into(),
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use Color::{Dark, Light};
+    use mill_core::Phase;
 
     fn act(t: &mut Table, seat: Color, a: &str) -> Result<Placed, Refusal> {
         t.apply(seat, &Command::Action(a.into()))
@@ -306,7 +232,7 @@ mod tests {
         assert_eq!(v.closed_mills, [["a1", "a4", "a7"]]);
         let text = crate::protocol::state_text(&v, Sides::default(), 0);
         assert!(text.contains(r#""closed_mills":[["a1","a4","a7"]]"#), "{text}");
-        let legal = v.legal.unwrap();
+        let legal = v.game.legal.unwrap();
         assert_eq!(legal.removable, vec!["b2".to_string(), "b4".to_string()]);
         assert_eq!(legal.selectable, legal.removable);
         assert_eq!(act(&mut t, Light, "d6").unwrap_err().code, "removal-pending");
@@ -327,6 +253,39 @@ mod tests {
         assert_eq!(v.turn, Dark);
         act(&mut t, Dark, "d6").unwrap();
         assert!(t.view("r").closed_mills.is_empty(), "the next turn closed none");
+    }
+
+    #[test]
+    fn the_state_carries_mill_cores_view_under_its_own_names() {
+        let mut t = Table::new();
+        for (seat, a) in [
+            (Light, "a1"),
+            (Dark, "b2"),
+            (Light, "d1"),
+            (Dark, "d2"),
+            (Light, "g1"),
+        ] {
+            act(&mut t, seat, a).unwrap();
+        }
+        let text = crate::protocol::state_text(&t.view("r"), Sides::default(), 0);
+        let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let core = serde_json::to_value(view::GameView::of(&t.game)).unwrap();
+        for (field, value) in core.as_object().unwrap() {
+            assert_eq!(&state[field], value, "{field}");
+        }
+        assert_eq!(state["last_turn_actions"], serde_json::json!(["g1"]));
+        assert_eq!(state["last_action"], "g1", "kept for older pages");
+        t.apply(Dark, &Command::Resign).unwrap();
+        let text = crate::protocol::state_text(&t.view("r"), Sides::default(), 0);
+        let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(
+            state["result"],
+            serde_json::json!({"winner": "light", "reason": "resignation"})
+        );
+        assert_eq!(
+            state["outcome"],
+            serde_json::json!({"kind": "win", "winner": "light", "reason": "resignation"})
+        );
     }
 
     #[test]
@@ -419,7 +378,7 @@ mod tests {
         let v = t.view("r");
         assert_eq!((v.pending_removals, v.turn), (0, Light));
         assert_eq!(v.phase.light, Phase::Moving);
-        let legal = v.legal.unwrap();
+        let legal = v.game.legal.unwrap();
         assert!(!legal.selectable.is_empty());
         let mut selectable = legal.selectable.clone();
         selectable.sort();

@@ -18,7 +18,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use mill_core::{Action, Bitboard, Color, Game, Outcome, Phase, Position, Topology, Variant};
+use mill_core::view::GameView;
+use mill_core::{Action, Bitboard, Game, Position, Topology, Variant};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
@@ -67,9 +68,10 @@ impl WasmGame {
         topology_json(self.game.position().topology())
     }
 
-    /// Everything the page draws, as JSON (see [`Snapshot`]).
+    /// Everything the page draws, as JSON: mill-core's [`GameView`], the same snapshot
+    /// the server sends in its `state` message (docs/PROTOCOL.md).
     pub fn snapshot(&self) -> String {
-        to_json(&Snapshot::of(self))
+        to_json(&GameView::of(&self.game))
     }
 
     /// Plays one action in its text form (`"d6"`, `"a1-a4"`, `"xd2"`).
@@ -192,179 +194,8 @@ pub fn topology_json(t: &Topology) -> String {
     to_json(&json)
 }
 
-/// `{light, dark}` in JSON.
-#[derive(Debug, Serialize, PartialEq, Eq)]
-pub struct Sides<T> {
-    /// Light's value.
-    pub light: T,
-    /// Dark's value.
-    pub dark: T,
-}
-
-impl<T> Sides<T> {
-    fn from_fn(mut f: impl FnMut(Color) -> T) -> Self {
-        Sides {
-            light: f(Color::Light),
-            dark: f(Color::Dark),
-        }
-    }
-}
-
-/// How the game ended, in JSON: `{"kind":"win","winner":"light","reason":"pieces"}` or
-/// `{"kind":"draw","reason":"threefold"}`.
-#[derive(Debug, Serialize, PartialEq, Eq)]
-pub struct OutcomeJson {
-    /// `"win"` or `"draw"`.
-    pub kind: &'static str,
-    /// The winner, for a win.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub winner: Option<&'static str>,
-    /// `pieces`, `blocked`, `resignation`, `mill`, `threefold`, `hundred-turns`, `agreement`,
-    /// `board-full`.
-    pub reason: &'static str,
-}
-
-/// Everything the page needs to draw a game and offer only legal clicks.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Snapshot {
-    /// The one-line position string.
-    pub position: String,
-    /// Side to move (also the side that must remove): `"light"` or `"dark"`.
-    pub turn: &'static str,
-    /// Each side's phase: `"placing"`, `"moving"` or `"flying"`.
-    pub phase: Sides<&'static str>,
-    /// Pieces in hand.
-    pub in_hand: Sides<u8>,
-    /// Pieces on the board.
-    pub on_board: Sides<u8>,
-    /// Occupied points: name → `"light"` / `"dark"`.
-    pub pieces: BTreeMap<&'static str, &'static str>,
-    /// Removals the side to move still owes before the turn passes.
-    pub pending_removals: u8,
-    /// Points the side to move may click now (empty when the game is over).
-    pub selectable: Vec<&'static str>,
-    /// For each own piece that can move: where it may go.
-    pub destinations: BTreeMap<&'static str, Vec<&'static str>>,
-    /// Opponent pieces that may be removed now.
-    pub removable: Vec<&'static str>,
-    /// Completed turns in notation (`"d6"`, `"a1-a4"`, `"g1xd2"`).
-    pub record: Vec<String>,
-    /// The actions of the latest turn (the one in progress if any, else the last completed
-    /// one), in text form, for showing the last move on the board.
-    pub last_turn: Vec<String>,
-    /// The mill line(s) the latest turn's placement or move closed (each three point
-    /// names), empty when it closed none. Belongs to the same turn as `last_turn`: shown
-    /// strongly while the removal is pending, then with the last turn.
-    pub closed_mills: Vec<Vec<&'static str>>,
-    /// Number of actions played (0: nothing to undo).
-    pub actions: usize,
-    /// The result, once the game is over.
-    pub outcome: Option<OutcomeJson>,
-}
-
-impl Snapshot {
-    /// The snapshot of a game.
-    pub fn of(w: &WasmGame) -> Snapshot {
-        let game = &w.game;
-        let pos = game.position();
-        let t = pos.topology();
-        let selectable = game.selectable();
-        let destinations = if pos.pending_removals() > 0 {
-            BTreeMap::new()
-        } else {
-            selectable
-                .iter()
-                .filter(|&p| pos.piece_at(p).is_some())
-                .map(|p| (t.name(p), names(t, game.destinations(p))))
-                .filter(|(_, to)| !to.is_empty())
-                .collect()
-        };
-        let latest = last_turn(game);
-        Snapshot {
-            position: pos.to_string(),
-            turn: color_name(pos.turn()),
-            phase: Sides::from_fn(|c| phase_name(pos.phase(c))),
-            in_hand: Sides::from_fn(|c| pos.in_hand(c)),
-            on_board: Sides::from_fn(|c| pos.on_board(c)),
-            pieces: t
-                .points()
-                .filter_map(|p| pos.piece_at(p).map(|c| (t.name(p), color_name(c))))
-                .collect(),
-            pending_removals: pos.pending_removals(),
-            selectable: names(t, selectable),
-            destinations,
-            removable: names(t, game.removable()),
-            record: game.record(),
-            last_turn: latest.iter().map(|a| a.to_text(t)).collect(),
-            closed_mills: closed_mills(pos, &latest).map(|line| names(t, line)).collect(),
-            actions: game.actions().len(),
-            outcome: game.outcome().map(outcome_json),
-        }
-    }
-}
-
-/// The actions of the turn in progress, or of the last completed turn.
-fn last_turn(game: &Game) -> Vec<Action> {
-    let actions = game.actions();
-    let completed: usize = game.turns().iter().map(|t| t.actions().count()).sum();
-    if completed < actions.len() {
-        return actions[completed..].to_vec();
-    }
-    match game.turns().last() {
-        Some(turn) => turn.actions().collect(),
-        None => Vec::new(),
-    }
-}
-
-/// The mill lines closed by the piece that arrived in `turn` (its first action): the lines
-/// through the point it arrived on that its side holds whole. Removals only take the
-/// other side's pieces, so the position after the whole turn still shows them.
-fn closed_mills<'a>(pos: &'a Position, turn: &[Action]) -> impl Iterator<Item = Bitboard> + 'a {
-    let arrived = turn.first().and_then(|a| match *a {
-        Action::Place { to } | Action::Move { to, .. } => Some(to),
-        Action::Remove { .. } => None,
-    });
-    let own = arrived.and_then(|to| pos.piece_at(to).map(|c| (to, pos.pieces(c))));
-    pos.topology()
-        .lines()
-        .iter()
-        .copied()
-        .filter(move |&line| own.is_some_and(|(to, mine)| line.contains(to) && (line & mine) == line))
-}
-
 fn names(t: &Topology, points: Bitboard) -> Vec<&'static str> {
     points.iter().map(|p| t.name(p)).collect()
-}
-
-fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::Light => "light",
-        Color::Dark => "dark",
-    }
-}
-
-fn phase_name(p: Phase) -> &'static str {
-    match p {
-        Phase::Placing => "placing",
-        Phase::Moving => "moving",
-        Phase::Flying => "flying",
-    }
-}
-
-fn outcome_json(o: Outcome) -> OutcomeJson {
-    match o {
-        Outcome::Win { winner, reason } => OutcomeJson {
-            kind: "win",
-            winner: Some(color_name(winner)),
-            reason: reason.name(),
-        },
-        Outcome::Draw { reason } => OutcomeJson {
-            kind: "draw",
-            winner: None,
-            reason: reason.name(),
-        },
-    }
 }
 
 /// A saved game: the start position and every action since.
