@@ -145,9 +145,10 @@ const en = {
   'online.newRoundOffered': '{side} asks for a new round',
   'online.error': 'The server refused: {message}',  // Vs computer (branch ai) — begin
   'start.computer': 'Vs computer',
-  'start.computer.hint': 'Easy, Medium or Hard, right in your browser',
+  'start.computer.hint': 'From Beginner to Hard, right in your browser',
   'card.computer': 'computer',
   'computer.level': 'Level',
+  'computer.level.beginner': 'Beginner',
   'computer.level.easy': 'Easy',
   'computer.level.medium': 'Medium',
   'computer.level.hard': 'Hard',
@@ -297,9 +298,10 @@ const ru = {
   'online.newRoundOffered': '{side} предлагают новую партию',
   'online.error': 'Сервер отказал: {message}',  // Vs computer (branch ai) — begin
   'start.computer': 'С компьютером',
-  'start.computer.hint': 'Три уровня сложности, прямо в браузере',
+  'start.computer.hint': 'Четыре уровня сложности, прямо в браузере',
   'card.computer': 'компьютер',
   'computer.level': 'Уровень',
+  'computer.level.beginner': 'Новичок',
   'computer.level.easy': 'Лёгкий',
   'computer.level.medium': 'Средний',
   'computer.level.hard': 'Сложный',
