@@ -95,7 +95,7 @@ export async function openRoom(app, roomId) {
         app.render();
         return;
       } else if (res.status === 409) {
-        app.setNotice('online.full');
+        // Both seats are taken: watch (the status and the seat note say so).
       } else {
         app.setNotice(null, page.t('online.error', { message: body.message ?? res.status }));
       }
@@ -173,6 +173,9 @@ function ensureRoomBoard(app, rules) {
  */
 function onConnection(app, o, status, code) {
   o.connection = status;
+  // The board's rings follow canAct(), which the connection is part of.
+  app.page.board?.redraw();
+  if (status === 'open' && app.page.notice?.key === 'online.offlineClick') app.setNotice(null);
   if (status === 'closed' && code === CLOSE_CODES.UNKNOWN_ROOM) o.gone = 'online.roomGone';
   if (status === 'closed' && code === CLOSE_CODES.PROTOCOL_MISMATCH) o.gone = 'online.reload';
   if (status === 'closed' && code === CLOSE_CODES.ROOM_FULL) o.gone = 'online.watchersFull';
@@ -188,6 +191,15 @@ function onConnection(app, o, status, code) {
  */
 export function onlineCanAct(o) {
   return !!o?.state && o.fresh && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
+}
+
+/**
+ * A click on the board that did nothing: while the connection is down, say why.
+ * @param {App} app
+ */
+export function explainInactive(app) {
+  const o = app.page.online;
+  if (app.page.mode === 'online' && o?.state && o.connection !== 'open' && !o.gone && !o.replaced) app.setNotice('online.offlineClick');
 }
 
 /**

@@ -238,7 +238,7 @@ const ru = {
   'nav.skip': 'Перейти к правилам',
 
   'diagram.reset': 'Сначала',
-  'diagram.resetLabel': 'Вернуть доску в исходную позицию',
+  'diagram.resetLabel': 'Сначала: вернуть доску в исходную позицию',
   'diagram.tabs': 'Позиции',
   'diagram.loading': 'Загружаем доску…',
   'diagram.error': 'Доска не запустилась: {message}',
