@@ -41,6 +41,7 @@ export const ERROR_CODES = Object.freeze({
   ALREADY_HELLO: 'already-hello',
   PROTOCOL_MISMATCH: 'protocol-mismatch',
   UNKNOWN_ROOM: 'unknown-room',
+  ROOM_DAMAGED: 'room-damaged',
   BAD_KEY: 'bad-key',
   ROOM_FULL: 'room-full',
   SPECTATOR: 'spectator',
@@ -81,7 +82,8 @@ export const CLOSE_CODES = Object.freeze({
   UNKNOWN_ROOM: 4004,
   HELLO_TIMEOUT: 4008,
   ROOM_FULL: 4009,
+  ROOM_DAMAGED: 4010,
 });
 
 /** Close codes after which the page must not reconnect by itself. */
-export const FINAL_CLOSE_CODES = Object.freeze([4000, 4001, 4003, 4004, 4009]);
+export const FINAL_CLOSE_CODES = Object.freeze([4000, 4001, 4003, 4004, 4009, 4010]);

@@ -157,7 +157,7 @@ async fn invite_link(
     Path(room): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    room_page(&state, &room, &headers)
+    room_page(&state, &room, &headers).await
 }
 
 /// `/r/{room}/review/{n}`, a finished round's share link: the page, which asks
@@ -168,11 +168,11 @@ async fn review_link(
     Path((room, _round)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    room_page(&state, &room, &headers)
+    room_page(&state, &room, &headers).await
 }
 
-fn room_page(state: &AppState, room: &str, headers: &HeaderMap) -> Response {
-    if keys::is_room_id(room) && state.rooms.info(room).is_some() {
+async fn room_page(state: &AppState, room: &str, headers: &HeaderMap) -> Response {
+    if keys::is_room_id(room) && state.rooms.info(room).await.is_ok() {
         return page(state, "index.html", None, headers);
     }
     metrics::refused("unknown-room");
@@ -305,7 +305,7 @@ async fn join_room(
 }
 
 async fn room_info(State(state): State<AppState>, Path(room): Path<String>) -> Result<Response, ApiError> {
-    let info = state.rooms.info(&room).ok_or(ApiError::UnknownRoom)?;
+    let info = state.rooms.info(&room).await?;
     Ok(Json(info).into_response())
 }
 
@@ -324,7 +324,7 @@ async fn round_record(
         .then(|| round.parse::<u32>().ok())
         .flatten()
         .ok_or(ApiError::UnknownRound)?;
-    let record = state.rooms.round_record(&room, round)?;
+    let record = state.rooms.round_record(&room, round).await?;
     Ok(Json(record).into_response())
 }
 

@@ -5,12 +5,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::clock::{Clock, SystemClock};
+use crate::store::DbTarget;
 
 /// Everything `run` needs besides the listener.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// SQLite database file (created if missing).
-    pub db_path: PathBuf,
+    /// The database: a SQLite file (created if missing) or a PostgreSQL URL.
+    pub db: DbTarget,
     /// Directory with the page (`index.html`, `rules.html`, scripts).
     pub static_dir: PathBuf,
     /// Base URL for invite links, e.g. `https://mill.example.org`.
@@ -22,6 +23,9 @@ pub struct Config {
     pub idle_after: Duration,
     /// How often the purge job looks for idle rooms.
     pub purge_every: Duration,
+    /// A room in memory with no socket and no write in flight for this long is dropped
+    /// from memory (it stays in the database and is loaded again when asked for).
+    pub evict_after: Duration,
     /// Rooms created or joined per minute from one IP address (0: unlimited).
     pub rooms_per_minute: u32,
     /// Messages per second one socket may send, sustained (bursts of twice that).
@@ -49,14 +53,15 @@ pub struct Config {
 
 impl Config {
     /// Defaults for a database file and a static directory.
-    pub fn new(db_path: impl Into<PathBuf>, static_dir: impl Into<PathBuf>) -> Config {
+    pub fn new(db: impl Into<DbTarget>, static_dir: impl Into<PathBuf>) -> Config {
         Config {
-            db_path: db_path.into(),
+            db: db.into(),
             static_dir: static_dir.into(),
             public_url: None,
             allowed_hosts: Vec::new(),
             idle_after: Duration::from_secs(7 * 24 * 3600),
             purge_every: Duration::from_secs(3600),
+            evict_after: Duration::from_secs(60),
             rooms_per_minute: 30,
             messages_per_second: 20,
             idle_socket: Duration::from_secs(30),

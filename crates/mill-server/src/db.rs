@@ -18,7 +18,7 @@ use rusqlite::{Connection, params};
 use rusqlite_migration::Migrations;
 use tokio::sync::oneshot;
 
-static MIGRATIONS_DIR: Dir = include_dir!("$CARGO_MANIFEST_DIR/../../migrations");
+static MIGRATIONS_DIR: Dir = include_dir!("$CARGO_MANIFEST_DIR/../../migrations/sqlite");
 
 static MIGRATIONS: LazyLock<Migrations<'static>> =
     LazyLock::new(|| Migrations::from_directory(&MIGRATIONS_DIR).expect("migrations/ is well formed"));
@@ -41,6 +41,9 @@ pub enum DbError {
     /// A stored row does not make sense.
     #[error("corrupt data: {0}")]
     Corrupt(String),
+    /// PostgreSQL refused or could not be reached.
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
 }
 
 /// The schema's migrations (for a `validate` test).
@@ -74,6 +77,8 @@ pub struct StoredEvent {
     pub action: Option<String>,
     /// Client-made id.
     pub client_id: String,
+    /// When it was stored (Unix ms).
+    pub at: i64,
 }
 
 /// One stored room with everything needed to rebuild it.
@@ -93,63 +98,109 @@ pub struct StoredRoom {
     pub events: Vec<StoredEvent>,
 }
 
-/// Reads every room with its seats and events, in order.
-pub fn load_rooms(conn: &Connection) -> Result<Vec<StoredRoom>, DbError> {
-    let mut rooms = Vec::new();
-    let mut index = std::collections::HashMap::new();
-    let mut stmt = conn.prepare("SELECT id, active_at, variant FROM rooms ORDER BY id")?;
-    let mut rows = stmt.query([])?;
+/// Reads one room with its seats and events, in order; `None` if there is no such room.
+/// Uses the `events_room` index (migration 03), so it costs the room's own rows only.
+pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbError> {
+    let row: Option<(i64, String)> = conn
+        .prepare_cached("SELECT active_at, variant FROM rooms WHERE id = ?1")?
+        .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(e),
+        })?;
+    let Some((active_at, variant)) = row else {
+        return Ok(None);
+    };
+    let mut room = StoredRoom {
+        id: id.to_string(),
+        active_at,
+        variant,
+        light_key: None,
+        dark_key: None,
+        events: Vec::new(),
+    };
+    let mut stmt = conn.prepare_cached("SELECT color, key_hash FROM seats WHERE room_id = ?1")?;
+    let mut rows = stmt.query(params![id])?;
     while let Some(row) = rows.next()? {
-        let id: String = row.get(0)?;
-        index.insert(id.clone(), rooms.len());
-        rooms.push(StoredRoom {
-            id,
-            active_at: row.get(1)?,
-            variant: row.get(2)?,
-            light_key: None,
-            dark_key: None,
-            events: Vec::new(),
-        });
-    }
-    let mut stmt = conn.prepare("SELECT room_id, color, key_hash FROM seats")?;
-    let mut rows = stmt.query([])?;
-    while let Some(row) = rows.next()? {
-        let id: String = row.get(0)?;
-        let color: String = row.get(1)?;
-        let hash: Vec<u8> = row.get(2)?;
+        let color: String = row.get(0)?;
+        let hash: Vec<u8> = row.get(1)?;
         let hash: [u8; 32] = hash
             .try_into()
             .map_err(|_| DbError::Corrupt(format!("key hash of room {id}")))?;
-        let room = index
-            .get(&id)
-            .map(|&i| &mut rooms[i])
-            .ok_or_else(|| DbError::Corrupt(format!("seat of missing room {id}")))?;
         match color.as_str() {
             "light" => room.light_key = Some(hash),
             "dark" => room.dark_key = Some(hash),
-            _ => return Err(DbError::Corrupt(format!("seat colour {color}"))),
+            _ => return Err(DbError::Corrupt(format!("seat colour {color} in room {id}"))),
         }
     }
-    // Append order is each room's order: a room's events are committed one after the other.
-    let mut stmt =
-        conn.prepare("SELECT room_id, round, seat, kind, action, client_id, at FROM events ORDER BY id")?;
-    let mut rows = stmt.query([])?;
+    // Append order is the room's order: a room's events are committed one after the other.
+    let mut stmt = conn.prepare_cached(
+        "SELECT round, seat, kind, action, client_id, at FROM events WHERE room_id = ?1 ORDER BY id",
+    )?;
+    let mut rows = stmt.query(params![id])?;
     while let Some(row) = rows.next()? {
-        let id: String = row.get(0)?;
-        let room = index
-            .get(&id)
-            .map(|&i| &mut rooms[i])
-            .ok_or_else(|| DbError::Corrupt(format!("event of missing room {id}")))?;
-        room.active_at = room.active_at.max(row.get(6)?);
+        room.active_at = room.active_at.max(row.get(5)?);
         room.events.push(StoredEvent {
-            round: row.get(1)?,
-            seat: row.get(2)?,
-            kind: row.get(3)?,
-            action: row.get(4)?,
-            client_id: row.get(5)?,
+            round: row.get(0)?,
+            seat: row.get(1)?,
+            kind: row.get(2)?,
+            action: row.get(3)?,
+            client_id: row.get(4)?,
+            at: row.get(5)?,
         });
     }
-    Ok(rooms)
+    Ok(Some(room))
+}
+
+/// Ids of rooms with no activity since `cutoff` (Unix ms), at most `limit`.
+pub fn idle_rooms(conn: &Connection, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
+    let mut stmt = conn.prepare_cached("SELECT id FROM rooms WHERE active_at < ?1 LIMIT ?2")?;
+    let ids = stmt
+        .query_map(params![cutoff, limit as i64], |r| r.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(ids)
+}
+
+/// A read-only connection for loading rooms beside the writer (WAL readers never block
+/// the writer, nor it them).
+#[derive(Clone)]
+pub struct Reader {
+    conn: std::sync::Arc<std::sync::Mutex<Connection>>,
+}
+
+impl std::fmt::Debug for Reader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reader")
+    }
+}
+
+impl Reader {
+    /// Opens a second connection to `path` (after [`open`] has created and migrated it).
+    pub fn open(path: &Path) -> Result<Reader, DbError> {
+        let conn = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )?;
+        conn.pragma_update(None, "busy_timeout", 5000)?;
+        Ok(Reader {
+            conn: std::sync::Arc::new(std::sync::Mutex::new(conn)),
+        })
+    }
+
+    /// Runs `f` on the connection on a blocking thread.
+    pub async fn with<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, DbError> + Send + 'static,
+    ) -> Result<T, DbError> {
+        let conn = self.conn.clone();
+        tokio::task::spawn_blocking(move || {
+            let conn = conn.lock().unwrap_or_else(|e| e.into_inner());
+            f(&conn)
+        })
+        .await
+        .map_err(|_| DbError::Corrupt("a database read panicked".into()))?
+    }
 }
 
 /// A write for the writer thread.
@@ -203,10 +254,12 @@ pub enum Op {
         /// Now.
         at: i64,
     },
-    /// Idle rooms deleted with all their rows.
+    /// Idle rooms deleted with all their rows (those still idle since `cutoff`).
     Purge {
         /// Room ids.
         rooms: Vec<String>,
+        /// Unix ms: a room active since then is kept.
+        cutoff: i64,
     },
     /// Nothing to write: the completion runs after every earlier job has committed.
     Barrier,
@@ -275,28 +328,76 @@ impl Writer {
     }
 }
 
+/// A WAL larger than this is reset under load: the checkpointer copies what is left and
+/// makes the next commit start the log again from its beginning.
+const WAL_RESTART_BYTES: u64 = 64 << 20;
+/// What the file is cut back to when the log restarts (`journal_size_limit`).
+const WAL_KEEP_BYTES: i64 = 16 << 20;
+/// How often the checkpointer runs.
+const CHECKPOINT_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
 /// Moves the WAL into the database file from a second connection, so the writer's
-/// commits never wait for a checkpoint (which would show as latency spikes). PASSIVE
-/// never blocks the writer; the writer's own automatic checkpoints are turned off.
+/// commits never wait for a whole checkpoint (which would show as latency spikes); the
+/// writer's own automatic checkpoints are turned off.
+///
+/// Every tick runs a PASSIVE checkpoint, which never blocks the writer but, under
+/// sustained load, never catches up with it either: the log only restarts from its
+/// beginning once every frame has been copied, so with PASSIVE alone it grows without
+/// bound (issue #10 saw 473 MB in 90 s). So when the file passes [`WAL_RESTART_BYTES`]
+/// a RESTART follows the PASSIVE one: it waits for the current commit, holds the next
+/// one back while it copies the few frames the PASSIVE pass left, and the next commit
+/// then writes from the start of the file, which `journal_size_limit` cuts back to
+/// [`WAL_KEEP_BYTES`]. When the log has not moved for a tick (the writer is idle), a
+/// TRUNCATE empties it.
 fn start_checkpointer(conn: &Connection) -> Option<(mpsc::Sender<()>, thread::JoinHandle<()>)> {
     let path = conn.path().filter(|p| !p.is_empty())?.to_string();
     let second = Connection::open(&path).ok()?;
     second.pragma_update(None, "synchronous", "FULL").ok()?;
     second.pragma_update(None, "busy_timeout", 5000).ok()?;
     conn.pragma_update(None, "wal_autocheckpoint", 0).ok()?;
+    conn.pragma_update(None, "journal_size_limit", WAL_KEEP_BYTES)
+        .ok()?;
+    second
+        .pragma_update(None, "journal_size_limit", WAL_KEEP_BYTES)
+        .ok()?;
+    let wal = std::path::PathBuf::from(format!("{path}-wal"));
     let (stop, stopped) = mpsc::channel::<()>();
     let handle = thread::Builder::new()
         .name("mill-db-checkpoint".into())
         .spawn(move || {
-            let checkpoint = |mode: &str| {
-                if let Err(e) = second.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |_| Ok(())) {
-                    tracing::warn!(error = %e, "checkpoint failed");
+            // (busy, frames in the log, frames copied), or None when it failed.
+            let checkpoint = |mode: &str| -> Option<(i64, i64, i64)> {
+                match second.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                }) {
+                    Ok(v) => Some(v),
+                    Err(e) => {
+                        tracing::warn!(error = %e, mode, "checkpoint failed");
+                        None
+                    }
                 }
             };
-            while let Err(mpsc::RecvTimeoutError::Timeout) =
-                stopped.recv_timeout(std::time::Duration::from_millis(500))
-            {
-                checkpoint("PASSIVE");
+            let mut last_frames = -1;
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(CHECKPOINT_EVERY) {
+                let Some((_, frames, copied)) = checkpoint("PASSIVE") else {
+                    continue;
+                };
+                let size = std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0);
+                if size > WAL_RESTART_BYTES {
+                    let started = std::time::Instant::now();
+                    let result = checkpoint("RESTART");
+                    tracing::debug!(
+                        wal_bytes = size,
+                        ms = started.elapsed().as_millis() as u64,
+                        ?result,
+                        "WAL restarted"
+                    );
+                } else if frames > 0 && frames == last_frames && copied == frames {
+                    checkpoint("TRUNCATE");
+                    last_frames = 0;
+                    continue;
+                }
+                last_frames = frames;
             }
             checkpoint("TRUNCATE");
         })
@@ -460,15 +561,17 @@ fn write(conn: &Connection, op: &Op) -> Result<(), rusqlite::Error> {
             touch(conn, room, *at)?;
         }
         Op::Touch { room, at } => touch(conn, room, *at)?,
-        Op::Purge { rooms } => {
-            // events has no index on room_id (it is an append-only log), so its rows
-            // go in one scan for the whole batch; seats and rounds follow the rooms.
-            let ids = serde_json::to_string(rooms).unwrap_or_default();
-            conn.prepare_cached("DELETE FROM events WHERE room_id IN (SELECT value FROM json_each(?1))")?
-                .execute(params![ids])?;
+        Op::Purge { rooms, cutoff } => {
+            // Only rooms still idle: a room touched since the ids were read stays.
+            // Events go by the events_room index; seats and rounds follow the rooms.
             for id in rooms {
-                conn.prepare_cached("DELETE FROM rooms WHERE id = ?1")?
-                    .execute(params![id])?;
+                let gone = conn
+                    .prepare_cached("DELETE FROM rooms WHERE id = ?1 AND active_at < ?2")?
+                    .execute(params![id, cutoff])?;
+                if gone > 0 {
+                    conn.prepare_cached("DELETE FROM events WHERE room_id = ?1")?
+                        .execute(params![id])?;
+                }
             }
         }
         Op::Barrier => {}
@@ -545,10 +648,11 @@ mod tests {
         )
         .unwrap();
         migrations().to_latest(&mut conn).unwrap();
-        let rooms = load_rooms(&conn).unwrap();
-        let ids: Vec<&str> = rooms[0].events.iter().map(|e| e.client_id.as_str()).collect();
+        let room = load_room(&conn, "r1").unwrap().unwrap();
+        let ids: Vec<&str> = room.events.iter().map(|e| e.client_id.as_str()).collect();
         assert_eq!(ids, ["c1", "c2", "c3"]);
-        assert_eq!(rooms[0].active_at, 6, "the last event counts as activity");
+        assert_eq!(room.active_at, 6, "the last event counts as activity");
+        assert!(load_room(&conn, "r2").unwrap().is_none());
     }
 
     #[test]
@@ -593,8 +697,8 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(ids, [7, 9, 10, 11, 12], "rows keep their ids, new ones follow");
-        let rooms = load_rooms(&conn).unwrap();
-        let kinds: Vec<&str> = rooms[0].events.iter().map(|e| e.kind.as_str()).collect();
+        let room = load_room(&conn, "r1").unwrap().unwrap();
+        let kinds: Vec<&str> = room.events.iter().map(|e| e.kind.as_str()).collect();
         assert_eq!(
             kinds,
             [
@@ -667,22 +771,30 @@ mod tests {
         drop(writer);
         handle.join().unwrap();
         let conn = open(&dir.path().join("t.db")).unwrap();
-        let rooms = load_rooms(&conn).unwrap();
-        assert_eq!(rooms.len(), 1);
-        assert_eq!(rooms[0].light_key, Some([7; 32]));
-        assert_eq!(rooms[0].dark_key, Some([8; 32]));
-        assert_eq!(rooms[0].active_at, 3);
-        assert_eq!(rooms[0].events.len(), 1);
-        assert_eq!(rooms[0].events[0].action.as_deref(), Some("d6"));
+        let room = load_room(&conn, "r1").unwrap().unwrap();
+        assert_eq!(room.light_key, Some([7; 32]));
+        assert_eq!(room.dark_key, Some([8; 32]));
+        assert_eq!(room.active_at, 3);
+        assert_eq!(room.events.len(), 1);
+        assert_eq!(room.events[0].action.as_deref(), Some("d6"));
+        assert_eq!(idle_rooms(&conn, 4, 10).unwrap(), ["r1"]);
+        assert!(idle_rooms(&conn, 3, 10).unwrap().is_empty());
         let (writer, handle) = Writer::start(conn);
+        // active since the cutoff: kept
         rt.block_on(writer.exec(Op::Purge {
             rooms: vec!["r1".into()],
+            cutoff: 3,
+        }))
+        .unwrap();
+        rt.block_on(writer.exec(Op::Purge {
+            rooms: vec!["r1".into()],
+            cutoff: 4,
         }))
         .unwrap();
         drop(writer);
         handle.join().unwrap();
         let conn = open(&dir.path().join("t.db")).unwrap();
-        assert!(load_rooms(&conn).unwrap().is_empty());
+        assert!(load_room(&conn, "r1").unwrap().is_none());
         for table in ["seats", "rounds", "events"] {
             let n: i64 = conn
                 .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))

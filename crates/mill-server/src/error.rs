@@ -15,6 +15,11 @@ pub enum ApiError {
     /// No such room.
     #[error("There is no room with this id (it may have been closed after a week without play).")]
     UnknownRoom,
+    /// The room's stored events do not replay; it is set aside.
+    #[error(
+        "This room's stored game could not be read back, so it is set aside; other rooms are not affected."
+    )]
+    RoomDamaged,
     /// Both seats are taken.
     #[error("Both seats of this room are taken.")]
     RoomFull,
@@ -61,6 +66,7 @@ impl ApiError {
     pub fn code(&self) -> ErrorCode {
         match self {
             ApiError::UnknownRoom => ErrorCode::UnknownRoom,
+            ApiError::RoomDamaged => ErrorCode::RoomDamaged,
             ApiError::RoomFull => ErrorCode::RoomFull,
             ApiError::UnknownRound => ErrorCode::UnknownRound,
             ApiError::BadRules(_) => ErrorCode::BadRules,
@@ -78,6 +84,7 @@ impl ApiError {
     fn status(&self) -> StatusCode {
         match self {
             ApiError::UnknownRoom => StatusCode::NOT_FOUND,
+            ApiError::RoomDamaged => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::RoomFull => StatusCode::CONFLICT,
             ApiError::UnknownRound => StatusCode::NOT_FOUND,
             ApiError::BadRules(_) => StatusCode::BAD_REQUEST,

@@ -18,8 +18,10 @@ pub mod keys;
 pub mod listen;
 pub mod logging;
 pub mod metrics;
+pub mod pg;
 pub mod protocol;
 pub mod rooms;
+pub mod store;
 pub mod table;
 pub mod throttle;
 pub mod ws;
@@ -53,18 +55,11 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    let path = config.db_path.clone();
-    let (conn, stored) = tokio::task::spawn_blocking(move || {
-        let conn = db::open(&path)?;
-        let stored = db::load_rooms(&conn)?;
-        Ok::<_, db::DbError>((conn, stored))
-    })
-    .await
-    .expect("database start-up does not panic")?;
-    let (writer, writer_thread) = db::Writer::start(conn);
-    let rooms = rooms::Rooms::new(writer, config.clock.clone());
-    let restored = rooms.restore(stored)?;
-    tracing::info!(rooms = restored, db = %config.db_path.display(), "rooms restored");
+    // Rooms are not read here: each is loaded when first asked for (rooms.rs).
+    let (store, running) = store::Store::open(&config.db).await?;
+    let (rooms, presence) = rooms::Rooms::new(store, config.clock.clone());
+    let background = rooms.start_background(presence);
+    tracing::info!(db = %config.db, "database open");
 
     let assets = assets::Assets::load(&config.static_dir)?;
     let local_addr = listener.local_addr()?;
@@ -91,6 +86,7 @@ pub async fn run(
         tracker: tracker.clone(),
     };
     let purge = tokio::spawn(purge_job(state.clone()));
+    let evict = tokio::spawn(evict_job(state.clone()));
 
     let router = app::app(state.clone());
     let signal_token = token.clone();
@@ -105,6 +101,7 @@ pub async fn run(
     token.cancel();
     signal.abort();
     purge.abort();
+    evict.abort();
     tracker.close();
     if tokio::time::timeout(Duration::from_secs(5), tracker.wait())
         .await
@@ -113,11 +110,17 @@ pub async fn run(
         tracing::warn!("some sockets did not close in time");
     }
     rooms.flush().await?;
+    rooms.leave().await;
+    for task in background {
+        task.abort();
+    }
     drop(state);
     drop(rooms);
-    tokio::task::spawn_blocking(move || writer_thread.join())
-        .await
-        .ok();
+    if let store::Running::Sqlite(writer_thread) = running {
+        tokio::task::spawn_blocking(move || writer_thread.join())
+            .await
+            .ok();
+    }
     tracing::info!("stopped");
     Ok(())
 }
@@ -134,5 +137,19 @@ async fn purge_job(state: app::AppState) {
             tracing::error!(error = %e, "purge failed");
         }
         state.per_address.sweep();
+    }
+}
+
+/// Takes rooms that nothing holds out of memory, every quarter of `evict_after`.
+async fn evict_job(state: app::AppState) {
+    let after = state.config.evict_after;
+    let mut every = tokio::time::interval((after / 4).max(Duration::from_millis(10)));
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let n = state.rooms.evict_idle(after);
+        if n > 0 {
+            tracing::debug!(rooms = n, in_memory = state.rooms.in_memory(), "rooms evicted");
+        }
     }
 }

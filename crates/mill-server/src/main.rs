@@ -16,9 +16,10 @@ struct Args {
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, env = "MILL_ADDR", default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
-    /// SQLite database file (created if missing).
+    /// SQLite database file (created if missing), or a PostgreSQL URL
+    /// (`postgres://user@host/db`) shared by several instances.
     #[arg(long, env = "MILL_DB", default_value = "mill.db")]
-    db: PathBuf,
+    db: String,
     /// Directory with the page [default: ./static, else the repository's static/].
     #[arg(long, env = "MILL_STATIC_DIR")]
     static_dir: Option<PathBuf>,
@@ -92,7 +93,8 @@ async fn main() -> anyhow::Result<()> {
         Err(e) => tracing::warn!(error = %e, "could not raise the open file limit"),
     }
 
-    let mut config = Config::new(args.db, args.static_dir.unwrap_or_else(default_static_dir));
+    let db = mill_server::store::DbTarget::parse(&args.db);
+    let mut config = Config::new(db, args.static_dir.unwrap_or_else(default_static_dir));
     config.public_url = args.public_url;
     config.idle_after = Duration::from_secs_f64(args.idle_days * 86_400.0);
     config.purge_every = Duration::from_secs(args.purge_every_secs);
@@ -106,10 +108,9 @@ async fn main() -> anyhow::Result<()> {
 
     // Open (and migrate) the database before saying the server is running, so a bad
     // path fails here with a clear message and nothing printed on stdout.
-    let db_path = config.db_path.clone();
-    tokio::task::spawn_blocking(move || mill_server::db::open(&db_path))
-        .await?
-        .with_context(|| format!("cannot open the database {}", config.db_path.display()))?;
+    mill_server::store::Store::check(&config.db)
+        .await
+        .with_context(|| format!("cannot open the database {}", config.db))?;
     let listener = tokio::net::TcpListener::bind(args.addr)
         .await
         .with_context(|| format!("cannot listen on {}", args.addr))?;

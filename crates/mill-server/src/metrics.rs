@@ -42,7 +42,11 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     )
     .expect("valid metric");
     let commit_seconds = Histogram::with_opts(
-        HistogramOpts::new("mill_commit_seconds", "Duration of one group commit to SQLite").buckets(vec![
+        HistogramOpts::new(
+            "mill_commit_seconds",
+            "Duration of one commit: a group commit to SQLite, or one event to PostgreSQL",
+        )
+        .buckets(vec![
             0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
         ]),
     )

@@ -48,6 +48,8 @@ pub enum ErrorCode {
     ProtocolMismatch,
     /// No such room.
     UnknownRoom,
+    /// The room's stored events do not replay; it is set aside.
+    RoomDamaged,
     /// The key does not hold a seat in this room.
     BadKey,
     /// Both seats taken (HTTP join), or too many spectators.
@@ -190,6 +192,8 @@ pub enum CloseCode {
     HelloTimeout = 4008,
     /// Too many spectators.
     RoomFull = 4009,
+    /// The room's stored events do not replay; it is set aside.
+    RoomDamaged = 4010,
 }
 
 impl CloseCode {
@@ -206,7 +210,8 @@ impl CloseCode {
             | CloseCode::ProtocolMismatch
             | CloseCode::BadKey
             | CloseCode::UnknownRoom
-            | CloseCode::RoomFull => true,
+            | CloseCode::RoomFull
+            | CloseCode::RoomDamaged => true,
             CloseCode::Normal
             | CloseCode::GoingAway
             | CloseCode::Policy
@@ -895,7 +900,7 @@ mod tests {
             .filter(|c| c.is_final())
             .map(|c| c.code())
             .collect();
-        assert_eq!(finals, [4000, 4001, 4003, 4004, 4009]);
+        assert_eq!(finals, [4000, 4001, 4003, 4004, 4009, 4010]);
     }
 
     #[test]

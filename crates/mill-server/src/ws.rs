@@ -183,7 +183,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                             let _ = tx.try_send(Outgoing::Close(CloseCode::ProtocolMismatch, "protocol mismatch"));
                             continue;
                         }
-                        match state.rooms.attach(&room, key.as_deref(), &tx, &kick) {
+                        match state.rooms.attach(&room, key.as_deref(), &tx, &kick).await {
                             Ok((conn, seat)) => attached = Some(Seat { conn, seat }),
                             Err(e) => {
                                 reply_error(&attached, None, e.refusal.code, &e.refusal.message);
@@ -196,7 +196,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                         reply_error(&attached, id, ErrorCode::HelloRequired.into(), "Say hello first (with the protocol version and your seat key).");
                     }
                     (ClientMsg::Sync, Some(_)) => state.rooms.sync(&room, &tx),
-                    (_, Some(seat)) => state.rooms.command(&room, seat.seat, &tx, &msg),
+                    (_, Some(seat)) => state.rooms.command(&room, seat.seat, &tx, &msg).await,
                 }
             }
             out = rx.recv() => {

@@ -26,11 +26,15 @@ const KILLS: usize = 4;
 type Acked = Arc<Mutex<Vec<(String, u64, u64, String)>>>;
 
 async fn spawn_server(dir: &Path) -> (Child, SocketAddr) {
+    let db = match common::target(&dir.join("crash.db")).await {
+        mill_server::store::DbTarget::Sqlite(path) => path.display().to_string(),
+        mill_server::store::DbTarget::Postgres(url) => url,
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_mill-server"))
         .args(["--addr", "127.0.0.1:0", "--rooms-per-minute", "0"])
         .args(["--messages-per-second", "100000"])
         .arg("--db")
-        .arg(dir.join("crash.db"))
+        .arg(db)
         .arg("--static-dir")
         .arg(dir)
         .env("RUST_LOG", "warn")
@@ -243,22 +247,20 @@ async fn sigkill_loses_no_acknowledged_action() {
 
     let acked = acked.lock().unwrap().clone();
     assert!(acked.len() >= KILLS, "the clients got to play ({})", acked.len());
-    let conn = rusqlite::Connection::open(dir.path().join("crash.db")).unwrap();
-    let mut stmt = conn
-        .prepare(
-            "SELECT action FROM events WHERE room_id = ?1 AND round = ?2 AND kind = 'action' ORDER BY seq",
-        )
-        .unwrap();
+    // The version-th action of the round must be the acknowledged one (either backend).
+    let db = dir.path().join("crash.db");
     for (room, round, version, action) in &acked {
-        let stored: Vec<String> = stmt
-            .query_map(rusqlite::params![room, round], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let found = common::sql(
+            &db,
+            "SELECT count(*) FROM (SELECT action, row_number() OVER (ORDER BY seq) AS n FROM events
+               WHERE room_id = $1 AND CAST(round AS TEXT) = $2 AND kind = 'action') t
+             WHERE CAST(n AS TEXT) = $3 AND action = $4",
+            &[room, &round.to_string(), &version.to_string(), action],
+        )
+        .await;
         assert_eq!(
-            stored.get(*version as usize - 1),
-            Some(action),
-            "room {room} round {round} version {version} (seed {seed})"
+            found, 1,
+            "room {room} round {round} version {version} action {action} (seed {seed})"
         );
     }
 }

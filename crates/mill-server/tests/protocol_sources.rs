@@ -99,35 +99,58 @@ fn protocol_md_lists_exactly_the_close_codes() {
     assert_eq!(documented, codes);
 }
 
-/// The CHECK constraints on `events.kind` in every migration that has one (a shipped
-/// migration is never edited, so a new kind needs a new migration).
+/// The kinds listed by each `kind IN (…)` CHECK in `sql`.
+fn kind_checks(sql: &str) -> Vec<BTreeSet<String>> {
+    let mut checks = Vec::new();
+    let mut rest = sql;
+    while let Some(at) = rest.find("kind IN (") {
+        let list = &rest[at + "kind IN (".len()..];
+        let end = list.find(')').expect("the list closes");
+        checks.push(
+            list[..end]
+                .split(',')
+                .map(|s| s.trim().trim_matches('\'').to_string())
+                .collect(),
+        );
+        rest = &list[end..];
+    }
+    checks
+}
+
+/// The CHECK constraints on `events.kind` in every migration that has one, for each
+/// backend (a shipped migration is never edited, so a new kind needs a new migration).
 #[test]
 fn migrations_check_exactly_the_command_kinds() {
     let kinds = set(CommandKind::VARIANTS.iter().map(|k| k.as_str()));
-    let mut dirs: Vec<_> = std::fs::read_dir(repo().join("migrations"))
+    // SQLite: one directory per migration, each with an up.sql.
+    let mut dirs: Vec<_> = std::fs::read_dir(repo().join("migrations/sqlite"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
     dirs.sort();
-    let mut checks = Vec::new();
-    for dir in dirs {
-        let sql = std::fs::read_to_string(dir.join("up.sql")).unwrap();
-        let mut rest = sql.as_str();
-        while let Some(at) = rest.find("kind IN (") {
-            let list = &rest[at + "kind IN (".len()..];
-            let end = list.find(')').expect("the list closes");
-            let listed: BTreeSet<String> = list[..end]
-                .split(',')
-                .map(|s| s.trim().trim_matches('\'').to_string())
-                .collect();
-            checks.push((dir.clone(), listed));
-            rest = &list[end..];
+    // PostgreSQL: one file per migration.
+    let mut files: Vec<_> = std::fs::read_dir(repo().join("migrations/postgres"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for (backend, paths) in [
+        (
+            "sqlite",
+            dirs.into_iter().map(|d| d.join("up.sql")).collect::<Vec<_>>(),
+        ),
+        ("postgres", files),
+    ] {
+        let mut checks = Vec::new();
+        for path in paths {
+            let sql = std::fs::read_to_string(&path).unwrap();
+            checks.extend(kind_checks(&sql).into_iter().map(|c| (path.clone(), c)));
         }
+        assert!(!checks.is_empty(), "{backend}: the events table checks its kinds");
+        // Only the newest definition of the table binds; older ones were replaced.
+        let (path, newest) = checks.last().unwrap();
+        assert_eq!(newest, &kinds, "{}", path.display());
     }
-    assert!(!checks.is_empty(), "the events table checks its kinds");
-    // Only the newest definition of the table binds; older ones were replaced.
-    let (dir, newest) = checks.last().unwrap();
-    assert_eq!(newest, &kinds, "{}", dir.display());
 }
 
 fn screaming(kebab: &str) -> String {

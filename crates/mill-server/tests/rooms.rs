@@ -464,23 +464,22 @@ async fn idle_rooms_are_purged_with_all_their_rows() {
     watcher.close().await;
     server.stop().await;
 
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    for table in ["rooms", "seats", "rounds"] {
-        let n: i64 = conn
-            .query_row(
-                &format!(
-                    "SELECT count(*) FROM {table} WHERE {} = ?1",
-                    if table == "rooms" { "id" } else { "room_id" }
-                ),
-                [&idle],
-                |r| r.get(0),
-            )
-            .unwrap();
+    let tables: &[&str] = if common::on_postgres() {
+        &["rooms", "seats", "events", "presence"]
+    } else {
+        &["rooms", "seats", "rounds", "events"]
+    };
+    for table in tables {
+        let column = if *table == "rooms" { "id" } else { "room_id" };
+        let n = common::sql(
+            &db,
+            &format!("SELECT count(*) FROM {table} WHERE {column} = $1"),
+            &[&idle],
+        )
+        .await;
         assert_eq!(n, 0, "{table}");
     }
-    let n: i64 = conn
-        .query_row("SELECT count(*) FROM rooms WHERE id = ?1", [&busy], |r| r.get(0))
-        .unwrap();
+    let n = common::sql(&db, "SELECT count(*) FROM rooms WHERE id = $1", &[&busy]).await;
     assert_eq!(n, 1);
 }
 

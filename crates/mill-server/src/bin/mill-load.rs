@@ -6,6 +6,10 @@
 //!
 //! Only for servers you run yourself on this machine (default 127.0.0.1:8080). Start
 //! the server with `--rooms-per-minute 0` so room creation is not throttled.
+//!
+//! `mill-load seed --db FILE --rooms N` instead writes N stored rooms (both seats taken,
+//! a few random legal actions each) straight into a SQLite file and exits: the set-up
+//! for the start-up time and memory figures with many stored rooms.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -25,10 +29,16 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 /// Many rooms × two clients playing random legal games against a mill-server.
 #[derive(Debug, Parser)]
+#[command(args_conflicts_with_subcommands = true)]
 struct Args {
-    /// Server address (host:port), on this machine.
+    #[command(subcommand)]
+    command: Option<Sub>,
+    /// Server address (host:port), on this machine. Repeat it for several instances of
+    /// one server: room i is created and played by Light on address i mod N, and
+    /// joined and played by Dark on the next one, so the two seats of a room are on
+    /// different instances.
     #[arg(long, default_value = "127.0.0.1:8080")]
-    addr: SocketAddr,
+    addr: Vec<SocketAddr>,
     /// Rooms to open (two sockets each).
     #[arg(long, default_value_t = 100)]
     rooms: usize,
@@ -43,7 +53,98 @@ struct Args {
     setup_concurrency: usize,
 }
 
+#[derive(Debug, clap::Subcommand)]
+enum Sub {
+    /// Writes stored rooms straight into a SQLite database file, then exits.
+    Seed {
+        /// The database file (created and migrated if missing).
+        #[arg(long)]
+        db: std::path::PathBuf,
+        /// Rooms to write.
+        #[arg(long, default_value_t = 100_000)]
+        rooms: usize,
+        /// Random legal actions per room (placing phase: at most 18 placements).
+        #[arg(long, default_value_t = 12)]
+        actions: usize,
+    },
+}
+
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// Writes `rooms` rooms with `actions` random legal placements (and removals) each.
+fn seed(db: &std::path::Path, rooms: usize, actions: usize) -> anyhow::Result<()> {
+    use mill_core::{Action, Game, Variant};
+    use mill_server::keys;
+    let started = Instant::now();
+    let mut conn = mill_server::db::open(db).context("open the database")?;
+    let mut rng = rand::rngs::StdRng::from_rng(&mut rand::rng());
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_millis() as i64;
+    let mut written = 0usize;
+    while written < rooms {
+        let tx = conn.transaction()?;
+        for _ in 0..(rooms - written).min(10_000) {
+            let id = keys::new_room_id();
+            tx.prepare_cached(
+                "INSERT INTO rooms (id, variant, created_at, active_at) VALUES (?1, 'nine', ?2, ?2)",
+            )?
+            .execute(rusqlite::params![id, now])?;
+            for color in ["light", "dark"] {
+                let hash = keys::hash_key(&keys::new_seat_key());
+                tx.prepare_cached(
+                    "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, ?2, ?3, ?4)",
+                )?
+                .execute(rusqlite::params![id, color, &hash[..], now])?;
+            }
+            tx.prepare_cached("INSERT INTO rounds (room_id, number, started_at) VALUES (?1, 1, ?2)")?
+                .execute(rusqlite::params![id, now])?;
+            let mut game = Game::new(Variant::Nine);
+            for seq in 0..actions.min(18) {
+                let position = *game.position();
+                let seat = match position.turn() {
+                    mill_core::Color::Light => "light",
+                    mill_core::Color::Dark => "dark",
+                };
+                let points: Vec<_> = if position.pending_removals() > 0 {
+                    game.removable().iter().collect()
+                } else {
+                    game.selectable().iter().collect()
+                };
+                let Some(&p) = points.get(rng.random_range(0..points.len().max(1))) else {
+                    break;
+                };
+                let action = if position.pending_removals() > 0 {
+                    Action::Remove { at: p }
+                } else {
+                    Action::Place { to: p }
+                };
+                game.play_action(action)?;
+                tx.prepare_cached(
+                    "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
+                     VALUES (?1, 1, ?2, ?3, 'action', ?4, ?5, ?6)",
+                )?
+                .execute(rusqlite::params![
+                    id,
+                    seq,
+                    seat,
+                    action.to_text(position.topology()),
+                    format!("seed-{seq}"),
+                    now
+                ])?;
+            }
+        }
+        tx.commit()?;
+        written += (rooms - written).min(10_000);
+    }
+    println!(
+        "wrote {rooms} rooms ({} actions each) to {} in {:.1} s",
+        actions.min(18),
+        db.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
 
 #[derive(Default)]
 struct Totals {
@@ -56,7 +157,10 @@ struct Totals {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    if !args.addr.ip().is_loopback() {
+    if let Some(Sub::Seed { db, rooms, actions }) = &args.command {
+        return seed(db, *rooms, *actions);
+    }
+    if args.addr.iter().any(|a| !a.ip().is_loopback()) {
         bail!("mill-load only targets a server on this machine (a loopback address)");
     }
     let _ = rlimit::increase_nofile_limit(u64::MAX);
@@ -67,11 +171,12 @@ async fn main() -> anyhow::Result<()> {
     let mut tasks = Vec::with_capacity(args.rooms);
     for i in 0..args.rooms {
         let (ready, setup, totals) = (ready.clone(), setup.clone(), totals.clone());
-        let addr = args.addr;
+        let n = args.addr.len();
+        let addrs = [args.addr[i % n], args.addr[(i + 1) % n]];
         let think = Duration::from_millis(args.think_ms);
         tasks.push(tokio::spawn(async move {
             let permit = setup.acquire_owned().await.expect("semaphore open");
-            let table = open_table(addr).await;
+            let table = open_table(addrs).await;
             drop(permit);
             let table = match table {
                 Ok(t) => Some(t),
@@ -169,13 +274,15 @@ async fn next_json(ws: &mut Ws) -> anyhow::Result<Value> {
     }
 }
 
-async fn open_table(addr: SocketAddr) -> anyhow::Result<Table> {
-    let created = http(addr, "POST", "/api/rooms").await?;
+/// A room created on `addrs[0]` and joined on `addrs[1]`, each seat's socket on the
+/// address it came from.
+async fn open_table(addrs: [SocketAddr; 2]) -> anyhow::Result<Table> {
+    let created = http(addrs[0], "POST", "/api/rooms").await?;
     let room = created["room"].as_str().context("room id")?.to_string();
-    let joined = http(addr, "POST", &format!("/api/rooms/{room}/join")).await?;
+    let joined = http(addrs[1], "POST", &format!("/api/rooms/{room}/join")).await?;
     let mut seats = Vec::new();
     let mut last = Vec::new();
-    for key in [&created["key"], &joined["key"]] {
+    for (addr, key) in addrs.into_iter().zip([&created["key"], &joined["key"]]) {
         let url = format!("ws://{addr}/api/rooms/{room}/ws");
         let (mut ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
         let hello = json!({"type": "hello", "protocol": 1, "key": key});

@@ -18,6 +18,87 @@ use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
+/// The database a test's file path stands for: the file itself, or, when
+/// MILL_TEST_PG_URL is set (scripts/with-postgres), a PostgreSQL database of its own
+/// named after the path (created on first use, so a restart finds the same data).
+pub async fn target(db: &Path) -> mill_server::store::DbTarget {
+    use mill_server::store::DbTarget;
+    let Ok(admin) = std::env::var("MILL_TEST_PG_URL") else {
+        return DbTarget::Sqlite(db.to_path_buf());
+    };
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(db.to_string_lossy().as_bytes());
+    let name: String = format!(
+        "mill_{}",
+        digest
+            .iter()
+            .take(8)
+            .map(|b| format!("{b:02x}"))
+            .collect::<String>()
+    );
+    let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
+        .await
+        .expect("MILL_TEST_PG_URL reachable");
+    let task = tokio::spawn(conn);
+    // Two CREATE DATABASE at once can find the template in use: try again.
+    for attempt in 0.. {
+        match client.batch_execute(&format!("CREATE DATABASE {name}")).await {
+            Ok(()) => break,
+            Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::DUPLICATE_DATABASE) => break,
+            Err(e) if e.code() == Some(&tokio_postgres::error::SqlState::OBJECT_IN_USE) && attempt < 100 => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("CREATE DATABASE {name}: {e:?}"),
+        }
+    }
+    drop(client);
+    let _ = task.await;
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
+    DbTarget::Postgres(format!("{base}/{name}"))
+}
+
+/// Whether the tests run against PostgreSQL.
+pub fn on_postgres() -> bool {
+    std::env::var("MILL_TEST_PG_URL").is_ok()
+}
+
+/// Runs `sql` (parameters `$1`, `$2`… as text) on the test database behind `db`, on
+/// either backend; returns the first column of the first row as a number (for counts),
+/// or the number of rows changed.
+pub async fn sql(db: &Path, sql: &str, params: &[&str]) -> i64 {
+    match target(db).await {
+        mill_server::store::DbTarget::Sqlite(path) => {
+            let conn = rusqlite::Connection::open(path).unwrap();
+            conn.busy_timeout(PATIENCE).unwrap();
+            let sql = sql.replace('$', "?");
+            let params = rusqlite::params_from_iter(params.iter());
+            if sql.trim_start().to_ascii_uppercase().starts_with("SELECT") {
+                conn.query_row(&sql, params, |r| r.get(0)).unwrap()
+            } else {
+                conn.execute(&sql, params).unwrap() as i64
+            }
+        }
+        mill_server::store::DbTarget::Postgres(url) => {
+            let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                .await
+                .unwrap();
+            let task = tokio::spawn(conn);
+            let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                .iter()
+                .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                .collect();
+            let n = if sql.trim_start().to_ascii_uppercase().starts_with("SELECT") {
+                client.query_one(sql, &params).await.unwrap().get::<_, i64>(0)
+            } else {
+                client.execute(sql, &params).await.unwrap() as i64
+            };
+            drop(client);
+            let _ = task.await;
+            n
+        }
+    }
+}
+
 /// Guard against a hang; not a timing assertion.
 pub const PATIENCE: Duration = Duration::from_secs(10);
 
@@ -45,7 +126,7 @@ impl Server {
             "<!doctype html><title>Rules</title>",
         )
         .unwrap();
-        let mut config = Config::new(db, static_dir);
+        let mut config = Config::new(target(db).await, static_dir);
         // Tests play as fast as they can; the throttling test sets its own limits.
         config.rooms_per_minute = 0;
         config.messages_per_second = 10_000;
