@@ -6,7 +6,8 @@ import { newGameNeedsConfirm } from './board.js';
 import { confirmNewGame } from './dialog.js';
 import { $ } from './dom.js';
 import { localGame } from './rules.js';
-import { forgetGame, loadGame, saveGame } from './storage.js';
+import { forgetGame, gameSlot, loadGame, saveGame } from './storage.js';
+import { chosenRules } from './variant.js';
 
 /** @typedef {import('./page-state.js').App} App */
 
@@ -19,8 +20,12 @@ export async function startLocal(app) {
   if (!mod) return;
   const { page, storage } = app;
   const game = localGame(mod);
-  const saved = loadGame(storage, 'local');
-  if (saved && !game.importRecord(saved).ok) forgetGame(storage, 'local');
+  // The saved game of the chosen variant and options, or a new one under them.
+  const rules = chosenRules(storage);
+  const slot = gameSlot('local', rules);
+  const saved = loadGame(storage, slot);
+  if (saved && !game.importRecord(saved).ok) forgetGame(storage, slot);
+  if (!saved || game.rulesName() !== rules) game.startRules(rules);
   page.mode = 'local';
   page.game = game;
   app.ensureBoard(game.topology);
@@ -41,7 +46,8 @@ export function playLocal(app, action) {
 
 /** @param {App} app */
 function saveLocal(app) {
-  saveGame(app.storage, 'local', app.page.game.exportRecord());
+  const { game } = app.page;
+  saveGame(app.storage, gameSlot('local', game.rulesName()), game.exportRecord());
 }
 
 /**
@@ -51,6 +57,8 @@ function saveLocal(app) {
 export function refreshLocal(app) {
   const { page } = app;
   page.snapshot = page.game.snapshot();
+  // An import may have brought another variant's board.
+  app.ensureBoard(page.game.topology);
   page.board.set(page.snapshot);
   app.render();
 }

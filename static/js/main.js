@@ -16,6 +16,7 @@ import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
 import { bindThemeSwitch } from './theme.js';
 import { bindComputerControls, startComputer } from './vs-computer.js';
+import { bindVariantChooser, viewRules } from './variant.js';
 import { mountBoard } from './widget.js';
 
 const storage = safeStorage(() => window.localStorage);
@@ -30,6 +31,7 @@ const app = {
   storage,
   render() {
     renderPage(page, storage);
+    viewRules(page, storage);
     notifier.update(page);
   },
   setNotice(key, text = null) {
@@ -42,7 +44,9 @@ const app = {
     document.body.dataset.screen = name;
   },
   ensureBoard(topology) {
-    if (page.board) return;
+    // Another variant's board is drawn afresh from its topology.
+    if (page.board && JSON.stringify(page.topology) === JSON.stringify(topology)) return;
+    $('board-host').replaceChildren();
     page.topology = topology;
     page.board = mountBoard($('board-host'), {
       topology,
@@ -146,6 +150,7 @@ bindOnlineControls(app);
 bindReviewControls(app);
 bindConfirmDialog();
 bindRecordTools(app);
+bindVariantChooser(app);
 
 applyLanguage();
 route().catch((error) => console.error(error));

@@ -10,12 +10,16 @@ import { localGame } from './rules.js';
 import { createOnlineState } from './page-state.js';
 import { reviewLink } from './review.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
+import { chosenRules, rulesOfPosition } from './variant.js';
 import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./page-state.js').OnlineState} OnlineState */
 /** @typedef {import('./page-state.js').Connection} Connection */
 /** @typedef {import('./storage.js').SeatKey} SeatKey */
+
+/** The rule set whose board is mounted for the room being shown. */
+let boardRules = 'nine';
 
 const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
 
@@ -32,7 +36,8 @@ export async function createRoom(app) {
   button.disabled = true;
   app.setNotice('online.creating');
   try {
-    const res = await fetch('/api/rooms', JSON_POST);
+    // The room plays the variant and options chosen on the start screen.
+    const res = await fetch('/api/rooms', { ...JSON_POST, body: JSON.stringify({ variant: chosenRules(app.storage) }) });
     const body = await res.json().catch(() => ({}));
     if (!res.ok) {
       app.setNotice(null, page.t('online.error', { message: body.message ?? res.status }));
@@ -63,6 +68,12 @@ export async function openRoom(app, roomId) {
   const mod = await app.rules();
   if (!mod) return;
   const fresh = localGame(mod);
+  // The board of the room's variant (room info says which), before its state arrives.
+  const info = await fetch(`/api/rooms/${encodeURIComponent(roomId)}`)
+    .then((res) => (res.ok ? res.json() : null))
+    .catch(() => null);
+  if (typeof info?.variant === 'string') fresh.startRules(info.variant);
+  boardRules = fresh.rulesName();
   app.ensureBoard(fresh.topology);
   page.mode = 'online';
   page.online = createOnlineState(roomId);
@@ -124,6 +135,7 @@ const HANDLERS = {
     o.state = msg;
     o.fresh = true;
     app.page.snapshot = snapshotFromState(msg);
+    ensureRoomBoard(app, rulesOfPosition(app.page.snapshot.position));
     app.page.board.set(app.page.snapshot);
   },
   [SERVER_TYPES.REPLACED](_app, o) {
@@ -138,6 +150,22 @@ const HANDLERS = {
     else if (msg.code !== ERROR_CODES.STALE) app.setNotice(null, app.page.t('online.error', { message: msg.message }));
   },
 };
+
+/**
+ * The board of the rules the room's state names, should room info not have said them.
+ * @param {App} app @param {string} rules
+ */
+function ensureRoomBoard(app, rules) {
+  if (rules === boardRules) return;
+  boardRules = rules;
+  app.rules().then((mod) => {
+    if (!mod) return;
+    const game = localGame(mod);
+    if (!game.startRules(rules).ok) return;
+    app.ensureBoard(game.topology);
+    if (app.page.snapshot) app.page.board.set(app.page.snapshot);
+  });
+}
 
 /**
  * The socket's status changed; after a final close, says why (or opens the room afresh).

@@ -9,7 +9,8 @@ import { pluralKey } from './i18n.js';
 import { onlineView } from './protocol.js';
 import { viewRecordTools } from './records.js';
 import { viewReview, viewReviewRecord } from './review.js';
-import { hasProgress } from './storage.js';
+import { gameSlot, hasProgress } from './storage.js';
+import { chosenRules } from './variant.js';
 
 /** @typedef {import('./page-state.js').PageState} PageState */
 /** @typedef {import('./page-state.js').OnlineState} OnlineState */
@@ -71,8 +72,11 @@ export function viewNotice(page) {
 /** "Same device" and "Vs computer" resume the saved game; their hints say so. @param {PageState} page @param {SafeStorage} storage */
 function viewStartHints(page, storage) {
   const { t } = page;
-  $('start-local-hint').textContent = t(hasProgress(storage, 'local') ? 'start.continue' : 'start.local.hint');
-  $('start-computer-hint').textContent = t(hasProgress(storage, 'computer') ? 'start.continue' : 'start.computer.hint');
+  const rules = chosenRules(storage);
+  $('start-local-hint').textContent = t(hasProgress(storage, gameSlot('local', rules)) ? 'start.continue' : 'start.local.hint');
+  $('start-computer-hint').textContent = t(
+    hasProgress(storage, gameSlot('computer', rules)) ? 'start.continue' : 'start.computer.hint',
+  );
 }
 
 /** One player's card: name, who plays it, presence, phase, counts, the pieces in hand. @param {Frame} f @param {Side} side */

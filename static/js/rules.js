@@ -21,10 +21,14 @@ import { snapshotFromView } from './board.js';
  * @property {(text: string) => string} load_record_text
  * @property {() => string} mfen
  * @property {(text: string) => string} load_mfen
+ * @property {(rules: string) => string} start_rules
+ * @property {() => string} rules
  *
  * @typedef {object} WasmModule  the wasm-bindgen exports of static/pkg/mill_wasm.js
  * @property {() => Promise<unknown>} default  instantiates the module
  * @property {new () => WasmGameHandle} WasmGame
+ * @property {(rules: string) => string} rules_info  what a rule-set name means (variant.js)
+ * @property {() => string} variants  every variant with its usual rules
  *
  * @typedef {{ ok: boolean, error?: { code: string, message: string, turn?: number, line?: number } }} Reply
  *   the answer to play, import_record, load_position and the record and MFEN calls:
@@ -49,6 +53,8 @@ import { snapshotFromView } from './board.js';
  * @property {(text: string) => Reply} loadRecordText  replaces the game with a text record's
  * @property {() => TextReply} mfen  the position as MFEN (Mill Interchange Format 1.0)
  * @property {(text: string) => Reply} loadMfen  a new game from an MFEN position
+ * @property {(rules: string) => Reply} startRules  a new game from the start under a rule set ("six+per-mill")
+ * @property {() => string} rulesName  the canonical name of the game's rule set
  */
 
 // A variable, not a literal, so the type checker does not look for the generated file
@@ -79,10 +85,12 @@ export function loadRules() {
  */
 export function localGame(mod) {
   const game = new mod.WasmGame();
-  const topology = JSON.parse(game.topology());
   const parse = (text) => JSON.parse(text);
   return {
-    topology,
+    // The board changes with the rule set (a new game, an import).
+    get topology() {
+      return JSON.parse(game.topology());
+    },
     snapshot: () => snapshotFromView(parse(game.snapshot())),
     play: (action) => parse(game.play(action)),
     undo: () => game.undo(),
@@ -94,5 +102,7 @@ export function localGame(mod) {
     loadRecordText: (text) => parse(game.load_record_text(text)),
     mfen: () => parse(game.mfen()),
     loadMfen: (text) => parse(game.load_mfen(text)),
+    startRules: (rules) => parse(game.start_rules(rules)),
+    rulesName: () => parse(game.rules()).rules,
   };
 }

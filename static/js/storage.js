@@ -7,6 +7,19 @@ const PREFIX = 'mill.';
 export const SAVE_KEYS = Object.freeze({ local: 'game.local', computer: 'game.computer' });
 
 /**
+ * The save slot of a mode's game under a rule set: one saved game per mode and rule set,
+ * so choosing another variant never overwrites a game. Nine Men's Morris keeps the mode's
+ * own slot (`local`, `computer`); other rule sets get `local.six`, `computer.twelve+per-mill`.
+ * @param {'local' | 'computer'} mode @param {string} rules
+ */
+export function gameSlot(mode, rules) {
+  return rules === 'nine' ? mode : `${mode}.${rules}`;
+}
+
+/** @param {string} slot */
+const saveKey = (slot) => SAVE_KEYS[slot] ?? `game.${slot}`;
+
+/**
  * @typedef {object} SafeStorage  a storage wrapper that never throws; keys get the `mill.` prefix
  * @property {boolean} ok  whether saving works at all
  * @property {(key: string) => string | null} get
@@ -60,7 +73,7 @@ export function safeStorage(getStorage) {
 
 /** A saved local game (the record JSON from WasmGame.export_record), or null. */
 export function loadGame(storage, mode) {
-  const text = storage.get(SAVE_KEYS[mode]);
+  const text = storage.get(saveKey(mode));
   if (!text) return null;
   try {
     const record = JSON.parse(text);
@@ -72,11 +85,11 @@ export function loadGame(storage, mode) {
 }
 
 export function saveGame(storage, mode, recordJson) {
-  return storage.set(SAVE_KEYS[mode], recordJson);
+  return storage.set(saveKey(mode), recordJson);
 }
 
 export function forgetGame(storage, mode) {
-  storage.remove(SAVE_KEYS[mode]);
+  storage.remove(saveKey(mode));
 }
 
 /** True when a saved game has at least one action (worth offering "Continue"). */

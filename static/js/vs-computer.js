@@ -6,7 +6,8 @@ import { confirmNewGame } from './dialog.js';
 import { radios } from './dom.js';
 import { refreshLocal } from './local.js';
 import { localGame } from './rules.js';
-import { forgetGame, loadGame, saveGame } from './storage.js';
+import { forgetGame, gameSlot, loadGame, saveGame } from './storage.js';
+import { chosenRules } from './variant.js';
 
 /** @typedef {import('./page-state.js').App} App */
 
@@ -22,8 +23,11 @@ export async function startComputer(app) {
   if (!mod) return;
   const { page, storage } = app;
   const game = localGame(mod);
-  const saved = loadGame(storage, 'computer');
-  if (saved && !game.importRecord(saved).ok) forgetGame(storage, 'computer');
+  const rules = chosenRules(storage);
+  const slot = gameSlot('computer', rules);
+  const saved = loadGame(storage, slot);
+  if (saved && !game.importRecord(saved).ok) forgetGame(storage, slot);
+  if (!saved || game.rulesName() !== rules) game.startRules(rules);
   // One worker for the page's lifetime; it starts on the first search.
   page.engine ??= engineWorker();
   const computer = createComputer({
@@ -34,7 +38,7 @@ export async function startComputer(app) {
     newSeed: randomSeed,
     onChange: () => page.computer === computer && refreshLocal(app),
     onSave: (record, settings) => {
-      saveGame(storage, 'computer', record);
+      saveGame(storage, slot, record);
       saveSettings(storage, settings);
     },
     onError: (error) => app.setNotice(null, page.t('computer.error', { message: error.message })),

@@ -2,7 +2,7 @@
 //! external engine spoken to over UCI (`uci:<command line>`), from random openings
 //! played once with each colour; the score with an Elo estimate and its 95 % interval.
 
-use mill_core::{Action, Color, Game, Outcome, Turn, Variant};
+use mill_core::{Action, Color, Game, Outcome, Position, Turn};
 use mill_engine::tb::Tablebase;
 use mill_engine::{Clock, Engine, Level, Limits, StdClock};
 use std::io::{BufRead, BufReader, Write};
@@ -51,6 +51,8 @@ pub struct Settings {
     pub a: Spec,
     /// The second player.
     pub b: Spec,
+    /// The position the openings start from (the start of the chosen variant).
+    pub start: Position,
     /// Games to play.
     pub games: u32,
     /// Time per turn in milliseconds.
@@ -335,7 +337,11 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     // get wall time, so that the time per turn is equal.
     let wall = any_uci;
     let tb = match &settings.tb {
-        Some(dir) => Some(Arc::new(crate::tb::load(dir, Variant::Nine)?)),
+        // Tables are solved under a variant's usual rules only.
+        Some(_) if !settings.start.rules().is_default() => {
+            return Err(format!("--tb holds no tables for {}", settings.start.rules()));
+        }
+        Some(dir) => Some(Arc::new(crate::tb::load(dir, settings.start.variant())?)),
         None => None,
     };
     let mut players = [
@@ -351,7 +357,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     let mut start = Game::default();
     for g in 0..settings.games {
         if g % 2 == 0 {
-            start = random_opening(settings.opening, &mut rng);
+            start = random_opening(settings.start, settings.opening, &mut rng);
         }
         // Game g: the first player has Light in even games, Dark in odd ones.
         let a_colour = if g % 2 == 0 { Color::Light } else { Color::Dark };
@@ -517,8 +523,8 @@ impl Clock for ArenaClock {
 }
 
 /// A game opened by `plies` random turns, seeded.
-fn random_opening(plies: u32, rng: &mut u64) -> Game {
-    let mut game = Game::default();
+fn random_opening(from: Position, plies: u32, rng: &mut u64) -> Game {
+    let mut game = Game::from_position(from);
     for _ in 0..plies {
         let turns = game.legal_turns();
         if turns.is_empty() {

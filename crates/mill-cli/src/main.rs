@@ -4,8 +4,10 @@
 
 #![forbid(unsafe_code)]
 
-use clap::{Parser, Subcommand, ValueEnum};
-use mill_core::{Game, Header, Mfen, Notation, Outcome, Position, Record, Variant};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mill_core::{
+    Game, Header, Mfen, Notation, Options, Outcome, Position, Record, RemovalRule, Rules, Variant,
+};
 use mill_engine::{Engine, Level, Limits, StdClock};
 use std::io::Read;
 use std::process::ExitCode;
@@ -18,11 +20,83 @@ mod uci;
 #[command(
     name = "mill",
     version,
-    about = "Nine Men's Morris tools: perft, replay, legal turns, format conversion, the computer's turn, UCI, engine matches, endgame tables"
+    about = "Nine Men's Morris (and Three, Six, Twelve) tools: perft, replay, legal turns, format conversion, the computer's turn, UCI, engine matches, endgame tables"
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// The game and its rule options, shared by every command. Without them a command plays
+/// the position string's rules, or Nine Men's Morris.
+#[derive(Args, Clone, Copy, Debug, Default)]
+struct RuleArgs {
+    /// The game: three, six, nine or twelve Men's Morris (default: nine, or the
+    /// position string's).
+    #[arg(long, value_enum)]
+    variant: Option<VariantArg>,
+    /// Removals for closing several mills at once: one (default) or per-mill.
+    #[arg(long, value_enum)]
+    removals: Option<RemovalsArg>,
+    /// Whether pieces in mills are protected while others stand free: on (default) or off.
+    #[arg(long, value_enum)]
+    protect: Option<ProtectArg>,
+    /// After placing, a side with this many pieces or fewer flies; 0 for never
+    /// (default: 3, or 4 in twelve, 0 in three).
+    #[arg(long = "fly-at", value_name = "N")]
+    fly_at: Option<u8>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum VariantArg {
+    Three,
+    Six,
+    Nine,
+    Twelve,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum RemovalsArg {
+    One,
+    PerMill,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ProtectArg {
+    On,
+    Off,
+}
+
+impl RuleArgs {
+    /// The rule set the flags name, or `None` when no flag was given.
+    fn rules(&self) -> Result<Option<&'static Rules>, String> {
+        if self.variant.is_none()
+            && self.removals.is_none()
+            && self.protect.is_none()
+            && self.fly_at.is_none()
+        {
+            return Ok(None);
+        }
+        let variant = match self.variant.unwrap_or(VariantArg::Nine) {
+            VariantArg::Three => Variant::Three,
+            VariantArg::Six => Variant::Six,
+            VariantArg::Nine => Variant::Nine,
+            VariantArg::Twelve => Variant::Twelve,
+        };
+        let default = variant.default_options();
+        let options = Options {
+            removals: match self.removals {
+                None => default.removals,
+                Some(RemovalsArg::One) => RemovalRule::One,
+                Some(RemovalsArg::PerMill) => RemovalRule::PerMill,
+            },
+            protect: self
+                .protect
+                .map_or(default.protect, |p| matches!(p, ProtectArg::On)),
+            fly_at: self.fly_at.unwrap_or(default.fly_at),
+        };
+        Rules::of(variant, options).map(Some).map_err(|e| e.to_string())
+    }
 }
 
 #[derive(Subcommand)]
@@ -37,6 +111,8 @@ enum Command {
         /// Count every action as a ply (a removal is its own ply).
         #[arg(long)]
         actions: bool,
+        #[command(flatten)]
+        rules: RuleArgs,
     },
     /// Play a game record and print the final position and the result.
     Replay {
@@ -45,6 +121,8 @@ enum Command {
         /// Start from this position string instead of the start position.
         #[arg(long)]
         position: Option<String>,
+        #[command(flatten)]
+        rules: RuleArgs,
     },
     /// Convert between position strings, MFEN and game records.
     ///
@@ -68,7 +146,8 @@ enum Command {
         /// What to print.
         #[arg(long, value_enum)]
         to: Output,
-        /// The rule set the input is read under (MFEN and position strings carry none).
+        /// The rule set the input is read under (`nine`, `six`, `twelve+per-mill`, …):
+        /// MFEN carries none, a six-part position string neither.
         #[arg(long, default_value = "nine")]
         variant: String,
         /// For a record: the date, YYYY.MM.DD.
@@ -86,6 +165,8 @@ enum Command {
         /// The position string (default: the start position).
         #[arg(long)]
         position: Option<String>,
+        #[command(flatten)]
+        rules: RuleArgs,
     },
     /// Print the computer's turn in notation (search details go to standard error).
     Bestmove {
@@ -114,6 +195,8 @@ enum Command {
         /// Transposition table size in megabytes.
         #[arg(long, default_value_t = 32)]
         tt: usize,
+        #[command(flatten)]
+        rules: RuleArgs,
         /// A tablebase directory (`mill tb generate`) for Hard.
         #[arg(long)]
         tb: Option<std::path::PathBuf>,
@@ -165,6 +248,8 @@ enum Command {
         /// Print every game's record and result.
         #[arg(long)]
         verbose: bool,
+        #[command(flatten)]
+        rules: RuleArgs,
     },
 }
 
@@ -231,10 +316,26 @@ fn main() -> ExitCode {
     }
 }
 
-fn parse_position(text: Option<&str>) -> Result<Position, String> {
-    match text {
-        None => Ok(Position::default()),
-        Some(s) => s.parse().map_err(|e| format!("bad position string: {e}")),
+/// The position to start from: the position string, read under the flags' rules when
+/// it does not name its own (a string that names other rules than the flags is
+/// refused), or the start position of the flags' rules.
+fn parse_position(text: Option<&str>, args: &RuleArgs) -> Result<Position, String> {
+    let rules = args.rules()?;
+    let Some(text) = text else {
+        return Ok(rules.map_or_else(Position::default, Position::start));
+    };
+    let names_rules = text.split_whitespace().count() == 7;
+    let parsed: Position = match rules {
+        Some(r) if !names_rules => format!("{text} {r}").parse(),
+        _ => text.parse(),
+    }
+    .map_err(|e| format!("bad position string: {e}"))?;
+    match rules {
+        Some(r) if parsed.rules() != r => Err(format!(
+            "the position string is played under {} but the flags say {r}",
+            parsed.rules()
+        )),
+        _ => Ok(parsed),
     }
 }
 
@@ -250,8 +351,9 @@ fn run(command: Command) -> Result<(), String> {
             depth,
             position,
             actions,
+            rules,
         } => {
-            let pos = parse_position(position.as_deref())?;
+            let pos = parse_position(position.as_deref(), &rules)?;
             for d in 1..=depth {
                 let n = if actions {
                     mill_core::perft::perft_actions(&pos, d)
@@ -262,8 +364,8 @@ fn run(command: Command) -> Result<(), String> {
             }
             Ok(())
         }
-        Command::Legal { position } => {
-            let pos = parse_position(position.as_deref())?;
+        Command::Legal { position, rules } => {
+            let pos = parse_position(position.as_deref(), &rules)?;
             let t = pos.topology();
             for turn in pos.legal_turns() {
                 println!("{}", turn.to_notation(t));
@@ -279,9 +381,10 @@ fn run(command: Command) -> Result<(), String> {
             nodes,
             seed,
             tt,
+            rules,
             tb,
         } => {
-            let mut game = Game::from_position(parse_position(position.as_deref())?);
+            let mut game = Game::from_position(parse_position(position.as_deref(), &rules)?);
             for (number, token) in record_tokens(moves.as_deref().unwrap_or("")).enumerate() {
                 play_token(&mut game, number + 1, token)?;
             }
@@ -335,9 +438,11 @@ fn run(command: Command) -> Result<(), String> {
             tt,
             tb,
             verbose,
+            rules,
         } => arena::run(&arena::Settings {
             a,
             b,
+            start: parse_position(None, &rules)?,
             games,
             movetime,
             depth,
@@ -362,10 +467,7 @@ fn run(command: Command) -> Result<(), String> {
                 Some(text) => text,
                 None => read_record(file.as_deref())?,
             };
-            let variant = [Variant::Nine]
-                .into_iter()
-                .find(|v| v.rules().name == variant)
-                .ok_or_else(|| format!("unknown variant {variant:?}"))?;
+            let variant = Rules::parse(&variant).map_err(|e| e.to_string())?;
             let mut record = read_any(&input, from, variant)?;
             for (slot, value) in [
                 (&mut record.header.date, date),
@@ -391,9 +493,13 @@ fn run(command: Command) -> Result<(), String> {
             }
             Ok(())
         }
-        Command::Replay { file, position } => {
+        Command::Replay {
+            file,
+            position,
+            rules,
+        } => {
             let text = read_record(file.as_deref())?;
-            let mut game = Game::from_position(parse_position(position.as_deref())?);
+            let mut game = Game::from_position(parse_position(position.as_deref(), &rules)?);
             for (number, token) in record_tokens(&text).enumerate() {
                 play_token(&mut game, number + 1, token)?;
             }
@@ -409,11 +515,11 @@ fn run(command: Command) -> Result<(), String> {
 
 /// Reads a position string, MFEN or record as a record (a position is a record with
 /// no turns that starts there; MFEN keeps its outcome).
-fn read_any(input: &str, from: Format, variant: Variant) -> Result<Record, String> {
+fn read_any(input: &str, from: Format, variant: &'static Rules) -> Result<Record, String> {
     let text = input.trim();
     let looks_like_position = {
         let fields: Vec<&str> = text.split_whitespace().collect();
-        fields.len() == 6 && fields[0].contains('/')
+        (fields.len() == 6 || fields.len() == 7) && fields[0].contains('/')
     };
     let from = match from {
         Format::Auto if text.starts_with("MFEN/") => Format::Mfen,

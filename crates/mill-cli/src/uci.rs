@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
 /// The rule sets `setoption name Variant` accepts, by their rules' names.
-const VARIANTS: &[Variant] = &[Variant::Nine];
+const VARIANTS: &[Variant] = &Variant::ALL;
 const DEFAULT_HASH_MB: usize = 16;
 const MAX_HASH_MB: usize = 4096;
 /// "No time limit" for the search, which still reads the clock to see a `stop`.

@@ -188,3 +188,109 @@ fn convert_names_what_is_wrong() {
     let o = mill(&["convert", "--help"], "");
     assert!(stdout(&o).contains("MFEN"));
 }
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn every_command_takes_the_variant_and_the_rule_options() {
+    let o = mill(&["perft", "3", "--variant", "three"], "");
+    assert_eq!(stdout(&o), "1 9\n2 72\n3 504\n");
+    let o = mill(&["perft", "2", "--variant", "six"], "");
+    assert_eq!(stdout(&o), "1 16\n2 240\n");
+    // The flags give a six-part position string its rules…
+    let o = mill(
+        &[
+            "legal",
+            "--variant",
+            "three",
+            "--position",
+            "LL./.D./D.. l 1 1 0 0",
+        ],
+        "",
+    );
+    assert_eq!(stdout(&o), "d1\ng1\na4\ng4\ng7\n");
+    // …and must agree with a seventh part.
+    let o = mill(
+        &[
+            "legal",
+            "--variant",
+            "six",
+            "--position",
+            ".../.../... l 3 3 0 0 three",
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("played under three but the flags say six"),
+        "{}",
+        stderr(&o)
+    );
+    let o = mill(
+        &["perft", "1", "--variant", "three", "--removals", "per-mill"],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("no removals"), "{}", stderr(&o));
+    let o = mill(&["perft", "1", "--fly-at", "9"], "");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("fly-at 9"), "{}", stderr(&o));
+    let o = mill(&["perft", "1", "--variant", "ten"], "");
+    assert_eq!(o.status.code(), Some(2), "clap refuses an unknown variant");
+    // Per-mill: each set of removals once, in a playable order.
+    let per_mill = [
+        "legal",
+        "--removals",
+        "per-mill",
+        "--position",
+        "L../DDD/.../L...../.../.D./.LL l 5 5 0 0",
+    ];
+    let text = stdout(&mill(&per_mill, ""));
+    let closing: Vec<&str> = text.lines().filter(|l| l.starts_with("a1x")).collect();
+    assert_eq!(closing, ["a1xd2xb6", "a1xd2xd6", "a1xd2xf6"]);
+    // Protection off: the mill's pieces may go while d2 stands free.
+    let mut protect_off = per_mill;
+    protect_off[1..3].copy_from_slice(&["--protect", "off"]);
+    let text = stdout(&mill(&protect_off, ""));
+    let closing: Vec<&str> = text.lines().filter(|l| l.starts_with("a1x")).collect();
+    assert_eq!(closing, ["a1xd2", "a1xb6", "a1xd6", "a1xf6"]);
+}
+
+#[test]
+fn replay_of_other_variants_and_the_new_results() {
+    let o = mill(&["replay", "-", "--variant", "three"], "a1 a4 d1 d4 g1");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        ".../DD./LLL d 0 1 0 0 three\nresult: light wins (mill)\n"
+    );
+    // Any playable order of the removals is accepted; the other is refused.
+    let position = [
+        "--removals",
+        "per-mill",
+        "--position",
+        "L../DDD/.../L...../.../.D./.LL l 5 5 0 0",
+    ];
+    let mut args = vec!["replay", "-"];
+    args.extend(position);
+    let o = mill(&args, "a1xd2xd6");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("L../D.D/.../L...../.../.../LLL d 4 5 0 0 nine+per-mill\n"));
+    let o = mill(&args, "a1xd6xd2");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("turn 1 (a1xd6xd2): illegal"),
+        "{}",
+        stderr(&o)
+    );
+    // Twelve: a board filled by placing is drawn.
+    let record = "a4 a1 b4 a7 c3 b2 c5 b6 d1 c4 d2 d3 d6 d5 e3 d7 e4 e5 f6 f2 g1 f4 g7 g4";
+    let o = mill(&["replay", "-", "--variant", "twelve"], record);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).ends_with(" l 0 0 0 0 twelve\nresult: draw (board-full)\n"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -1,4 +1,5 @@
-//! Perft speed from the start and from a moving-phase position. The node counts are
+//! Perft speed from the start and from a moving-phase position, and in the other
+//! variants and a rule option. The node counts are
 //! asserted, so a change that is fast but wrong cannot pass as an improvement.
 
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -22,6 +23,33 @@ fn bench(c: &mut Criterion) {
     group.bench_function("moving depth 6", |b| {
         b.iter(|| assert_eq!(perft(black_box(&moving), 6), 2_522_804))
     });
+    // The other variants (counts from their perft data files).
+    for (name, text, depth, count) in [
+        ("three start depth 7", ".../.../... l 3 3 0 0 three", 7, 199_296),
+        (
+            "six start depth 5",
+            ".../.../..../.../... l 6 6 0 0 six",
+            5,
+            531_648,
+        ),
+        (
+            "twelve moving depth 5",
+            "LLD/.LL/LDD/LLDLDL/DLD/DDL/D.D l 0 0 0 6 twelve",
+            5,
+            515_569,
+        ),
+        (
+            "nine per-mill depth 5",
+            "DDL/L.L/LD./....../LD./DLL/.DD l 2 2 0 0 nine+per-mill",
+            5,
+            892_061,
+        ),
+    ] {
+        let p: Position = text.parse().expect("valid position");
+        group.bench_function(name, |b| {
+            b.iter(|| assert_eq!(perft(black_box(&p), depth), count))
+        });
+    }
     group.finish();
 }
 

@@ -84,8 +84,17 @@ impl std::error::Error for PlayError {}
 /// inconsistency between the parts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PositionError {
-    /// The string does not have exactly six space-separated parts.
+    /// The string does not have six or seven space-separated parts.
     FieldCount(usize),
+    /// The seventh part is not a rule set (`six`, `twelve+per-mill`, …).
+    Rules(crate::RulesError),
+    /// The seventh part names other rules than the string is read under.
+    OtherRules {
+        /// The rules the caller reads the string under.
+        expected: &'static crate::Rules,
+        /// The rules the string names.
+        found: &'static crate::Rules,
+    },
     /// The board part has the wrong number of `/`-separated ranks.
     RankCount {
         /// Ranks the board has.
@@ -118,11 +127,14 @@ pub enum PositionError {
     TooManyPieces(crate::Color),
     /// The pieces in hand do not fit the side to move (Light places first).
     HandsOutOfTurn,
-    /// A removal is pending but the side to move has no mill, or the opponent no piece,
-    /// or more removals are pending than one turn can earn.
+    /// A removal is pending but the side to move has no mill, or more removals are
+    /// pending than one turn can earn or the opponent has pieces on the board.
     ImpossiblePending,
     /// A quiet-turn count during placing, or above the draw limit.
     ImpossibleQuiet,
+    /// Where a closed line wins, the side to move stands in one (the game would have
+    /// ended before its turn).
+    ImpossibleLine,
 }
 
 impl fmt::Display for PositionError {
@@ -130,8 +142,12 @@ impl fmt::Display for PositionError {
         match self {
             PositionError::FieldCount(n) => write!(
                 f,
-                "a position has six parts (board, side to move, light in hand, dark in hand, pending removals, quiet turns), found {n}"
+                "a position has six parts (board, side to move, light in hand, dark in hand, pending removals, quiet turns) and a seventh naming the rule set unless it is nine, found {n}"
             ),
+            PositionError::Rules(e) => write!(f, "the rule set (seventh part): {e}"),
+            PositionError::OtherRules { expected, found } => {
+                write!(f, "the position is played under {found}, not {expected}")
+            }
             PositionError::RankCount { expected, found } => {
                 write!(
                     f,
@@ -160,6 +176,9 @@ impl fmt::Display for PositionError {
             ),
             PositionError::ImpossibleQuiet => {
                 f.write_str("quiet turns count only after placing and never exceed the draw limit")
+            }
+            PositionError::ImpossibleLine => {
+                f.write_str("a closed line wins under these rules, so the side to move cannot stand in one")
             }
         }
     }

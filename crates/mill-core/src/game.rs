@@ -139,14 +139,15 @@ impl Game {
         self.position.occurrences(&self.history)
     }
 
-    /// The result, if the game is over, checked in the rules' order: too few pieces,
-    /// blockade, threefold repetition, 100 quiet turns; or a resignation or agreed draw.
+    /// The result, if the game is over, checked in the rules' order: a winning line,
+    /// too few pieces, a full board, blockade, threefold repetition, 100 quiet turns; or
+    /// a resignation or agreed draw.
     pub fn outcome(&self) -> Option<Outcome> {
         if self.declared.is_some() {
             return self.declared;
         }
         let p = &self.position;
-        p.win_outcome()
+        p.board_outcome()
             .or_else(|| {
                 p.rules()
                     .repetition_draws(self.repetitions())

@@ -189,6 +189,8 @@ fn outcome_text(o: Outcome) -> String {
                 WinReason::Pieces => "fewer-than-minimum",
                 WinReason::Blocked => "no-legal-move",
                 WinReason::Resignation => "resignation",
+                // Not MIF's (its boards have no such rule): this crate's own name.
+                WinReason::Mill => "mill",
             };
             format!("{}:{reason}", player(winner))
         }
@@ -197,6 +199,7 @@ fn outcome_text(o: Outcome) -> String {
                 DrawReason::Threefold => "repetition",
                 DrawReason::HundredTurns => "no-progress",
                 DrawReason::Agreement => "agreement",
+                DrawReason::BoardFull => "board-full",
             };
             format!("d:{reason}")
         }
@@ -232,6 +235,13 @@ fn parse_outcome(s: &str) -> Option<Outcome> {
         }),
         (None, "agreement") => Some(Outcome::Draw {
             reason: DrawReason::Agreement,
+        }),
+        (Some(winner), "mill") => Some(Outcome::Win {
+            winner,
+            reason: WinReason::Mill,
+        }),
+        (None, "board-full") => Some(Outcome::Draw {
+            reason: DrawReason::BoardFull,
         }),
         _ => None,
     }
@@ -357,7 +367,8 @@ impl Mfen {
     }
 
     /// Reads an MFEN record under `variant`'s rules and checks it against them.
-    pub fn parse(text: &str, variant: Variant) -> Result<Mfen, MfenError> {
+    pub fn parse(text: &str, variant: impl Into<&'static crate::Rules>) -> Result<Mfen, MfenError> {
+        let variant = variant.into();
         let fields: Vec<&str> = text.split(' ').collect();
         if !fields[0].is_empty() && fields[0] != SIGNATURE {
             return Err(MfenError::Signature(fields[0].chars().take(16).collect()));
@@ -545,7 +556,7 @@ impl Mfen {
         }
 
         // The rest is the position string's job, which checks it against the rules.
-        let probe = Position::new(variant);
+        let probe = Position::start(variant);
         let order = ring_points(&probe)?;
         let t = probe.topology();
         let mut ranks: Vec<u8> = t.points().map(|p| t.coords(p).1).collect();

@@ -14,6 +14,8 @@ pub enum WinReason {
     Blocked,
     /// The loser resigned.
     Resignation,
+    /// The winner closed a line where that wins the game (Three Men's Morris).
+    Mill,
 }
 
 /// Why the game was drawn.
@@ -27,6 +29,8 @@ pub enum DrawReason {
     HundredTurns,
     /// Both players agreed.
     Agreement,
+    /// Placing ended with every point taken (Twelve Men's Morris).
+    BoardFull,
 }
 
 /// The result of a finished game.
@@ -49,23 +53,25 @@ pub enum Outcome {
 }
 
 impl WinReason {
-    /// The reason's short name: `pieces`, `blocked`, `resignation`.
+    /// The reason's short name: `pieces`, `blocked`, `resignation`, `mill`.
     pub const fn name(self) -> &'static str {
         match self {
             WinReason::Pieces => "pieces",
             WinReason::Blocked => "blocked",
             WinReason::Resignation => "resignation",
+            WinReason::Mill => "mill",
         }
     }
 }
 
 impl DrawReason {
-    /// The reason's short name: `threefold`, `hundred-turns`, `agreement`.
+    /// The reason's short name: `threefold`, `hundred-turns`, `agreement`, `board-full`.
     pub const fn name(self) -> &'static str {
         match self {
             DrawReason::Threefold => "threefold",
             DrawReason::HundredTurns => "hundred-turns",
             DrawReason::Agreement => "agreement",
+            DrawReason::BoardFull => "board-full",
         }
     }
 }

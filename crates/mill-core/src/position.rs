@@ -7,18 +7,23 @@
 //!
 //! # Position strings
 //!
-//! One line of six space-separated parts, for example the start position:
+//! One line of six or seven space-separated parts, for example the start positions of
+//! Nine and Six Men's Morris:
 //!
 //! ```text
 //! .../.../.../....../.../.../... l 9 9 0 0
+//! .../.../..../.../... l 6 6 0 0 six
 //! ```
 //!
-//! 1. the board, rank 7 first down to rank 1, ranks separated by `/`, each rank's points
-//!    left to right: `L` a Light piece, `D` a Dark piece, `.` empty;
+//! 1. the board, its highest rank first down to rank 1 (ranks without points are left
+//!    out), ranks separated by `/`, each rank's points left to right: `L` a Light
+//!    piece, `D` a Dark piece, `.` empty;
 //! 2. the side to move, `l` or `d` (during a pending removal, the side that removes);
 //! 3. Light's pieces in hand; 4. Dark's pieces in hand;
 //! 5. removals still owed by the side to move this turn (`0` at turn boundaries);
-//! 6. turns without a removal since placing ended (toward the 100-turn draw).
+//! 6. turns without a removal since placing ended (toward the 100-turn draw);
+//! 7. the rule set, as [`Rules`]' `Display` writes it (`six`, `twelve+per-mill`),
+//!    left out for Nine Men's Morris with its usual rules.
 
 use crate::bitboard::{Bitboard, Point};
 use crate::color::Color;
@@ -27,6 +32,7 @@ use crate::outcome::{DrawReason, Outcome, WinReason};
 use crate::rules::{RemovalRule, Rules, Variant};
 use crate::topology::{MAX_POINTS, Topology};
 use crate::turn::{Action, Turn, TurnList};
+use arrayvec::ArrayVec;
 use core::fmt;
 use core::str::FromStr;
 
@@ -102,7 +108,8 @@ const ZOBRIST: Zobrist = {
 /// A consistent game position. Small and `Copy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
-    variant: Variant,
+    /// The rule set's [`Rules::id`].
+    rules: u8,
     board: [u32; 2],
     hand: [u8; 2],
     turn: Color,
@@ -118,11 +125,17 @@ impl Default for Position {
 }
 
 impl Position {
-    /// The start position of `variant`: empty board, all pieces in hand, Light to move.
+    /// The start position of `variant` with its usual rules: empty board, all pieces in
+    /// hand, Light to move.
     pub fn new(variant: Variant) -> Position {
-        let pieces = variant.rules().pieces;
+        Position::start(variant.rules())
+    }
+
+    /// The start position under `rules` (a variant with chosen options).
+    pub fn start(rules: &'static Rules) -> Position {
+        let pieces = rules.pieces;
         let mut p = Position {
-            variant,
+            rules: rules.id(),
             board: [0; 2],
             hand: [pieces; 2],
             turn: Color::Light,
@@ -150,13 +163,13 @@ impl Position {
 
     /// The variant being played.
     pub fn variant(&self) -> Variant {
-        self.variant
+        self.rules().variant
     }
 
     /// The rule set being played.
     #[inline]
     pub fn rules(&self) -> &'static Rules {
-        self.variant.rules()
+        Rules::by_id(self.rules)
     }
 
     /// The board.
@@ -281,6 +294,12 @@ impl Position {
         if self.is_over() {
             return Bitboard::EMPTY;
         }
+        self.selectable_in_play()
+    }
+
+    /// [`Position::selectable`] for a position known not to be over.
+    #[inline]
+    fn selectable_in_play(&self) -> Bitboard {
         let us = self.turn;
         if self.pending > 0 {
             self.removable()
@@ -302,8 +321,16 @@ impl Position {
     }
 
     /// Calls `f` with every legal action now, without allocating.
-    pub fn for_each_action(&self, mut f: impl FnMut(Action)) {
-        let selectable = self.selectable();
+    pub fn for_each_action(&self, f: impl FnMut(Action)) {
+        if !self.is_over() {
+            self.for_each_action_in_play(f);
+        }
+    }
+
+    /// [`Position::for_each_action`] for a position known not to be over (perft has
+    /// just checked).
+    pub(crate) fn for_each_action_in_play(&self, mut f: impl FnMut(Action)) {
+        let selectable = self.selectable_in_play();
         if self.pending > 0 {
             selectable.iter().for_each(|at| f(Action::Remove { at }));
         } else if self.hand[self.turn.index()] > 0 {
@@ -319,10 +346,18 @@ impl Position {
 
     /// How many legal actions there are now.
     pub fn count_actions(&self) -> u64 {
-        if self.pending > 0 || self.hand[self.turn.index()] > 0 {
-            return self.selectable().count() as u64;
+        if self.is_over() {
+            return 0;
         }
-        self.selectable()
+        self.count_actions_in_play()
+    }
+
+    /// [`Position::count_actions`] for a position known not to be over.
+    pub(crate) fn count_actions_in_play(&self) -> u64 {
+        if self.pending > 0 || self.hand[self.turn.index()] > 0 {
+            return self.selectable_in_play().count() as u64;
+        }
+        self.selectable_in_play()
             .iter()
             .map(|from| self.destinations_in_play(from).count() as u64)
             .sum()
@@ -343,13 +378,14 @@ impl Position {
         self.pieces(us).iter().any(|p| t.neighbours(p).0 & empty != 0)
     }
 
-    /// The result, if the game is over, from this position alone: too few pieces,
+    /// The result, if the game is over, from this position alone: a closed line where
+    /// that wins (Three Men's Morris), too few pieces, a board full after placing,
     /// blockade, or 100 turns without a removal. Threefold repetition needs the game's
     /// history ([`Game::outcome`](crate::Game::outcome)). Mid-turn positions (a removal
     /// pending) are never over.
     #[inline]
     pub fn outcome(&self) -> Option<Outcome> {
-        self.win_outcome().or_else(|| self.quiet_outcome())
+        self.board_outcome().or_else(|| self.quiet_outcome())
     }
 
     /// How often this position has occurred, itself included, in `history`: the hashes
@@ -378,12 +414,19 @@ impl Position {
         }
     }
 
+    /// The results the board decides, in the rules' order.
     #[inline]
-    pub(crate) fn win_outcome(&self) -> Option<Outcome> {
+    pub(crate) fn board_outcome(&self) -> Option<Outcome> {
         if self.pending > 0 {
             return None;
         }
         let rules = self.rules();
+        if let Some(winner) = self.line_winner() {
+            return Some(Outcome::Win {
+                winner,
+                reason: WinReason::Mill,
+            });
+        }
         for loser in [self.turn, !self.turn] {
             if self.on_board(loser) + self.in_hand(loser) < rules.lose_below {
                 return Some(Outcome::Win {
@@ -392,6 +435,13 @@ impl Position {
                 });
             }
         }
+        // Only Twelve Men's Morris can fill its board; a full board would otherwise be a
+        // blockade of the side to move, which no one has played into.
+        if self.hand == [0, 0] && self.empty().is_empty() {
+            return Some(Outcome::Draw {
+                reason: DrawReason::BoardFull,
+            });
+        }
         if !self.has_step() {
             return Some(Outcome::Win {
                 winner: !self.turn,
@@ -399,6 +449,14 @@ impl Position {
             });
         }
         None
+    }
+
+    /// Under rules where closing a line wins, the side that just closed one. (The side to
+    /// move never stands in a line then: its own line would have ended the game.)
+    #[inline]
+    fn line_winner(&self) -> Option<Color> {
+        let mover = !self.turn;
+        (self.rules().mill_wins && self.topology().in_mills(self.board[mover.index()]) != 0).then_some(mover)
     }
 
     #[inline]
@@ -429,10 +487,21 @@ impl Position {
         }
     }
 
+    /// [`Position::play_action`] for a position known not to be over.
+    pub(crate) fn play_action_in_play(&self, action: Action) -> Result<Position, PlayError> {
+        let mut next = *self;
+        next.apply_in_play(action)?;
+        Ok(next)
+    }
+
     fn apply_action(&mut self, action: Action) -> Result<(), PlayError> {
         if self.is_over() {
             return Err(PlayError::GameOver);
         }
+        self.apply_in_play(action)
+    }
+
+    fn apply_in_play(&mut self, action: Action) -> Result<(), PlayError> {
         let us = self.turn;
         let them = !us;
         match action {
@@ -517,14 +586,7 @@ impl Position {
     /// The removals a piece arriving on `to` earns for the side to move.
     #[inline]
     fn earned(&self, to: Point) -> u8 {
-        let formed = self.topology().mills_through(self.board[self.turn.index()], to);
-        if formed == 0 || self.board[(!self.turn).index()] == 0 {
-            return 0;
-        }
-        match self.rules().removals {
-            RemovalRule::One => 1,
-            RemovalRule::PerMill => formed,
-        }
+        self.earned_with(self.rules(), self.board[self.turn.index()], to)
     }
 
     fn after_step(&mut self, to: Point, moved: bool) {
@@ -627,21 +689,57 @@ impl Position {
 
     /// How many legal turns there are, without listing them (perft's leaf count).
     pub fn count_turns(&self) -> u64 {
+        if self.pending > 0 || self.is_over_cheap() {
+            return 0;
+        }
+        // perft's leaf count: the loops are written out (not through `for_each_step`'s
+        // closure) so that the weight of each step inlines.
+        let rules = self.rules();
+        let t = rules.topology;
+        let us = self.turn;
+        let own = self.board[us.index()];
+        let empty = Bitboard(t.all().0 & !(self.board[0] | self.board[1]));
+        // Steps that earn one removal are counted apart and weighed at the end, so the
+        // removable pieces are only worked out when some step closes a mill.
+        let mut closing = 0u64;
+        let mut weight = |from: Option<Point>, to: Point, own_after: u32| -> u64 {
+            match self.earned_with(rules, own_after, to) {
+                0 => 1,
+                1 => {
+                    closing += 1;
+                    0
+                }
+                _ => self.count_removal_sets(from, to),
+            }
+        };
         let mut n = 0u64;
-        if self.pending == 0 && !self.is_over_cheap() {
-            let removable = self.removable_of(!self.turn).count_ones() as u64;
-            self.for_each_step(|from, to, own_after| {
-                n += match self.earned_with(own_after, to) {
-                    0 => 1,
-                    1 => removable,
-                    _ => self.count_removal_sequences(from, to),
-                };
-            });
+        if self.hand[us.index()] > 0 {
+            for to in empty {
+                n += weight(None, to, own | 1 << to.0);
+            }
+        } else if own.count_ones() <= rules.fly_at as u32 {
+            for from in Bitboard(own) {
+                let rest = own & !(1 << from.0);
+                for to in empty {
+                    n += weight(Some(from), to, rest | 1 << to.0);
+                }
+            }
+        } else {
+            for from in Bitboard(own) {
+                let rest = own & !(1 << from.0);
+                for to in t.neighbours(from) & empty {
+                    n += weight(Some(from), to, rest | 1 << to.0);
+                }
+            }
+        }
+        if closing > 0 {
+            n += closing * self.removable_of(!us).count_ones() as u64;
         }
         n
     }
 
-    /// Over by pieces or the quiet count; a blockade yields no turns by itself.
+    /// Over by a winning line, pieces or the quiet count; a blockade or a full board
+    /// yields no turns by itself.
     #[inline]
     fn is_over_cheap(&self) -> bool {
         let rules = self.rules();
@@ -649,38 +747,46 @@ impl Position {
             .iter()
             .any(|&c| self.on_board(c) + self.in_hand(c) < rules.lose_below)
             || self.quiet >= rules.quiet_limit
+            || self.line_winner().is_some()
     }
 
+    /// The removals a step leaving the mover's pieces on `own_after`, the last one on
+    /// `to`, earns: none where a line wins instead, and never more than the opponent
+    /// has pieces on the board (the rest are skipped).
     #[inline]
-    fn earned_with(&self, own_after: u32, to: Point) -> u8 {
-        let formed = self.topology().mills_through(own_after, to);
-        if formed == 0 || self.board[(!self.turn).index()] == 0 {
+    fn earned_with(&self, rules: &Rules, own_after: u32, to: Point) -> u8 {
+        let formed = rules.topology.mills_through(own_after, to);
+        if formed == 0 {
             return 0;
         }
-        match self.rules().removals {
+        let victims = self.board[(!self.turn).index()];
+        if rules.mill_wins || victims == 0 {
+            return 0;
+        }
+        match rules.removals {
             RemovalRule::One => 1,
-            RemovalRule::PerMill => formed,
+            RemovalRule::PerMill => formed.min(victims.count_ones() as u8),
         }
     }
 
     /// Calls `f(from, to, own pieces after the step)` for each placement or move.
     #[inline]
-    fn for_each_step(&self, mut f: impl FnMut(Option<Point>, Point, u32)) {
+    fn for_each_step(&self, rules: &Rules, mut f: impl FnMut(Option<Point>, Point, u32)) {
         let us = self.turn;
         let own = self.board[us.index()];
-        let empty = self.empty();
+        let t = rules.topology;
+        let empty = Bitboard(t.all().0 & !(self.board[0] | self.board[1]));
         if self.hand[us.index()] > 0 {
             for to in empty {
                 f(None, to, own | 1 << to.0);
             }
-        } else if self.flies(us) {
+        } else if own.count_ones() <= rules.fly_at as u32 {
             for from in Bitboard(own) {
                 for to in empty {
                     f(Some(from), to, (own & !(1 << from.0)) | 1 << to.0);
                 }
             }
         } else {
-            let t = self.topology();
             for from in Bitboard(own) {
                 for to in t.neighbours(from) & empty {
                     f(Some(from), to, (own & !(1 << from.0)) | 1 << to.0);
@@ -691,13 +797,14 @@ impl Position {
 
     fn generate(&self, mut push: impl FnMut(Turn)) {
         let them = !self.turn;
+        let rules = self.rules();
         let removable = Bitboard(self.removable_of(them));
-        self.for_each_step(|from, to, own_after| {
+        self.for_each_step(rules, |from, to, own_after| {
             let step = match from {
                 None => Turn::place(to),
                 Some(from) => Turn::step(from, to),
             };
-            match self.earned_with(own_after, to) {
+            match self.earned_with(rules, own_after, to) {
                 0 => push(step),
                 1 => {
                     for r in removable {
@@ -706,51 +813,77 @@ impl Position {
                         }
                     }
                 }
-                _ => {
-                    // Several removals: walk them action by action so protection is
-                    // re-evaluated after each one.
-                    if let Ok(mid) = self.play_action(step.first_action()) {
-                        mid.removal_sequences(step, &mut push);
-                    }
-                }
+                _ => self.removal_sets(step, &mut push),
             }
         });
     }
 
-    fn removal_sequences(&self, partial: Turn, push: &mut impl FnMut(Turn)) {
+    /// The turns that start with `step` and earn several removals (only rule sets with
+    /// a removal per mill): one per set of removed pieces that some order of removals
+    /// reaches, written in the first such order (protection is judged afresh before
+    /// each removal, so the order can matter). Rare, so simply walked action by action.
+    fn removal_sets(&self, step: Turn, push: &mut impl FnMut(Turn)) {
+        let Ok(mid) = self.play_action(step.first_action()) else {
+            return;
+        };
+        // C(12, 3) sets at most under the supported rule sets; ignore any beyond.
+        let mut seen: ArrayVec<u32, 512> = ArrayVec::new();
+        mid.removal_sequences(step, 0, &mut |turn, set| {
+            if !seen.contains(&set) && seen.try_push(set).is_ok() {
+                push(turn);
+            }
+        });
+    }
+
+    fn removal_sequences(&self, partial: Turn, set: u32, push: &mut impl FnMut(Turn, u32)) {
         if self.pending == 0 {
-            push(partial);
+            push(partial, set);
             return;
         }
         for at in self.removable() {
             if let (Ok(next), Some(t)) = (self.play_action(Action::Remove { at }), partial.with_removal(at)) {
-                next.removal_sequences(t, push);
+                next.removal_sequences(t, set | 1 << at.0, push);
             }
         }
     }
 
-    /// Turns that start with this step and earn several removals (only rule sets with a
-    /// removal per mill): rare, so they are simply generated and counted.
-    fn count_removal_sequences(&self, from: Option<Point>, to: Point) -> u64 {
+    /// How many turns [`Position::removal_sets`] lists for this step.
+    fn count_removal_sets(&self, from: Option<Point>, to: Point) -> u64 {
         let step = match from {
             None => Turn::place(to),
             Some(from) => Turn::step(from, to),
         };
         let mut n = 0;
-        if let Ok(mid) = self.play_action(step.first_action()) {
-            mid.removal_sequences(step, &mut |_| n += 1);
-        }
+        self.removal_sets(step, &mut |_| n += 1);
         n
     }
 
-    /// Reads a position string and checks it (see the module docs for the format).
-    pub fn from_str_variant(s: &str, variant: Variant) -> Result<Position, PositionError> {
-        let rules = variant.rules();
-        let t = rules.topology;
+    /// Reads a position string played under `rules` (a [`Variant`] for its usual rules):
+    /// a string of six parts is read under them, a seventh part must name them.
+    pub fn from_str_variant(s: &str, rules: impl Into<&'static Rules>) -> Result<Position, PositionError> {
+        let rules = rules.into();
+        let position = Position::parse(s, rules)?;
+        if position.rules() != rules {
+            return Err(PositionError::OtherRules {
+                expected: rules,
+                found: position.rules(),
+            });
+        }
+        Ok(position)
+    }
+
+    /// Reads a position string and checks it (see the module docs for the format); a
+    /// string without a seventh part is played under `default`.
+    fn parse(s: &str, default: &'static Rules) -> Result<Position, PositionError> {
         let fields: Vec<&str> = s.split_whitespace().collect();
-        if fields.len() != 6 {
+        if !(6..=7).contains(&fields.len()) {
             return Err(PositionError::FieldCount(fields.len()));
         }
+        let rules = match fields.get(6) {
+            None => default,
+            Some(text) => Rules::parse(text).map_err(PositionError::Rules)?,
+        };
+        let t = rules.topology;
         // Ranks present on this board, top first.
         let mut ranks: Vec<u8> = t.points().map(|p| t.coords(p).1).collect();
         ranks.sort_unstable_by(|a, b| b.cmp(a));
@@ -821,15 +954,20 @@ impl Position {
         }
         if pending > 0 {
             let own = board[turn.index()];
-            if pending > rules.max_removals() || t.in_mills(own) == 0 || board[(!turn).index()] == 0 {
+            let victims = board[(!turn).index()].count_ones();
+            if pending > rules.max_removals() || t.in_mills(own) == 0 || pending as u32 > victims {
                 return Err(PositionError::ImpossiblePending);
             }
         }
         if quiet > rules.quiet_limit || (quiet > 0 && hand != [0, 0]) {
             return Err(PositionError::ImpossibleQuiet);
         }
+        // Where a closed line wins, only the side that just moved may stand in one.
+        if rules.mill_wins && t.in_mills(board[turn.index()]) != 0 {
+            return Err(PositionError::ImpossibleLine);
+        }
         let mut p = Position {
-            variant,
+            rules: rules.id(),
             board,
             hand,
             turn,
@@ -872,9 +1010,10 @@ impl Iterator for EarlierOccurrences<'_> {
 impl FromStr for Position {
     type Err = PositionError;
 
-    /// Reads a Nine Men's Morris position string.
+    /// Reads a position string of any variant (a Nine Men's Morris one without the
+    /// seventh part).
     fn from_str(s: &str) -> Result<Position, PositionError> {
-        Position::from_str_variant(s, Variant::Nine)
+        Position::parse(s, Variant::Nine.rules())
     }
 }
 
@@ -904,7 +1043,12 @@ impl fmt::Display for Position {
             self.hand[1],
             self.pending,
             self.quiet
-        )
+        )?;
+        let rules = self.rules();
+        if rules.variant != Variant::Nine || !rules.is_default() {
+            write!(f, " {rules}")?;
+        }
+        Ok(())
     }
 }
 

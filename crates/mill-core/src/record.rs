@@ -13,12 +13,12 @@
 //! ```
 //!
 //! - A tag is `[Name "value"]` on a line of its own; `\"` and `\\` escape inside the
-//!   value. `Variant` is the rule set's name (`nine` when absent). `Date` is
+//!   value. `Variant` is the rule set's name (`nine` when absent; `six`, `twelve+per-mill`). `Date` is
 //!   `YYYY.MM.DD` (`?` for unknown digits). `Light` and `Dark` are the players.
 //!   `Result` is `1-0` (Light won), `0-1` (Dark won), `1/2-1/2` (draw) or `*` (not
 //!   over). `Termination` says why it ended, in the names of
-//!   [`WinReason`]/[`DrawReason`] (`pieces`, `blocked`, `resignation`, `threefold`,
-//!   `hundred-turns`, `agreement`). `Start` is the position the game began from, as a
+//!   [`WinReason`]/[`DrawReason`] (`pieces`, `blocked`, `resignation`, `mill`, `threefold`,
+//!   `hundred-turns`, `agreement`, `board-full`). `Start` is the position the game began from, as a
 //!   position string or MFEN, when it is not the variant's empty board. Other tags are
 //!   kept as they are.
 //! - The turns follow, numbered by rounds: `3.` before Light's turn of round 3, `3...`
@@ -38,7 +38,7 @@ use crate::mfen::Mfen;
 use crate::notation::Notation;
 use crate::outcome::{DrawReason, Outcome, WinReason};
 use crate::position::Position;
-use crate::rules::Variant;
+use crate::rules::{Rules, Variant};
 use crate::turn::Action;
 use core::fmt;
 
@@ -152,9 +152,9 @@ impl fmt::Display for RecordError {
 
 impl std::error::Error for RecordError {}
 
-/// The variant with this rule-set name.
-fn variant_named(name: &str) -> Option<Variant> {
-    [Variant::Nine].into_iter().find(|v| v.rules().name == name)
+/// The rule set with this name (`nine`, `six`, `twelve+per-mill`).
+fn variant_named(name: &str) -> Option<&'static Rules> {
+    Rules::parse(name).ok()
 }
 
 fn result_text(outcome: Option<Outcome>) -> &'static str {
@@ -270,7 +270,7 @@ impl Record {
     pub fn parse(text: &str) -> Result<Record, RecordError> {
         let mut header = Header::default();
         let mut seen: Vec<String> = Vec::new();
-        let mut variant = Variant::default();
+        let mut variant = Variant::default().rules();
         let mut start_text: Option<(usize, String)> = None;
         let mut result_tag: Option<(usize, String)> = None;
         let mut termination: Option<(usize, String)> = None;
@@ -324,7 +324,7 @@ impl Record {
         }
 
         let start = match &start_text {
-            None => Position::new(variant),
+            None => Position::start(variant),
             Some((line, s)) => {
                 let parsed = if s.starts_with("MFEN/") {
                     Mfen::parse(s, variant)
@@ -429,9 +429,11 @@ impl Record {
                 WinReason::Pieces.name(),
                 WinReason::Blocked.name(),
                 WinReason::Resignation.name(),
+                WinReason::Mill.name(),
                 DrawReason::Threefold.name(),
                 DrawReason::HundredTurns.name(),
                 DrawReason::Agreement.name(),
+                DrawReason::BoardFull.name(),
             ];
             if !known.contains(&reason.as_str()) {
                 return Err(RecordError::Header {
@@ -507,9 +509,9 @@ fn game_turn_count(tokens: &[&str]) -> usize {
 impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let game = &self.game;
-        let variant = game.position().variant();
+        let variant = game.position().rules();
         let outcome = game.outcome();
-        writeln!(f, "[Variant \"{}\"]", escape(variant.rules().name))?;
+        writeln!(f, "[Variant \"{}\"]", escape(&variant.to_string()))?;
         if let Some(date) = &self.header.date {
             writeln!(f, "[Date \"{}\"]", escape(date))?;
         }
@@ -523,7 +525,7 @@ impl fmt::Display for Record {
         if let Some(o) = outcome {
             writeln!(f, "[Termination \"{}\"]", reason_name(o))?;
         }
-        if *game.start() != Position::new(variant) {
+        if *game.start() != Position::start(variant) {
             writeln!(f, "[Start \"{}\"]", game.start())?;
         }
         for (name, value) in &self.header.other {

@@ -39,8 +39,11 @@ pub struct Topology {
     segment_count: u8,
     lines: [Bitboard; MAX_LINES],
     line_count: u8,
+    /// Padded with `u32::MAX`, which no set of a board's points ever contains.
     lines_through: [[u32; MAX_LINES_THROUGH]; MAX_POINTS],
     lines_through_count: [u8; MAX_POINTS],
+    /// Every point of the board as a set.
+    all: u32,
 }
 
 /// `"d6"` → `(3, 5)`; panics (at compile time, in table definitions) on a bad name.
@@ -56,7 +59,9 @@ impl Topology {
     /// Builds a topology from point names, segments (pairs of adjacent points) and mill
     /// lines. Meant for `const` tables: invalid data fails the build.
     pub const fn build(points: &[&str], segments: &[(&str, &str)], lines: &[[&str; 3]]) -> Topology {
-        assert!(points.len() <= MAX_POINTS);
+        // Fewer than 32, so that no set of points is `u32::MAX` (the padding of
+        // `lines_through`).
+        assert!(points.len() < MAX_POINTS);
         assert!(segments.len() <= MAX_SEGMENTS);
         assert!(lines.len() <= MAX_LINES);
         let mut t = Topology {
@@ -68,11 +73,13 @@ impl Topology {
             segment_count: segments.len() as u8,
             lines: [Bitboard(0); MAX_LINES],
             line_count: lines.len() as u8,
-            lines_through: [[0; MAX_LINES_THROUGH]; MAX_POINTS],
+            lines_through: [[u32::MAX; MAX_LINES_THROUGH]; MAX_POINTS],
             lines_through_count: [0; MAX_POINTS],
+            all: 0,
         };
         let mut i = 0;
         while i < points.len() {
+            t.all |= 1 << i;
             let (file, rank) = parse_name(points[i]);
             let cell = rank as usize * GRID + file as usize;
             assert!(t.grid[cell] == NO_POINT, "a point is listed twice");
@@ -107,6 +114,7 @@ impl Topology {
                 assert!(n < MAX_LINES_THROUGH);
                 t.lines_through[p][n] = mask;
                 t.lines_through_count[p] += 1;
+
                 k += 1;
             }
             l += 1;
@@ -135,11 +143,7 @@ impl Topology {
     /// Every point of the board as a set.
     #[inline]
     pub const fn all(&self) -> Bitboard {
-        Bitboard(if self.len as usize == MAX_POINTS {
-            u32::MAX
-        } else {
-            (1u32 << self.len) - 1
-        })
+        Bitboard(self.all)
     }
 
     /// The points of the board in index order.
@@ -208,6 +212,15 @@ impl Topology {
         &self.lines[..self.line_count as usize]
     }
 
+    /// The most mill lines through any one point (the most mills one piece can close).
+    pub fn max_lines_through(&self) -> usize {
+        self.lines_through_count[..self.len()]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0) as usize
+    }
+
     /// The mill lines through `point`, as bit masks (at most [`MAX_LINES_THROUGH`]).
     #[inline]
     pub fn lines_through(&self, point: Point) -> &[u32] {
@@ -230,20 +243,132 @@ impl Topology {
     /// How many complete lines of `pieces` pass through `point`.
     #[inline]
     pub fn mills_through(&self, pieces: u32, point: Point) -> u8 {
+        // All four slots, padding included: no loop bound to load, no branch.
         let mut n = 0;
-        for &line in self.lines_through(point) {
+        for &line in &self.lines_through[point.index() % MAX_POINTS] {
             n += (pieces & line == line) as u8;
         }
         n
     }
 }
 
-/// The board of Nine (and Twelve) Men's Morris: three nested squares joined at the
-/// middles of their sides.
-pub static MORRIS_24: Topology = Topology::build(
+/// The board of Nine Men's Morris: three nested squares joined at the middles of
+/// their sides.
+const POINTS_24: [&str; 24] = [
+    "a1", "d1", "g1", "b2", "d2", "f2", "c3", "d3", "e3", "a4", "b4", "c4", //
+    "e4", "f4", "g4", "c5", "d5", "e5", "b6", "d6", "f6", "a7", "d7", "g7",
+];
+
+const SEGMENTS_24: [(&str, &str); 32] = [
+    // outer square
+    ("a1", "d1"),
+    ("d1", "g1"),
+    ("g1", "g4"),
+    ("g4", "g7"),
+    ("g7", "d7"),
+    ("d7", "a7"),
+    ("a7", "a4"),
+    ("a4", "a1"),
+    // middle square
+    ("b2", "d2"),
+    ("d2", "f2"),
+    ("f2", "f4"),
+    ("f4", "f6"),
+    ("f6", "d6"),
+    ("d6", "b6"),
+    ("b6", "b4"),
+    ("b4", "b2"),
+    // inner square
+    ("c3", "d3"),
+    ("d3", "e3"),
+    ("e3", "e4"),
+    ("e4", "e5"),
+    ("e5", "d5"),
+    ("d5", "c5"),
+    ("c5", "c4"),
+    ("c4", "c3"),
+    // the four joining lines
+    ("d1", "d2"),
+    ("d2", "d3"),
+    ("a4", "b4"),
+    ("b4", "c4"),
+    ("e4", "f4"),
+    ("f4", "g4"),
+    ("d5", "d6"),
+    ("d6", "d7"),
+];
+
+const LINES_24: [[&str; 3]; 16] = [
+    ["a1", "d1", "g1"],
+    ["b2", "d2", "f2"],
+    ["c3", "d3", "e3"],
+    ["a4", "b4", "c4"],
+    ["e4", "f4", "g4"],
+    ["c5", "d5", "e5"],
+    ["b6", "d6", "f6"],
+    ["a7", "d7", "g7"],
+    ["a1", "a4", "a7"],
+    ["b2", "b4", "b6"],
+    ["c3", "c4", "c5"],
+    ["d1", "d2", "d3"],
+    ["d5", "d6", "d7"],
+    ["e3", "e4", "e5"],
+    ["f2", "f4", "f6"],
+    ["g1", "g4", "g7"],
+];
+
+/// The board of Nine Men's Morris: three nested squares joined at the middles of
+/// their sides.
+pub static MORRIS_24: Topology = Topology::build(&POINTS_24, &SEGMENTS_24, &LINES_24);
+
+const DIAGONALS: [[&str; 3]; 4] = [
+    ["a1", "b2", "c3"],
+    ["a7", "b6", "c5"],
+    ["g7", "f6", "e5"],
+    ["g1", "f2", "e3"],
+];
+
+const fn with_diagonal_segments() -> [(&'static str, &'static str); 40] {
+    let mut out = [("", ""); 40];
+    let mut i = 0;
+    while i < 32 {
+        out[i] = SEGMENTS_24[i];
+        i += 1;
+    }
+    let mut d = 0;
+    while d < 4 {
+        out[32 + 2 * d] = (DIAGONALS[d][0], DIAGONALS[d][1]);
+        out[33 + 2 * d] = (DIAGONALS[d][1], DIAGONALS[d][2]);
+        d += 1;
+    }
+    out
+}
+
+const fn with_diagonal_lines() -> [[&'static str; 3]; 20] {
+    let mut out = [["", "", ""]; 20];
+    let mut i = 0;
+    while i < 16 {
+        out[i] = LINES_24[i];
+        i += 1;
+    }
+    let mut d = 0;
+    while d < 4 {
+        out[16 + d] = DIAGONALS[d];
+        d += 1;
+    }
+    out
+}
+
+/// The board of Twelve Men's Morris: the Nine board plus the four diagonals joining the
+/// corners of the squares, which are both segments and mills.
+pub static MORRIS_24_DIAGONALS: Topology =
+    Topology::build(&POINTS_24, &with_diagonal_segments(), &with_diagonal_lines());
+
+/// The board of Six Men's Morris: two nested squares joined at the middles of their
+/// sides; only the sides of the squares make mills.
+pub static MORRIS_16: Topology = Topology::build(
     &[
-        "a1", "d1", "g1", "b2", "d2", "f2", "c3", "d3", "e3", "a4", "b4", "c4", //
-        "e4", "f4", "g4", "c5", "d5", "e5", "b6", "d6", "f6", "a7", "d7", "g7",
+        "a1", "d1", "g1", "b2", "d2", "f2", "a4", "b4", "f4", "g4", "b6", "d6", "f6", "a7", "d7", "g7",
     ],
     &[
         // outer square
@@ -264,42 +389,58 @@ pub static MORRIS_24: Topology = Topology::build(
         ("d6", "b6"),
         ("b6", "b4"),
         ("b4", "b2"),
-        // inner square
-        ("c3", "d3"),
-        ("d3", "e3"),
-        ("e3", "e4"),
-        ("e4", "e5"),
-        ("e5", "d5"),
-        ("d5", "c5"),
-        ("c5", "c4"),
-        ("c4", "c3"),
-        // the four joining lines
-        ("d1", "d2"),
-        ("d2", "d3"),
+        // the four connectors (no mills along them)
         ("a4", "b4"),
-        ("b4", "c4"),
-        ("e4", "f4"),
-        ("f4", "g4"),
-        ("d5", "d6"),
-        ("d6", "d7"),
+        ("d1", "d2"),
+        ("g4", "f4"),
+        ("d7", "d6"),
     ],
     &[
         ["a1", "d1", "g1"],
+        ["g1", "g4", "g7"],
+        ["g7", "d7", "a7"],
+        ["a7", "a4", "a1"],
         ["b2", "d2", "f2"],
-        ["c3", "d3", "e3"],
-        ["a4", "b4", "c4"],
-        ["e4", "f4", "g4"],
-        ["c5", "d5", "e5"],
-        ["b6", "d6", "f6"],
+        ["f2", "f4", "f6"],
+        ["f6", "d6", "b6"],
+        ["b6", "b4", "b2"],
+    ],
+);
+
+/// The board of Three Men's Morris: a 3×3 grid with both diagonals; every one of its
+/// eight lines is a mill.
+pub static MORRIS_9: Topology = Topology::build(
+    &["a1", "d1", "g1", "a4", "d4", "g4", "a7", "d7", "g7"],
+    &[
+        // rows
+        ("a1", "d1"),
+        ("d1", "g1"),
+        ("a4", "d4"),
+        ("d4", "g4"),
+        ("a7", "d7"),
+        ("d7", "g7"),
+        // columns
+        ("a1", "a4"),
+        ("a4", "a7"),
+        ("d1", "d4"),
+        ("d4", "d7"),
+        ("g1", "g4"),
+        ("g4", "g7"),
+        // diagonals
+        ("a1", "d4"),
+        ("d4", "g7"),
+        ("g1", "d4"),
+        ("d4", "a7"),
+    ],
+    &[
+        ["a1", "d1", "g1"],
+        ["a4", "d4", "g4"],
         ["a7", "d7", "g7"],
         ["a1", "a4", "a7"],
-        ["b2", "b4", "b6"],
-        ["c3", "c4", "c5"],
-        ["d1", "d2", "d3"],
-        ["d5", "d6", "d7"],
-        ["e3", "e4", "e5"],
-        ["f2", "f4", "f6"],
+        ["d1", "d4", "d7"],
         ["g1", "g4", "g7"],
+        ["a1", "d4", "g7"],
+        ["g1", "d4", "a7"],
     ],
 );
 
@@ -325,5 +466,39 @@ mod tests {
         assert_eq!(t.point("d4"), None);
         assert_eq!(t.point("h1"), None);
         assert_eq!(t.point(""), None);
+    }
+
+    fn shape(t: &Topology) -> (usize, usize, usize) {
+        for (a, b) in t.segments() {
+            assert!(t.neighbours(a).contains(b) && t.neighbours(b).contains(a));
+        }
+        let directed: u32 = t.points().map(|p| t.neighbours(p).count()).sum();
+        assert_eq!(
+            directed as usize,
+            2 * t.segments().count(),
+            "no segment listed twice"
+        );
+        (t.len(), t.segments().count(), t.lines().len())
+    }
+
+    #[test]
+    fn the_other_boards_as_the_issue_gives_them() {
+        assert_eq!(shape(&MORRIS_9), (9, 16, 8));
+        assert_eq!(shape(&MORRIS_16), (16, 20, 8));
+        assert_eq!(shape(&MORRIS_24_DIAGONALS), (24, 40, 20));
+        assert_eq!(MORRIS_9.max_lines_through(), 4, "d4 is on four lines");
+        assert_eq!(MORRIS_16.max_lines_through(), 2);
+        assert_eq!(MORRIS_24.max_lines_through(), 2);
+        assert_eq!(MORRIS_24_DIAGONALS.max_lines_through(), 3);
+        let t = &MORRIS_24_DIAGONALS;
+        let b2 = t.point("b2").unwrap();
+        let names: Vec<_> = t.neighbours(b2).iter().map(|p| t.name(p)).collect();
+        assert_eq!(names, ["a1", "d2", "c3", "b4"]);
+        // Six: the connectors join the squares but make no line.
+        let six = &MORRIS_16;
+        let (a4, b4) = (six.point("a4").unwrap(), six.point("b4").unwrap());
+        assert!(six.neighbours(a4).contains(b4));
+        assert!(six.lines().iter().all(|l| !(l.contains(a4) && l.contains(b4))));
+        assert_eq!(six.point("c3"), None);
     }
 }

@@ -1,5 +1,6 @@
 //! Search speed: nodes per second and the depth reached in a fixed time, in typical
-//! placing, moving and flying positions, at the Hard level (noise included, as played).
+//! placing, moving and flying positions, at the Hard level (noise included, as played),
+//! and in the start and a moving position of Three, Six and Twelve Men's Morris.
 //!
 //! `cargo bench -p mill-engine --bench search [-- MOVETIME_MS [TT_MB [DEPTH]]]`
 //! (defaults: 1000 ms, 16 MB, the size meant for the browser; with DEPTH, a fixed-depth search without time limit,
@@ -15,11 +16,24 @@ use mill_core::Position;
 use mill_engine::{Clock, Engine, Level, Limits};
 use std::time::Instant;
 
-const POSITIONS: [(&str, &str); 4] = [
+const POSITIONS: [(&str, &str); 10] = [
     ("placing: start", ".../.../.../....../.../.../... l 9 9 0 0"),
     ("placing: 8 placed", "..D/.L./.D./.L.DL./.../.D./L.. l 5 5 0 0"),
     ("moving: 9 v 9", "L.D/.LD/D.L/LD..DL/L.D/.D./L.D l 0 0 0 0"),
     ("flying: 3 v 5", "L../.D./.D./D....L/.../.D./L.D l 0 0 0 0"),
+    // The other variants: their start, and a moving position from their perft files.
+    ("three: start", ".../.../... l 3 3 0 0 three"),
+    ("three: moving", ".../DLL/DLD l 0 0 0 0 three"),
+    ("six: start", ".../.../..../.../... l 6 6 0 0 six"),
+    ("six: moving", "DL./DLD/LL.L/D.D/DL. l 0 0 0 0 six"),
+    (
+        "twelve: start",
+        ".../.../.../....../.../.../... l 12 12 0 0 twelve",
+    ),
+    (
+        "twelve: moving",
+        "LLD/.LL/LDD/LLDLDL/DLD/DDL/D.D l 0 0 0 6 twelve",
+    ),
 ];
 
 /// CPU time of this thread in nanoseconds, if the system says.

@@ -190,6 +190,17 @@ mod tests {
     }
 
     #[test]
+    fn three_removals_fit_every_rule_set() {
+        for variant in mill_core::Variant::ALL {
+            let mut options = variant.default_options();
+            options.removals = mill_core::RemovalRule::PerMill;
+            if let Ok(rules) = mill_core::Rules::of(variant, options) {
+                assert!(rules.max_removals() <= 3, "{rules}");
+            }
+        }
+    }
+
+    #[test]
     fn packing_tells_turns_apart() {
         let p: Position = ".../.../.../....../.../DD./LL. l 7 7 0 0".parse().unwrap();
         let turns = p.legal_turns();

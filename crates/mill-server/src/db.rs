@@ -88,6 +88,8 @@ pub struct StoredRoom {
     pub id: String,
     /// Last activity (Unix ms).
     pub active_at: i64,
+    /// The rule set's name (`rooms.variant`: `nine` for rooms older than the variants).
+    pub variant: String,
     /// Seat key hashes.
     pub light_key: Option<[u8; 32]>,
     /// Seat key hashes.
@@ -99,20 +101,21 @@ pub struct StoredRoom {
 /// Reads one room with its seats and events, in order; `None` if there is no such room.
 /// Uses the `events_room` index (migration 03), so it costs the room's own rows only.
 pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbError> {
-    let active_at: Option<i64> = conn
-        .prepare_cached("SELECT active_at FROM rooms WHERE id = ?1")?
-        .query_row(params![id], |r| r.get(0))
+    let row: Option<(i64, String)> = conn
+        .prepare_cached("SELECT active_at, variant FROM rooms WHERE id = ?1")?
+        .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))
         .map(Some)
         .or_else(|e| match e {
             rusqlite::Error::QueryReturnedNoRows => Ok(None),
             e => Err(e),
         })?;
-    let Some(active_at) = active_at else {
+    let Some((active_at, variant)) = row else {
         return Ok(None);
     };
     let mut room = StoredRoom {
         id: id.to_string(),
         active_at,
+        variant,
         light_key: None,
         dark_key: None,
         events: Vec::new(),
@@ -211,6 +214,8 @@ pub enum Op {
         key_hash: [u8; 32],
         /// Now.
         at: i64,
+        /// The rule set's name (`nine`, `six+per-mill`), kept in `rooms.variant`.
+        rules: String,
     },
     /// The Dark seat taken.
     Join {
@@ -509,11 +514,16 @@ fn op_name(op: &Op) -> &'static str {
 
 fn write(conn: &Connection, op: &Op) -> Result<(), rusqlite::Error> {
     match op {
-        Op::CreateRoom { id, key_hash, at } => {
+        Op::CreateRoom {
+            id,
+            key_hash,
+            at,
+            rules,
+        } => {
             conn.prepare_cached(
-                "INSERT INTO rooms (id, variant, created_at, active_at) VALUES (?1, 'nine', ?2, ?2)",
+                "INSERT INTO rooms (id, variant, created_at, active_at) VALUES (?1, ?3, ?2, ?2)",
             )?
-            .execute(params![id, at])?;
+            .execute(params![id, at, rules])?;
             conn.prepare_cached(
                 "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, 'light', ?2, ?3)",
             )?
@@ -714,6 +724,7 @@ mod tests {
                     id: "r1".into(),
                     key_hash,
                     at: 1,
+                    rules: "six".into(),
                 })
                 .await
                 .unwrap();

@@ -26,6 +26,9 @@ pub enum ApiError {
     /// The room has no round with this number.
     #[error("This room has no round with that number.")]
     UnknownRound,
+    /// A room asked for under rules that are not a rule set.
+    #[error("Not a game these rules know: {0}.")]
+    BadRules(String),
     /// The round asked for is still being played.
     #[error("This round is still being played; it can be reviewed once it is over.")]
     RoundNotOver,
@@ -66,6 +69,7 @@ impl ApiError {
             ApiError::RoomDamaged => ErrorCode::RoomDamaged,
             ApiError::RoomFull => ErrorCode::RoomFull,
             ApiError::UnknownRound => ErrorCode::UnknownRound,
+            ApiError::BadRules(_) => ErrorCode::BadRules,
             ApiError::RoundNotOver => ErrorCode::RoundNotOver,
             ApiError::RateLimited => ErrorCode::RateLimited,
             ApiError::NotFound => ErrorCode::NotFound,
@@ -83,6 +87,7 @@ impl ApiError {
             ApiError::RoomDamaged => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::RoomFull => StatusCode::CONFLICT,
             ApiError::UnknownRound => StatusCode::NOT_FOUND,
+            ApiError::BadRules(_) => StatusCode::BAD_REQUEST,
             ApiError::RoundNotOver => StatusCode::CONFLICT,
             ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ApiError::NotFound => StatusCode::NOT_FOUND,

@@ -174,12 +174,18 @@ impl Pg {
     }
 
     /// A new room with its Light seat.
-    pub async fn create_room(&self, id: &str, key_hash: &[u8; 32], at: i64) -> Result<(), DbError> {
+    pub async fn create_room(
+        &self,
+        id: &str,
+        key_hash: &[u8; 32],
+        at: i64,
+        rules: &str,
+    ) -> Result<(), DbError> {
         let mut client = self.pool.get().await?;
         let tx = client.transaction().await?;
         tx.execute(
-            "INSERT INTO rooms (id, variant, created_at, active_at) VALUES ($1, 'nine', $2, $2)",
-            &[&id, &at],
+            "INSERT INTO rooms (id, variant, created_at, active_at) VALUES ($1, $3, $2, $2)",
+            &[&id, &at, &rules],
         )
         .await?;
         tx.execute(
@@ -263,7 +269,7 @@ impl Pg {
     pub async fn load_room(&self, id: &str) -> Result<Option<StoredRoom>, DbError> {
         let client = self.pool.get().await?;
         let Some(row) = client
-            .query_opt("SELECT active_at FROM rooms WHERE id = $1", &[&id])
+            .query_opt("SELECT active_at, variant FROM rooms WHERE id = $1", &[&id])
             .await?
         else {
             return Ok(None);
@@ -271,6 +277,7 @@ impl Pg {
         let mut room = StoredRoom {
             id: id.to_string(),
             active_at: row.get(0),
+            variant: row.get(1),
             light_key: None,
             dark_key: None,
             events: Vec::new(),

@@ -82,6 +82,8 @@ pub enum ErrorCode {
     RateLimited,
     /// HTTP: the room has no round with this number.
     UnknownRound,
+    /// HTTP: a room asked for under rules that are not a rule set (`six+per-mill`).
+    BadRules,
     /// HTTP: no such API endpoint.
     NotFound,
     /// HTTP: the endpoint does not take this method.
@@ -614,7 +616,8 @@ impl<T> Sides<T> {
 pub struct ResultView {
     /// Winner, `None` for a draw.
     pub winner: Option<Color>,
-    /// `pieces`, `blocked`, `resignation`, `threefold`, `hundred-turns`, `agreement`.
+    /// `pieces`, `blocked`, `resignation`, `mill`, `threefold`, `hundred-turns`, `agreement`,
+    /// `board-full`.
     pub reason: String,
 }
 

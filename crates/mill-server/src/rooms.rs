@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::extract::ws::Utf8Bytes;
-use mill_core::Color;
+use mill_core::{Color, Rules};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -162,8 +162,8 @@ struct Done {
 }
 
 impl Room {
-    fn new(id: String, light_key: [u8; 32], at: i64) -> Room {
-        let table = Table::new();
+    fn new(id: String, light_key: [u8; 32], at: i64, rules: &'static Rules) -> Room {
+        let table = Table::with_rules(rules);
         let committed = Arc::new(table.view(&id));
         Room {
             id,
@@ -270,7 +270,8 @@ impl Room {
     /// Rebuilds a room by replaying its stored events through the table.
     fn replay(s: StoredRoom) -> Result<Room, String> {
         let light = s.light_key.ok_or("no light seat")?;
-        let mut room = Room::new(s.id, light, s.active_at);
+        let rules = Rules::parse(&s.variant).map_err(|e| format!("plays {:?}: {e}", s.variant))?;
+        let mut room = Room::new(s.id, light, s.active_at, rules);
         room.keys.dark = s.dark_key;
         room.taken.dark = s.dark_key.is_some();
         for (i, e) in s.events.into_iter().enumerate() {
@@ -388,7 +389,8 @@ impl Room {
 pub struct RoomInfo {
     room: String,
     protocol: u32,
-    variant: &'static str,
+    /// The rule set the room plays (`nine`, `six+per-mill`).
+    variant: String,
     round: u32,
     version: u32,
     over: bool,
@@ -600,8 +602,9 @@ impl Rooms {
         self.shared.clock.now_ms()
     }
 
-    /// Creates a room; returns its id and the Light seat's key once both are on disk.
-    pub async fn create(&self) -> Result<(String, String), ApiError> {
+    /// Creates a room playing `rules`; returns its id and the Light seat's key once both
+    /// are on disk.
+    pub async fn create(&self, rules: &'static Rules) -> Result<(String, String), ApiError> {
         let id = keys::new_room_id();
         let key = keys::new_seat_key();
         let key_hash = keys::hash_key(&key);
@@ -613,12 +616,13 @@ impl Rooms {
                         id: id.clone(),
                         key_hash,
                         at,
+                        rules: rules.to_string(),
                     })
                     .await?
             }
-            Store::Postgres(pg) => pg.create_room(&id, &key_hash, at).await?,
+            Store::Postgres(pg) => pg.create_room(&id, &key_hash, at, &rules.to_string()).await?,
         }
-        let room = Room::new(id.clone(), key_hash, at);
+        let room = Room::new(id.clone(), key_hash, at, rules);
         lock(&self.shared.map).insert(id.clone(), Arc::new(Mutex::new(room)));
         Ok((id, key))
     }
@@ -710,7 +714,7 @@ impl Rooms {
         self.with_room(id, |room, _| RoomInfo {
             room: room.id.clone(),
             protocol: PROTOCOL,
-            variant: "nine",
+            variant: room.table.rules().to_string(),
             round: room.committed.round,
             version: room.committed.version,
             over: room.committed.result.is_some(),

@@ -30,6 +30,8 @@ mod engine;
 pub use engine::best_turn;
 mod records;
 pub use records::convert_position;
+mod variants;
+pub use variants::{rules_info, variants};
 
 /// A game of Mill as the page sees it.
 #[wasm_bindgen]

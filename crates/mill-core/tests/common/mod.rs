@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use mill_core::{Action, Bitboard, Game, Notation, Point, Position, Turn};
+use mill_core::{Action, Bitboard, Game, Notation, Point, Position, Rules, Turn};
 
 pub fn pos(s: &str) -> Position {
     s.parse()
@@ -84,4 +84,44 @@ pub fn setup(light: &[&str], dark: &[&str], rest: &str) -> Position {
         })
         .collect();
     pos(&format!("{} {rest}", board.join("/")))
+}
+
+/// A position of any rule set from lists of points:
+/// `setup_in("six", &["a1"], &["d2"], "l 5 5 0 0")` (the rule set is appended).
+pub fn setup_in(rules: &str, light: &[&str], dark: &[&str], rest: &str) -> Position {
+    let r = Rules::parse(rules).unwrap_or_else(|e| panic!("{rules}: {e}"));
+    let t = r.topology();
+    let mut ranks: Vec<String> = Vec::new();
+    for rank in (0..7).rev() {
+        let row: String = (0..7)
+            .filter_map(|file| t.point_at(file, rank))
+            .map(|p| {
+                let name = t.name(p);
+                if light.contains(&name) {
+                    'L'
+                } else if dark.contains(&name) {
+                    'D'
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        if !row.is_empty() {
+            ranks.push(row);
+        }
+    }
+    for name in light.iter().chain(dark) {
+        assert!(t.point(name).is_some(), "{name} is not on the {rules} board");
+    }
+    pos(&format!("{} {rest} {rules}", ranks.join("/")))
+}
+
+/// A game of `rules` after the given turns.
+pub fn game_in(rules: &str, turns: &[&str]) -> Game {
+    let mut g = Game::from_position(Position::start(Rules::parse(rules).unwrap()));
+    for t in turns {
+        let tu = turn(g.position(), t);
+        g.play(tu).unwrap_or_else(|e| panic!("{t}: {e}"));
+    }
+    g
 }
