@@ -15,15 +15,19 @@ export const EMPTY_UI = Object.freeze({ selected: null, focus: null });
 export const other = (side) => (side === 'light' ? 'dark' : 'light');
 
 /**
- * An empty board with nothing to click: shown while the real state is on its way.
+ * An empty board with nothing to click: shown while the real state is on its way. The
+ * pieces in hand and the phases come from `start`, the start of the rules in play (a
+ * fresh local game's snapshot), so no number of pieces is written here; without it,
+ * nothing is in hand.
+ * @param {import('./types.js').Snapshot} [start]
  * @returns {import('./types.js').Snapshot}
  */
-export function blankSnapshot() {
+export function blankSnapshot(start) {
   return {
     position: '',
     turn: 'light',
-    phase: { light: 'placing', dark: 'placing' },
-    inHand: { light: 9, dark: 9 },
+    phase: start ? { ...start.phase } : { light: 'placing', dark: 'placing' },
+    inHand: start ? { ...start.inHand } : { light: 0, dark: 0 },
     onBoard: { light: 0, dark: 0 },
     pieces: {},
     pendingRemovals: 0,

@@ -9,6 +9,7 @@ import { bindLocalControls, playLocal, startLocal } from './local.js';
 import { bindOnlineControls, createRoom, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
+import { bindReviewControls, openReview, reviewFromPath } from './review.js';
 import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
@@ -50,7 +51,8 @@ const app = {
         else if (page.mode === 'computer') page.computer.play(action);
         else playLocal(app, action);
       },
-      canAct: () => (page.mode === 'local' ? true : page.mode === 'computer' ? !!page.computer?.canAct() : onlineCanAct(page.online)),
+      canAct: () =>
+        page.mode === 'local' ? true : page.mode === 'computer' ? !!page.computer?.canAct() : page.mode === 'online' && onlineCanAct(page.online),
       onSelection: () => app.render(),
     });
   },
@@ -82,6 +84,7 @@ function applyLanguage() {
 function leaveGame() {
   page.online?.conn?.close();
   page.online = null;
+  page.review = null;
   page.computer?.stop();
   page.computer = null;
   page.mode = null;
@@ -91,6 +94,8 @@ function leaveGame() {
 
 async function route() {
   leaveGame();
+  const review = reviewFromPath(location.pathname);
+  if (review) return openReview(app, review.roomId, review.round);
   const roomId = roomFromPath(location.pathname);
   if (roomId) return openRoom(app, roomId);
   if (location.hash === '#local') return startLocal(app);
@@ -119,6 +124,7 @@ $('menu').addEventListener('click', () => go('/'));
 bindLocalControls(app);
 bindComputerControls(app);
 bindOnlineControls(app);
+bindReviewControls(app);
 bindConfirmDialog();
 bindRecordTools(app);
 bindVariantChooser(app);

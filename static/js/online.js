@@ -1,6 +1,6 @@
 // Owns "Play with a friend": creating and joining a room over HTTP, the room's socket,
-// one small handler per server message type, and the online controls (draw, resign, new
-// round, "Play here", the invite link). The wire format is protocol.js's; the socket net.js's.
+// one small handler per server message type, and the online controls (draw, takeback,
+// resign, new round, "Play here", the invite link). The wire format is protocol.js's; the socket net.js's.
 
 import { blankSnapshot } from './board.js';
 import { $, $button, $input } from './dom.js';
@@ -8,6 +8,7 @@ import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
 import { localGame } from './rules.js';
 import { createOnlineState } from './page-state.js';
+import { reviewLink } from './review.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
 import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';
 
@@ -61,11 +62,12 @@ export async function openRoom(app, roomId) {
   const { page, storage } = app;
   const mod = await app.rules();
   if (!mod) return;
-  app.ensureBoard(localGame(mod).topology);
+  const fresh = localGame(mod);
+  app.ensureBoard(fresh.topology);
   page.mode = 'online';
   page.online = createOnlineState(roomId);
   // Not the previous game's pieces while the room's state is on its way.
-  page.snapshot = blankSnapshot();
+  page.snapshot = blankSnapshot(fresh.snapshot());
   page.board.set(page.snapshot);
   app.showScreen('game');
   app.render();
@@ -180,6 +182,35 @@ export function sendAction(app, action) {
 }
 
 /**
+ * Shares the finished round's review link: the phone's share sheet where there is one,
+ * else the clipboard (the button says so).
+ * @param {App} app
+ */
+async function shareRound(app) {
+  const { page } = app;
+  const o = page.online;
+  if (!o?.state?.result) return;
+  const url = reviewLink(location.origin, o.roomId, o.state.round);
+  const button = $button('share-round');
+  if (navigator.share) {
+    try {
+      await navigator.share({ title: page.t('app.title'), url });
+      return;
+    } catch (error) {
+      // Dismissing the sheet is no failure; anything else falls back to copying.
+      if (/** @type {Error} */ (error)?.name === 'AbortError') return;
+    }
+  }
+  try {
+    await navigator.clipboard.writeText(url);
+    button.textContent = page.t('online.shareCopied');
+  } catch {
+    app.setNotice(null, url);
+  }
+  setTimeout(() => (button.textContent = page.t('online.share')), 1500);
+}
+
+/**
  * The online controls; once, at start-up.
  * @param {App} app
  */
@@ -189,12 +220,16 @@ export function bindOnlineControls(app) {
   $('accept-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.ACCEPT_DRAW));
   $('decline-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.DECLINE_DRAW));
   $('new-round').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.NEW_ROUND));
+  $('offer-takeback').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.OFFER_TAKEBACK));
+  $('accept-takeback').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.ACCEPT_TAKEBACK));
+  $('decline-takeback').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.DECLINE_TAKEBACK));
   $('resign').addEventListener('click', () => {
     if (window.confirm(page.t('online.resignConfirm'))) sendCommand(app, CLIENT_TYPES.RESIGN);
   });
   $('take-back').addEventListener('click', () => {
     page.online?.conn?.reconnect();
   });
+  $('share-round').addEventListener('click', () => shareRound(app));
   $('copy-invite').addEventListener('click', async () => {
     const input = $input('invite-link');
     try {

@@ -16,7 +16,7 @@
 /** @typedef {ReturnType<typeof import('./computer.js').engineWorker>} Engine */
 /** @typedef {ReturnType<typeof import('./net.js').connectRoom>} RoomConnection */
 
-/** @typedef {'local' | 'online' | 'computer'} Mode  how the game on screen is played */
+/** @typedef {'local' | 'online' | 'computer' | 'review'} Mode  how the game on screen is played (review: a shared round, read-only) */
 
 /** @typedef {'connecting' | 'open' | 'reconnecting' | 'closed'} Connection  the room's socket (net.js) */
 
@@ -41,6 +41,15 @@
  */
 
 /**
+ * @typedef {object} Review  a finished online round opened by its share link (review.js)
+ * @property {string} roomId  from the path /r/<id>/review/<n>
+ * @property {number} round  that <n>
+ * @property {Snapshot[]} positions  before the first action and after each one; empty until loaded
+ * @property {number} at  the position shown, an index into `positions`
+ * @property {string | null} error  why the round cannot be shown (the server's words)
+ */
+
+/**
  * @typedef {object} PageState  everything the game page shows, in one place
  * @property {import('./types.js').Lang} lang  the page's language
  * @property {Translate} t  the words in that language
@@ -50,6 +59,7 @@
  * @property {Topology | null} topology  the board's geometry, known once the rules load
  * @property {Snapshot | null} snapshot  what the board shows now
  * @property {OnlineState | null} online  play with a friend: the room
+ * @property {Review | null} review  a shared round under review
  * @property {Computer | null} computer  vs computer: the controller (computer.js)
  * @property {Engine | null} engine  the computer's Web Worker, started once per page load
  * @property {Map<string, SeatKey>} seats  seat keys by room, so a page without storage keeps its seat until closed
@@ -70,6 +80,7 @@ export function createPageState(lang, t) {
     topology: null,
     snapshot: null,
     online: null,
+    review: null,
     computer: null,
     engine: null,
     seats: new Map(),

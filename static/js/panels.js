@@ -54,6 +54,7 @@ export function renderPage(page, storage) {
   viewRecordTools(page);
   viewLocalControls(f);
   viewOnlineControls(f);
+  viewReviewControls(f);
 }
 
 /** The banner above the page. @param {PageState} page */
@@ -104,6 +105,7 @@ function viewCard({ t, snap, o, vs, human }, side) {
 
 /** The status line: what to do now, or why nothing can be done. @param {Frame} f @returns {[string, string]} text and tone */
 function statusText({ page, t, snap, o, view, vs, human }) {
+  if (page.mode === 'review') return reviewStatus(page);
   if (o?.gone) return [t(o.gone), 'alert'];
   if (o?.replaced) return [t('online.replaced'), 'alert'];
   if (o && o.connection === 'reconnecting') return [t('online.reconnecting'), 'alert'];
@@ -115,6 +117,25 @@ function statusText({ page, t, snap, o, view, vs, human }) {
   const s = (vs && computerStatus(snap, human, vs.failed)) || statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
   const params = Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, t(`color.${v}`)]));
   return [t(s.key, params), s.tone];
+}
+
+/** Under review: which position of the round is shown. @param {PageState} page @returns {[string, string]} */
+function reviewStatus({ t, review }) {
+  if (review?.error) return [t('review.error', { message: review.error }), 'alert'];
+  if (!review?.positions.length) return [t('online.connecting'), 'wait'];
+  return [t('review.status', { round: review.round, at: review.at, total: review.positions.length - 1 }), 'wait'];
+}
+
+/** The step buttons of a round under review. @param {Frame} f */
+function viewReviewControls({ page }) {
+  const review = page.mode === 'review' ? page.review : null;
+  $('review-controls').hidden = !review;
+  if (!review) return;
+  const last = review.positions.length - 1;
+  $button('review-first').disabled = review.at <= 0;
+  $button('review-prev').disabled = review.at <= 0;
+  $button('review-next').disabled = review.at >= last;
+  $button('review-last').disabled = review.at >= last;
 }
 
 /** @param {Frame} f */
@@ -168,7 +189,7 @@ function viewRecord({ snap }) {
 function viewLocalControls({ page, snap, vs, human }) {
   const local = page.mode === 'local' || !!vs;
   $('local-controls').hidden = !local;
-  $('online-controls').hidden = local;
+  $('online-controls').hidden = local || page.mode === 'review';
   $('computer-controls').hidden = !vs;
   if (vs) {
     for (const input of radios('computer-level')) input.checked = input.value === vs.settings.level;
@@ -178,6 +199,25 @@ function viewLocalControls({ page, snap, vs, human }) {
     $button('undo').disabled = vs ? !vs.canUndo() : !snap || snap.actions === 0;
     $('new-game').classList.toggle('primary', !!snap?.outcome);
   }
+}
+
+/**
+ * Asking to take back one's last turn, the opponent's request with Allow and Decline, and
+ * the word that an offer of this seat's was declined.
+ * @param {import('./types.js').Translate} t @param {Partial<NonNullable<Frame['view']>>} v
+ */
+function viewTakeback(t, v) {
+  const ask = $button('offer-takeback');
+  ask.hidden = !v.canAskTakeback && !v.takebackAskedByMe;
+  ask.disabled = !v.canAskTakeback;
+  ask.textContent = v.takebackAskedByMe ? t('online.takebackAsked') : t('online.askTakeback');
+  $('takeback-offer').hidden = !v.takebackAskedToMe;
+  $('takeback-offer-text').textContent = t('online.takebackAskedToYou', { side: t(`color.${v.opponent ?? 'dark'}`) });
+  const declined = $('declined-note');
+  declined.hidden = !v.declinedMine;
+  declined.textContent = v.declinedMine
+    ? t(v.declinedMine === 'draw' ? 'online.drawDeclined' : 'online.takebackDeclined', { side: t(`color.${v.opponent}`) })
+    : '';
 }
 
 /** The invite link, draw, resign, new round and "Play here". @param {Frame} f */
@@ -204,6 +244,9 @@ function viewOnlineControls({ t, o, view }) {
   note.textContent = v.askedNewRound
     ? t('online.newRoundAsked', { side: t(`color.${v.opponent}`) })
     : t('online.newRoundOffered', { side: t(`color.${v.opponent ?? 'dark'}`) });
+  viewTakeback(t, v);
+  // A finished round can be shared for review, by anyone in the room.
+  $('share-round').hidden = !o.state?.result;
   $('take-back').hidden = !o.replaced;
   $('seat-note').hidden = !o.seat;
   $('seat-note').textContent = o.seat ? t('online.youAre', { side: t(`color.${o.seat}`) }) : '';

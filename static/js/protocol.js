@@ -36,6 +36,18 @@ export function backoffDelay(attempt, random = Math.random) {
 /** Close codes after which the page must not reconnect by itself. */
 export const FINAL_CLOSE_CODES = new Set(FINAL);
 
+/**
+ * The side whose action was the round's last, or null before the first: while a removal
+ * is owed it is the side to move (`turn`, docs/PROTOCOL.md), else the other one. Only a
+ * turn of one's own that is the last thing played may be asked back.
+ * @param {import('./types.js').ServerState | null | undefined} state
+ */
+export function lastPlayedBy(state) {
+  if (!state?.actions?.length) return null;
+  if ((state.pending_removals ?? 0) > 0) return state.turn;
+  return state.turn === 'light' ? 'dark' : 'light';
+}
+
 /** What the online panel should say and allow, from the last state and this seat. */
 export function onlineView(state, seat, connection) {
   const opponent = seat === 'light' ? 'dark' : 'light';
@@ -45,6 +57,8 @@ export function onlineView(state, seat, connection) {
   const opponentOnline = !!seats[opponent]?.online;
   const connected = connection === 'open';
   const drawBy = state?.offers?.draw ?? null;
+  const takebackBy = state?.offers?.takeback ?? null;
+  const declined = state?.offers?.declined ?? null;
   const newRound = state?.offers?.new_round ?? [];
   const playing = connected && !!seat && !over && friendJoined && opponentOnline;
   return {
@@ -55,6 +69,11 @@ export function onlineView(state, seat, connection) {
     canOfferDraw: playing && drawBy === null,
     drawOfferedByMe: drawBy === seat,
     drawOfferedToMe: !!seat && drawBy === opponent && !over,
+    canAskTakeback: playing && takebackBy === null && lastPlayedBy(state) === seat,
+    takebackAskedByMe: !!seat && takebackBy === seat && !over,
+    takebackAskedToMe: !!seat && takebackBy === opponent && !over,
+    // The opponent declined this seat's offer ('draw' or 'takeback'), or null.
+    declinedMine: !!seat && declined?.by === opponent ? declined.offer : null,
     canResign: connected && !!seat && !over && friendJoined,
     canAskNewRound: connected && !!seat && over && !newRound.includes(seat),
     askedNewRound: !!seat && newRound.includes(seat) && over,

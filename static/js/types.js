@@ -91,7 +91,7 @@
  * @property {string | null} last_action  kept for older pages (last_turn_actions says more)
  * @property {BySide<SeatPresence>} seats
  * @property {number} [spectators]  how many watch
- * @property {{ draw: Side | null, new_round: Side[] }} offers  standing offers
+ * @property {{ draw: Side | null, new_round: Side[], takeback?: Side | null, declined?: { offer: 'draw' | 'takeback', by: Side } | null }} offers  standing offers; `declined`: the offer the round's latest event declined
  * @property {{ winner: Side | null, reason: string } | null} result  kept for older pages (outcome)
  */
 

@@ -194,6 +194,14 @@ test('the blank snapshot offers nothing to click', () => {
   assert.deepEqual(closedMillLines(topology, s), []);
 });
 
+test('the blank snapshot takes the pieces in hand from the start it is given', () => {
+  const start = snapshot({ inHand: { light: 12, dark: 12 } });
+  const s = blankSnapshot(start);
+  assert.deepEqual(s.inHand, { light: 12, dark: 12 });
+  assert.deepEqual(s.selectable, [], 'still nothing to click');
+  assert.deepEqual(blankSnapshot().inHand, { light: 0, dark: 0 });
+});
+
 test('New game asks only while a game is under way', () => {
   assert.equal(newGameNeedsConfirm(snapshot()), false, 'empty');
   assert.equal(newGameNeedsConfirm(snapshot({ actions: 1 })), true);

@@ -11,6 +11,7 @@ export function snapshot(overrides = {}) {
   return {
     ...blankSnapshot(),
     position: '.../.../.../....../.../.../... l 9 9 0 0',
+    inHand: { light: 9, dark: 9 },
     selectable: topology.points.map((p) => p.name),
     ...overrides,
   };

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { backoffDelay, command, commandIds, onlineView, snapshotFromState } from '../../static/js/protocol.js';
+import { backoffDelay, command, commandIds, lastPlayedBy, onlineView, snapshotFromState } from '../../static/js/protocol.js';
 
 // The example `state` from docs/PROTOCOL.md.
 const state = {
@@ -108,4 +108,37 @@ test('draw offers and new rounds are offered to the right seat', () => {
   assert.equal(onlineView(over, 'light', 'open').canAskNewRound, true);
   assert.equal(onlineView(over, 'light', 'open').opponentAskedNewRound, true);
   assert.equal(onlineView(over, 'light', 'open').canResign, false);
+});
+
+test('only the side whose turn was the last thing played may ask for it back', () => {
+  // Light played f4 last; Dark is to move.
+  assert.equal(lastPlayedBy(state), 'light');
+  assert.equal(onlineView(state, 'light', 'open').canAskTakeback, true);
+  assert.equal(onlineView(state, 'dark', 'open').canAskTakeback, false);
+  assert.equal(onlineView(state, null, 'open').canAskTakeback, false, 'a spectator asks nothing');
+  assert.equal(onlineView(state, 'light', 'reconnecting').canAskTakeback, false);
+  // Mid-turn, owing a removal, the side to move played last.
+  const removing = { ...state, turn: 'light', pending_removals: 1 };
+  assert.equal(lastPlayedBy(removing), 'light');
+  assert.equal(onlineView(removing, 'light', 'open').canAskTakeback, true);
+  assert.equal(lastPlayedBy({ ...state, actions: [], turn: 'light' }), null);
+  const asked = { ...state, offers: { draw: null, new_round: [], takeback: 'light', declined: null } };
+  assert.equal(onlineView(asked, 'light', 'open').canAskTakeback, false);
+  assert.equal(onlineView(asked, 'light', 'open').takebackAskedByMe, true);
+  assert.equal(onlineView(asked, 'dark', 'open').takebackAskedToMe, true);
+  assert.equal(onlineView(asked, null, 'open').takebackAskedToMe, false);
+  const over = { ...asked, result: { winner: 'light', reason: 'resignation' } };
+  assert.equal(onlineView(over, 'dark', 'open').takebackAskedToMe, false);
+});
+
+test('a declined offer is told to the side that made it, not to the one that declined', () => {
+  const declined = { ...state, offers: { draw: null, new_round: [], declined: { offer: 'draw', by: 'dark' } } };
+  assert.equal(onlineView(declined, 'light', 'open').declinedMine, 'draw');
+  assert.equal(onlineView(declined, 'dark', 'open').declinedMine, null);
+  assert.equal(onlineView(declined, null, 'open').declinedMine, null);
+  const takeback = { ...state, offers: { draw: null, new_round: [], declined: { offer: 'takeback', by: 'light' } } };
+  assert.equal(onlineView(takeback, 'dark', 'open').declinedMine, 'takeback');
+  // An older server sends neither field.
+  assert.equal(onlineView(state, 'light', 'open').declinedMine, null);
+  assert.equal(onlineView(state, 'dark', 'open').takebackAskedToMe, false);
 });

@@ -58,6 +58,7 @@ pub fn app(state: AppState) -> Router {
         .route("/api/rooms", post(create_room))
         .route("/api/rooms/{room}", get(room_info))
         .route("/api/rooms/{room}/join", post(join_room))
+        .route("/api/rooms/{room}/rounds/{round}", get(round_record))
         .route("/api/rooms/{room}/ws", get(socket))
         .route("/api/{*rest}", any(|| async { ApiError::NotFound }))
         .route("/api", any(|| async { ApiError::NotFound }))
@@ -68,6 +69,7 @@ pub fn app(state: AppState) -> Router {
             get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "index.html", None, &h) }),
         )
         .route("/r/{room}", get(invite_link))
+        .route("/r/{room}/review/{round}", get(review_link))
         .route(
             "/rules",
             get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "rules.html", None, &h) }),
@@ -155,13 +157,28 @@ async fn invite_link(
     Path(room): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    if keys::is_room_id(&room) && state.rooms.info(&room).is_some() {
-        return page(&state, "index.html", None, &headers);
+    room_page(&state, &room, &headers)
+}
+
+/// `/r/{room}/review/{n}`, a finished round's share link: the page, which asks
+/// `/api/rooms/{room}/rounds/{n}` for the round and says so if it cannot be had; the
+/// "room is gone" page when the room is.
+async fn review_link(
+    State(state): State<AppState>,
+    Path((room, _round)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    room_page(&state, &room, &headers)
+}
+
+fn room_page(state: &AppState, room: &str, headers: &HeaderMap) -> Response {
+    if keys::is_room_id(room) && state.rooms.info(room).is_some() {
+        return page(state, "index.html", None, headers);
     }
     metrics::refused("unknown-room");
     state
         .assets
-        .serve(GONE_PAGE, None, &headers, StatusCode::NOT_FOUND)
+        .serve(GONE_PAGE, None, headers, StatusCode::NOT_FOUND)
         .unwrap_or_else(|| {
             (
                 StatusCode::NOT_FOUND,
@@ -269,6 +286,25 @@ async fn join_room(
 async fn room_info(State(state): State<AppState>, Path(room): Path<String>) -> Result<Response, ApiError> {
     let info = state.rooms.info(&room).ok_or(ApiError::UnknownRoom)?;
     Ok(Json(info).into_response())
+}
+
+/// A finished round's record, for review by a shared link: no seat keys, no presence.
+async fn round_record(
+    State(state): State<AppState>,
+    Path((room, round)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    if !keys::is_room_id(&room) {
+        return Err(ApiError::UnknownRoom);
+    }
+    // Digits only: "+1" or " 1" name no round.
+    let round = round
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| round.parse::<u32>().ok())
+        .flatten()
+        .ok_or(ApiError::UnknownRound)?;
+    let record = state.rooms.round_record(&room, round)?;
+    Ok(Json(record).into_response())
 }
 
 async fn socket(

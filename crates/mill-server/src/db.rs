@@ -542,6 +542,62 @@ mod tests {
     }
 
     #[test]
+    fn takeback_events_are_stored_and_earlier_events_keep_their_place() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrations().to_version(&mut conn, 2).unwrap();
+        conn.execute_batch(
+            "INSERT INTO rooms VALUES ('r1', 'nine', 1, 1);
+             INSERT INTO events (id, room_id, round, seq, seat, kind, action, client_id, at) VALUES
+               (7, 'r1', 1, 0, 'light', 'action', 'd6', 'c1', 2),
+               (9, 'r1', 1, 1, 'light', 'offer-draw', NULL, 'c2', 3);",
+        )
+        .unwrap();
+        migrations().to_latest(&mut conn).unwrap();
+        let insert = |seq: u32, kind: &str, action: Option<&str>| {
+            conn.execute(
+                "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
+                 VALUES ('r1', 1, ?1, 'dark', ?2, ?3, ?4, 4)",
+                params![seq, kind, action, format!("d{seq}")],
+            )
+        };
+        for (seq, kind) in [
+            (2, "offer-takeback"),
+            (3, "accept-takeback"),
+            (4, "decline-takeback"),
+        ] {
+            insert(seq, kind, None).unwrap();
+        }
+        assert!(
+            insert(5, "take-back", None).is_err(),
+            "the CHECK still lists the kinds"
+        );
+        assert!(
+            insert(5, "accept-takeback", Some("d6")).is_err(),
+            "only actions carry text"
+        );
+        let ids: Vec<i64> = conn
+            .prepare("SELECT id FROM events ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(ids, [7, 9, 10, 11, 12], "rows keep their ids, new ones follow");
+        let rooms = load_rooms(&conn).unwrap();
+        let kinds: Vec<&str> = rooms[0].events.iter().map(|e| e.kind.as_str()).collect();
+        assert_eq!(
+            kinds,
+            [
+                "action",
+                "offer-draw",
+                "offer-takeback",
+                "accept-takeback",
+                "decline-takeback"
+            ]
+        );
+    }
+
+    #[test]
     fn schema_keeps_rows_together_and_purge_cascades() {
         let dir = tempfile::tempdir().unwrap();
         let conn = open(&dir.path().join("t.db")).unwrap();

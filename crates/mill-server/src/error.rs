@@ -18,6 +18,12 @@ pub enum ApiError {
     /// Both seats are taken.
     #[error("Both seats of this room are taken.")]
     RoomFull,
+    /// The room has no round with this number.
+    #[error("This room has no round with that number.")]
+    UnknownRound,
+    /// The round asked for is still being played.
+    #[error("This round is still being played; it can be reviewed once it is over.")]
+    RoundNotOver,
     /// Too many requests from this address.
     #[error("Too many rooms from your address; try again in a minute.")]
     RateLimited,
@@ -53,6 +59,8 @@ impl ApiError {
         match self {
             ApiError::UnknownRoom => ErrorCode::UnknownRoom,
             ApiError::RoomFull => ErrorCode::RoomFull,
+            ApiError::UnknownRound => ErrorCode::UnknownRound,
+            ApiError::RoundNotOver => ErrorCode::RoundNotOver,
             ApiError::RateLimited => ErrorCode::RateLimited,
             ApiError::NotFound => ErrorCode::NotFound,
             ApiError::MethodNotAllowed => ErrorCode::MethodNotAllowed,
@@ -67,6 +75,8 @@ impl ApiError {
         match self {
             ApiError::UnknownRoom => StatusCode::NOT_FOUND,
             ApiError::RoomFull => StatusCode::CONFLICT,
+            ApiError::UnknownRound => StatusCode::NOT_FOUND,
+            ApiError::RoundNotOver => StatusCode::CONFLICT,
             ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,

@@ -66,12 +66,20 @@ pub enum ErrorCode {
     RoundNotOver,
     /// Accepting or declining without an offer from the opponent.
     NoDrawOffer,
-    /// Offering while an offer stands.
+    /// Offering a draw or a takeback while that offer stands.
     AlreadyOffered,
+    /// Accepting or declining a takeback the opponent has not asked for.
+    NoTakebackOffer,
+    /// A takeback asked before playing anything in this round.
+    NothingToTakeBack,
+    /// A takeback asked after the opponent has played: it would undo their turn.
+    OpponentPlayed,
     /// The action text is not an action.
     BadAction,
     /// Too many messages, rooms or joins.
     RateLimited,
+    /// HTTP: the room has no round with this number.
+    UnknownRound,
     /// HTTP: no such API endpoint.
     NotFound,
     /// HTTP: the endpoint does not take this method.
@@ -238,6 +246,12 @@ pub enum Command {
     Resign,
     /// Ask for a new round after this one is over.
     NewRound,
+    /// Ask the opponent to let your last turn be taken back.
+    OfferTakeback,
+    /// Let the opponent take back their last turn.
+    AcceptTakeback,
+    /// Refuse the opponent's takeback.
+    DeclineTakeback,
 }
 
 impl CommandKind {
@@ -264,6 +278,9 @@ impl Command {
             (CommandKind::DeclineDraw, None) => Command::DeclineDraw,
             (CommandKind::Resign, None) => Command::Resign,
             (CommandKind::NewRound, None) => Command::NewRound,
+            (CommandKind::OfferTakeback, None) => Command::OfferTakeback,
+            (CommandKind::AcceptTakeback, None) => Command::AcceptTakeback,
+            (CommandKind::DeclineTakeback, None) => Command::DeclineTakeback,
         })
     }
 
@@ -284,7 +301,11 @@ impl Command {
     pub fn needs_opponent_online(&self) -> bool {
         matches!(
             self,
-            Command::Action(_) | Command::OfferDraw | Command::AcceptDraw
+            Command::Action(_)
+                | Command::OfferDraw
+                | Command::AcceptDraw
+                | Command::OfferTakeback
+                | Command::AcceptTakeback
         )
     }
 }
@@ -602,6 +623,25 @@ impl From<Outcome> for ResultView {
     }
 }
 
+/// What an offer is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OfferKind {
+    /// A draw by agreement.
+    Draw,
+    /// Taking back the offering side's last turn.
+    Takeback,
+}
+
+/// An offer the other side has just declined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Declined {
+    /// What was offered.
+    pub offer: OfferKind,
+    /// The seat that declined it.
+    pub by: Color,
+}
+
 /// Standing offers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Offers {
@@ -609,6 +649,13 @@ pub struct Offers {
     pub draw: Option<Color>,
     /// Seats that asked for a new round.
     pub new_round: Vec<Color>,
+    /// The seat that asked to take back its last turn. Added in protocol 1 (additive).
+    #[serde(default)]
+    pub takeback: Option<Color>,
+    /// The offer declined by the latest event of the round, if it was a decline; gone
+    /// with the next event. Added in protocol 1 (additive).
+    #[serde(default)]
+    pub declined: Option<Declined>,
 }
 
 /// The game part of the `state` message: everything that changes only through stored

@@ -27,7 +27,7 @@ use crate::keys;
 use crate::protocol::{
     self, ClientMsg, CloseCode, Code, Command, ErrorCode, GameView, PROTOCOL, SeatView, ServerMsg, Sides,
 };
-use crate::table::{Refusal, Table};
+use crate::table::{NoRecord, Refusal, RoundRecord, Table};
 
 /// Sockets watching one room without a seat, at most: each costs memory and a copy
 /// of every state, so one address cannot open them without end.
@@ -170,6 +170,7 @@ pub struct RoomInfo {
     version: u32,
     over: bool,
     seats: Sides<SeatView>,
+    spectators: usize,
 }
 
 /// A hello that could not take a seat.
@@ -338,6 +339,26 @@ impl Rooms {
             version: room.committed.version,
             over: room.committed.result.is_some(),
             seats: room.seats(),
+            spectators: room.spectators(),
+        })
+    }
+
+    /// The record of a room's finished round `n` (no seat facts, no secrets). Only
+    /// committed rounds are given: a round whose last event is still being written
+    /// is not over yet for anyone.
+    pub fn round_record(&self, id: &str, n: u32) -> Result<RoundRecord, ApiError> {
+        let room_arc = self.get(id).ok_or(ApiError::UnknownRoom)?;
+        let room = lock(&room_arc);
+        let committed = &room.committed;
+        if n > committed.round {
+            return Err(ApiError::UnknownRound);
+        }
+        if n == committed.round && committed.result.is_none() {
+            return Err(ApiError::RoundNotOver);
+        }
+        room.table.round_record(&room.id, n).map_err(|e| match e {
+            NoRecord::Unknown => ApiError::UnknownRound,
+            NoRecord::NotOver => ApiError::RoundNotOver,
         })
     }
 

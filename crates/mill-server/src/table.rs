@@ -5,7 +5,7 @@
 
 use mill_core::{Action, Color, Game, PlayError, Variant, view};
 
-use crate::protocol::{Code, Command, ErrorCode, GameView, Offers, ResultView, Sides};
+use crate::protocol::{Code, Command, Declined, ErrorCode, GameView, OfferKind, Offers, ResultView, Sides};
 
 /// A refused command: a stable code and a sentence for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,8 +43,44 @@ pub struct Table {
     round: u32,
     game: Game,
     draw_offer: Option<Color>,
+    takeback_offer: Option<Color>,
+    /// Set by a decline, cleared by the next event.
+    declined: Option<Declined>,
     new_round: Sides<bool>,
     seq: u32,
+    /// The rounds before the current one, oldest first (round `i + 1` at `i`); each
+    /// ended with a result before the next began.
+    past: Vec<Game>,
+}
+
+/// A finished round's record, for review (`GET /api/rooms/{room}/rounds/{n}`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RoundRecord {
+    /// Room id.
+    pub room: String,
+    /// Round number.
+    pub round: u32,
+    /// Always "nine" for now.
+    pub variant: &'static str,
+    /// The position the round started from.
+    pub start: String,
+    /// Every action in order, in text form.
+    pub actions: Vec<String>,
+    /// The turns in notation.
+    pub record: Vec<String>,
+    /// The final position.
+    pub position: String,
+    /// How it ended.
+    pub result: ResultView,
+}
+
+/// Why a round's record cannot be had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoRecord {
+    /// The room has no round with that number.
+    Unknown,
+    /// That round is still being played.
+    NotOver,
 }
 
 impl Default for Table {
@@ -60,8 +96,11 @@ impl Table {
             round: 1,
             game: Game::new(Variant::Nine),
             draw_offer: None,
+            takeback_offer: None,
+            declined: None,
             new_round: Sides::default(),
             seq: 0,
+            past: Vec::new(),
         }
     }
 
@@ -82,6 +121,64 @@ impl Table {
 
     /// Checks `cmd` from `seat` and applies it; on error nothing changes.
     pub fn apply(&mut self, seat: Color, cmd: &Command) -> Result<Placed, Refusal> {
+        let declined = self.declined.take();
+        let result = self.apply_inner(seat, cmd);
+        match &result {
+            Err(_) => self.declined = declined,
+            Ok(_) if self.is_over() => {
+                self.draw_offer = None;
+                self.takeback_offer = None;
+            }
+            Ok(_) => {}
+        }
+        result
+    }
+
+    /// How many actions `seat`'s takeback would undo: its latest turn (in progress or
+    /// completed), which must be the last thing played in the round, so that a
+    /// takeback never undoes any of the other side's turns.
+    fn takeback_span(&self, seat: Color) -> Result<usize, Refusal> {
+        if self.is_over() {
+            return Err(Refusal::new(ErrorCode::GameOver, "This round is over."));
+        }
+        let turns = self.game.turns();
+        let actions = self.game.actions().len();
+        let completed: usize = turns.iter().map(|t| t.actions().count()).sum();
+        let first = self.game.start().turn();
+        // Turns alternate from the side that started.
+        let side_of_turn = |i: usize| if i % 2 == 0 { first } else { !first };
+        let (last_by, span) = if completed < actions {
+            (side_of_turn(turns.len()), actions - completed)
+        } else {
+            match turns.last() {
+                Some(t) => (side_of_turn(turns.len() - 1), t.actions().count()),
+                None => {
+                    return Err(Refusal::new(
+                        ErrorCode::NothingToTakeBack,
+                        "You have not played in this round yet.",
+                    ));
+                }
+            }
+        };
+        if last_by == seat {
+            return Ok(span);
+        }
+        let played = (actions > completed && side_of_turn(turns.len()) == seat)
+            || (0..turns.len()).any(|i| side_of_turn(i) == seat);
+        if played {
+            Err(Refusal::new(
+                ErrorCode::OpponentPlayed,
+                "Your opponent has played since your last turn; only a turn nobody has answered yet can be taken back.",
+            ))
+        } else {
+            Err(Refusal::new(
+                ErrorCode::NothingToTakeBack,
+                "You have not played in this round yet.",
+            ))
+        }
+    }
+
+    fn apply_inner(&mut self, seat: Color, cmd: &Command) -> Result<Placed, Refusal> {
         let placed = Placed {
             round: self.round,
             seq: self.seq,
@@ -104,6 +201,9 @@ impl Table {
                 self.game.play_action(action).map_err(rules_refusal)?;
                 if self.draw_offer == Some(!seat) {
                     self.draw_offer = None;
+                }
+                if self.takeback_offer == Some(!seat) {
+                    self.takeback_offer = None;
                 }
             }
             Command::OfferDraw => {
@@ -130,15 +230,54 @@ impl Table {
                 }
                 if *cmd == Command::AcceptDraw {
                     self.game.agree_draw().map_err(rules_refusal)?;
+                } else {
+                    self.declined = Some(Declined {
+                        offer: OfferKind::Draw,
+                        by: seat,
+                    });
                 }
                 self.draw_offer = None;
+            }
+            Command::OfferTakeback => {
+                self.takeback_span(seat)?;
+                if self.takeback_offer.is_some() {
+                    return Err(Refusal::new(
+                        ErrorCode::AlreadyOffered,
+                        "Your takeback request already stands.",
+                    ));
+                }
+                self.takeback_offer = Some(seat);
+            }
+            Command::AcceptTakeback | Command::DeclineTakeback => {
+                if over {
+                    return Err(game_over());
+                }
+                if self.takeback_offer != Some(!seat) {
+                    return Err(Refusal::new(
+                        ErrorCode::NoTakebackOffer,
+                        "Your opponent has not asked to take back a turn.",
+                    ));
+                }
+                if *cmd == Command::AcceptTakeback {
+                    let span = self.takeback_span(!seat)?;
+                    for _ in 0..span {
+                        self.game.undo();
+                    }
+                    // The offer was made on a position that is gone.
+                    self.draw_offer = None;
+                } else {
+                    self.declined = Some(Declined {
+                        offer: OfferKind::Takeback,
+                        by: seat,
+                    });
+                }
+                self.takeback_offer = None;
             }
             Command::Resign => {
                 if over {
                     return Err(game_over());
                 }
                 self.game.resign(seat).map_err(rules_refusal)?;
-                self.draw_offer = None;
             }
             Command::NewRound => {
                 if !over {
@@ -150,8 +289,10 @@ impl Table {
                 *self.new_round.get_mut(seat) = true;
                 if self.new_round.light && self.new_round.dark {
                     self.round += 1;
-                    self.game = Game::new(Variant::Nine);
+                    let finished = std::mem::replace(&mut self.game, Game::new(Variant::Nine));
+                    self.past.push(finished);
                     self.draw_offer = None;
+                    self.takeback_offer = None;
                     self.new_round = Sides::default();
                     self.seq = 0;
                     return Ok(Placed {
@@ -182,8 +323,35 @@ impl Table {
                     .into_iter()
                     .filter(|&c| *self.new_round.get(c))
                     .collect(),
+                takeback: self.takeback_offer,
+                declined: self.declined,
             },
         }
+    }
+}
+
+impl Table {
+    /// The record of round `n` once it has a result: an earlier round, or the current
+    /// one when it is over.
+    pub fn round_record(&self, room: &str, n: u32) -> Result<RoundRecord, NoRecord> {
+        let game = match n {
+            0 => return Err(NoRecord::Unknown),
+            n if n < self.round => &self.past[(n - 1) as usize],
+            n if n == self.round => &self.game,
+            _ => return Err(NoRecord::Unknown),
+        };
+        let outcome = game.outcome().ok_or(NoRecord::NotOver)?;
+        let t = game.position().topology();
+        Ok(RoundRecord {
+            room: room.to_string(),
+            round: n,
+            variant: "nine",
+            start: game.start().to_string(),
+            actions: game.actions().iter().map(|a| a.to_text(t)).collect(),
+            record: game.record(),
+            position: game.position().to_string(),
+            result: ResultView::from(outcome),
+        })
     }
 }
 
@@ -363,6 +531,151 @@ mod tests {
         assert!(v.offers.new_round.is_empty());
         assert_eq!(v.turn, Light, "colours stay: Light starts again");
         assert_eq!(act(&mut t, Light, "a1").unwrap().seq, 0);
+    }
+
+    fn code(r: Result<Placed, Refusal>) -> String {
+        r.unwrap_err().code.to_string()
+    }
+
+    #[test]
+    fn a_takeback_undoes_the_askers_last_turn_only_with_consent() {
+        let mut t = Table::new();
+        assert_eq!(
+            code(t.apply(Light, &Command::OfferTakeback)),
+            "nothing-to-take-back"
+        );
+        act(&mut t, Light, "a1").unwrap();
+        assert_eq!(
+            code(t.apply(Dark, &Command::OfferTakeback)),
+            "nothing-to-take-back",
+            "Dark has not played"
+        );
+        assert_eq!(code(t.apply(Dark, &Command::AcceptTakeback)), "no-takeback-offer");
+        t.apply(Light, &Command::OfferTakeback).unwrap();
+        assert_eq!(t.view("r").offers.takeback, Some(Light));
+        assert_eq!(code(t.apply(Light, &Command::OfferTakeback)), "already-offered");
+        assert_eq!(
+            code(t.apply(Light, &Command::AcceptTakeback)),
+            "no-takeback-offer",
+            "nobody accepts their own request"
+        );
+        t.apply(Dark, &Command::AcceptTakeback).unwrap();
+        let v = t.view("r");
+        assert_eq!((v.version, v.turn), (0, Light));
+        assert!(v.actions.is_empty());
+        assert_eq!(v.offers.takeback, None);
+        // A whole turn goes back, its removal with it.
+        for (seat, a) in [
+            (Light, "a1"),
+            (Dark, "b2"),
+            (Light, "a4"),
+            (Dark, "b4"),
+            (Light, "a7"),
+        ] {
+            act(&mut t, seat, a).unwrap();
+        }
+        t.apply(Light, &Command::OfferTakeback).unwrap();
+        act(&mut t, Light, "xb2").unwrap();
+        assert_eq!(
+            t.view("r").offers.takeback,
+            Some(Light),
+            "finishing the turn keeps the request: it covers the whole turn"
+        );
+        t.apply(Dark, &Command::AcceptTakeback).unwrap();
+        let v = t.view("r");
+        assert_eq!(v.actions, ["a1", "b2", "a4", "b4"]);
+        assert_eq!(v.pieces.dark, ["b2", "b4"]);
+        assert_eq!(v.turn, Light);
+    }
+
+    #[test]
+    fn a_takeback_never_undoes_the_other_sides_turn() {
+        let mut t = Table::new();
+        act(&mut t, Light, "a1").unwrap();
+        act(&mut t, Dark, "d6").unwrap();
+        assert_eq!(code(t.apply(Light, &Command::OfferTakeback)), "opponent-played");
+        // A request lapses when the side it was made to plays instead.
+        t.apply(Dark, &Command::OfferTakeback).unwrap();
+        act(&mut t, Light, "a4").unwrap();
+        assert_eq!(t.view("r").offers.takeback, None);
+        assert_eq!(
+            code(t.apply(Light, &Command::AcceptTakeback)),
+            "no-takeback-offer"
+        );
+        // Mid-turn, with the other side's removal pending, it is the other side's turn.
+        for (seat, a) in [(Dark, "b2"), (Light, "a7")] {
+            act(&mut t, seat, a).unwrap();
+        }
+        assert_eq!(t.view("r").pending_removals, 1);
+        assert_eq!(code(t.apply(Dark, &Command::OfferTakeback)), "opponent-played");
+        t.apply(Light, &Command::OfferTakeback).unwrap();
+        t.apply(Dark, &Command::AcceptTakeback).unwrap();
+        assert_eq!(
+            t.view("r").actions,
+            ["a1", "d6", "a4", "b2"],
+            "only the placement goes"
+        );
+    }
+
+    #[test]
+    fn a_declined_offer_is_shown_until_the_next_event() {
+        let mut t = Table::new();
+        act(&mut t, Light, "a1").unwrap();
+        t.apply(Light, &Command::OfferTakeback).unwrap();
+        t.apply(Dark, &Command::DeclineTakeback).unwrap();
+        let v = t.view("r");
+        assert_eq!(v.offers.takeback, None);
+        assert_eq!(
+            v.offers.declined,
+            Some(Declined {
+                offer: OfferKind::Takeback,
+                by: Dark
+            })
+        );
+        assert_eq!(v.actions, ["a1"], "declined: nothing undone");
+        assert_eq!(
+            code(t.apply(Dark, &Command::DeclineTakeback)),
+            "no-takeback-offer"
+        );
+        assert!(t.view("r").offers.declined.is_some(), "a refusal changes nothing");
+        act(&mut t, Dark, "d6").unwrap();
+        assert_eq!(t.view("r").offers.declined, None);
+        t.apply(Dark, &Command::OfferDraw).unwrap();
+        t.apply(Light, &Command::DeclineDraw).unwrap();
+        let declined = t.view("r").offers.declined.unwrap();
+        assert_eq!((declined.offer, declined.by), (OfferKind::Draw, Light));
+        let text = crate::protocol::state_text(&t.view("r"), Sides::default(), 3);
+        assert!(
+            text.contains(r#""declined":{"offer":"draw","by":"light"}"#),
+            "{text}"
+        );
+        assert!(text.contains(r#""spectators":3"#), "{text}");
+        t.apply(Light, &Command::OfferDraw).unwrap();
+        assert_eq!(t.view("r").offers.declined, None, "any event clears it");
+    }
+
+    #[test]
+    fn finished_rounds_keep_their_record() {
+        let mut t = Table::new();
+        assert_eq!(t.round_record("r", 1), Err(NoRecord::NotOver));
+        assert_eq!(t.round_record("r", 0), Err(NoRecord::Unknown));
+        act(&mut t, Light, "d6").unwrap();
+        act(&mut t, Dark, "d2").unwrap();
+        t.apply(Dark, &Command::Resign).unwrap();
+        let first = t.round_record("r", 1).unwrap();
+        assert_eq!(first.actions, ["d6", "d2"]);
+        assert_eq!(first.result.winner, Some(Light));
+        assert_eq!(first.result.reason, "resignation");
+        t.apply(Light, &Command::NewRound).unwrap();
+        t.apply(Dark, &Command::NewRound).unwrap();
+        act(&mut t, Light, "a1").unwrap();
+        assert_eq!(
+            t.round_record("r", 1).unwrap(),
+            first,
+            "the next round leaves it be"
+        );
+        assert_eq!(t.round_record("r", 2), Err(NoRecord::NotOver));
+        assert_eq!(t.round_record("r", 3), Err(NoRecord::Unknown));
     }
 
     #[test]
