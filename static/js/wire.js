@@ -57,6 +57,7 @@ export const ERROR_CODES = Object.freeze({
   BAD_ACTION: 'bad-action',
   RATE_LIMITED: 'rate-limited',
   UNKNOWN_ROUND: 'unknown-round',
+  BAD_RULES: 'bad-rules',
   NOT_FOUND: 'not-found',
   METHOD_NOT_ALLOWED: 'method-not-allowed',
   NOT_WEBSOCKET: 'not-websocket',

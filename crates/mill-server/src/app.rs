@@ -249,16 +249,37 @@ fn seat_reply(
     }))
 }
 
+/// The rule set a new room asks for: an empty body (older pages) or `{}` is Nine Men's
+/// Morris, `{"variant": "six+per-mill"}` any rule set mill-core knows.
+fn requested_rules(body: &[u8]) -> Result<&'static mill_core::Rules, ApiError> {
+    // Unknown fields are ignored, as docs/PROTOCOL.md promises.
+    #[derive(serde::Deserialize)]
+    struct CreateRoom {
+        variant: Option<String>,
+    }
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(mill_core::Variant::Nine.rules());
+    }
+    let asked: CreateRoom = serde_json::from_slice(body)
+        .map_err(|e| ApiError::BadRules(format!("the body is not {{\"variant\": NAME}} ({e})")))?;
+    match asked.variant {
+        None => Ok(mill_core::Variant::Nine.rules()),
+        Some(name) => mill_core::Rules::parse(&name).map_err(|e| ApiError::BadRules(e.to_string())),
+    }
+}
+
 async fn create_room(
     State(state): State<AppState>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
+    body: axum::body::Bytes,
 ) -> Result<Response, ApiError> {
+    let rules = requested_rules(&body)?;
     if !state.per_address.allow(addr.ip()) {
         return Err(ApiError::RateLimited);
     }
-    let (room, key) = state.rooms.create().await?;
-    tracing::info!(%room, "room created");
+    let (room, key) = state.rooms.create(rules).await?;
+    tracing::info!(%room, %rules, "room created");
     Ok((
         StatusCode::CREATED,
         seat_reply(&state, &headers, &room, "light", &key),

@@ -83,6 +83,8 @@ pub struct StoredRoom {
     pub id: String,
     /// Last activity (Unix ms).
     pub active_at: i64,
+    /// The rule set's name (`rooms.variant`: `nine` for rooms older than the variants).
+    pub variant: String,
     /// Seat key hashes.
     pub light_key: Option<[u8; 32]>,
     /// Seat key hashes.
@@ -95,7 +97,7 @@ pub struct StoredRoom {
 pub fn load_rooms(conn: &Connection) -> Result<Vec<StoredRoom>, DbError> {
     let mut rooms = Vec::new();
     let mut index = std::collections::HashMap::new();
-    let mut stmt = conn.prepare("SELECT id, active_at FROM rooms ORDER BY id")?;
+    let mut stmt = conn.prepare("SELECT id, active_at, variant FROM rooms ORDER BY id")?;
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {
         let id: String = row.get(0)?;
@@ -103,6 +105,7 @@ pub fn load_rooms(conn: &Connection) -> Result<Vec<StoredRoom>, DbError> {
         rooms.push(StoredRoom {
             id,
             active_at: row.get(1)?,
+            variant: row.get(2)?,
             light_key: None,
             dark_key: None,
             events: Vec::new(),
@@ -160,6 +163,8 @@ pub enum Op {
         key_hash: [u8; 32],
         /// Now.
         at: i64,
+        /// The rule set's name (`nine`, `six+per-mill`), kept in `rooms.variant`.
+        rules: String,
     },
     /// The Dark seat taken.
     Join {
@@ -408,11 +413,16 @@ fn op_name(op: &Op) -> &'static str {
 
 fn write(conn: &Connection, op: &Op) -> Result<(), rusqlite::Error> {
     match op {
-        Op::CreateRoom { id, key_hash, at } => {
+        Op::CreateRoom {
+            id,
+            key_hash,
+            at,
+            rules,
+        } => {
             conn.prepare_cached(
-                "INSERT INTO rooms (id, variant, created_at, active_at) VALUES (?1, 'nine', ?2, ?2)",
+                "INSERT INTO rooms (id, variant, created_at, active_at) VALUES (?1, ?3, ?2, ?2)",
             )?
-            .execute(params![id, at])?;
+            .execute(params![id, at, rules])?;
             conn.prepare_cached(
                 "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, 'light', ?2, ?3)",
             )?
@@ -610,6 +620,7 @@ mod tests {
                     id: "r1".into(),
                     key_hash,
                     at: 1,
+                    rules: "six".into(),
                 })
                 .await
                 .unwrap();

@@ -21,6 +21,9 @@ pub enum ApiError {
     /// The room has no round with this number.
     #[error("This room has no round with that number.")]
     UnknownRound,
+    /// A room asked for under rules that are not a rule set.
+    #[error("Not a game these rules know: {0}.")]
+    BadRules(String),
     /// The round asked for is still being played.
     #[error("This round is still being played; it can be reviewed once it is over.")]
     RoundNotOver,
@@ -60,6 +63,7 @@ impl ApiError {
             ApiError::UnknownRoom => ErrorCode::UnknownRoom,
             ApiError::RoomFull => ErrorCode::RoomFull,
             ApiError::UnknownRound => ErrorCode::UnknownRound,
+            ApiError::BadRules(_) => ErrorCode::BadRules,
             ApiError::RoundNotOver => ErrorCode::RoundNotOver,
             ApiError::RateLimited => ErrorCode::RateLimited,
             ApiError::NotFound => ErrorCode::NotFound,
@@ -76,6 +80,7 @@ impl ApiError {
             ApiError::UnknownRoom => StatusCode::NOT_FOUND,
             ApiError::RoomFull => StatusCode::CONFLICT,
             ApiError::UnknownRound => StatusCode::NOT_FOUND,
+            ApiError::BadRules(_) => StatusCode::BAD_REQUEST,
             ApiError::RoundNotOver => StatusCode::CONFLICT,
             ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ApiError::NotFound => StatusCode::NOT_FOUND,

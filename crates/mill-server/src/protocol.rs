@@ -80,6 +80,8 @@ pub enum ErrorCode {
     RateLimited,
     /// HTTP: the room has no round with this number.
     UnknownRound,
+    /// HTTP: a room asked for under rules that are not a rule set (`six+per-mill`).
+    BadRules,
     /// HTTP: no such API endpoint.
     NotFound,
     /// HTTP: the endpoint does not take this method.

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::extract::ws::Utf8Bytes;
-use mill_core::Color;
+use mill_core::{Color, Rules};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -80,8 +80,8 @@ pub struct Room {
 }
 
 impl Room {
-    fn new(id: String, light_key: [u8; 32], at: i64) -> Room {
-        let table = Table::new();
+    fn new(id: String, light_key: [u8; 32], at: i64, rules: &'static Rules) -> Room {
+        let table = Table::with_rules(rules);
         let committed = Arc::new(table.view(&id));
         Room {
             id,
@@ -165,7 +165,8 @@ impl Room {
 pub struct RoomInfo {
     room: String,
     protocol: u32,
-    variant: &'static str,
+    /// The rule set the room plays (`nine`, `six+per-mill`).
+    variant: String,
     round: u32,
     version: u32,
     over: bool,
@@ -229,7 +230,9 @@ impl Rooms {
             let light = s
                 .light_key
                 .ok_or_else(|| DbError::Corrupt(format!("room {} has no light seat", s.id)))?;
-            let mut room = Room::new(s.id.clone(), light, s.active_at);
+            let rules = Rules::parse(&s.variant)
+                .map_err(|e| DbError::Corrupt(format!("room {} plays {:?}: {e}", s.id, s.variant)))?;
+            let mut room = Room::new(s.id.clone(), light, s.active_at, rules);
             room.keys.dark = s.dark_key;
             room.taken.dark = s.dark_key.is_some();
             for e in s.events {
@@ -268,8 +271,9 @@ impl Rooms {
         self.shared.clock.now_ms()
     }
 
-    /// Creates a room; returns its id and the Light seat's key once both are on disk.
-    pub async fn create(&self) -> Result<(String, String), ApiError> {
+    /// Creates a room playing `rules`; returns its id and the Light seat's key once both
+    /// are on disk.
+    pub async fn create(&self, rules: &'static Rules) -> Result<(String, String), ApiError> {
         let id = keys::new_room_id();
         let key = keys::new_seat_key();
         let key_hash = keys::hash_key(&key);
@@ -280,9 +284,10 @@ impl Rooms {
                 id: id.clone(),
                 key_hash,
                 at,
+                rules: rules.to_string(),
             })
             .await?;
-        let room = Room::new(id.clone(), key_hash, at);
+        let room = Room::new(id.clone(), key_hash, at, rules);
         lock(&self.shared.map).insert(id.clone(), Arc::new(Mutex::new(room)));
         Ok((id, key))
     }
@@ -334,7 +339,7 @@ impl Rooms {
         Some(RoomInfo {
             room: room.id.clone(),
             protocol: PROTOCOL,
-            variant: "nine",
+            variant: room.table.rules().to_string(),
             round: room.committed.round,
             version: room.committed.version,
             over: room.committed.result.is_some(),

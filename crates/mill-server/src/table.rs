@@ -3,7 +3,7 @@
 //! start-up, so what was acknowledged is exactly what comes back. Rules are
 //! `mill-core`'s; this module only decides who may do what and when.
 
-use mill_core::{Action, Color, Game, PlayError, Variant, view};
+use mill_core::{Action, Color, Game, PlayError, Position, Rules, Variant, view};
 
 use crate::protocol::{Code, Command, Declined, ErrorCode, GameView, OfferKind, Offers, ResultView, Sides};
 
@@ -60,8 +60,8 @@ pub struct RoundRecord {
     pub room: String,
     /// Round number.
     pub round: u32,
-    /// Always "nine" for now.
-    pub variant: &'static str,
+    /// The rule set the room plays (`nine`, `six+per-mill`).
+    pub variant: String,
     /// The position the round started from.
     pub start: String,
     /// Every action in order, in text form.
@@ -90,11 +90,16 @@ impl Default for Table {
 }
 
 impl Table {
-    /// Round 1, start position.
+    /// Round 1 of Nine Men's Morris, start position.
     pub fn new() -> Table {
+        Table::with_rules(Variant::Nine.rules())
+    }
+
+    /// Round 1 under `rules`, start position; every later round keeps them.
+    pub fn with_rules(rules: &'static Rules) -> Table {
         Table {
             round: 1,
-            game: Game::new(Variant::Nine),
+            game: Game::from_position(Position::start(rules)),
             draw_offer: None,
             takeback_offer: None,
             declined: None,
@@ -102,6 +107,11 @@ impl Table {
             seq: 0,
             past: Vec::new(),
         }
+    }
+
+    /// The rule set the room plays.
+    pub fn rules(&self) -> &'static Rules {
+        self.game.start().rules()
     }
 
     /// Current round number.
@@ -289,7 +299,9 @@ impl Table {
                 *self.new_round.get_mut(seat) = true;
                 if self.new_round.light && self.new_round.dark {
                     self.round += 1;
-                    let finished = std::mem::replace(&mut self.game, Game::new(Variant::Nine));
+                    let rules = self.rules();
+                    let finished =
+                        std::mem::replace(&mut self.game, Game::from_position(Position::start(rules)));
                     self.past.push(finished);
                     self.draw_offer = None;
                     self.takeback_offer = None;
@@ -345,7 +357,7 @@ impl Table {
         Ok(RoundRecord {
             room: room.to_string(),
             round: n,
-            variant: "nine",
+            variant: game.position().rules().to_string(),
             start: game.start().to_string(),
             actions: game.actions().iter().map(|a| a.to_text(t)).collect(),
             record: game.record(),
