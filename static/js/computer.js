@@ -7,11 +7,14 @@
 // game, engine, timer and storage passed in (unit-tested on the real rules in node);
 // engineWorker() is the Worker wrapper (browser only).
 
-export const LEVELS = Object.freeze(['easy', 'medium', 'hard']);
+export const LEVELS = Object.freeze(['beginner', 'easy', 'medium', 'hard']);
 export const SIDES = Object.freeze(['light', 'dark']);
 
-/** The time each level may think, in ms. Easy and Medium stop at their depth far sooner. */
-export const MOVETIME_MS = Object.freeze({ easy: 300, medium: 600, hard: 1000 });
+/**
+ * The time each level may think, in ms. Beginner does not search; Easy and Medium stop at
+ * their depth far sooner.
+ */
+export const MOVETIME_MS = Object.freeze({ beginner: 100, easy: 300, medium: 600, hard: 1000 });
 
 /** The shortest time the computer seems to think, so a fast answer does not look like a jump. */
 export const MIN_THINK_MS = 450;

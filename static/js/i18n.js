@@ -79,6 +79,30 @@ const en = {
   'status.waitMove': 'Waiting for {side} to move',
   'status.waitRemove': 'Waiting for {side} to remove a piece',
   'status.loading': 'Loading…',
+  'status.you.place': 'Your turn: place a piece',
+  'status.you.move': 'Your turn: pick a piece to move',
+  'status.you.moveTo': 'Your turn: move to a highlighted point',
+  'status.you.fly': 'Your turn, you are flying: pick any own piece',
+  'status.you.flyTo': 'Your turn, you are flying: pick any free point',
+  'status.you.remove.dark': 'You closed a mill: remove a Dark piece',
+  'status.you.remove.light': 'You closed a mill: remove a Light piece',
+  'status.watch.move': 'Watching · {side} to move',
+  'status.watch.remove': 'Watching · {side} to remove a piece',
+  'result.youWin': 'You won',
+  'result.youLose': 'You lost',
+  'online.watching': 'Watching',
+  'online.watchingNote': 'Both seats are taken: you are watching this game.',
+  'online.viewers.one': '{n} watching',
+  'online.viewers.few': '{n} watching',
+  'online.viewers.many': '{n} watching',
+  'online.viewers.other': '{n} watching',
+  'online.unknown': 'unknown',
+  'online.offlineClick': 'No connection to the server: the game goes on once it is back.',
+  'notify.yourTurn': 'Your turn',
+  'notify.gameOver': 'Game over',
+  'sound.label': 'Sound',
+  'theme.toLight': 'Light theme',
+  'theme.toDark': 'Dark theme',
   'result.win': '{side} wins',
   'result.draw': 'Draw',
   'reason.pieces': '{loser} has fewer than three pieces left.',
@@ -115,7 +139,6 @@ const en = {
   'online.replaced': 'This game was opened in another tab. This tab is no longer connected.',
   'online.takeBack': 'Play here',
   'online.roomGone': 'This room does not exist (it may have expired).',
-  'online.full': 'This room already has two players.',
   'online.watchersFull': 'This room has as many watchers as it can take.',
   'online.reload': 'The game was updated: reload the page.',
   'online.offerDraw': 'Offer a draw',
@@ -145,9 +168,10 @@ const en = {
   'online.newRoundOffered': '{side} asks for a new round',
   'online.error': 'The server refused: {message}',  // Vs computer (branch ai) — begin
   'start.computer': 'Vs computer',
-  'start.computer.hint': 'Easy, Medium or Hard, right in your browser',
+  'start.computer.hint': 'From Beginner to Hard, right in your browser',
   'card.computer': 'computer',
   'computer.level': 'Level',
+  'computer.level.beginner': 'Beginner',
   'computer.level.easy': 'Easy',
   'computer.level.medium': 'Medium',
   'computer.level.hard': 'Hard',
@@ -220,7 +244,7 @@ const ru = {
   'card.you': 'вы',
   'card.toMove': 'ход',
   'phase.placing': 'расстановка',
-  'phase.moving': 'ходы',
+  'phase.moving': 'перемещение',
   'phase.flying': 'полёт',
   'status.place': '{side}: поставьте фишку',
   'status.move': '{side}: выберите фишку для хода',
@@ -232,6 +256,30 @@ const ru = {
   'status.waitMove': 'Ждём хода: {side}',
   'status.waitRemove': 'Ждём, пока {side} снимут фишку',
   'status.loading': 'Загрузка…',
+  'status.you.place': 'Ваш ход: поставьте фишку',
+  'status.you.move': 'Ваш ход: выберите фишку',
+  'status.you.moveTo': 'Ваш ход: выберите подсвеченную точку',
+  'status.you.fly': 'Ваш ход, вы летаете: выберите любую свою фишку',
+  'status.you.flyTo': 'Ваш ход, вы летаете: выберите любую свободную точку',
+  'status.you.remove.dark': 'Мельница! Снимите тёмную фишку',
+  'status.you.remove.light': 'Мельница! Снимите светлую фишку',
+  'status.watch.move': 'Вы зритель · ход: {side}',
+  'status.watch.remove': 'Вы зритель · {side} снимают фишку',
+  'result.youWin': 'Вы победили',
+  'result.youLose': 'Вы проиграли',
+  'online.watching': 'Вы зритель',
+  'online.watchingNote': 'Оба места заняты: вы смотрите партию.',
+  'online.viewers.one': '{n} зритель',
+  'online.viewers.few': '{n} зрителя',
+  'online.viewers.many': '{n} зрителей',
+  'online.viewers.other': '{n} зрителя',
+  'online.unknown': 'неизвестно',
+  'online.offlineClick': 'Нет связи с сервером: игра продолжится, когда она восстановится.',
+  'notify.yourTurn': 'Ваш ход',
+  'notify.gameOver': 'Партия окончена',
+  'sound.label': 'Звук',
+  'theme.toLight': 'Светлая тема',
+  'theme.toDark': 'Тёмная тема',
   'result.win': 'Победа: {side}',
   'result.draw': 'Ничья',
   'reason.pieces': 'У соперника ({loser}) меньше трёх фишек.',
@@ -267,7 +315,6 @@ const ru = {
   'online.replaced': 'Партия открыта в другой вкладке. Эта вкладка отключена.',
   'online.takeBack': 'Играть здесь',
   'online.roomGone': 'Такой комнаты нет (возможно, она удалена).',
-  'online.full': 'В этой комнате уже два игрока.',
   'online.watchersFull': 'В комнате уже столько зрителей, сколько она вмещает.',
   'online.reload': 'Игра обновилась: перезагрузите страницу.',
   'online.offerDraw': 'Предложить ничью',
@@ -297,9 +344,10 @@ const ru = {
   'online.newRoundOffered': '{side} предлагают новую партию',
   'online.error': 'Сервер отказал: {message}',  // Vs computer (branch ai) — begin
   'start.computer': 'С компьютером',
-  'start.computer.hint': 'Три уровня сложности, прямо в браузере',
+  'start.computer.hint': 'Четыре уровня сложности, прямо в браузере',
   'card.computer': 'компьютер',
   'computer.level': 'Уровень',
+  'computer.level.beginner': 'Новичок',
   'computer.level.easy': 'Лёгкий',
   'computer.level.medium': 'Средний',
   'computer.level.hard': 'Сложный',
@@ -328,6 +376,15 @@ export function pickLanguage(saved, browserLanguages = []) {
     if (isLanguage(base)) return base;
   }
   return 'en';
+}
+
+/**
+ * The key of the plural form of `n` under `base`, e.g. 'online.viewers.few' for 3 in
+ * Russian (Intl.PluralRules: 'one', 'few', 'many' or 'other'; English has 'one' and 'other').
+ * @param {Lang} lang @param {string} base @param {number} n
+ */
+export function pluralKey(lang, base, n) {
+  return `${base}.${new Intl.PluralRules(lang).select(n)}`;
 }
 
 /** A translate function for a language: t(key, {param: value}). Unknown keys show as the key. */

@@ -3,16 +3,18 @@
 // online.js; the panels are panels.js; the state's shape is page-state.js.
 
 import { bindConfirmDialog } from './dialog.js';
-import { $, all } from './dom.js';
+import { $, $button, all } from './dom.js';
 import { pickLanguage, translator } from './i18n.js';
 import { bindLocalControls, playLocal, startLocal } from './local.js';
-import { bindOnlineControls, createRoom, onlineCanAct, openRoom, sendAction } from './online.js';
+import { createNotifier } from './notify.js';
+import { bindOnlineControls, createRoom, explainInactive, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
 import { bindReviewControls, openReview, reviewFromPath } from './review.js';
 import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
+import { bindThemeSwitch } from './theme.js';
 import { bindComputerControls, startComputer } from './vs-computer.js';
 import { bindVariantChooser, viewRules } from './variant.js';
 import { mountBoard } from './widget.js';
@@ -20,14 +22,17 @@ import { mountBoard } from './widget.js';
 const storage = safeStorage(() => window.localStorage);
 const lang = pickLanguage(storage.get('lang'), navigator.languages ?? [navigator.language]);
 const page = createPageState(lang, translator(lang));
+const notifier = createNotifier({ storage });
+const theme = bindThemeSwitch($button('theme'), storage);
 
 /** @type {import('./page-state.js').App} */
 const app = {
   page,
   storage,
-  render: () => {
+  render() {
     renderPage(page, storage);
     viewRules(page, storage);
+    notifier.update(page);
   },
   setNotice(key, text = null) {
     page.notice = key || text ? { key, text } : null;
@@ -54,6 +59,7 @@ const app = {
       canAct: () =>
         page.mode === 'local' ? true : page.mode === 'computer' ? !!page.computer?.canAct() : page.mode === 'online' && onlineCanAct(page.online),
       onSelection: () => app.render(),
+      onInactive: () => explainInactive(app),
     });
   },
   async rules() {
@@ -72,13 +78,23 @@ const app = {
 function applyLanguage() {
   page.t = translator(page.lang);
   document.documentElement.lang = page.lang;
-  document.title = page.t('app.title');
   for (const node of all('[data-i18n]')) node.textContent = page.t(node.dataset.i18n);
   for (const node of all('[data-i18n-aria]')) node.setAttribute('aria-label', page.t(node.dataset.i18nAria));
   // The switch is written in the other language; say so for screen readers.
   $('lang').lang = page.lang === 'en' ? 'ru' : 'en';
   page.board?.setTranslator(page.t);
+  theme.refresh((next) => page.t(next === 'light' ? 'theme.toLight' : 'theme.toDark'));
+  showSound();
   app.render();
+}
+
+function showSound() {
+  $('sound').setAttribute('aria-pressed', String(!notifier.muted));
+}
+
+/** After choosing a mode, the keyboard focus goes to the board rather than the page. */
+function focusGame() {
+  if (page.mode && !$('game').hidden) page.board?.focus();
 }
 
 function leaveGame() {
@@ -106,9 +122,10 @@ async function route() {
 }
 
 /** @param {string} url */
-function go(url) {
+async function go(url) {
   history.pushState(null, '', url);
-  route();
+  await route();
+  focusGame();
 }
 
 $('lang').addEventListener('click', () => {
@@ -118,7 +135,11 @@ $('lang').addEventListener('click', () => {
 });
 window.addEventListener('popstate', route);
 $('start-local').addEventListener('click', () => go('/#local'));
-$('start-friend').addEventListener('click', () => createRoom(app));
+$('start-friend').addEventListener('click', () => createRoom(app).then(focusGame));
+$('sound').addEventListener('click', () => {
+  notifier.setMuted(!notifier.muted);
+  showSound();
+});
 $('start-computer').addEventListener('click', () => go('/#computer'));
 $('menu').addEventListener('click', () => go('/'));
 bindLocalControls(app);

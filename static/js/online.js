@@ -10,12 +10,16 @@ import { localGame } from './rules.js';
 import { createOnlineState } from './page-state.js';
 import { reviewLink } from './review.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
+import { chosenRules, rulesOfPosition } from './variant.js';
 import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./page-state.js').OnlineState} OnlineState */
 /** @typedef {import('./page-state.js').Connection} Connection */
 /** @typedef {import('./storage.js').SeatKey} SeatKey */
+
+/** The rule set whose board is mounted for the room being shown. */
+let boardRules = 'nine';
 
 const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
 
@@ -32,7 +36,8 @@ export async function createRoom(app) {
   button.disabled = true;
   app.setNotice('online.creating');
   try {
-    const res = await fetch('/api/rooms', JSON_POST);
+    // The room plays the variant and options chosen on the start screen.
+    const res = await fetch('/api/rooms', { ...JSON_POST, body: JSON.stringify({ variant: chosenRules(app.storage) }) });
     const body = await res.json().catch(() => ({}));
     if (!res.ok) {
       app.setNotice(null, page.t('online.error', { message: body.message ?? res.status }));
@@ -63,6 +68,12 @@ export async function openRoom(app, roomId) {
   const mod = await app.rules();
   if (!mod) return;
   const fresh = localGame(mod);
+  // The board of the room's variant (room info says which), before its state arrives.
+  const info = await fetch(`/api/rooms/${encodeURIComponent(roomId)}`)
+    .then((res) => (res.ok ? res.json() : null))
+    .catch(() => null);
+  if (typeof info?.variant === 'string') fresh.startRules(info.variant);
+  boardRules = fresh.rulesName();
   app.ensureBoard(fresh.topology);
   page.mode = 'online';
   page.online = createOnlineState(roomId);
@@ -84,7 +95,7 @@ export async function openRoom(app, roomId) {
         app.render();
         return;
       } else if (res.status === 409) {
-        app.setNotice('online.full');
+        // Both seats are taken: watch (the status and the seat note say so).
       } else {
         app.setNotice(null, page.t('online.error', { message: body.message ?? res.status }));
       }
@@ -124,6 +135,7 @@ const HANDLERS = {
     o.state = msg;
     o.fresh = true;
     app.page.snapshot = snapshotFromState(msg);
+    ensureRoomBoard(app, rulesOfPosition(app.page.snapshot.position));
     app.page.board.set(app.page.snapshot);
   },
   [SERVER_TYPES.REPLACED](_app, o) {
@@ -140,11 +152,30 @@ const HANDLERS = {
 };
 
 /**
+ * The board of the rules the room's state names, should room info not have said them.
+ * @param {App} app @param {string} rules
+ */
+function ensureRoomBoard(app, rules) {
+  if (rules === boardRules) return;
+  boardRules = rules;
+  app.rules().then((mod) => {
+    if (!mod) return;
+    const game = localGame(mod);
+    if (!game.startRules(rules).ok) return;
+    app.ensureBoard(game.topology);
+    if (app.page.snapshot) app.page.board.set(app.page.snapshot);
+  });
+}
+
+/**
  * The socket's status changed; after a final close, says why (or opens the room afresh).
  * @param {App} app @param {OnlineState} o @param {Connection} status @param {number} [code]
  */
 function onConnection(app, o, status, code) {
   o.connection = status;
+  // The board's rings follow canAct(), which the connection is part of.
+  app.page.board?.redraw();
+  if (status === 'open' && app.page.notice?.key === 'online.offlineClick') app.setNotice(null);
   if (status === 'closed' && code === CLOSE_CODES.UNKNOWN_ROOM) o.gone = 'online.roomGone';
   if (status === 'closed' && code === CLOSE_CODES.PROTOCOL_MISMATCH) o.gone = 'online.reload';
   if (status === 'closed' && code === CLOSE_CODES.ROOM_FULL) o.gone = 'online.watchersFull';
@@ -160,6 +191,15 @@ function onConnection(app, o, status, code) {
  */
 export function onlineCanAct(o) {
   return !!o?.state && o.fresh && !o.replaced && onlineView(o.state, o.seat, o.connection).canAct;
+}
+
+/**
+ * A click on the board that did nothing: while the connection is down, say why.
+ * @param {App} app
+ */
+export function explainInactive(app) {
+  const o = app.page.online;
+  if (app.page.mode === 'online' && o?.state && o.connection !== 'open' && !o.gone && !o.replaced) app.setNotice('online.offlineClick');
 }
 
 /**

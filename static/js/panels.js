@@ -5,6 +5,7 @@
 import { other, recordRows, statusOf } from './board.js';
 import { computerStatus, resultForPerson } from './computer.js';
 import { $, $button, $input, find, radios } from './dom.js';
+import { pluralKey } from './i18n.js';
 import { onlineView } from './protocol.js';
 import { viewRecordTools } from './records.js';
 import { gameSlot, hasProgress } from './storage.js';
@@ -47,6 +48,8 @@ export function renderPage(page, storage) {
     human: vs?.settings.human,
   };
   document.body.dataset.mode = page.mode;
+  // Online with no live connection: the board is drawn inactive (style.css).
+  document.body.dataset.offline = String(!!o?.state && o.connection !== 'open');
   for (const side of /** @type {const} */ (['light', 'dark'])) viewCard(f, side);
   viewStatus(f);
   viewResult(f);
@@ -85,9 +88,12 @@ function viewCard({ t, snap, o, vs, human }, side) {
   you.classList.toggle('computer', !!vs && side !== human);
   const presence = find(card, '.presence');
   const seatInfo = o?.state?.seats?.[side];
+  // Without a connection the last word about the other seat may be stale: say so.
+  const known = o?.connection === 'open';
   presence.hidden = !o || !seatInfo?.taken;
-  presence.classList.toggle('online', !!seatInfo?.online);
-  presence.textContent = seatInfo?.online ? t('online.present') : t('online.away');
+  presence.classList.toggle('online', known && !!seatInfo?.online);
+  presence.classList.toggle('unknown', !known);
+  presence.textContent = !known ? t('online.unknown') : seatInfo?.online ? t('online.present') : t('online.away');
   if (!snap) return;
   const active = !snap.outcome && snap.turn === side;
   card.classList.toggle('active', active);
@@ -113,10 +119,36 @@ function statusText({ page, t, snap, o, view, vs, human }) {
   if (view && !view.friendJoined && !snap?.outcome) return [t('online.waitingFriend'), 'wait'];
   if (view && !view.opponentOnline && !snap?.outcome) return [t('online.opponentAway', { side: t(`color.${view.opponent}`) }), 'wait'];
   if (!snap) return [t('status.loading'), 'act'];
+  const personal = personalResult(snap, o, vs, human);
+  if (personal) return [t(personal), 'result'];
   // A spectator (no seat) is told whose move it is, like a player waiting.
   const s = (vs && computerStatus(snap, human, vs.failed)) || statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
   const params = Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, t(`color.${v}`)]));
-  return [t(s.key, params), s.tone];
+  return [t(onlineWording(s.key, o, snap), params), s.tone];
+}
+
+/**
+ * Online, the status speaks to the person: "Your turn: …" on their own turn, "Watching · …"
+ * to a spectator. Elsewhere (both sides on one screen) it names the side.
+ * @param {string} key @param {OnlineState | null} o @param {import('./types.js').Snapshot} snap
+ */
+function onlineWording(key, o, snap) {
+  if (!o || snap.outcome) return key;
+  if (!o.seat) return { 'status.waitMove': 'status.watch.move', 'status.waitRemove': 'status.watch.remove' }[key] ?? key;
+  return snap.turn === o.seat ? key.replace(/^status\./, 'status.you.') : key;
+}
+
+/**
+ * The result from the person's side, when one side on this screen is theirs: an i18n key
+ * ('computer.youWin', 'result.youLose', …) or null (a draw, both sides here, a spectator).
+ * @param {import('./types.js').Snapshot} snap @param {OnlineState | null} o
+ * @param {import('./page-state.js').Computer | null} vs @param {Side | undefined} human
+ */
+function personalResult(snap, o, vs, human) {
+  if (vs) return resultForPerson(snap, human);
+  const out = snap.outcome;
+  if (!o?.seat || out?.kind !== 'win') return null;
+  return out.winner === o.seat ? 'result.youWin' : 'result.youLose';
 }
 
 /** Under review: which position of the round is shown. @param {PageState} page @returns {[string, string]} */
@@ -148,11 +180,11 @@ function viewStatus(f) {
 }
 
 /** The result box once the game is over. @param {Frame} f */
-function viewResult({ t, snap, vs, human }) {
+function viewResult({ t, snap, o, vs, human }) {
   $('result').hidden = !snap?.outcome;
   if (!snap?.outcome) return;
   const out = snap.outcome;
-  const personal = vs ? resultForPerson(snap, human) : null;
+  const personal = personalResult(snap, o, vs, human);
   $('result-title').textContent = personal
     ? t(personal)
     : out.kind === 'win'
@@ -183,6 +215,9 @@ function viewRecord({ snap }) {
   // Keep the latest turn in view inside the list only: scrolling the page would make a
   // phone jump away from the board after every move.
   list.scrollTop = list.scrollHeight;
+  // A list taller than its box scrolls; the keyboard must be able to reach it to scroll it.
+  if (list.scrollHeight > list.clientHeight) list.tabIndex = 0;
+  else list.removeAttribute('tabindex');
 }
 
 /** Undo and New game (same device, vs computer), the computer's level and side. @param {Frame} f */
@@ -221,7 +256,7 @@ function viewTakeback(t, v) {
 }
 
 /** The invite link, draw, resign, new round and "Play here". @param {Frame} f */
-function viewOnlineControls({ t, o, view }) {
+function viewOnlineControls({ page, t, o, view }) {
   if (!o) {
     $('invite').hidden = true;
     return;
@@ -248,6 +283,11 @@ function viewOnlineControls({ t, o, view }) {
   // A finished round can be shared for review, by anyone in the room.
   $('share-round').hidden = !o.state?.result;
   $('take-back').hidden = !o.replaced;
-  $('seat-note').hidden = !o.seat;
-  $('seat-note').textContent = o.seat ? t('online.youAre', { side: t(`color.${o.seat}`) }) : '';
+  const watching = !o.seat && !!o.state;
+  $('seat-note').hidden = !o.seat && !watching;
+  $('seat-note').textContent = o.seat ? t('online.youAre', { side: t(`color.${o.seat}`) }) : watching ? t('online.watchingNote') : '';
+  // Everyone in the room sees how many watch (a server that does not count sends nothing).
+  const viewers = o.state?.spectators ?? 0;
+  $('viewers').hidden = viewers === 0;
+  $('viewers').textContent = viewers ? t(pluralKey(page.lang, 'online.viewers', viewers), { n: viewers }) : '';
 }

@@ -67,7 +67,8 @@ export function onlineView(state, seat, connection) {
     opponentOnline,
     canAct: playing && state.turn === seat,
     canOfferDraw: playing && drawBy === null,
-    drawOfferedByMe: drawBy === seat,
+    // A spectator (no seat) offered nothing, though `null === null`.
+    drawOfferedByMe: !!seat && drawBy === seat,
     drawOfferedToMe: !!seat && drawBy === opponent && !over,
     canAskTakeback: playing && takebackBy === null && lastPlayedBy(state) === seat,
     takebackAskedByMe: !!seat && takebackBy === seat && !over,

@@ -31,6 +31,8 @@ export function createBoardView(container, topology, { label = 'Board' } = {}) {
     class: 'board',
     role: 'group',
     'aria-label': label,
+    // Chromium makes an <svg> a Tab stop of its own; the points are the board's one stop.
+    tabindex: '-1',
   });
   const defs = el('defs', {}, svg);
   defs.innerHTML = `
@@ -171,8 +173,9 @@ export function createBoardView(container, topology, { label = 'Board' } = {}) {
     );
   }
 
-  function focusPoint(name) {
-    points.get(name)?.focus();
+  /** @param {string} name @param {FocusOptions} [options] */
+  function focusPoint(name, options) {
+    points.get(name)?.focus(options);
   }
 
   return { svg, update, focusPoint };

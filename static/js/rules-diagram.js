@@ -54,6 +54,8 @@ export function mountDiagram(figure, spec, { mod, t, lang }) {
 
   const status = make('p', { class: 'status diagram-status', role: 'status', 'aria-live': 'polite', 'data-role': 'status' }, figure);
   const boardHost = make('div', { class: 'diagram-board' }, figure);
+  // The board of the diagram's variant: its first position names the rule set.
+  game.loadPosition(spec.tabs[0].position);
   const board = mountBoard(boardHost, {
     topology: game.topology,
     t: state.t,

@@ -12,6 +12,26 @@
 // reader picks pieces of `quiz.side` instead (exercise 3).
 
 export const DIAGRAMS = [
+  // The other games of the family (their boards come from the position's rule set; all
+  // tabs of one diagram are of one variant).
+  {
+    id: 'three',
+    tabs: [
+      { key: 'tab.placing', position: 'LL./.D./D.. l 1 1 0 0 three', caption: 'three.caption.placing' },
+      { key: 'tab.moving', position: '.DL/L../LDD l 0 0 0 0 three', caption: 'three.caption.moving' },
+    ],
+  },
+  {
+    id: 'six',
+    tabs: [{ key: 'tab.start', position: '.../.../..../.../... l 6 6 0 0 six', caption: 'six.caption' }],
+  },
+  {
+    id: 'twelve',
+    tabs: [
+      { key: 'tab.placing', position: 'D../.../.../....../.../L../LD. l 10 10 0 0 twelve', caption: 'twelve.caption.diagonal' },
+      { key: 'twelve.tab.full', position: 'DD./DLL/LDD/LLDLD./LDL/DLD/DLL l 1 1 0 0 twelve', caption: 'twelve.caption.full' },
+    ],
+  },
   {
     id: 'board',
     tabs: [{ key: 'tab.start', position: '.../.../.../....../.../.../... l 9 9 0 0', caption: 'board.caption' }],

@@ -10,8 +10,11 @@ import { rulesTranslator } from './rules-text.js';
 import { loadRules } from './rules.js';
 import { all } from './dom.js';
 import { safeStorage } from './storage.js';
+import { bindThemeSwitch } from './theme.js';
 
 const storage = safeStorage(() => window.localStorage);
+// The same remembered theme as the game page.
+const theme = bindThemeSwitch(/** @type {HTMLButtonElement} */ (document.getElementById('theme')), storage);
 let lang = pickLanguage(storage.get('lang'), navigator.languages ?? [navigator.language]);
 let t = rulesTranslator(lang);
 const diagrams = [];
@@ -27,6 +30,7 @@ function applyLanguage() {
   for (const node of all('[data-rt-aria]')) node.setAttribute('aria-label', t(node.dataset.rtAria));
   for (const node of all('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   updateAnswerButton();
+  theme.refresh((next) => t(next === 'light' ? 'theme.toLight' : 'theme.toDark'));
   for (const d of diagrams) d.setLanguage(t, lang);
 }
 

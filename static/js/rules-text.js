@@ -75,6 +75,25 @@ const en = {
   'protected.caption.all': 'Without d7, every Dark piece stands in the mill — so after g7 any of them may be taken.',
 
   // 4. Flying.
+  'three.title': "Three Men's Morris",
+  'three.body.html': `
+    <p>The smallest game of the family, on nine points: the three rows, the three columns and both diagonals through the centre are the lines. Each side has <b>three pieces</b>. Place them in turn, then move one at a time to a neighbouring empty point along a line; nobody flies.</p>
+    <p><b>The first line wins at once</b>, while placing or moving: there is no removal. Everything else is as in Nine Men's Morris. Choose it on the start screen under <i>Game</i>.</p>`,
+  'three.caption.placing': 'Light has one piece left to place: g7 completes the top row and wins at once.',
+  'three.caption.moving': 'Placing is over. a4-d4 makes the diagonal a1, d4, g7: Light wins.',
+  'six.title': "Six Men's Morris",
+  'six.body.html': `
+    <p>Two squares instead of three, sixteen points, and <b>six pieces</b> each. The squares are joined at the middles of their sides (a4-b4, d1-d2, g4-f4, d7-d6), but those joins are only paths: the <b>mills are the eight sides</b> of the squares.</p>
+    <p>Removals, protected pieces, flying with three and losing below three are as in Nine Men's Morris.</p>`,
+  'six.caption': 'The empty Six board: place a piece and play both sides to try it.',
+  'twelve.title': "Twelve Men's Morris",
+  'twelve.body.html': `
+    <p>The Nine board with the <b>four diagonals</b> a1-b2-c3, a7-b6-c5, g7-f6-e5 and g1-f2-e3 added, both as paths and as mills; <b>twelve pieces</b> each, and a side <b>flies with four</b>.</p>
+    <p>Twenty-four pieces can fill the board: if placing ends with every point taken, the game is <b>drawn</b> (nobody could move anyway).</p>
+    <p>On any board with removals the start screen's <i>Rule options</i> can make a piece that closes two mills remove two pieces (protection is judged again before the second), let mill pieces be taken like any other, and set when a side flies.</p>`,
+  'twelve.tab.full': 'Full board',
+  'twelve.caption.diagonal': 'a1 and b2 are Light\'s: c3 closes the diagonal mill and removes a Dark piece.',
+  'twelve.caption.full': 'Two points left. Unless a placement closes a mill, the board fills and the game is drawn.',
   'flying.title': 'Flying at exactly three',
   'flying.body.html': `
     <p>After placing, a side with <b>exactly three</b> pieces on the board flies: on its turn it picks up any of its pieces and puts it on any empty point, however far, over whatever stands between.</p>
@@ -219,7 +238,7 @@ const ru = {
   'nav.skip': 'Перейти к правилам',
 
   'diagram.reset': 'Сначала',
-  'diagram.resetLabel': 'Вернуть доску в исходную позицию',
+  'diagram.resetLabel': 'Сначала: вернуть доску в исходную позицию',
   'diagram.tabs': 'Позиции',
   'diagram.loading': 'Загружаем доску…',
   'diagram.error': 'Доска не запустилась: {message}',
@@ -269,6 +288,25 @@ const ru = {
   'protected.caption.outside': 'Светлые ставят на g7 и замыкают вертикаль g. Тёмные b2, b4 и b6 образуют мельницу, поэтому снять можно только d7.',
   'protected.caption.all': 'Без d7 все тёмные фишки стоят в мельнице — значит, после g7 можно снять любую из них.',
 
+  'three.title': 'Мельница на 3 фишки',
+  'three.body.html': `
+    <p>Самая маленькая игра семейства («Танец трёх мужчин»), на девяти точках: линии — три ряда, три столбца и обе диагонали через центр. У каждого <b>по три фишки</b>. Их по очереди выставляют, затем ходят по одной на соседнюю свободную точку по линии; прыжков нет.</p>
+    <p><b>Первая же линия выигрывает</b> — при расстановке или при ходе: фишки не снимаются. Остальное — как в мельнице на 9 фишек. Выберите её на первом экране в поле <i>Игра</i>.</p>`,
+  'three.caption.placing': 'У светлых осталась одна фишка: g7 замыкает верхний ряд и сразу выигрывает.',
+  'three.caption.moving': 'Расстановка окончена. a4-d4 даёт диагональ a1, d4, g7: светлые выиграли.',
+  'six.title': 'Мельница на 6 фишек',
+  'six.body.html': `
+    <p>Два квадрата вместо трёх, шестнадцать точек и <b>по шесть фишек</b>. Квадраты соединены посередине сторон (a4-b4, d1-d2, g4-f4, d7-d6), но эти связки — только пути: <b>мельницы — восемь сторон</b> квадратов.</p>
+    <p>Взятие, защита фишек в мельницах, прыжки при трёх фишках и поражение при двух — как в мельнице на 9 фишек.</p>`,
+  'six.caption': 'Пустая доска: ставьте фишки за обе стороны и попробуйте.',
+  'twelve.title': 'Мельница на 12 фишек',
+  'twelve.body.html': `
+    <p>Доска на 9 фишек и ещё <b>четыре диагонали</b> a1-b2-c3, a7-b6-c5, g7-f6-e5 и g1-f2-e3 — и пути, и мельницы; <b>по двенадцать фишек</b>, прыжки — <b>при четырёх</b>.</p>
+    <p>Двадцать четыре фишки могут заполнить доску: если после расстановки свободных точек нет, это <b>ничья</b> (ходить всё равно некуда).</p>
+    <p>На любой доске со взятием в <i>Правилах</i> на первом экране можно снимать по фишке за каждую мельницу (защита проверяется заново перед вторым взятием), снимать и фишки из мельниц, и выбрать, когда начинаются прыжки.</p>`,
+  'twelve.tab.full': 'Полная доска',
+  'twelve.caption.diagonal': 'a1 и b2 — светлые: c3 замыкает диагональную мельницу и снимает тёмную фишку.',
+  'twelve.caption.full': 'Две свободные точки. Если расстановка не замкнёт мельницу, доска заполнится — ничья.',
   'flying.title': 'Полёт — ровно при трёх фишках',
   'flying.body.html': `
     <p>После расстановки сторона, у которой на доске <b>ровно три</b> фишки, летает: в свой ход она берёт любую свою фишку и ставит на любую свободную точку, как бы далеко та ни была и что бы ни стояло между ними.</p>

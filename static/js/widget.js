@@ -9,9 +9,10 @@
 // `onAction(text)` receives "d6", "a1-a4" or "xd2"; the owner plays it and calls set()
 // with the next snapshot. `canAct()` false makes the board read-only (opponent's turn
 // online, or a diagram that only shows). `onSelection(name|null)` reports a piece picked
-// up or put down (the status line says "move to a highlighted point").
+// up or put down (the status line says "move to a highlighted point"). `onInactive(name)`
+// reports a click on a read-only board, so the owner can say why nothing happens.
 
-import { clickPoint, EMPTY_UI, moveFocus, reconcile } from './board.js';
+import { clickPoint, defaultFocus, EMPTY_UI, moveFocus, reconcile } from './board.js';
 import { bindBoard } from './events.js';
 import { createBoardView } from './render.js';
 
@@ -22,13 +23,14 @@ import { createBoardView } from './render.js';
  * @property {(action: string) => void} [onAction]  a legal action the person chose
  * @property {() => boolean} [canAct]  false: the board only shows
  * @property {(selected: string | null) => void} [onSelection]  a piece picked up or put down
+ * @property {(name: string) => void} [onInactive]  a point was clicked while the board only shows
  */
 
 /**
  * Mounts a board in `container`.
  * @param {Element} container @param {BoardOptions} options
  */
-export function mountBoard(container, { topology, t, onAction = () => {}, canAct = () => true, onSelection = () => {} }) {
+export function mountBoard(container, { topology, t, onAction = () => {}, canAct = () => true, onSelection = () => {}, onInactive = () => {} }) {
   const view = createBoardView(container, topology, { label: t('board.label') });
   let snapshot = null;
   let ui = { ...EMPTY_UI };
@@ -41,6 +43,7 @@ export function mountBoard(container, { topology, t, onAction = () => {}, canAct
   bindBoard(view.svg, {
     activate(name) {
       if (!snapshot) return;
+      if (!canAct()) onInactive(name);
       const result = clickPoint(snapshot, ui, name, canAct());
       const changed = result.ui.selected !== ui.selected;
       ui = result.ui;
@@ -79,6 +82,10 @@ export function mountBoard(container, { topology, t, onAction = () => {}, canAct
       draw();
     },
     redraw: draw,
+    /** Moves the keyboard focus onto the board (its one Tab stop), without scrolling. */
+    focus() {
+      if (snapshot) view.focusPoint(defaultFocus(topology, snapshot, ui), { preventScroll: true });
+    },
     clearSelection() {
       ui = { ...ui, selected: null };
       draw();

@@ -94,9 +94,16 @@ export async function startMillServer({ addr = '127.0.0.1:0', dir = null } = {})
     url,
     dir,
     log: () => log,
+    /** Kills the server outright (SIGKILL: no goodbye to the sockets), as a crash would; keeps the database. */
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.on('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    },
     /** Stops the server (SIGTERM: it closes sockets with 1001); keeps the database if asked. */
     async close({ keepDb = false } = {}) {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.on('exit', r));
         child.kill('SIGTERM');
         await exited;

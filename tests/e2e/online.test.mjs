@@ -38,7 +38,7 @@ async function startRoom(viewport = PHONE) {
   await shot(light, `online-00-invite-${viewport.width}`);
   const darkContext = await env.browser.newContext({ viewport });
   const dark = await openPage(darkContext, invite);
-  await waitStatus(light, 'Light: place a piece');
+  await waitStatus(light, 'Your turn: place a piece');
   await waitStatus(dark, 'Waiting for Light to move');
   return { light, dark, lightContext, darkContext, invite };
 }
@@ -56,7 +56,7 @@ test('two browsers play through an invite link; a closed page comes back to its 
 
   await clickAction(light, 'd6');
   await waitPiece(dark, 'd6', 'light');
-  await waitStatus(dark, 'Dark: place a piece');
+  await waitStatus(dark, 'Your turn: place a piece');
   await clickAction(dark, 'a1');
   await waitPiece(light, 'a1', 'dark');
   await clickAction(light, 'd5');
@@ -72,10 +72,10 @@ test('two browsers play through an invite link; a closed page comes back to its 
   await waitStatus(back, 'Waiting for Dark to move');
   assert.equal(await back.locator('#seat-note').innerText(), 'You play Light');
   assert.deepEqual((await readBoard(back)).pieces, { d6: 'light', a1: 'dark', d5: 'light' });
-  await waitStatus(dark, 'Dark: place a piece');
+  await waitStatus(dark, 'Your turn: place a piece');
   await clickAction(dark, 'a4');
   await waitPiece(back, 'a4', 'dark');
-  await waitStatus(back, 'Light: place a piece');
+  await waitStatus(back, 'Your turn: place a piece');
   assert.deepEqual(back.errors, []);
   assert.deepEqual(dark.errors, []);
   await lightContext.close();
@@ -93,7 +93,7 @@ test('a mill closed online is highlighted on both boards, from the server\'s sta
     await clickAction(page, a);
     await waitPiece(other, a, side);
   }
-  await waitStatus(light, 'Light: place a piece');
+  await waitStatus(light, 'Your turn: place a piece');
   await clickAction(light, 'g1');
   await waitPiece(dark, 'g1', 'light');
   for (const page of [light, dark]) {
@@ -102,7 +102,7 @@ test('a mill closed online is highlighted on both boards, from the server\'s sta
   }
   await shot(dark, 'online-08-mill-closed-desktop');
   await clickAction(light, 'xd2');
-  await waitStatus(dark, 'Dark: place a piece');
+  await waitStatus(dark, 'Your turn: place a piece');
   assert.deepEqual((await readBoard(dark)).mills, ['a1 d1 g1']);
   assert.deepEqual((await readBoard(dark)).freshMills, []);
   assert.deepEqual(light.errors, []);
@@ -146,6 +146,10 @@ test('draw offer, decline, accept; new round needs both; resign', async () => {
   await dark.locator('#decline-draw').click();
   await dark.locator('#draw-offer').waitFor({ state: 'hidden' });
   await light.waitForFunction(() => !document.getElementById('offer-draw').disabled);
+  // The one who offered is told.
+  await light.locator('#declined-note').waitFor();
+  assert.equal(await light.locator('#declined-note').innerText(), 'Dark declined your draw offer');
+  assert.equal(await dark.locator('#declined-note').isVisible(), false);
 
   await light.locator('#offer-draw').click();
   await dark.locator('#accept-draw').click();
@@ -161,14 +165,16 @@ test('draw offer, decline, accept; new round needs both; resign', async () => {
   await dark.waitForFunction(() => /Light asks for a new round/.test(document.getElementById('new-round-note').textContent));
   assert.equal((await readBoard(light)).pieces.d6, 'light', 'a new round started on one request');
   await dark.locator('#new-round').click();
-  await waitStatus(light, 'Light: place a piece');
+  await waitStatus(light, 'Your turn: place a piece');
   assert.deepEqual((await readBoard(light)).pieces, {});
   assert.equal(await light.locator('#result').isVisible(), false);
 
   await waitStatus(dark, 'Waiting for Light to move');
   await dark.locator('#resign').click();
   await light.locator('#result').waitFor();
-  assert.equal(await light.locator('#result-title').innerText(), 'Light wins');
+  assert.equal(await light.locator('#result-title').innerText(), 'You won');
+  assert.equal(await light.locator('#status').innerText(), 'You won');
+  assert.equal(await dark.locator('#result-title').innerText(), 'You lost');
   assert.equal(await light.locator('#result-reason').innerText(), 'Dark resigned.');
   await shot(light, 'online-06-resigned-desktop');
   assert.deepEqual(light.errors, []);
@@ -176,7 +182,7 @@ test('draw offer, decline, accept; new round needs both; resign', async () => {
   await darkContext.close();
 });
 
-test('a third browser on a full room watches; the waiting screen passes the accessibility audit', async () => {
+test('a third browser on a full room watches, and the players see how many watch; the waiting screen passes the accessibility audit', async () => {
   const lightContext = await env.browser.newContext({ viewport: PHONE });
   const light = await openPage(lightContext, `${env.server.url}/`);
   await light.locator('#start-friend').click();
@@ -186,16 +192,33 @@ test('a third browser on a full room watches; the waiting screen passes the acce
   const darkContext = await env.browser.newContext({ viewport: PHONE });
   const dark = await openPage(darkContext, invite);
   await waitStatus(dark, 'Waiting for Light to move');
+  assert.equal(await light.locator('#viewers').isVisible(), false, 'nobody watches yet');
   const watcherContext = await env.browser.newContext({ viewport: PHONE });
   const watcher = await openPage(watcherContext, invite);
-  await waitStatus(watcher, 'Waiting for Light to move');
-  assert.equal(await watcher.locator('#notice').innerText(), 'This room already has two players.');
+  await waitStatus(watcher, 'Watching · Light to move');
+  // Watching is a mode, not a warning: no banner, a note, no seat controls.
+  assert.equal(await watcher.locator('#notice').isVisible(), false);
+  assert.equal(await watcher.locator('#seat-note').innerText(), 'Both seats are taken: you are watching this game.');
+  for (const id of ['offer-draw', 'resign', 'new-round', 'draw-offer', 'invite', 'take-back']) {
+    assert.equal(await watcher.locator(`#${id}`).isVisible(), false, `a spectator sees #${id}`);
+  }
+  for (const page of [light, dark, watcher]) {
+    await page.waitForFunction(() => document.getElementById('viewers').textContent === '1 watching');
+  }
+  await shot(watcher, 'online-09-watching-phone');
+  assert.deepEqual(await axeSerious(watcher), [], 'watching screen');
   await clickAction(light, 'd6');
   await waitPiece(watcher, 'd6', 'light');
-  await waitStatus(watcher, 'Waiting for Dark to move');
+  await waitStatus(watcher, 'Watching · Dark to move');
   assert.deepEqual((await readBoard(watcher)).canPlace, [], 'a spectator was offered a move');
-  assert.equal(await watcher.locator('#resign').isVisible(), false);
-  for (const c of [lightContext, darkContext, watcherContext]) await c.close();
+  // A draw offer is shown to the one it is offered to, and to nobody as "offered" but its maker.
+  await light.locator('#offer-draw').click();
+  await dark.locator('#draw-offer').waitFor();
+  assert.equal(await watcher.locator('#offer-draw').isVisible(), false);
+  assert.equal(await watcher.locator('#draw-offer').isVisible(), false);
+  await watcherContext.close();
+  await light.waitForFunction(() => document.getElementById('viewers').hidden);
+  for (const c of [lightContext, darkContext]) await c.close();
 });
 
 test('an unknown room is a "room is gone" page whose button starts a new game', async () => {
@@ -222,7 +245,7 @@ test('after the server restarts, both pages reconnect by themselves and play on'
   await light.waitForURL(/\/r\/[a-z0-9]+$/);
   const darkContext = await env.browser.newContext({ viewport: PHONE });
   const dark = await openPage(darkContext, light.url());
-  await waitStatus(light, 'Light: place a piece');
+  await waitStatus(light, 'Your turn: place a piece');
   await clickAction(light, 'd6');
   await waitPiece(dark, 'd6', 'light');
 
@@ -231,7 +254,7 @@ test('after the server restarts, both pages reconnect by themselves and play on'
   await shot(light, 'online-07-reconnecting-phone');
   const again = await startMillServer({ addr, dir: own.dir });
   try {
-    await waitStatus(dark, 'Dark: place a piece');
+    await waitStatus(dark, 'Your turn: place a piece');
     await waitStatus(light, 'Waiting for Dark to move');
     await clickAction(dark, 'a1');
     await waitPiece(light, 'a1', 'dark');
@@ -266,7 +289,7 @@ test('a seat key the server does not know is dropped, and the page joins the fre
   assert.equal(await dark.locator('#seat-note').innerText(), 'You play Dark');
   const kept = await dark.evaluate((room) => JSON.parse(localStorage.getItem(`mill.seat.${room}`)).key, room);
   assert.notEqual(kept, 'f'.repeat(64));
-  await waitStatus(light, 'Light: place a piece');
+  await waitStatus(light, 'Your turn: place a piece');
   await lightContext.close();
   await darkContext.close();
 });

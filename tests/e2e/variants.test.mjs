@@ -81,3 +81,21 @@ test('Twelve Men\'s Morris: diagonals drawn, a diagonal mill removes, twelve pie
   assert.deepEqual(page.errors, []);
   await context.close();
 });
+
+test('the rules page has a live board for Three, Six and Twelve Men\'s Morris', async () => {
+  const context = await env.browser.newContext({ viewport: DESKTOP });
+  const page = await openPage(context, `${env.server.url}/rules`);
+  await page.waitForFunction(() => document.body.dataset.ready === 'true');
+  const points = (id) => page.locator(`[data-diagram="${id}"] [data-point]`).count();
+  assert.equal(await points('three'), 9);
+  assert.equal(await points('six'), 16);
+  assert.equal(await points('twelve'), 24);
+  assert.equal(await page.locator('[data-diagram="twelve"] .lines line').count(), 40);
+  // Three: g7 closes the top row, and the game is over at once.
+  await page.locator('[data-diagram="three"] [data-point="g7"]').click();
+  await page.waitForFunction(() => /Light wins/.test(document.querySelector('[data-diagram="three"] [data-role="status"]').textContent));
+  await page.locator('#three').scrollIntoViewIfNeeded();
+  await shot(page, 'variants-05-rules-three');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});

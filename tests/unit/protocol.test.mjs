@@ -110,6 +110,15 @@ test('draw offers and new rounds are offered to the right seat', () => {
   assert.equal(onlineView(over, 'light', 'open').canResign, false);
 });
 
+test('a spectator is offered no draw and sees no draw offered by it', () => {
+  const view = onlineView(state, null, 'open');
+  assert.equal(state.offers?.draw ?? null, null);
+  assert.equal(view.drawOfferedByMe, false);
+  assert.equal(view.canOfferDraw, false);
+  assert.equal(view.drawOfferedToMe, false);
+  assert.equal(view.canResign, false);
+});
+
 test('only the side whose turn was the last thing played may ask for it back', () => {
   // Light played f4 last; Dark is to move.
   assert.equal(lastPlayedBy(state), 'light');

@@ -6,17 +6,21 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mill_core::{
-    Color, Game, Header, Mfen, Notation, Options, Outcome, Position, Record, RemovalRule, Rules, Variant,
+    Game, Header, Mfen, Notation, Options, Outcome, Position, Record, RemovalRule, Rules, Variant,
 };
-use mill_engine::{Clock, Engine, Level, Limits, StdClock};
+use mill_engine::{Engine, Level, Limits, StdClock};
 use std::io::Read;
 use std::process::ExitCode;
+
+mod arena;
+mod tb;
+mod uci;
 
 #[derive(Parser)]
 #[command(
     name = "mill",
     version,
-    about = "Nine Men's Morris (and Three, Six, Twelve) tools: perft, replay, legal turns, format conversion, the computer's turn, engine matches"
+    about = "Nine Men's Morris (and Three, Six, Twelve) tools: perft, replay, legal turns, format conversion, the computer's turn, UCI, engine matches, endgame tables"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -166,7 +170,7 @@ enum Command {
     },
     /// Print the computer's turn in notation (search details go to standard error).
     Bestmove {
-        /// easy, medium or hard.
+        /// beginner, easy, medium or hard.
         #[arg(long, default_value = "hard")]
         level: Level,
         /// The position string (default: the start position).
@@ -193,22 +197,34 @@ enum Command {
         tt: usize,
         #[command(flatten)]
         rules: RuleArgs,
+        /// A tablebase directory (`mill tb generate`) for Hard.
+        #[arg(long)]
+        tb: Option<std::path::PathBuf>,
+    },
+    /// Speak UCI on standard input and output (see docs/UCI.md).
+    Uci,
+    /// The endgame tablebase: generate, probe, verify.
+    Tb {
+        #[command(subcommand)]
+        command: TbCommand,
     },
     /// Play engine-vs-engine games from varied openings and print wins, draws, losses.
     Arena {
-        /// The first engine's level.
+        /// The first player: a level, or `uci:<command line>` for an external engine
+        /// (e.g. `uci:/tmp/mill-old uci`).
         #[arg(long)]
-        a: Level,
-        /// The second engine's level.
+        a: arena::Spec,
+        /// The second player, likewise.
         #[arg(long)]
-        b: Level,
+        b: arena::Spec,
         /// Games to play (in pairs: each opening once with each colour).
         #[arg(long, default_value_t = 100)]
         games: u32,
-        /// Time per turn in milliseconds for both engines, in CPU time of the searching
-        /// thread where Linux provides it (fair on a loaded machine), else wall time
-        /// (default: none, each level searches to its own depth; Hard then needs
-        /// --movetime, --depth or --nodes).
+        /// Time per turn in milliseconds for both players: CPU time of the searching
+        /// thread where Linux provides it (fair on a loaded machine) when both are
+        /// levels, wall time when an external engine plays (default: none, each level
+        /// searches to its own depth; Hard and external engines then need --movetime,
+        /// --depth or --nodes).
         #[arg(long)]
         movetime: Option<u64>,
         /// Depth limit for both engines (each level still caps its own depth).
@@ -226,11 +242,42 @@ enum Command {
         /// Transposition table size in megabytes, per engine.
         #[arg(long, default_value_t = 16)]
         tt: usize,
+        /// A tablebase directory (`mill tb generate`) for the Hard players of this process.
+        #[arg(long)]
+        tb: Option<std::path::PathBuf>,
         /// Print every game's record and result.
         #[arg(long)]
         verbose: bool,
         #[command(flatten)]
         rules: RuleArgs,
+    },
+}
+
+#[derive(Subcommand)]
+enum TbCommand {
+    /// Solve every position with both sides out of hand and up to --max pieces each.
+    Generate {
+        /// The directory for the tables.
+        #[arg(long, default_value = tb::DEFAULT_DIR)]
+        dir: std::path::PathBuf,
+        /// Pieces per side, at most.
+        #[arg(long, default_value_t = 4)]
+        max: u8,
+    },
+    /// Print `win in N`, `loss in N` or `draw`, the next removal and the best turn.
+    Probe {
+        /// The position string.
+        #[arg(long)]
+        position: String,
+        /// The directory of the tables.
+        #[arg(long, default_value = tb::DEFAULT_DIR)]
+        dir: std::path::PathBuf,
+    },
+    /// Check every stored value against its successors.
+    Verify {
+        /// The directory of the tables.
+        #[arg(long, default_value = tb::DEFAULT_DIR)]
+        dir: std::path::PathBuf,
     },
 }
 
@@ -294,6 +341,12 @@ fn parse_position(text: Option<&str>, args: &RuleArgs) -> Result<Position, Strin
 
 fn run(command: Command) -> Result<(), String> {
     match command {
+        Command::Uci => uci::run(),
+        Command::Tb { command } => match command {
+            TbCommand::Generate { dir, max } => tb::generate(&dir, max),
+            TbCommand::Probe { position, dir } => tb::probe(&dir, &position),
+            TbCommand::Verify { dir } => tb::verify(&dir),
+        },
         Command::Perft {
             depth,
             position,
@@ -329,6 +382,7 @@ fn run(command: Command) -> Result<(), String> {
             seed,
             tt,
             rules,
+            tb,
         } => {
             let mut game = Game::from_position(parse_position(position.as_deref(), &rules)?);
             for (number, token) in record_tokens(moves.as_deref().unwrap_or("")).enumerate() {
@@ -346,19 +400,26 @@ fn run(command: Command) -> Result<(), String> {
                 seed,
             };
             let mut engine = Engine::new(tt);
+            if let Some(dir) = tb {
+                engine.set_tablebase(Some(std::sync::Arc::new(tb::load(
+                    &dir,
+                    game.position().variant(),
+                )?)));
+            }
             let result = engine
                 .best_turn(&game, &limits, &mut StdClock::start())
                 .map_err(|e| format!("no turn to play: {e}"))?;
             let t = game.position().topology();
             let pv: Vec<String> = result.pv.iter().map(|turn| turn.to_notation(t)).collect();
             eprintln!(
-                "info level {level} depth {} score {} nodes {} time {} ms pv {}",
+                "info level {level} depth {} score {} nodes {} tbhits {} time {} ms pv {}",
                 result.depth,
                 match result.win_in() {
                     Some(n) => format!("win-in {n}"),
                     None => result.score.to_string(),
                 },
                 result.nodes,
+                result.tb_hits,
                 result.elapsed_ms,
                 pv.join(" ")
             );
@@ -375,30 +436,23 @@ fn run(command: Command) -> Result<(), String> {
             opening,
             seed,
             tt,
+            tb,
             verbose,
             rules,
-        } => {
-            let start = parse_position(None, &rules)?;
-            if games == 0 {
-                return Err("--games must be at least 1".into());
-            }
-            if movetime.is_none()
-                && depth.is_none()
-                && nodes.is_none()
-                && (a == Level::Hard || b == Level::Hard)
-            {
-                return Err("hard needs a limit per turn: --movetime, --depth or --nodes".into());
-            }
-            let limits = |level: Level| Limits {
-                level,
-                movetime_ms: movetime,
-                depth,
-                nodes,
-                seed: 0,
-            };
-            arena(limits(a), limits(b), start, games, opening, seed, tt, verbose);
-            Ok(())
-        }
+        } => arena::run(&arena::Settings {
+            a,
+            b,
+            start: parse_position(None, &rules)?,
+            games,
+            movetime,
+            depth,
+            nodes,
+            opening,
+            seed,
+            tt,
+            tb,
+            verbose,
+        }),
         Command::Convert {
             file,
             text,
@@ -510,174 +564,6 @@ fn play_token(game: &mut Game, number: usize, token: &str) -> Result<(), String>
         .map_err(|e| format!("turn {number} ({token}): {e}"))?;
     game.play(turn)
         .map_err(|e| format!("turn {number} ({token}): illegal: {e}"))
-}
-
-/// How one arena game ended, from the first engine's side.
-enum Score {
-    Win,
-    Draw,
-    Loss,
-}
-
-/// Plays `games` games between two engines from `from` (a start position): each opening
-/// (a few random placements) once with each colour, and prints the score.
-#[allow(clippy::too_many_arguments)]
-fn arena(
-    a: Limits,
-    b: Limits,
-    from: Position,
-    games: u32,
-    opening: u32,
-    seed: u64,
-    tt: usize,
-    verbose: bool,
-) {
-    let mut engines = [Engine::new(tt), Engine::new(tt)];
-    let (mut wins, mut draws, mut losses) = (0u32, 0u32, 0u32);
-    let (mut turns_total, mut nodes, mut ms) = (0usize, [0u64; 2], [0u64; 2]);
-    let (mut seen_wins, mut slipped) = ([0u32; 2], [0u32; 2]);
-    let mut rng = seed;
-    let mut start = Game::default();
-    for g in 0..games {
-        if g % 2 == 0 {
-            start = random_opening(from, opening, &mut rng);
-        }
-        // Game g: the first engine plays Light in even games, Dark in odd ones.
-        let a_colour = if g % 2 == 0 { Color::Light } else { Color::Dark };
-        let mut game = start.clone();
-        let mut turn_number = 0u64;
-        let mut saw_win = [false; 2];
-        while !game.is_over() && game.turns().len() < 2000 {
-            let side = usize::from(game.position().turn() != a_colour);
-            let mut limits = if side == 0 { a } else { b };
-            limits.seed = seed ^ (u64::from(g) << 32) ^ (turn_number << 1) ^ side as u64;
-            let result = engines[side]
-                .best_turn(&game, &limits, &mut CpuClock::start())
-                .expect("a game that is not over has a turn");
-            nodes[side] += result.nodes;
-            ms[side] += result.elapsed_ms;
-            if result.win_in().is_some_and(|n| n > 0) {
-                saw_win[side] = true;
-            }
-            game.play(result.turn).expect("the engine plays legal turns");
-            turn_number += 1;
-        }
-        turns_total += game.turns().len();
-        let score = match game.outcome() {
-            Some(Outcome::Win { winner, .. }) if winner == a_colour => Score::Win,
-            Some(Outcome::Win { .. }) => Score::Loss,
-            _ => Score::Draw,
-        };
-        // A side that announced a forced win and did not win let it slip.
-        for (side, won) in [
-            (0, matches!(score, Score::Win)),
-            (1, matches!(score, Score::Loss)),
-        ] {
-            if saw_win[side] {
-                seen_wins[side] += 1;
-                if !won {
-                    slipped[side] += 1;
-                }
-            }
-        }
-        match score {
-            Score::Win => wins += 1,
-            Score::Draw => draws += 1,
-            Score::Loss => losses += 1,
-        }
-        if verbose {
-            let result = game
-                .outcome()
-                .map_or("unfinished (2000 turns)".to_string(), |o| o.to_string());
-            println!(
-                "game {} ({} light): {}; {}",
-                g + 1,
-                if a_colour == Color::Light {
-                    a.level
-                } else {
-                    b.level
-                },
-                result,
-                game.record().join(" ")
-            );
-        }
-    }
-    println!(
-        "{} vs {}: {} games: {} wins, {} draws, {} losses for {} (score {:.1}%)",
-        a.level,
-        b.level,
-        games,
-        wins,
-        draws,
-        losses,
-        a.level,
-        100.0 * (f64::from(wins) + 0.5 * f64::from(draws)) / f64::from(games)
-    );
-    println!(
-        "average game {:.1} turns; {}: {} nodes in {} ms of search; {}: {} nodes in {} ms of search",
-        turns_total as f64 / f64::from(games),
-        a.level,
-        nodes[0],
-        ms[0],
-        b.level,
-        nodes[1],
-        ms[1]
-    );
-    println!(
-        "forced wins announced: {} in {} games ({} not won), {} in {} games ({} not won)",
-        a.level, seen_wins[0], slipped[0], b.level, seen_wins[1], slipped[1]
-    );
-}
-
-/// CPU time of the calling thread in nanoseconds, where Linux says.
-fn cpu_ns() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    text.split_whitespace().next()?.parse().ok()
-}
-
-/// The arena's clock: CPU time of the searching thread, so that both engines get the
-/// time they were given however loaded the machine is; wall time where not available.
-enum CpuClock {
-    Cpu(u64),
-    Wall(StdClock),
-}
-
-impl CpuClock {
-    fn start() -> CpuClock {
-        match cpu_ns() {
-            Some(ns) => CpuClock::Cpu(ns),
-            None => CpuClock::Wall(StdClock::start()),
-        }
-    }
-}
-
-impl Clock for CpuClock {
-    fn elapsed_ms(&mut self) -> u64 {
-        match self {
-            CpuClock::Cpu(start) => cpu_ns().map_or(0, |now| now.saturating_sub(*start) / 1_000_000),
-            CpuClock::Wall(clock) => clock.elapsed_ms(),
-        }
-    }
-}
-
-/// A game opened by `plies` random turns (placements, with a random removal if one
-/// closes a mill), seeded.
-fn random_opening(from: Position, plies: u32, rng: &mut u64) -> Game {
-    let mut game = Game::from_position(from);
-    for _ in 0..plies {
-        let turns = game.legal_turns();
-        if turns.is_empty() {
-            break;
-        }
-        *rng = rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = *rng;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        let turn = turns[(z % turns.len() as u64) as usize];
-        game.play(turn).expect("a legal turn");
-    }
-    game
 }
 
 fn read_record(file: Option<&str>) -> Result<String, String> {

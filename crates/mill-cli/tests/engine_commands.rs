@@ -90,5 +90,107 @@ fn arena_counts_every_game() {
     );
     let o = mill(&["arena", "--a", "hard", "--b", "easy", "--games", "2"]);
     assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("hard needs a limit"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("need a limit per turn"));
+}
+
+#[test]
+fn arena_plays_an_external_engine_over_uci() {
+    let me = env!("CARGO_BIN_EXE_mill");
+    let external = format!("uci:{me} uci");
+    let o = mill(&[
+        "arena",
+        "--a",
+        &external,
+        "--b",
+        "medium",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--seed",
+        "5",
+        "--verbose",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    let summary = out
+        .lines()
+        .find(|l| l.starts_with(&format!("{external} vs medium: 2 games: ")))
+        .unwrap_or_else(|| panic!("{out}"));
+    let numbers: Vec<u32> = summary
+        .split([' ', ':', ','])
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(numbers[1] + numbers[2] + numbers[3], 2, "{summary}");
+    assert!(
+        out.lines().any(|l| l.starts_with("Elo ") && l.contains("(95%: ")),
+        "{out}"
+    );
+    assert!(out.contains("(wall time)"), "{out}");
+    // Colours alternate: the external engine has Light in game 1 and Dark in game 2.
+    assert!(out.contains(&format!("game 1 ({external} light)")), "{out}");
+    assert!(out.contains("game 2 (medium light)"), "{out}");
+    // Every game was played to its end by legal turns (the record replays).
+    for line in out.lines().filter(|l| l.starts_with("game ")) {
+        let record = line.split("; ").nth(1).unwrap_or_default();
+        assert!(!record.is_empty(), "{line}");
+    }
+
+    // An engine that does not speak UCI stops the match with a clear error.
+    let o = mill(&[
+        "arena",
+        "--a",
+        "uci:/bin/true",
+        "--b",
+        "easy",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+    ]);
+    assert!(!o.status.success());
+    // (It exits before uciok, or even before reading uci.)
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("/bin/true: the engine exited before uciok") || err.contains("/bin/true: cannot write"),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn tb_generates_probes_and_verifies() {
+    let dir = std::env::temp_dir().join(format!("mill-tb-test-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = mill(&["tb", "generate", "--dir", d, "--max", "3"]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).contains("3v3: 210140 positions"), "{}", stdout(&o));
+    // Light flies g1-g7, closes a7 d7 g7 and takes one of Dark's three.
+    let won = "LL./.../D../...D.D/.../.../..L l 0 0 0 0";
+    let o = mill(&["tb", "probe", "--dir", d, "--position", won]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "win in 1", "{out}");
+    assert!(lines.iter().any(|l| l.starts_with("best turn: g1-g7x")), "{out}");
+    // Pieces in hand: not in the tables.
+    let o = mill(&[
+        "tb",
+        "probe",
+        "--dir",
+        d,
+        "--position",
+        ".../.../.../....../.../.../... l 9 9 0 0",
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not in the tables"));
+    let o = mill(&["tb", "verify", "--dir", d]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).contains("positions verified"), "{}", stdout(&o));
+    // Hard with the tables takes the win at once.
+    let o = mill(&["bestmove", "--position", won, "--tb", d, "--depth", "2"]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).starts_with("g1-g7x"), "{}", stdout(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let o = mill(&["tb", "probe", "--dir", d, "--position", won]);
+    assert!(!o.status.success());
 }

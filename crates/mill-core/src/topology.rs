@@ -230,7 +230,7 @@ impl Topology {
 
     /// The pieces of `pieces` that stand in a complete line of `pieces`.
     #[inline]
-    pub(crate) fn in_mills(&self, pieces: u32) -> u32 {
+    pub fn in_mills(&self, pieces: u32) -> u32 {
         let mut out = 0;
         for line in self.lines() {
             if pieces & line.0 == line.0 {
@@ -242,7 +242,7 @@ impl Topology {
 
     /// How many complete lines of `pieces` pass through `point`.
     #[inline]
-    pub(crate) fn mills_through(&self, pieces: u32, point: Point) -> u8 {
+    pub fn mills_through(&self, pieces: u32, point: Point) -> u8 {
         // All four slots, padding included: no loop bound to load, no branch.
         let mut n = 0;
         for &line in &self.lines_through[point.index() % MAX_POINTS] {

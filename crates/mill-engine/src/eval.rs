@@ -305,7 +305,13 @@ fn side(
     // Mobility.
     if !flying {
         if placing {
-            score += steps * MOBILITY_PLACING;
+            // Mobility and blocked pieces count more as the hand empties: at the end of
+            // placing they decide whether a side can move at all (blockades are
+            // decided here). The weights grow from the placing ones to the moving ones.
+            let pieces = i32::from(rules.pieces.max(1));
+            let placed = pieces - i32::from(hand);
+            let mobility = MOBILITY_PLACING + (MOBILITY_MOVING - MOBILITY_PLACING) * placed / pieces;
+            score += steps * mobility - blocked * BLOCKED_PIECE * placed / pieces;
         } else {
             score += steps * MOBILITY_MOVING - blocked * BLOCKED_PIECE;
             if steps == 0 {

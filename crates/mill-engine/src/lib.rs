@@ -3,7 +3,8 @@
 //! An iterative-deepening principal-variation search with aspiration windows, a
 //! transposition table, move ordering (table turn, mill closings, blocks, threats,
 //! killers, history), late-move reductions and pruning, and an evaluation that knows
-//! the phases. Three [`Level`]s: Easy, Medium and Hard. See the crate's README.md.
+//! the phases. Four [`Level`]s: Beginner (rules of thumb, no search), Easy, Medium and
+//! Hard. See the crate's README.md.
 //!
 //! ```
 //! use mill_core::Game;
@@ -34,8 +35,10 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod beginner;
 mod eval;
 mod search;
+pub mod tb;
 mod tt;
 
 pub use eval::evaluate;
@@ -56,6 +59,9 @@ pub const PIECE: i32 = 100;
 /// How strong the computer plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Level {
+    /// No search: closes a mill when it can (removing a random piece), else blocks an
+    /// opponent's line of two, else plays a random legal turn. Seeded.
+    Beginner,
     /// A short search whose choice is blurred by noise: legal, sensible-looking turns
     /// with real mistakes, so a beginner can win.
     Easy,
@@ -67,11 +73,12 @@ pub enum Level {
 
 impl Level {
     /// Every level, weakest first.
-    pub const ALL: [Level; 3] = [Level::Easy, Level::Medium, Level::Hard];
+    pub const ALL: [Level; 4] = [Level::Beginner, Level::Easy, Level::Medium, Level::Hard];
 
-    /// The level's name: `easy`, `medium`, `hard`.
+    /// The level's name: `beginner`, `easy`, `medium`, `hard`.
     pub const fn name(self) -> &'static str {
         match self {
+            Level::Beginner => "beginner",
             Level::Easy => "easy",
             Level::Medium => "medium",
             Level::Hard => "hard",
@@ -81,6 +88,7 @@ impl Level {
     /// The deepest the level ever searches, in turns (whatever the limits say).
     pub const fn max_depth(self) -> u32 {
         match self {
+            Level::Beginner => 1,
             Level::Easy => 2,
             Level::Medium => 4,
             Level::Hard => search::MAX_DEPTH,
@@ -97,7 +105,7 @@ impl Level {
     /// near-equal turns from one seed to another.
     pub(crate) const fn eval_noise(self) -> i32 {
         match self {
-            Level::Easy => 10,
+            Level::Beginner | Level::Easy => 10,
             Level::Medium => 6,
             Level::Hard => 2,
         }
@@ -107,7 +115,7 @@ impl Level {
     /// turn is played). Easy's misjudgements come from here.
     pub(crate) const fn root_noise(self) -> i32 {
         match self {
-            Level::Easy => 70,
+            Level::Beginner | Level::Easy => 100,
             Level::Medium | Level::Hard => 0,
         }
     }
@@ -116,7 +124,7 @@ impl Level {
     /// (with all its removals), as a beginner does not see every point.
     pub(crate) const fn blind_percent(self) -> u64 {
         match self {
-            Level::Easy => 25,
+            Level::Beginner | Level::Easy => 30,
             Level::Medium | Level::Hard => 0,
         }
     }
@@ -125,7 +133,7 @@ impl Level {
     /// it then misses the opponent's threats.
     pub(crate) const fn shallow_percent(self) -> u64 {
         match self {
-            Level::Easy => 30,
+            Level::Beginner | Level::Easy => 40,
             Level::Medium | Level::Hard => 0,
         }
     }
@@ -137,13 +145,17 @@ impl fmt::Display for Level {
     }
 }
 
-/// A level name that is not `easy`, `medium` or `hard`.
+/// A level name that is not `beginner`, `easy`, `medium` or `hard`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseLevelError(pub String);
 
 impl fmt::Display for ParseLevelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown level {:?}: expected easy, medium or hard", self.0)
+        write!(
+            f,
+            "unknown level {:?}: expected beginner, easy, medium or hard",
+            self.0
+        )
     }
 }
 
@@ -154,6 +166,7 @@ impl FromStr for Level {
 
     fn from_str(s: &str) -> Result<Level, ParseLevelError> {
         match s.to_ascii_lowercase().as_str() {
+            "beginner" => Ok(Level::Beginner),
             "easy" => Ok(Level::Easy),
             "medium" => Ok(Level::Medium),
             "hard" => Ok(Level::Hard),

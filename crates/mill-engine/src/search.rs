@@ -1,11 +1,13 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
 use crate::eval::{Adjacency, evaluate_with, two_bits};
+use crate::tb::{Tablebase, Value};
 use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
 use arrayvec::ArrayVec;
 use core::fmt;
-use mill_core::{Game, MAX_POINTS, MAX_TURNS, Position, Topology, Turn, TurnList};
+use mill_core::{Color, Game, MAX_POINTS, MAX_TURNS, Position, Topology, Turn, TurnList};
+use std::sync::Arc;
 
 type Scores = ArrayVec<i32, MAX_TURNS>;
 type History = [[i32; MAX_POINTS]; MAX_POINTS + 1];
@@ -84,6 +86,8 @@ pub struct SearchResult {
     pub pv: Vec<Turn>,
     /// Milliseconds spent, by the clock given (0 with [`NoClock`](crate::NoClock)).
     pub elapsed_ms: u64,
+    /// Positions whose value came from the endgame tablebase (the root included).
+    pub tb_hits: u64,
 }
 
 impl SearchResult {
@@ -125,6 +129,10 @@ impl std::error::Error for SearchError {}
 pub struct Engine {
     tt: Table,
     evals: EvalCache,
+    /// Whether a search keeps what earlier searches stored (see [`Engine::keep_table`]).
+    keep: bool,
+    /// Solved endgames, used by Hard (see [`Engine::set_tablebase`]).
+    tb: Option<Arc<Tablebase>>,
 }
 
 impl Engine {
@@ -134,7 +142,29 @@ impl Engine {
         Engine {
             tt: Table::new(tt_mb),
             evals: EvalCache::new(),
+            keep: false,
+            tb: None,
         }
+    }
+
+    /// Solved endgames for Hard: a position in the tables is played from them at the
+    /// root (so a won ending is never spoiled) and scored exactly inside the search.
+    pub fn set_tablebase(&mut self, tb: Option<Arc<Tablebase>>) {
+        self.tb = tb;
+    }
+
+    /// Whether later searches reuse what earlier ones stored in the transposition table
+    /// (`false`, the default: every search starts from a logically empty table, which
+    /// makes results reproducible). Keeping it between the turns of one game saves time
+    /// and sees deeper, at the cost of results that depend on earlier searches; call
+    /// [`Engine::new_game`] when the game changes.
+    pub fn keep_table(&mut self, keep: bool) {
+        self.keep = keep;
+    }
+
+    /// Forgets everything earlier searches stored.
+    pub fn new_game(&mut self) {
+        self.tt.new_search();
     }
 
     /// The transposition table's size in bytes.
@@ -166,6 +196,19 @@ impl Engine {
         limits: &Limits,
         clock: &mut dyn Clock,
     ) -> Result<SearchResult, SearchError> {
+        self.search_reporting(position, history, limits, clock, &mut |_| {})
+    }
+
+    /// [`Engine::search`], calling `report` with the best turn, score and line found so
+    /// far after each completed iteration.
+    pub fn search_reporting(
+        &mut self,
+        position: &Position,
+        history: &[u64],
+        limits: &Limits,
+        clock: &mut dyn Clock,
+        report: &mut dyn FnMut(&SearchResult),
+    ) -> Result<SearchResult, SearchError> {
         if position.pending_removals() > 0 {
             return Err(SearchError::MidTurn);
         }
@@ -187,10 +230,38 @@ impl Engine {
         if turns.is_empty() {
             return Err(SearchError::GameOver);
         }
-        self.tt.new_search();
+        if limits.level == Level::Beginner {
+            let result = crate::beginner::choose(position, &turns, limits);
+            report(&result);
+            return Ok(result);
+        }
+        let tb = self.tb.as_deref().filter(|_| limits.level == Level::Hard);
+        if let Some((turn, probe)) = tb.and_then(|tb| tb.best_turn(position)) {
+            let score = match probe.result {
+                Value::Win(n) => MATE - i32::from(n),
+                Value::Loss(n) => -(MATE - i32::from(n)),
+                Value::Draw => 0,
+            };
+            let result = SearchResult {
+                turn,
+                score,
+                depth: 1,
+                nodes: 1,
+                pv: vec![turn],
+                elapsed_ms: clock.elapsed_ms(),
+                tb_hits: 1,
+            };
+            report(&result);
+            return Ok(result);
+        }
+        if !self.keep {
+            self.tt.new_search();
+        }
         self.evals.clear();
         let mut searcher = Searcher::new(&mut self.tt, &mut self.evals, clock, limits, history, position);
-        Ok(searcher.iterate(position, &turns))
+        searcher.tb = tb;
+        searcher.tb_max = tb.map_or(0, Tablebase::max_pieces);
+        Ok(searcher.iterate(position, &turns, report))
     }
 }
 
@@ -224,6 +295,10 @@ struct Searcher<'a> {
     adjacency: Adjacency,
     seed: u64,
     noise: i32,
+    tb: Option<&'a Tablebase>,
+    tb_hits: u64,
+    /// The most pieces a side may have for a position to be in the tables.
+    tb_max: u8,
 }
 
 impl<'a> Searcher<'a> {
@@ -260,10 +335,18 @@ impl<'a> Searcher<'a> {
             scores: vec![Scores::new(); MAX_PLY],
             seed: mix(limits.seed),
             noise: level.eval_noise(),
+            tb: None,
+            tb_hits: 0,
+            tb_max: 0,
         }
     }
 
-    fn iterate(&mut self, root: &Position, turns: &TurnList) -> SearchResult {
+    fn iterate(
+        &mut self,
+        root: &Position,
+        turns: &TurnList,
+        report: &mut dyn FnMut(&SearchResult),
+    ) -> SearchResult {
         let mut scores = Scores::new();
         order(root, turns, &mut scores, 0, [0; 2], &self.history, self.topology);
         let mut moves: Vec<RootTurn> = turns
@@ -309,6 +392,15 @@ impl<'a> Searcher<'a> {
             }
             moves = trial;
             done = Some((moves.clone(), depth));
+            report(&SearchResult {
+                turn: moves[0].turn,
+                score: moves[0].score,
+                depth,
+                nodes: self.nodes,
+                pv: self.pv(root, moves[0].turn, depth),
+                elapsed_ms: self.clock.elapsed_ms(),
+                tb_hits: self.tb_hits,
+            });
             let best = moves[0].score;
             if best.abs() >= MATE_BOUND && ((MATE - best.abs()) as u32) + 2 < depth {
                 break;
@@ -334,6 +426,7 @@ impl<'a> Searcher<'a> {
             nodes: self.nodes,
             pv: self.pv(root, turn, depth),
             elapsed_ms: self.clock.elapsed_ms(),
+            tb_hits: self.tb_hits,
         }
     }
 
@@ -541,6 +634,9 @@ impl<'a> Searcher<'a> {
         if self.repeated(pos) {
             return 0;
         }
+        if let Some(score) = self.probe(pos, ply) {
+            return score;
+        }
         // Mate distance pruning: no line from here beats a win now or loses slower
         // than a loss next turn.
         alpha = alpha.max(-(MATE - ply as i32));
@@ -702,6 +798,26 @@ impl<'a> Searcher<'a> {
                 .store(key, best_turn, to_tt(best, ply), depth as u32, bound);
         }
         best
+    }
+
+    /// The tablebase's exact score of an ending in the tables.
+    #[inline]
+    fn probe(&mut self, pos: &Position, ply: usize) -> Option<i32> {
+        let tb = self.tb?;
+        let (light, dark) = (Color::Light, Color::Dark);
+        if pos.in_hand(light) > 0
+            || pos.in_hand(dark) > 0
+            || pos.on_board(light).max(pos.on_board(dark)) > self.tb_max
+        {
+            return None;
+        }
+        let score = match tb.probe(pos)?.result {
+            Value::Win(n) => MATE - ply as i32 - i32::from(n),
+            Value::Loss(n) => -(MATE - ply as i32 - i32::from(n)),
+            Value::Draw => 0,
+        };
+        self.tb_hits += 1;
+        Some(score)
     }
 
     fn reward(&mut self, turn: &Turn, ply: usize, depth: i32) {

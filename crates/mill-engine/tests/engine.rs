@@ -169,7 +169,7 @@ fn every_level_returns_legal_turns_in_random_positions() {
         while !game.is_over() && ply < 120 {
             let turns = game.legal_turns();
             if ply % 7 == game_number % 7 {
-                let level = Level::ALL[(ply % 3) as usize];
+                let level = Level::ALL[(ply % Level::ALL.len() as u64) as usize];
                 let limits = Limits::new(level, ply).with_nodes(3_000);
                 let r = engine.best_turn(&game, &limits, &mut NoClock).unwrap();
                 assert!(
@@ -286,4 +286,49 @@ fn repetition_is_sought_when_behind_and_avoided_when_ahead() {
     let (draw, chosen, score) = check("L.L/.L./..D/.L..D./D../.L./L.L l 0 0 0 10");
     assert_ne!(chosen, draw);
     assert!(score > 0, "{score}");
+}
+
+#[test]
+fn progress_is_reported_after_every_iteration() {
+    let p = position("..D/.L./.D./.L.DL./.../.D./L.. l 5 5 0 0");
+    let mut depths = Vec::new();
+    let r = Engine::new(1)
+        .search_reporting(
+            &p,
+            &[],
+            &Limits::new(Level::Hard, 1).with_depth(5),
+            &mut NoClock,
+            &mut |r| {
+                assert_eq!(r.pv.first(), Some(&r.turn));
+                depths.push(r.depth);
+            },
+        )
+        .unwrap();
+    assert_eq!(depths, [1, 2, 3, 4, 5]);
+    assert_eq!(r, search(&p, Limits::new(Level::Hard, 1).with_depth(5)));
+}
+
+#[test]
+fn a_kept_table_makes_the_next_search_of_a_game_cheaper() {
+    let p = position("..D/.L./.D./.L.DL./.../.D./L.. l 5 5 0 0");
+    let limits = Limits::new(Level::Hard, 1).with_depth(7);
+    let mut engine = Engine::new(4);
+    let first = engine.search(&p, &[], &limits, &mut NoClock).unwrap();
+    // Without keeping, the same search costs the same.
+    assert_eq!(engine.search(&p, &[], &limits, &mut NoClock).unwrap(), first);
+    engine.keep_table(true);
+    let _ = engine.search(&p, &[], &limits, &mut NoClock).unwrap();
+    let again = engine.search(&p, &[], &limits, &mut NoClock).unwrap();
+    assert!(
+        again.nodes < first.nodes / 2,
+        "{} vs {}",
+        again.nodes,
+        first.nodes
+    );
+    // A new game forgets it.
+    engine.new_game();
+    assert_eq!(
+        engine.search(&p, &[], &limits, &mut NoClock).unwrap().nodes,
+        first.nodes
+    );
 }

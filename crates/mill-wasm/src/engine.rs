@@ -34,7 +34,7 @@ thread_local! {
 ///
 /// - `record_json`: the game, as `{"start": "<position>", "actions": ["d6", …]}`; its last
 ///   turn must be complete (no removal pending).
-/// - `level`: `"easy"`, `"medium"` or `"hard"`.
+/// - `level`: `"beginner"`, `"easy"`, `"medium"` or `"hard"`.
 /// - `seed`: a whole number from 0 to 2^53 − 1; the same seed, position and limits give
 ///   the same turn when the time limit is not reached first.
 /// - `movetime_ms`: the time for the search, 1 to 60 000 milliseconds, read from

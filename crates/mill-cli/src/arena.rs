@@ -1,0 +1,564 @@
+//! `mill arena`: matches between two players, each a level of this engine or an
+//! external engine spoken to over UCI (`uci:<command line>`), from random openings
+//! played once with each colour; the score with an Elo estimate and its 95 % interval.
+
+use mill_core::{Action, Color, Game, Outcome, Position, Turn};
+use mill_engine::tb::Tablebase;
+use mill_engine::{Clock, Engine, Level, Limits, StdClock};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+/// Who plays: a level of this engine or an external UCI engine.
+#[derive(Clone, Debug)]
+pub enum Spec {
+    /// A level of this engine, in this process.
+    Level(Level),
+    /// An external engine: the command line that starts it, split at spaces.
+    Uci(String),
+}
+
+impl std::str::FromStr for Spec {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Spec, String> {
+        match s.strip_prefix("uci:") {
+            Some(command) if command.trim().is_empty() => Err("uci: needs a command line".into()),
+            Some(command) => Ok(Spec::Uci(command.trim().to_string())),
+            None => s
+                .parse::<Level>()
+                .map(Spec::Level)
+                .map_err(|e| format!("{e}, or uci:<command line>")),
+        }
+    }
+}
+
+impl Spec {
+    fn name(&self) -> String {
+        match self {
+            Spec::Level(level) => level.to_string(),
+            Spec::Uci(command) => format!("uci:{command}"),
+        }
+    }
+}
+
+/// The match's settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The players.
+    pub a: Spec,
+    /// The second player.
+    pub b: Spec,
+    /// The position the openings start from (the start of the chosen variant).
+    pub start: Position,
+    /// Games to play.
+    pub games: u32,
+    /// Time per turn in milliseconds.
+    pub movetime: Option<u64>,
+    /// Depth limit per turn.
+    pub depth: Option<u32>,
+    /// Node limit per turn.
+    pub nodes: Option<u64>,
+    /// Random placements opening each pair of games.
+    pub opening: u32,
+    /// The seed of the openings and of the levels' choices.
+    pub seed: u64,
+    /// Transposition table size per engine of this process, in megabytes.
+    pub tt: usize,
+    /// A tablebase directory for the Hard players of this process.
+    pub tb: Option<std::path::PathBuf>,
+    /// Print every game.
+    pub verbose: bool,
+}
+
+/// One turn as a player chose it.
+struct Played {
+    turn: Turn,
+    nodes: u64,
+    tb_hits: u64,
+    ms: u64,
+    announced_win: bool,
+}
+
+/// A player of the match.
+enum Player {
+    Local {
+        engine: Engine,
+        limits: Limits,
+        wall: bool,
+    },
+    Uci(UciEngine),
+}
+
+impl Player {
+    fn start(
+        spec: &Spec,
+        settings: &Settings,
+        wall: bool,
+        tb: Option<&Arc<Tablebase>>,
+    ) -> Result<Player, String> {
+        Ok(match spec {
+            Spec::Level(level) => Player::Local {
+                engine: {
+                    let mut engine = Engine::new(settings.tt);
+                    engine.set_tablebase(tb.cloned());
+                    engine
+                },
+                limits: Limits {
+                    level: *level,
+                    movetime_ms: settings.movetime,
+                    depth: settings.depth,
+                    nodes: settings.nodes,
+                    seed: 0,
+                },
+                wall,
+            },
+            Spec::Uci(command) => Player::Uci(UciEngine::start(command)?),
+        })
+    }
+
+    fn new_game(&mut self) -> Result<(), String> {
+        match self {
+            Player::Local { .. } => Ok(()),
+            Player::Uci(uci) => uci.new_game(),
+        }
+    }
+
+    fn play(&mut self, game: &Game, seed: u64, settings: &Settings) -> Result<Played, String> {
+        match self {
+            Player::Local { engine, limits, wall } => {
+                let limits = Limits { seed, ..*limits };
+                let mut clock = if *wall {
+                    ArenaClock::Wall(StdClock::start())
+                } else {
+                    ArenaClock::cpu()
+                };
+                let r = engine
+                    .best_turn(game, &limits, &mut clock)
+                    .map_err(|e| format!("no turn to play: {e}"))?;
+                Ok(Played {
+                    announced_win: r.win_in().is_some_and(|n| n > 0),
+                    turn: r.turn,
+                    nodes: r.nodes,
+                    tb_hits: r.tb_hits,
+                    ms: r.elapsed_ms,
+                })
+            }
+            Player::Uci(uci) => uci.play(game, settings),
+        }
+    }
+}
+
+/// An external engine over UCI: one process for the whole match.
+struct UciEngine {
+    command: String,
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+/// How long an engine may take to answer `uci` or `isready`.
+const HANDSHAKE: Duration = Duration::from_secs(30);
+
+impl UciEngine {
+    fn start(command: &str) -> Result<UciEngine, String> {
+        let mut words = command.split_whitespace();
+        let program = words.next().ok_or("uci: needs a command line")?;
+        let mut child = Command::new(program)
+            .args(words)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {command:?}: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no standard input")?;
+        let stdout = child.stdout.take().ok_or("no standard output")?;
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut engine = UciEngine {
+            command: command.to_string(),
+            child,
+            stdin,
+            lines,
+        };
+        engine.send("uci")?;
+        engine.wait_for("uciok", HANDSHAKE)?;
+        Ok(engine)
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), String> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| format!("{}: cannot write: {e}", self.command))
+    }
+
+    /// Lines until one that is `word` or starts with `word `; returns them all.
+    fn wait_for(&mut self, word: &str, patience: Duration) -> Result<Vec<String>, String> {
+        let mut seen = Vec::new();
+        loop {
+            match self.lines.recv_timeout(patience) {
+                Ok(line) => {
+                    let done = line == word || line.starts_with(&format!("{word} "));
+                    seen.push(line);
+                    if done {
+                        return Ok(seen);
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(format!("{}: no {word} within {patience:?}", self.command));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(format!("{}: the engine exited before {word}", self.command));
+                }
+            }
+        }
+    }
+
+    fn new_game(&mut self) -> Result<(), String> {
+        self.send("ucinewgame")?;
+        self.send("isready")?;
+        self.wait_for("readyok", HANDSHAKE).map(drop)
+    }
+
+    /// One turn: `go` for its step, and again for each removal the step earns.
+    fn play(&mut self, game: &Game, settings: &Settings) -> Result<Played, String> {
+        let t = game.position().topology();
+        let start = game.start().to_string();
+        let mut tokens: Vec<String> = game.actions().iter().map(|a| a.to_text(t)).collect();
+        let mut after = game.clone();
+        let mut actions = Vec::new();
+        let mut clock = StdClock::start();
+        let mut nodes = 0;
+        let mut announced_win = false;
+        let mut go = String::from("go");
+        if let Some(ms) = settings.movetime {
+            go += &format!(" movetime {ms}");
+        }
+        if let Some(d) = settings.depth {
+            go += &format!(" depth {d}");
+        }
+        if let Some(n) = settings.nodes {
+            go += &format!(" nodes {n}");
+        }
+        // Generous: a slow engine loses on time only when clearly stuck.
+        let patience = Duration::from_millis(settings.movetime.unwrap_or(10_000).saturating_mul(10) + 10_000);
+        loop {
+            self.send(&format!("position {start} moves {}", tokens.join(" ")))?;
+            self.send(&go)?;
+            let lines = self.wait_for("bestmove", patience)?;
+            for line in &lines {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                if words.first() != Some(&"info") {
+                    continue;
+                }
+                for pair in words.windows(2) {
+                    match pair {
+                        ["nodes", n] => nodes = n.parse().unwrap_or(nodes),
+                        ["win", n] if words.contains(&"score") => {
+                            announced_win = n.parse::<i64>().is_ok_and(|n| n > 0);
+                        }
+                        ["cp", _] | ["loss", _] => announced_win = false,
+                        _ => {}
+                    }
+                }
+            }
+            let best = lines.last().map(String::as_str).unwrap_or_default();
+            let token = best.split_whitespace().nth(1).unwrap_or_default().to_string();
+            let action =
+                Action::parse(&token, t).map_err(|e| format!("{}: bestmove {token:?}: {e}", self.command))?;
+            after
+                .play_action(action)
+                .map_err(|e| format!("{}: bestmove {token:?} is illegal: {e}", self.command))?;
+            actions.push(action);
+            tokens.push(token);
+            if after.position().pending_removals() == 0 {
+                break;
+            }
+        }
+        let turn = after
+            .turns()
+            .last()
+            .copied()
+            .ok_or_else(|| format!("{}: no complete turn", self.command))?;
+        debug_assert_eq!(turn.actions().collect::<Vec<_>>(), actions);
+        Ok(Played {
+            turn,
+            nodes,
+            tb_hits: 0,
+            ms: clock.elapsed_ms(),
+            announced_win,
+        })
+    }
+}
+
+impl Drop for UciEngine {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        for _ in 0..100 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// How one game ended, from the first player's side.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Score {
+    Win,
+    Draw,
+    Loss,
+}
+
+/// Plays the match and prints its result.
+pub fn run(settings: &Settings) -> Result<(), String> {
+    if settings.games == 0 {
+        return Err("--games must be at least 1".into());
+    }
+    let any_uci = matches!(settings.a, Spec::Uci(_)) || matches!(settings.b, Spec::Uci(_));
+    if settings.movetime.is_none() && settings.depth.is_none() && settings.nodes.is_none() {
+        let needs = |s: &Spec| matches!(s, Spec::Level(Level::Hard) | Spec::Uci(_));
+        if needs(&settings.a) || needs(&settings.b) {
+            return Err("hard and uci engines need a limit per turn: --movetime, --depth or --nodes".into());
+        }
+    }
+    // An external engine's time can only be measured on the wall clock: then both sides
+    // get wall time, so that the time per turn is equal.
+    let wall = any_uci;
+    let tb = match &settings.tb {
+        // Tables are solved under a variant's usual rules only.
+        Some(_) if !settings.start.rules().is_default() => {
+            return Err(format!("--tb holds no tables for {}", settings.start.rules()));
+        }
+        Some(dir) => Some(Arc::new(crate::tb::load(dir, settings.start.variant())?)),
+        None => None,
+    };
+    let mut players = [
+        Player::start(&settings.a, settings, wall, tb.as_ref())?,
+        Player::start(&settings.b, settings, wall, tb.as_ref())?,
+    ];
+    let names = [settings.a.name(), settings.b.name()];
+    let (mut wins, mut draws, mut losses) = (0u32, 0u32, 0u32);
+    let (mut turns_total, mut nodes, mut ms) = (0usize, [0u64; 2], [0u64; 2]);
+    let mut tb_hits = [0u64; 2];
+    let (mut seen_wins, mut slipped) = ([0u32; 2], [0u32; 2]);
+    let mut rng = settings.seed;
+    let mut start = Game::default();
+    for g in 0..settings.games {
+        if g % 2 == 0 {
+            start = random_opening(settings.start, settings.opening, &mut rng);
+        }
+        // Game g: the first player has Light in even games, Dark in odd ones.
+        let a_colour = if g % 2 == 0 { Color::Light } else { Color::Dark };
+        for p in &mut players {
+            p.new_game()?;
+        }
+        let mut game = start.clone();
+        let mut turn_number = 0u64;
+        let mut saw_win = [false; 2];
+        while !game.is_over() && game.turns().len() < 2000 {
+            let side = usize::from(game.position().turn() != a_colour);
+            let seed = settings.seed ^ (u64::from(g) << 32) ^ (turn_number << 1) ^ side as u64;
+            let played = players[side].play(&game, seed, settings)?;
+            nodes[side] += played.nodes;
+            tb_hits[side] += played.tb_hits;
+            ms[side] += played.ms;
+            saw_win[side] |= played.announced_win;
+            game.play(played.turn)
+                .map_err(|e| format!("{} played an illegal turn: {e}", names[side]))?;
+            turn_number += 1;
+        }
+        turns_total += game.turns().len();
+        let score = match game.outcome() {
+            Some(Outcome::Win { winner, .. }) if winner == a_colour => Score::Win,
+            Some(Outcome::Win { .. }) => Score::Loss,
+            _ => Score::Draw,
+        };
+        // A side that announced a forced win and did not win let it slip.
+        for (side, won) in [(0, score == Score::Win), (1, score == Score::Loss)] {
+            if saw_win[side] {
+                seen_wins[side] += 1;
+                slipped[side] += u32::from(!won);
+            }
+        }
+        match score {
+            Score::Win => wins += 1,
+            Score::Draw => draws += 1,
+            Score::Loss => losses += 1,
+        }
+        if settings.verbose {
+            let result = game
+                .outcome()
+                .map_or("unfinished (2000 turns)".to_string(), |o| o.to_string());
+            println!(
+                "game {} ({} light): {}; {}",
+                g + 1,
+                names[usize::from(a_colour != Color::Light)],
+                result,
+                game.record().join(" ")
+            );
+        }
+    }
+    let games = settings.games;
+    println!(
+        "{} vs {}: {} games: {} wins, {} draws, {} losses for {} (score {:.1}%)",
+        names[0],
+        names[1],
+        games,
+        wins,
+        draws,
+        losses,
+        names[0],
+        100.0 * (f64::from(wins) + 0.5 * f64::from(draws)) / f64::from(games)
+    );
+    println!("{}", elo_line(wins, draws, losses));
+    println!(
+        "average game {:.1} turns; {}: {} nodes in {} ms; {}: {} nodes in {} ms ({} time)",
+        turns_total as f64 / f64::from(games),
+        names[0],
+        nodes[0],
+        ms[0],
+        names[1],
+        nodes[1],
+        ms[1],
+        if wall { "wall" } else { "CPU" }
+    );
+    if tb.is_some() {
+        println!(
+            "tablebase hits: {}: {} ({:.2}% of nodes), {}: {} ({:.2}% of nodes)",
+            names[0],
+            tb_hits[0],
+            100.0 * tb_hits[0] as f64 / nodes[0].max(1) as f64,
+            names[1],
+            tb_hits[1],
+            100.0 * tb_hits[1] as f64 / nodes[1].max(1) as f64
+        );
+    }
+    println!(
+        "forced wins announced: {} in {} games ({} not won), {} in {} games ({} not won)",
+        names[0], seen_wins[0], slipped[0], names[1], seen_wins[1], slipped[1]
+    );
+    Ok(())
+}
+
+/// The Elo difference that a score fraction `p` means (±∞ at 1 and 0).
+fn elo(p: f64) -> f64 {
+    if p <= 0.0 {
+        f64::NEG_INFINITY
+    } else if p >= 1.0 {
+        f64::INFINITY
+    } else {
+        // + 0.0 turns the -0 of an even score into 0.
+        -400.0 * (1.0 / p - 1.0).log10() + 0.0
+    }
+}
+
+/// `Elo +X (95%: lo to hi)` for the first player: the score's normal approximation
+/// from the games' own spread (wins 1, draws ½, losses 0).
+fn elo_line(wins: u32, draws: u32, losses: u32) -> String {
+    let n = f64::from(wins + draws + losses);
+    let (w, d, l) = (f64::from(wins) / n, f64::from(draws) / n, f64::from(losses) / n);
+    let p = w + d / 2.0;
+    let variance = w * (1.0 - p).powi(2) + d * (0.5 - p).powi(2) + l * p.powi(2);
+    let margin = 1.96 * (variance / n).sqrt();
+    let show = |x: f64| {
+        if x.is_infinite() {
+            if x > 0.0 {
+                "+inf".to_string()
+            } else {
+                "-inf".to_string()
+            }
+        } else {
+            format!("{x:+.0}")
+        }
+    };
+    format!(
+        "Elo {} (95%: {} to {})",
+        show(elo(p)),
+        show(elo(p - margin)),
+        show(elo(p + margin))
+    )
+}
+
+/// CPU time of the calling thread in nanoseconds, where Linux says.
+fn cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// The clock of this process's engines: CPU time of the searching thread (fair on a
+/// loaded machine) when both players are local, else wall time.
+enum ArenaClock {
+    Cpu(u64),
+    Wall(StdClock),
+}
+
+impl ArenaClock {
+    fn cpu() -> ArenaClock {
+        match cpu_ns() {
+            Some(ns) => ArenaClock::Cpu(ns),
+            None => ArenaClock::Wall(StdClock::start()),
+        }
+    }
+}
+
+impl Clock for ArenaClock {
+    fn elapsed_ms(&mut self) -> u64 {
+        match self {
+            ArenaClock::Cpu(start) => cpu_ns().map_or(0, |now| now.saturating_sub(*start) / 1_000_000),
+            ArenaClock::Wall(clock) => clock.elapsed_ms(),
+        }
+    }
+}
+
+/// A game opened by `plies` random turns, seeded.
+fn random_opening(from: Position, plies: u32, rng: &mut u64) -> Game {
+    let mut game = Game::from_position(from);
+    for _ in 0..plies {
+        let turns = game.legal_turns();
+        if turns.is_empty() {
+            break;
+        }
+        *rng = rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        let turn = turns[(z % turns.len() as u64) as usize];
+        game.play(turn).expect("a legal turn");
+    }
+    game
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elo_of_even_and_lopsided_scores() {
+        assert_eq!(elo_line(10, 0, 10), "Elo +0 (95%: -163 to +163)");
+        assert!(elo_line(10, 0, 0).starts_with("Elo +inf (95%: +inf"));
+        let line = elo_line(60, 20, 20);
+        // 70 % is about +147 Elo.
+        assert!(line.starts_with("Elo +147 (95%: "), "{line}");
+    }
+
+    #[test]
+    fn specs_are_levels_or_uci_commands() {
+        assert!(matches!("hard".parse::<Spec>(), Ok(Spec::Level(Level::Hard))));
+        assert!(matches!("uci:/bin/mill uci".parse::<Spec>(), Ok(Spec::Uci(c)) if c == "/bin/mill uci"));
+        assert!("uci:".parse::<Spec>().is_err());
+        assert!("expert".parse::<Spec>().is_err());
+    }
+}

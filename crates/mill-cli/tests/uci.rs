@@ -1,0 +1,211 @@
+//! `mill uci` driven over pipes as a GUI would: handshake, options, positions with
+//! action tokens, a mill answered as step then removal, stop during an infinite
+//! search, and bad input refused with nothing changed.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+/// Long enough for any answer on a loaded machine; only a guard against a hang.
+const PATIENCE: Duration = Duration::from_secs(60);
+
+struct Uci {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Uci {
+    fn start() -> Uci {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_mill"))
+            .arg("uci")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("mill runs");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                if tx.send(line.unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        Uci { child, stdin, lines }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn line(&self) -> String {
+        match self.lines.recv_timeout(PATIENCE) {
+            Ok(line) => line,
+            Err(RecvTimeoutError::Timeout) => panic!("no answer from mill uci"),
+            Err(RecvTimeoutError::Disconnected) => panic!("mill uci closed its output"),
+        }
+    }
+
+    /// Every line up to and including the first that starts with `prefix`.
+    fn until(&self, prefix: &str) -> Vec<String> {
+        let mut seen = Vec::new();
+        loop {
+            let line = self.line();
+            let done = line.starts_with(prefix);
+            seen.push(line);
+            if done {
+                return seen;
+            }
+        }
+    }
+
+    fn bestmove(&self) -> (String, Vec<String>) {
+        let lines = self.until("bestmove ");
+        let best = lines.last().unwrap()["bestmove ".len()..].to_string();
+        (best, lines)
+    }
+
+    /// The position the session holds now (the `d` debug command).
+    fn shown(&mut self) -> String {
+        self.send("d");
+        let line = self.line();
+        line.strip_prefix("info string position ")
+            .unwrap_or_else(|| panic!("unexpected {line:?}"))
+            .to_string()
+    }
+
+    fn quit(mut self) {
+        self.send("quit");
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status}");
+    }
+}
+
+#[test]
+fn handshake_lists_the_options_and_answers_isready() {
+    let mut uci = Uci::start();
+    uci.send("uci");
+    let lines = uci.until("uciok");
+    assert!(lines[0].starts_with("id name "), "{lines:?}");
+    let level = lines
+        .iter()
+        .find(|l| l.starts_with("option name Level type combo"))
+        .expect("a Level option");
+    for name in ["beginner", "easy", "medium", "hard"] {
+        assert!(level.contains(&format!("var {name}")), "{level}");
+    }
+    assert!(lines.iter().any(|l| l.starts_with("option name Hash type spin")));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("option name Variant type combo"))
+    );
+    uci.send("isready");
+    assert_eq!(uci.line(), "readyok");
+    uci.quit();
+}
+
+#[test]
+fn a_mill_is_answered_as_its_step_then_its_removal() {
+    let mut uci = Uci::start();
+    uci.send("setoption name Level value medium");
+    // Light has a1 and a4: a7 closes the a-file.
+    uci.send("position startpos moves a1 g7 a4 g1");
+    uci.send("go depth 3");
+    let (best, lines) = uci.bestmove();
+    assert_eq!(best, "a7", "{lines:?}");
+    let info = lines
+        .iter()
+        .rfind(|l| l.starts_with("info depth"))
+        .expect("an info line");
+    for field in [" score cp ", " nodes ", " nps ", " pv a7 x"] {
+        assert!(info.contains(field), "{info}");
+    }
+    uci.send("position startpos moves a1 g7 a4 g1 a7");
+    uci.send("go depth 3");
+    let (removal, lines) = uci.bestmove();
+    assert!(["xg7", "xg1"].contains(&removal.as_str()), "{lines:?}");
+    // The answer is legal: the game takes it, and Dark is to move with 8 pieces left.
+    uci.send(&format!("position startpos moves a1 g7 a4 g1 a7 {removal}"));
+    assert!(uci.shown().ends_with(" d 6 7 0 0"));
+    uci.quit();
+}
+
+#[test]
+fn a_position_given_mid_turn_gets_a_removal() {
+    let mut uci = Uci::start();
+    uci.send("setoption name Level value hard");
+    // Light has just closed a1 d1 g1 and owes a removal; Dark's b2 d2 threaten f2.
+    uci.send("position .../.../.../....../.../DD./LLL l 6 7 1 0");
+    uci.send("go depth 3");
+    let (removal, lines) = uci.bestmove();
+    assert!(["xb2", "xd2"].contains(&removal.as_str()), "{lines:?}");
+    uci.quit();
+}
+
+#[test]
+fn bad_input_gets_an_error_and_changes_nothing() {
+    let mut uci = Uci::start();
+    uci.send("position startpos moves d6");
+    let before = uci.shown();
+    for bad in [
+        "position startpos moves d6 d6",
+        "position startpos moves zz",
+        "position LLL/... l 9 9 0 0",
+        "position",
+        "setoption name Level value expert",
+        "setoption name Hash value lots",
+        "setoption name Variant value chess",
+        "setoption name Colour value red",
+        "setoption name Tablebase value /nonexistent/tables",
+        "go wtime 1000",
+        "go depth",
+        "frobnicate",
+    ] {
+        uci.send(bad);
+        let line = uci.line();
+        assert!(line.starts_with("info string error "), "{bad}: {line}");
+        assert_eq!(uci.shown(), before, "{bad}");
+    }
+    // The level is still the default (hard) and the engine still answers.
+    uci.send("go depth 2");
+    let (best, _) = uci.bestmove();
+    assert!(!best.is_empty() && !best.starts_with('x'), "{best}");
+    uci.quit();
+}
+
+#[test]
+fn stop_ends_an_infinite_search_and_isready_is_answered_during_it() {
+    let mut uci = Uci::start();
+    uci.send("position startpos");
+    uci.send("go infinite");
+    let first = uci.line();
+    assert!(first.starts_with("info depth 1 "), "{first}");
+    uci.send("isready");
+    let lines = uci.until("readyok");
+    assert!(lines.iter().all(|l| !l.starts_with("bestmove")), "{lines:?}");
+    // A command other than stop is refused while the search runs.
+    uci.send("position startpos moves d6");
+    let lines = uci.until("info string error");
+    assert!(lines.iter().all(|l| !l.starts_with("bestmove")), "{lines:?}");
+    uci.send("stop");
+    let (best, _) = uci.bestmove();
+    assert!(!best.is_empty() && best != "(none)", "{best}");
+    assert!(uci.shown().ends_with(" l 9 9 0 0"));
+    uci.quit();
+}
+
+#[test]
+fn a_finished_game_has_no_best_move() {
+    let mut uci = Uci::start();
+    // Dark has two pieces left: Light has won.
+    uci.send("position L../.L./..L/D....D/.../.../... d 0 0 0 0");
+    uci.send("go depth 1");
+    assert_eq!(uci.line(), "info string error go: the game is over");
+    assert_eq!(uci.line(), "bestmove (none)");
+    uci.quit();
+}

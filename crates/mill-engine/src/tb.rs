@@ -1,0 +1,972 @@
+//! Endgame tablebases: every position with both sides out of hand and at most `max`
+//! pieces each, solved by retrograde analysis.
+//!
+//! A position is stored from the side to move's view (`us` to move, `them`), so the two
+//! colours share one table, and only one position of each orbit under the board's
+//! symmetries (found from the topology: the permutations of points that keep segments
+//! and mill lines) is stored. A *class* is one material, `m` pieces for the side to move
+//! and `o` for the other; moves without a removal stay within {(m,o), (o,m)}, a removal
+//! leads to a smaller class solved before.
+//!
+//! Each position has two values, win / draw / loss for the side to move with a distance
+//! in turns (both sides' turns):
+//! - **DTZ**, the distance to the next removal (or the end of the game) when the winner
+//!   hurries to it and the loser delays it; a removal leads into the smaller class at a
+//!   quiet count of 0, where a win is a win only if its DTZ fits in the quiet-turn limit.
+//!   With `q` quiet turns already played, a DTZ win is a win only if `dtz <= limit - q`;
+//!   else the 100-turn rule draws it.
+//! - **DTW**, the distance to the end of the game under best play (quiet-turn limit not
+//!   applied), what `win in N` reports.
+//!
+//! Playing DTZ-optimal turns (the fastest to the next removal among winning turns)
+//! always wins within the quiet-turn limit: each removal leads to a smaller class, and
+//! the game ends. Repetition is not part of the tables (a forced win never needs it).
+//!
+//! Rules read from [`Rules`]: the flying threshold, the losing piece count, protected
+//! mills and the quiet-turn limit; only the one-removal-per-turn rule is supported. The
+//! verifier ([`Tablebase::verify`]) checks every stored value against the successors
+//! that `mill-core` itself generates.
+
+use mill_core::{Color, Position, RemovalRule, Rules, Topology, Turn, Variant};
+
+/// The most points a board may have (bitboards are `u32`).
+const MAX_POINTS: usize = 32;
+/// "No value yet" in the generator's distance arrays.
+const NONE: u16 = u16::MAX;
+
+/// A value for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Value {
+    /// The side to move wins in this many turns (both sides' turns).
+    Win(u16),
+    /// The side to move loses in this many turns.
+    Loss(u16),
+    /// Neither side can force a win.
+    Draw,
+}
+
+impl Value {
+    fn encode(self) -> u16 {
+        match self {
+            Value::Draw => 0,
+            Value::Win(d) => ((d + 1) << 1) | 1,
+            Value::Loss(d) => (d + 1) << 1,
+        }
+    }
+
+    fn decode(v: u16) -> Value {
+        if v == 0 {
+            Value::Draw
+        } else if v & 1 == 1 {
+            Value::Win((v >> 1) - 1)
+        } else {
+            Value::Loss((v >> 1) - 1)
+        }
+    }
+}
+
+/// What the tables say about one position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// Distance to the next removal (or the end) under DTZ-optimal play, ignoring the
+    /// quiet turns already played.
+    pub dtz: Value,
+    /// Distance to the end of the game under best play, quiet-turn limit not applied.
+    pub dtw: Value,
+    /// The result with the quiet turns already played: a DTZ win that does not fit in
+    /// the turns left is a draw. Win and loss carry the DTW distance.
+    pub result: Value,
+}
+
+/// The board's symmetries as byte lookup tables: the image of a bitboard is four
+/// lookups.
+#[derive(Clone, Debug)]
+struct Symmetries {
+    tables: Vec<[[u32; 256]; 4]>,
+}
+
+impl Symmetries {
+    fn of(t: &Topology) -> Symmetries {
+        let points: Vec<usize> = t.points().map(|p| p.index()).collect();
+        let n = points.len();
+        let adjacent = |a: usize, b: usize| -> bool {
+            mill_core::Point::from_index(a).is_some_and(|p| t.neighbours(p).0 & (1 << b) != 0)
+        };
+        // Points in breadth-first order, so that each has an earlier neighbour.
+        let mut order = Vec::with_capacity(n);
+        let mut seen = 0u32;
+        for &start in &points {
+            if seen & (1 << start) != 0 {
+                continue;
+            }
+            seen |= 1 << start;
+            order.push(start);
+            let mut k = order.len() - 1;
+            while k < order.len() {
+                let p = order[k];
+                for &q in &points {
+                    if seen & (1 << q) == 0 && adjacent(p, q) {
+                        seen |= 1 << q;
+                        order.push(q);
+                    }
+                }
+                k += 1;
+            }
+        }
+        let lines: Vec<u32> = t.lines().iter().map(|l| l.0).collect();
+        let mut found = Vec::new();
+        let mut image = [usize::MAX; MAX_POINTS];
+        /// What the search for automorphisms needs besides the partial image.
+        struct Ctx<'c> {
+            order: &'c [usize],
+            points: &'c [usize],
+            adjacent: &'c dyn Fn(usize, usize) -> bool,
+            lines: &'c [u32],
+        }
+        fn extend(
+            cx: &Ctx<'_>,
+            k: usize,
+            image: &mut [usize; MAX_POINTS],
+            used: u32,
+            found: &mut Vec<[usize; MAX_POINTS]>,
+        ) {
+            if k == cx.order.len() {
+                let maps_lines = cx.lines.iter().all(|&l| {
+                    let img = (0..MAX_POINTS)
+                        .filter(|&i| l & (1 << i) != 0)
+                        .fold(0u32, |s, i| s | 1 << image[i]);
+                    cx.lines.contains(&img)
+                });
+                if maps_lines {
+                    found.push(*image);
+                }
+                return;
+            }
+            let p = cx.order[k];
+            for &c in cx.points {
+                if used & (1 << c) != 0 {
+                    continue;
+                }
+                let fits = cx.order[..k]
+                    .iter()
+                    .all(|&r| (cx.adjacent)(p, r) == (cx.adjacent)(c, image[r]));
+                if fits {
+                    image[p] = c;
+                    extend(cx, k + 1, image, used | 1 << c, found);
+                    image[p] = usize::MAX;
+                }
+            }
+        }
+        let cx = Ctx {
+            order: &order,
+            points: &points,
+            adjacent: &adjacent,
+            lines: &lines,
+        };
+        extend(&cx, 0, &mut image, 0, &mut found);
+        let tables = found
+            .iter()
+            .map(|image| {
+                let mut tab = [[0u32; 256]; 4];
+                for (byte, table) in tab.iter_mut().enumerate() {
+                    for (b, slot) in table.iter_mut().enumerate() {
+                        for bit in 0..8 {
+                            let i = byte * 8 + bit;
+                            if b & (1 << bit) != 0 && image[i] < MAX_POINTS {
+                                *slot |= 1 << image[i];
+                            }
+                        }
+                    }
+                }
+                tab
+            })
+            .collect();
+        Symmetries { tables }
+    }
+
+    #[inline]
+    fn apply(tab: &[[u32; 256]; 4], x: u32) -> u32 {
+        tab[0][(x & 0xff) as usize]
+            | tab[1][(x >> 8 & 0xff) as usize]
+            | tab[2][(x >> 16 & 0xff) as usize]
+            | tab[3][(x >> 24) as usize]
+    }
+
+    /// The representative of (us, them)'s orbit: the least image, `us` compared first.
+    #[inline]
+    fn canonical(&self, us: u32, them: u32) -> (u32, u32) {
+        let mut best = (us, them);
+        for tab in &self.tables {
+            let u = Self::apply(tab, us);
+            if u > best.0 {
+                continue;
+            }
+            let t = Self::apply(tab, them);
+            if (u, t) < best {
+                best = (u, t);
+            }
+        }
+        best
+    }
+}
+
+/// Binomial coefficients C(n, k) for n ≤ 32, k ≤ 8.
+const BINOMIAL: [[u32; 9]; 33] = {
+    let mut b = [[0u32; 9]; 33];
+    let mut n = 0;
+    while n <= 32 {
+        b[n][0] = 1;
+        let mut k = 1;
+        while k <= 8 && k <= n {
+            b[n][k] = b[n - 1][k - 1] + if k < n { b[n - 1][k] } else { 0 };
+            k += 1;
+        }
+        n += 1;
+    }
+    b
+};
+
+/// The rank of `set` among the subsets of its size of `within` (colexicographic).
+#[inline]
+fn rank_in(set: u32, within: u32) -> u32 {
+    let mut rank = 0;
+    let mut rest = set;
+    let mut k = 1;
+    while rest != 0 {
+        let bit = rest.trailing_zeros();
+        let below = (within & ((1u32 << bit) - 1)).count_ones() as usize;
+        rank += BINOMIAL[below][k];
+        rest &= rest - 1;
+        k += 1;
+    }
+    rank
+}
+
+/// The `count`-subsets of `within`, in rank order.
+fn subsets(within: u32, count: u32) -> impl Iterator<Item = u32> {
+    let slots: Vec<u32> = (0..32).filter(|i| within & (1 << i) != 0).collect();
+    let width = slots.len() as u32;
+    let mut mask: u64 = if count == 0 || count > width {
+        0
+    } else {
+        (1u64 << count) - 1
+    };
+    let end = 1u64 << width;
+    let done = count > width;
+    std::iter::from_fn(move || {
+        if done || (count == 0 && mask == u64::MAX) || mask >= end {
+            return None;
+        }
+        let set = (0..width)
+            .filter(|i| mask & (1 << i) != 0)
+            .fold(0u32, |s, i| s | 1 << slots[i as usize]);
+        if count == 0 {
+            mask = u64::MAX;
+        } else {
+            // Gosper's hack: the next larger number with as many bits.
+            let c = mask & mask.wrapping_neg();
+            let r = mask + c;
+            mask = (((r ^ mask) >> 2) / c) | r;
+        }
+        Some(set)
+    })
+}
+
+/// One material: `m` pieces for the side to move, `o` for the other.
+#[derive(Clone, Debug)]
+struct Class {
+    m: u8,
+    o: u8,
+    /// Rank of each `m`-subset of the board among all of them → its position among the
+    /// representatives (or `u32::MAX`).
+    us_index: Vec<u32>,
+    /// Positions per representative `us`: C(points − m, o).
+    per_us: u32,
+    dtz: Vec<u16>,
+    dtw: Vec<u16>,
+}
+
+impl Class {
+    fn len(&self) -> usize {
+        self.dtz.len()
+    }
+}
+
+/// Solved endgames of one variant. See the module docs.
+#[derive(Clone, Debug)]
+pub struct Tablebase {
+    variant: Variant,
+    syms: Symmetries,
+    /// Classes by (m, o); `None` where not generated or not loaded.
+    classes: Vec<Vec<Option<Class>>>,
+}
+
+/// Which distance a solving pass computes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Metric {
+    Dtz,
+    Dtw,
+}
+
+const MAGIC: &[u8; 8] = b"MILLTB01";
+
+impl Tablebase {
+    /// An empty tablebase for `variant`: no class yet.
+    pub fn new(variant: Variant) -> Tablebase {
+        let rules = variant.rules();
+        let size = rules.pieces as usize + 1;
+        Tablebase {
+            variant,
+            syms: Symmetries::of(rules.topology),
+            classes: vec![vec![None; size]; size],
+        }
+    }
+
+    /// The variant the tables are for.
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    /// How many symmetries of the board are used.
+    pub fn symmetries(&self) -> usize {
+        self.syms.tables.len()
+    }
+
+    /// The classes present: (pieces of the side to move, of the other, positions stored).
+    pub fn classes(&self) -> Vec<(u8, u8, usize)> {
+        let mut out = Vec::new();
+        for row in &self.classes {
+            for c in row.iter().flatten() {
+                out.push((c.m, c.o, c.len()));
+            }
+        }
+        out
+    }
+
+    /// The most pieces a side has in any class present (0: none).
+    pub fn max_pieces(&self) -> u8 {
+        self.classes()
+            .iter()
+            .map(|&(m, o, _)| m.max(o))
+            .max()
+            .unwrap_or(0)
+    }
+
+    fn rules(&self) -> &'static Rules {
+        self.variant.rules()
+    }
+
+    fn class(&self, m: u8, o: u8) -> Option<&Class> {
+        self.classes.get(m as usize)?.get(o as usize)?.as_ref()
+    }
+
+    /// Solves every class with `lose_below` to `max` pieces a side, smallest first;
+    /// `progress` hears of each class as it is done.
+    pub fn generate(variant: Variant, max: u8, progress: &mut dyn FnMut(&str)) -> Result<Tablebase, String> {
+        let rules = variant.rules();
+        if rules.removals != RemovalRule::One {
+            return Err("only rule sets with one removal per turn are supported".into());
+        }
+        let low = rules.lose_below.max(1);
+        if max < low || max > rules.pieces || max as usize > 8 {
+            return Err(format!(
+                "pieces per side must be {low} to {}",
+                rules.pieces.min(8)
+            ));
+        }
+        let mut tb = Tablebase::new(variant);
+        for total in 2 * low..=2 * max {
+            for m in low..=max {
+                let o = total - m;
+                if o < m || o > max || o < low {
+                    continue;
+                }
+                let group: Vec<(u8, u8)> = if m == o {
+                    vec![(m, o)]
+                } else {
+                    vec![(m, o), (o, m)]
+                };
+                let mut classes: Vec<Class> = group.iter().map(|&(m, o)| tb.empty_class(m, o)).collect();
+                for metric in [Metric::Dtz, Metric::Dtw] {
+                    let values = tb.solve(&classes, metric);
+                    for (c, v) in classes.iter_mut().zip(values) {
+                        match metric {
+                            Metric::Dtz => c.dtz = v,
+                            Metric::Dtw => c.dtw = v,
+                        }
+                    }
+                }
+                for c in classes {
+                    progress(&format!("{}v{}: {} positions", c.m, c.o, c.len()));
+                    let (m, o) = (c.m as usize, c.o as usize);
+                    tb.classes[m][o] = Some(c);
+                }
+            }
+        }
+        Ok(tb)
+    }
+
+    fn empty_class(&self, m: u8, o: u8) -> Class {
+        let t = self.rules().topology;
+        let all = t.all().0;
+        let n = all.count_ones() as usize;
+        let mut us_index = vec![u32::MAX; BINOMIAL[n][m as usize] as usize];
+        let mut count = 0;
+        for us in subsets(all, u32::from(m)) {
+            if self.syms.canonical(us, 0).0 == us {
+                us_index[rank_in(us, all) as usize] = count;
+                count += 1;
+            }
+        }
+        let per_us = BINOMIAL[n - m as usize][o as usize];
+        let size = count as usize * per_us as usize;
+        Class {
+            m,
+            o,
+            us_index,
+            per_us,
+            dtz: vec![0; size],
+            dtw: vec![0; size],
+        }
+    }
+
+    /// The index of the representative of (us, them) in `class`.
+    #[inline]
+    fn index(&self, class: &Class, us: u32, them: u32) -> usize {
+        let all = self.rules().topology.all().0;
+        let (u, t) = self.syms.canonical(us, them);
+        let row = class.us_index[rank_in(u, all) as usize];
+        row as usize * class.per_us as usize + rank_in(t, all & !u) as usize
+    }
+
+    /// The position at `index` of `class` and whether it is its orbit's representative.
+    fn at(&self, class: &Class, index: usize, reps: &[u32]) -> (u32, u32) {
+        let all = self.rules().topology.all().0;
+        let us = reps[index / class.per_us as usize];
+        let rank = (index % class.per_us as usize) as u32;
+        (us, unrank(rank, all & !us, class.o as u32))
+    }
+
+    fn representatives(&self, class: &Class) -> Vec<u32> {
+        let all = self.rules().topology.all().0;
+        let mut reps = vec![0; class.len() / class.per_us.max(1) as usize];
+        for us in subsets(all, u32::from(class.m)) {
+            let i = class.us_index[rank_in(us, all) as usize];
+            if i != u32::MAX {
+                reps[i as usize] = us;
+            }
+        }
+        reps
+    }
+
+    /// Calls `f(from, to, us after)` for each step of `us` (a flight if it flies).
+    #[inline]
+    fn steps(&self, us: u32, them: u32, mut f: impl FnMut(u32, u32)) {
+        let rules = self.rules();
+        let t = rules.topology;
+        let empty = t.all().0 & !(us | them);
+        let flies = us.count_ones() <= u32::from(rules.fly_at);
+        let mut pieces = us;
+        while pieces != 0 {
+            let from = pieces.trailing_zeros();
+            pieces &= pieces - 1;
+            let targets = if flies {
+                empty
+            } else {
+                mill_core::Point::from_index(from as usize).map_or(0, |p| t.neighbours(p).0) & empty
+            };
+            let mut rest = targets;
+            while rest != 0 {
+                let to = rest.trailing_zeros();
+                rest &= rest - 1;
+                f(to, us ^ (1 << from) ^ (1 << to));
+            }
+        }
+    }
+
+    /// Whether `us` closes a mill with a piece arriving on `to`.
+    #[inline]
+    fn closes(&self, us: u32, to: u32) -> bool {
+        mill_core::Point::from_index(to as usize)
+            .is_some_and(|p| self.rules().topology.mills_through(us, p) > 0)
+    }
+
+    /// The pieces of `them` that may be removed.
+    #[inline]
+    fn removable(&self, them: u32) -> u32 {
+        if !self.rules().protect_mills {
+            return them;
+        }
+        let free = them & !self.rules().topology.in_mills(them);
+        if free != 0 { free } else { them }
+    }
+
+    /// The value for the side to move in a position reached by a removal (quiet count 0),
+    /// for the metric: DTZ values are cut by the quiet-turn limit.
+    fn after_removal(&self, us: u32, them: u32, metric: Metric) -> Value {
+        let (m, o) = (us.count_ones() as u8, them.count_ones() as u8);
+        if m < self.rules().lose_below {
+            return Value::Loss(0);
+        }
+        let Some(class) = self.class(m, o) else {
+            return Value::Draw;
+        };
+        let i = self.index(class, us, them);
+        match metric {
+            Metric::Dtz => rule_cut(Value::decode(class.dtz[i]), self.rules().quiet_limit, 0),
+            Metric::Dtw => Value::decode(class.dtw[i]),
+        }
+    }
+
+    /// Retrograde analysis of one group of classes (one material and its mirror).
+    fn solve(&self, classes: &[Class], metric: Metric) -> Vec<Vec<u16>> {
+        let offsets: Vec<usize> = classes
+            .iter()
+            .scan(0, |acc, c| {
+                let o = *acc;
+                *acc += c.len();
+                Some(o)
+            })
+            .collect();
+        let total: usize = classes.iter().map(Class::len).sum();
+        let reps: Vec<Vec<u32>> = classes.iter().map(|c| self.representatives(c)).collect();
+        let class_of = |m: u8| classes.iter().position(|c| c.m == m).unwrap_or(0);
+        let mut done = vec![false; total];
+        let mut value = vec![0u16; total];
+        let mut counter = vec![0u16; total];
+        let mut win_removal = vec![false; total];
+        let mut max_win = vec![0u16; total];
+        let mut lose_after = vec![0u16; total];
+        let mut can_draw = vec![false; total];
+        let mut buckets: Vec<Vec<(u32, bool)>> = Vec::new();
+        let push = |buckets: &mut Vec<Vec<(u32, bool)>>, d: u16, i: usize, win: bool| {
+            let d = d as usize;
+            if buckets.len() <= d {
+                buckets.resize_with(d + 1, Vec::new);
+            }
+            buckets[d].push((i as u32, win));
+        };
+        let mut succ = Vec::with_capacity(128);
+        for (k, class) in classes.iter().enumerate() {
+            let next = class_of(class.o);
+            for local in 0..class.len() {
+                let i = offsets[k] + local;
+                let (us, them) = self.at(class, local, &reps[k]);
+                if self.syms.canonical(us, them) != (us, them) {
+                    done[i] = true; // not a representative: never looked up
+                    continue;
+                }
+                succ.clear();
+                let mut any = false;
+                let mut win_at = NONE;
+                let mut lose_at = 0u16;
+                self.steps(us, them, |to, after| {
+                    any = true;
+                    if self.closes(after, to) {
+                        let mut rest = self.removable(them);
+                        while rest != 0 {
+                            let r = rest.trailing_zeros();
+                            rest &= rest - 1;
+                            let v = self.after_removal(them & !(1 << r), after, metric);
+                            let plus = |d: u16| match metric {
+                                Metric::Dtz => 1,
+                                Metric::Dtw => d + 1,
+                            };
+                            match v {
+                                Value::Loss(d) => win_at = win_at.min(plus(d)),
+                                Value::Win(d) => lose_at = lose_at.max(plus(d)),
+                                Value::Draw => can_draw[i] = true,
+                            }
+                        }
+                    } else {
+                        let j = offsets[next] + self.index(&classes[next], them, after);
+                        succ.push(j as u32);
+                    }
+                });
+                succ.sort_unstable();
+                succ.dedup();
+                counter[i] = succ.len() as u16;
+                win_removal[i] = win_at != NONE;
+                lose_after[i] = lose_at;
+                if !any {
+                    push(&mut buckets, 0, i, false);
+                } else if win_at != NONE {
+                    push(&mut buckets, win_at, i, true);
+                } else if succ.is_empty() && !can_draw[i] {
+                    push(&mut buckets, lose_at, i, false);
+                }
+            }
+        }
+        let mut preds = Vec::with_capacity(256);
+        let mut d = 0;
+        while d < buckets.len() {
+            let level = std::mem::take(&mut buckets[d]);
+            for (i, win) in level {
+                let i = i as usize;
+                if done[i] {
+                    continue;
+                }
+                done[i] = true;
+                let dist = d as u16;
+                value[i] = if win { Value::Win(dist) } else { Value::Loss(dist) }.encode();
+                // The positions one turn before: the other side stepped here.
+                let k = offsets.iter().rposition(|&o| o <= i).unwrap_or(0);
+                let (us, them) = self.at(&classes[k], i - offsets[k], &reps[k]);
+                let before = class_of(classes[k].o);
+                preds.clear();
+                self.unsteps(them, us, |prev| {
+                    let j = offsets[before] + self.index(&classes[before], prev, us);
+                    preds.push(j as u32);
+                });
+                preds.sort_unstable();
+                preds.dedup();
+                for &j in &preds {
+                    let j = j as usize;
+                    if done[j] {
+                        continue;
+                    }
+                    if !win {
+                        push(&mut buckets, dist + 1, j, true);
+                    } else {
+                        counter[j] = counter[j].saturating_sub(1);
+                        max_win[j] = max_win[j].max(dist + 1);
+                        if counter[j] == 0 && !can_draw[j] && !win_removal[j] {
+                            push(&mut buckets, max_win[j].max(lose_after[j]), j, false);
+                        }
+                    }
+                }
+            }
+            d += 1;
+        }
+        classes
+            .iter()
+            .zip(offsets)
+            .map(|(c, o)| value[o..o + c.len()].to_vec())
+            .collect()
+    }
+
+    /// Calls `f(mover before)` for each step of `mover` that led here without closing a
+    /// mill (`other` is the side that did not move).
+    fn unsteps(&self, mover: u32, other: u32, mut f: impl FnMut(u32)) {
+        let rules = self.rules();
+        let t = rules.topology;
+        let empty = t.all().0 & !(mover | other);
+        let flies = mover.count_ones() <= u32::from(rules.fly_at);
+        let mut pieces = mover;
+        while pieces != 0 {
+            let to = pieces.trailing_zeros();
+            pieces &= pieces - 1;
+            if self.closes(mover, to) {
+                continue;
+            }
+            let origins = if flies {
+                empty
+            } else {
+                mill_core::Point::from_index(to as usize).map_or(0, |p| t.neighbours(p).0) & empty
+            };
+            let mut rest = origins;
+            while rest != 0 {
+                let from = rest.trailing_zeros();
+                rest &= rest - 1;
+                f(mover ^ (1 << to) ^ (1 << from));
+            }
+        }
+    }
+
+    /// The stored values of `position`, if its class is present: both sides out of hand,
+    /// no removal pending, piece counts within the tables.
+    pub fn probe(&self, position: &Position) -> Option<Probe> {
+        if position.variant() != self.variant
+            || position.pending_removals() > 0
+            || position.in_hand(Color::Light) > 0
+            || position.in_hand(Color::Dark) > 0
+        {
+            return None;
+        }
+        let us = position.pieces(position.turn()).0;
+        let them = position.pieces(!position.turn()).0;
+        let class = self.class(us.count_ones() as u8, them.count_ones() as u8)?;
+        let i = self.index(class, us, them);
+        let dtz = Value::decode(class.dtz[i]);
+        let dtw = Value::decode(class.dtw[i]);
+        let result = match rule_cut(dtz, self.rules().quiet_limit, position.quiet_turns()) {
+            Value::Draw => Value::Draw,
+            Value::Win(_) => match dtw {
+                Value::Win(n) => Value::Win(n),
+                _ => Value::Draw,
+            },
+            Value::Loss(_) => match dtw {
+                Value::Loss(n) => Value::Loss(n),
+                _ => Value::Draw,
+            },
+        };
+        Some(Probe { dtz, dtw, result })
+    }
+
+    /// The value of the position after a turn, for the side then to move (the game's
+    /// end counts as a loss in 0).
+    fn after(&self, child: &Position) -> Option<Value> {
+        if let Some(outcome) = child.outcome() {
+            return Some(match outcome.winner() {
+                Some(w) if w == child.turn() => Value::Win(0),
+                Some(_) => Value::Loss(0),
+                None => Value::Draw,
+            });
+        }
+        let probe = self.probe(child)?;
+        Some(rule_cut(probe.dtz, self.rules().quiet_limit, child.quiet_turns()))
+    }
+
+    /// The best turn by the tables: the fastest to the next removal among winning turns
+    /// (the winner's way through the quiet-turn limit), a drawing turn, or the slowest
+    /// loss; with the position's [`Probe`]. `None` outside the tables.
+    pub fn best_turn(&self, position: &Position) -> Option<(Turn, Probe)> {
+        let probe = self.probe(position)?;
+        let mut best: Option<(i64, Turn)> = None;
+        for turn in position.legal_turns() {
+            let child = position.play_unchecked(turn);
+            let v = match self.after(&child)? {
+                // A removal is the next removal: distance 0 from the child.
+                Value::Win(_) if !turn.removals().is_empty() => Value::Win(0),
+                Value::Loss(_) if !turn.removals().is_empty() => Value::Loss(0),
+                v => v,
+            };
+            let dtw = self.probe(&child).map_or(0, |p| match p.dtw {
+                Value::Win(d) | Value::Loss(d) => i64::from(d),
+                Value::Draw => 0,
+            });
+            // Higher is better for the side to move.
+            let key = match v {
+                Value::Loss(d) => 1_000_000_000 - i64::from(d) * 1000 - dtw,
+                Value::Draw => 0,
+                Value::Win(d) => -1_000_000_000 + i64::from(d) * 1000 + dtw,
+            };
+            if best.is_none_or(|(k, _)| key > k) {
+                best = Some((key, turn));
+            }
+        }
+        best.map(|(_, t)| (t, probe))
+    }
+
+    /// Checks every stored value against its successors as `mill-core` generates them;
+    /// returns the positions checked or the first mismatch.
+    pub fn verify(&self, progress: &mut dyn FnMut(&str)) -> Result<u64, String> {
+        let mut checked = 0u64;
+        for row in &self.classes {
+            for class in row.iter().flatten() {
+                let reps = self.representatives(class);
+                for i in 0..class.len() {
+                    let (us, them) = self.at(class, i, &reps);
+                    if self.syms.canonical(us, them) != (us, them) {
+                        continue;
+                    }
+                    let position = self.position(us, them)?;
+                    for metric in [Metric::Dtz, Metric::Dtw] {
+                        let stored = Value::decode(match metric {
+                            Metric::Dtz => class.dtz[i],
+                            Metric::Dtw => class.dtw[i],
+                        });
+                        let expected = self.value_from_successors(&position, metric)?;
+                        if stored != expected {
+                            return Err(format!(
+                                "{position}: stored {stored:?}, successors give {expected:?} ({})",
+                                match metric {
+                                    Metric::Dtz => "DTZ",
+                                    Metric::Dtw => "DTW",
+                                }
+                            ));
+                        }
+                    }
+                    checked += 1;
+                }
+                progress(&format!("{}v{}: verified", class.m, class.o));
+            }
+        }
+        Ok(checked)
+    }
+
+    /// The value of `position` from its successors' stored values.
+    fn value_from_successors(&self, position: &Position, metric: Metric) -> Result<Value, String> {
+        let mut best_win: Option<u16> = None;
+        let mut draw = false;
+        let mut worst_loss = 0u16;
+        for turn in position.legal_turns() {
+            let child = position.play_unchecked(turn);
+            let removal = !turn.removals().is_empty();
+            let v = if let Some(outcome) = child.outcome() {
+                match outcome.winner() {
+                    Some(w) if w == child.turn() => Value::Win(0),
+                    Some(_) => Value::Loss(0),
+                    None => Value::Draw,
+                }
+            } else {
+                let p = self
+                    .probe(&child)
+                    .ok_or_else(|| format!("{child}: a successor outside the tables"))?;
+                match (metric, removal) {
+                    (Metric::Dtz, true) => match rule_cut(p.dtz, self.rules().quiet_limit, 0) {
+                        Value::Win(_) => Value::Win(0),
+                        Value::Loss(_) => Value::Loss(0),
+                        Value::Draw => Value::Draw,
+                    },
+                    (Metric::Dtz, false) => p.dtz,
+                    (Metric::Dtw, _) => p.dtw,
+                }
+            };
+            match v {
+                Value::Loss(d) => best_win = Some(best_win.map_or(d + 1, |b| b.min(d + 1))),
+                Value::Draw => draw = true,
+                Value::Win(d) => worst_loss = worst_loss.max(d + 1),
+            }
+        }
+        Ok(match best_win {
+            Some(d) => Value::Win(d),
+            None if draw => Value::Draw,
+            None => Value::Loss(worst_loss),
+        })
+    }
+
+    /// A position with `us` to move and both hands empty, through the position string
+    /// (so that `mill-core` validates it).
+    fn position(&self, us: u32, them: u32) -> Result<Position, String> {
+        // Light to move with `us`; the colours' roles are symmetric out of hand.
+        let t = self.rules().topology;
+        let mut ranks: Vec<u8> = t.points().map(|p| t.coords(p).1).collect();
+        ranks.sort_unstable_by(|a, b| b.cmp(a));
+        ranks.dedup();
+        let mut text = String::new();
+        for (k, &rank) in ranks.iter().enumerate() {
+            if k > 0 {
+                text.push('/');
+            }
+            for p in (0..16).filter_map(|file| t.point_at(file, rank)) {
+                let bit = 1u32 << p.index();
+                text.push(if us & bit != 0 {
+                    'L'
+                } else if them & bit != 0 {
+                    'D'
+                } else {
+                    '.'
+                });
+            }
+        }
+        text.push_str(" l 0 0 0 0");
+        Position::from_str_variant(&text, self.variant).map_err(|e| format!("{text}: {e}"))
+    }
+
+    /// The stored form of one class: a header, then the DTZ and DTW values.
+    pub fn class_bytes(&self, m: u8, o: u8) -> Option<Vec<u8>> {
+        let class = self.class(m, o)?;
+        let name = self.rules().name.as_bytes();
+        let mut out = Vec::with_capacity(16 + name.len() + class.len() * 4);
+        out.extend_from_slice(MAGIC);
+        out.push(name.len() as u8);
+        out.extend_from_slice(name);
+        out.push(m);
+        out.push(o);
+        out.extend_from_slice(&(class.len() as u32).to_le_bytes());
+        for v in class.dtz.iter().chain(&class.dtw) {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        Some(out)
+    }
+
+    /// Adds a class read back from [`Tablebase::class_bytes`].
+    pub fn load_class(&mut self, bytes: &[u8]) -> Result<(u8, u8), String> {
+        let bad = |why: &str| format!("not a tablebase file of {}: {why}", self.rules().name);
+        let rest = bytes
+            .strip_prefix(MAGIC.as_slice())
+            .ok_or_else(|| bad("no header"))?;
+        let (&len, rest) = rest.split_first().ok_or_else(|| bad("cut short"))?;
+        let (name, rest) = rest
+            .split_at_checked(len as usize)
+            .ok_or_else(|| bad("cut short"))?;
+        if name != self.rules().name.as_bytes() {
+            return Err(bad("another variant"));
+        }
+        let [m, o, a, b, c, d, values @ ..] = rest else {
+            return Err(bad("cut short"));
+        };
+        let count = u32::from_le_bytes([*a, *b, *c, *d]) as usize;
+        let low = self.rules().lose_below;
+        if *m < low || *o < low || *m > self.rules().pieces || *o > self.rules().pieces || *m > 8 || *o > 8 {
+            return Err(bad("impossible material"));
+        }
+        let mut class = self.empty_class(*m, *o);
+        if count != class.len() || values.len() != count * 4 {
+            return Err(bad("wrong size"));
+        }
+        let read = |k: usize| u16::from_le_bytes([values[2 * k], values[2 * k + 1]]);
+        class.dtz = (0..count).map(read).collect();
+        class.dtw = (count..2 * count).map(read).collect();
+        self.classes[*m as usize][*o as usize] = Some(class);
+        Ok((*m, *o))
+    }
+}
+
+/// `v` with `quiet` quiet turns played: a win or loss whose DTZ does not fit in the
+/// turns left is a draw.
+fn rule_cut(v: Value, limit: u16, quiet: u16) -> Value {
+    let left = limit.saturating_sub(quiet);
+    match v {
+        Value::Win(d) | Value::Loss(d) if d > left => Value::Draw,
+        other => other,
+    }
+}
+
+/// The subset of `within` with `count` elements at `rank` (inverse of [`rank_in`]).
+fn unrank(mut rank: u32, within: u32, count: u32) -> u32 {
+    let slots: Vec<u32> = (0..32).filter(|i| within & (1 << i) != 0).collect();
+    let mut set = 0;
+    let mut k = count as usize;
+    let mut n = slots.len();
+    while k > 0 {
+        // The largest n' with C(n', k) <= rank.
+        n -= 1;
+        while BINOMIAL[n][k] > rank {
+            n -= 1;
+        }
+        rank -= BINOMIAL[n][k];
+        set |= 1 << slots[n];
+        k -= 1;
+    }
+    set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mill_core::MORRIS_24;
+
+    #[test]
+    fn the_board_has_sixteen_symmetries() {
+        assert_eq!(Symmetries::of(&MORRIS_24).tables.len(), 16);
+    }
+
+    #[test]
+    fn ranks_and_subsets_agree() {
+        let within = 0b1011_0110_1101u32;
+        for (expected, set) in subsets(within, 3).enumerate() {
+            assert_eq!(set.count_ones(), 3);
+            assert_eq!(set & !within, 0);
+            assert_eq!(rank_in(set, within) as usize, expected);
+            assert_eq!(unrank(expected as u32, within, 3), set);
+        }
+        assert_eq!(subsets(within, 3).count(), BINOMIAL[8][3] as usize);
+    }
+
+    #[test]
+    fn values_round_trip() {
+        for v in [
+            Value::Draw,
+            Value::Win(0),
+            Value::Win(7),
+            Value::Loss(0),
+            Value::Loss(300),
+        ] {
+            assert_eq!(Value::decode(v.encode()), v);
+        }
+        assert_eq!(rule_cut(Value::Win(10), 100, 95), Value::Draw);
+        assert_eq!(rule_cut(Value::Win(5), 100, 95), Value::Win(5));
+    }
+}

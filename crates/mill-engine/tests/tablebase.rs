@@ -1,0 +1,150 @@
+//! The endgame tablebase: generated for three pieces a side (small enough for a test),
+//! every value checked against its successors by mill-core, the file form read back,
+//! and Hard, given the tables, never spoils a won ending against the tables' best
+//! defence.
+
+use mill_core::{Game, Position, Variant};
+use mill_engine::tb::{Tablebase, Value};
+use mill_engine::{Engine, Level, Limits, NoClock};
+use std::sync::{Arc, OnceLock};
+
+fn tables() -> &'static Tablebase {
+    static TB: OnceLock<Tablebase> = OnceLock::new();
+    TB.get_or_init(|| Tablebase::generate(Variant::Nine, 3, &mut |_| {}).expect("generated"))
+}
+
+fn position(s: &str) -> Position {
+    s.parse()
+        .unwrap_or_else(|e| panic!("bad test position {s:?}: {e}"))
+}
+
+#[test]
+fn every_value_agrees_with_its_successors() {
+    let tb = tables();
+    assert_eq!(tb.symmetries(), 16);
+    assert_eq!(tb.classes().len(), 1);
+    let checked = tb.verify(&mut |_| {}).expect("consistent");
+    assert!(checked > 100_000, "{checked}");
+}
+
+#[test]
+fn the_file_form_reads_back_the_same() {
+    let tb = tables();
+    let bytes = tb.class_bytes(3, 3).unwrap();
+    let mut back = Tablebase::new(Variant::Nine);
+    assert_eq!(back.load_class(&bytes), Ok((3, 3)));
+    let p = position("LL./.../D../...D.D/.../.../..L l 0 0 0 0");
+    assert_eq!(back.probe(&p), tb.probe(&p));
+    let mut cut = bytes.clone();
+    cut.truncate(bytes.len() - 1);
+    assert!(Tablebase::new(Variant::Nine).load_class(&cut).is_err());
+    assert!(Tablebase::new(Variant::Nine).load_class(b"not a table").is_err());
+    // A corrupted value is caught by the verifier.
+    let mut bad = bytes.clone();
+    let header = bytes.len() - 4 * tb.classes()[0].2;
+    for b in &mut bad[header..header + 400] {
+        *b ^= 0x5a;
+    }
+    let mut corrupt = Tablebase::new(Variant::Nine);
+    corrupt.load_class(&bad).unwrap();
+    assert!(corrupt.verify(&mut |_| {}).is_err());
+}
+
+#[test]
+fn known_endings() {
+    let tb = tables();
+    // Light flies g1-g7 closing a7 d7 g7 and takes one of Dark's three: won at once.
+    let p = position("LL./.../D../...D.D/.../.../..L l 0 0 0 0");
+    let probe = tb.probe(&p).unwrap();
+    assert_eq!(probe.result, Value::Win(1));
+    let (turn, _) = tb.best_turn(&p).unwrap();
+    assert!(turn.to_notation(p.topology()).starts_with("g1-g7x"));
+    // With Dark to move the same board is in the tables too, and the best turn is legal.
+    let q = position("LL./.../D../...D.D/.../.../..L d 0 0 0 0");
+    let (turn, _) = tb.best_turn(&q).unwrap();
+    assert!(q.legal_turns().contains(&turn));
+    // The quiet-turn rule: the same won position with 100 quiet turns left to none.
+    let late = position("LL./.../D../...D.D/.../.../..L l 0 0 0 99");
+    assert_eq!(tb.probe(&late).unwrap().result, Value::Win(1));
+}
+
+/// A tiny seeded generator.
+fn next(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[test]
+fn hard_never_spoils_a_won_ending_against_best_defence() {
+    let tb = Arc::new(tables().clone());
+    let mut engine = Engine::new(1);
+    engine.set_tablebase(Some(Arc::clone(&tb)));
+    let points: Vec<_> = Position::default().topology().points().collect();
+    let mut rng = 99u64;
+    let mut played = 0;
+    while played < 30 {
+        // A random 3 v 3 position with Light to move.
+        let mut board = ['.'; 24];
+        let mut placed = 0;
+        while placed < 6 {
+            let i = (next(&mut rng) % 24) as usize;
+            if board[i] == '.' {
+                board[i] = if placed < 3 { 'L' } else { 'D' };
+                placed += 1;
+            }
+        }
+        let t = Position::default().topology();
+        let mut ranks: Vec<u8> = points.iter().map(|&p| t.coords(p).1).collect();
+        ranks.sort_unstable_by(|a, b| b.cmp(a));
+        ranks.dedup();
+        let rows: Vec<String> = ranks
+            .iter()
+            .map(|&r| {
+                (0..7)
+                    .filter_map(|f| t.point_at(f, r))
+                    .map(|p| board[p.index()])
+                    .collect()
+            })
+            .collect();
+        let start = position(&format!("{} l 0 0 0 0", rows.join("/")));
+        let Some(probe) = tb.probe(&start) else { continue };
+        // Only positions won by more than a turn: the win must be played out.
+        if !matches!(probe.result, Value::Win(n) if n > 1) || start.is_over() {
+            continue;
+        }
+        // With fewer quiet turns left than the next removal needs, it is a draw.
+        if let Value::Win(d) = probe.dtz
+            && d > 1
+        {
+            let text = start.to_string();
+            let cursed = position(&format!("{} {}", text.rsplit_once(' ').unwrap().0, 101 - d));
+            assert_eq!(tb.probe(&cursed).unwrap().result, Value::Draw, "{cursed}");
+            let just = position(&format!("{} {}", text.rsplit_once(' ').unwrap().0, 100 - d));
+            assert!(matches!(tb.probe(&just).unwrap().result, Value::Win(_)), "{just}");
+        }
+        let mut game = Game::from_position(start);
+        let winner = start.turn();
+        let mut turns = 0;
+        while !game.is_over() {
+            let turn = if game.position().turn() == winner {
+                let limits = Limits::new(Level::Hard, turns).with_depth(2);
+                engine.best_turn(&game, &limits, &mut NoClock).unwrap().turn
+            } else {
+                tb.best_turn(game.position()).expect("in the tables").0
+            };
+            game.play(turn).unwrap();
+            turns += 1;
+            assert!(turns < 300, "no end from {start}");
+        }
+        assert_eq!(
+            game.outcome().and_then(|o| o.winner()),
+            Some(winner),
+            "Hard spoiled {start}: {}",
+            game.record().join(" ")
+        );
+        played += 1;
+    }
+}

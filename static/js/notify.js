@@ -1,0 +1,141 @@
+// Owns telling the person that something happened while they looked away: the tab title
+// when it is their turn or the game ended in a background tab, a short sound for their
+// turn and for a mill (WebAudio, no sound files), a buzz on phones that vibrate, and the
+// remembered mute switch. `newsOf` (what changed between two redraws) is pure and
+// unit-tested; the notifier around it touches the document, the audio and the vibrator.
+
+/** @typedef {import('./page-state.js').PageState} PageState */
+
+export const SOUND_KEY = 'sound';
+
+/**
+ * @typedef {object} Moment  what the notifier compares between redraws
+ * @property {string} game  which game: mode, room and round (news only within one game)
+ * @property {number} actions  actions played
+ * @property {boolean} mine  it is the person's turn (online seat, or vs computer) and the game is on
+ * @property {boolean} mill  a mill was just closed: its removal is owed
+ * @property {boolean} over  the game has ended
+ */
+
+/**
+ * The moment the page shows, or null when no game is on screen.
+ * @param {PageState} page @returns {Moment | null}
+ */
+export function momentOf(page) {
+  const snap = page.snapshot;
+  if (!page.mode || !snap || !snap.position) return null;
+  let mine = false;
+  /** @type {string} */
+  let game = page.mode;
+  if (page.mode === 'online') {
+    const o = page.online;
+    if (!o?.state || !o.fresh) return null;
+    mine = !!o.seat && snap.turn === o.seat;
+    game = `online:${o.roomId}:${o.state.round}`;
+  } else if (page.mode === 'computer') {
+    mine = snap.turn === page.computer?.settings.human;
+  }
+  return { game, actions: snap.actions, mine: mine && !snap.outcome, mill: snap.pendingRemovals > 0, over: !!snap.outcome };
+}
+
+/**
+ * What to tell between two moments: nothing on the first look at a game (a reload is no
+ * news), nor when only the redraw changed.
+ * @param {Moment | null} before @param {Moment | null} now
+ * @returns {{ yourTurn: boolean, mill: boolean, over: boolean }}
+ */
+export function newsOf(before, now) {
+  if (!before || !now || before.game !== now.game) return { yourTurn: false, mill: false, over: false };
+  // A game can end with no action (resignation, an agreed draw).
+  const played = now.actions !== before.actions;
+  return {
+    yourTurn: played && now.mine && !before.mine,
+    mill: played && now.mill && !before.mill,
+    over: now.over && !before.over,
+  };
+}
+
+/**
+ * The notifier. `update(page)` after every redraw; `muted` is the switch.
+ * @param {object} deps
+ * @param {import('./storage.js').SafeStorage} deps.storage  where the switch is remembered
+ * @param {Document} [deps.doc]
+ * @param {Navigator} [deps.nav]
+ * @param {typeof AudioContext} [deps.Audio]
+ */
+export function createNotifier({ storage, doc = document, nav = navigator, Audio = globalThis.AudioContext }) {
+  let muted = storage.get(SOUND_KEY) === 'off';
+  /** @type {Moment | null} */
+  let last = null;
+  /** @type {'yourTurn' | 'gameOver' | null} what the tab title says while the tab is hidden */
+  let alert = null;
+  /** @type {AudioContext | null} */
+  let audio = null;
+  /** @type {PageState | null} */
+  let shown = null;
+
+  const hidden = () => doc.visibilityState === 'hidden';
+
+  function title() {
+    if (!shown) return;
+    const { t } = shown;
+    const text = alert && hidden() ? `● ${t(`notify.${alert}`)} · ${t('app.title')}` : t('app.title');
+    if (doc.title !== text) doc.title = text;
+  }
+
+  /** Two short notes up for "your turn", a low pair for a mill. @param {'turn' | 'mill'} kind */
+  function tone(kind) {
+    if (muted || !Audio) return;
+    try {
+      audio ??= new Audio();
+      if (audio.state === 'suspended') audio.resume().catch(() => {});
+      const notes = kind === 'turn' ? [660, 880] : [392, 523];
+      notes.forEach((freq, i) => {
+        const start = audio.currentTime + i * 0.09;
+        const osc = audio.createOscillator();
+        const gain = audio.createGain();
+        osc.type = kind === 'turn' ? 'sine' : 'triangle';
+        osc.frequency.value = freq;
+        gain.gain.setValueAtTime(0.0001, start);
+        gain.gain.exponentialRampToValueAtTime(0.2, start + 0.015);
+        gain.gain.exponentialRampToValueAtTime(0.0001, start + 0.16);
+        osc.connect(gain).connect(audio.destination);
+        osc.start(start);
+        osc.stop(start + 0.18);
+      });
+    } catch {
+      // No audio here (or not allowed yet): the title and the board still say it.
+    }
+  }
+
+  doc.addEventListener('visibilitychange', () => {
+    if (!hidden()) alert = null;
+    title();
+  });
+
+  return {
+    get muted() {
+      return muted;
+    },
+    /** @param {boolean} value */
+    setMuted(value) {
+      muted = value;
+      storage.set(SOUND_KEY, value ? 'off' : 'on');
+    },
+    /** After a redraw: tells what changed since the last one. @param {PageState} page */
+    update(page) {
+      shown = page;
+      const now = momentOf(page);
+      const news = newsOf(last, now);
+      last = now;
+      if (!now) alert = null;
+      if (hidden() && news.over) alert = 'gameOver';
+      else if (hidden() && news.yourTurn) alert = 'yourTurn';
+      else if (alert === 'yourTurn' && !now?.mine) alert = null;
+      if (news.mill) tone('mill');
+      else if (news.yourTurn) tone('turn');
+      if (news.yourTurn && !muted) nav.vibrate?.(120);
+      title();
+    },
+  };
+}
