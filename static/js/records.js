@@ -6,7 +6,8 @@
 
 import { $, $dialog } from './dom.js';
 import { refreshLocal } from './local.js';
-import { saveGame } from './storage.js';
+import { gameSlot, saveGame } from './storage.js';
+import { rememberRules } from './variant.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./page-state.js').PageState} PageState */
@@ -62,7 +63,10 @@ export function importText(app, text) {
   const reply =
     kind === 'mfen' ? game.loadMfen(text) : kind === 'position' ? game.loadPosition(text) : game.loadRecordText(text);
   if (reply.ok) {
-    saveGame(app.storage, 'local', game.exportRecord());
+    // A record may be of another rule set: it becomes the chosen one, and its game the saved one.
+    const rules = game.rulesName();
+    rememberRules(app.storage, rules);
+    saveGame(app.storage, gameSlot('local', rules), game.exportRecord());
     app.setNotice(null);
     refreshLocal(app);
   }

@@ -32,6 +32,15 @@ export function chosenRules(storage) {
 }
 
 /**
+ * Makes `rules` (a canonical name) the chosen rule set, as the chooser does: an imported
+ * game's, so that the next visit opens it.
+ * @param {import('./storage.js').SafeStorage} storage @param {string} rules
+ */
+export function rememberRules(storage, rules) {
+  storage.set(KEY, rules);
+}
+
+/**
  * The rule-set name of a position string: its seventh part, or `nine`.
  * @param {string} position
  */

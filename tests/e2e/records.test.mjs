@@ -65,6 +65,23 @@ test('a copied record imported into a new game is the same game', async () => {
   await context.close();
 });
 
+test('a record of another variant brings its own board, and a reload keeps it', async () => {
+  const { context, page } = await startLocal();
+  await importText(page, '[Variant "six"]\n\n1. a1 b2 2. d1');
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  assert.equal(await page.locator('#board-host [data-point]').count(), 16);
+  assert.deepEqual((await readBoard(page)).pieces, { a1: 'light', b2: 'dark', d1: 'light' });
+  await page.reload();
+  await page.locator('#board-host [data-point="a1"]').waitFor();
+  assert.equal(await page.locator('#board-host [data-point]').count(), 16);
+  assert.deepEqual((await readBoard(page)).pieces, { a1: 'light', b2: 'dark', d1: 'light' });
+  await page.locator('#copy-record').click();
+  await page.locator('#record-copied', { hasText: 'The record is copied.' }).waitFor();
+  assert.match(await clipboard(page), /^\[Variant "six"\]\n/);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('a malformed record names the turn and changes nothing', async () => {
   const { context, page } = await startLocal();
   for (const action of actionsOf('a1 b2')) await clickAction(page, action);

@@ -20,9 +20,11 @@
 //!    as six hex digits (bit *i* for point *i* of the ring order above);
 //! 9. the no-progress counter; 10. how many placements and moves have been made;
 //! 11. the outcome, `-` or `w:`/`b:`/`d:` with a reason (`fewer-than-minimum`,
-//!     `no-legal-move`, `repetition`, `no-progress`, `agreement`, `resignation`).
+//!     `no-legal-move`, `repetition`, `no-progress`, `agreement`, `resignation`,
+//!     `board-full`).
 //!
-//! MFEN carries no rules: the caller says which [`Variant`] it is read under. Light is
+//! MFEN carries no rules: the caller says which [`Rules`] it is read under (any rule
+//! set on the 24-point board: Nine or Twelve Men's Morris, with any options). Light is
 //! MIF's White (`w`, moving first), Dark its Black. The project's rules need none of
 //! the standard extensions (`lm`, `pc`, `ul`), so a record carrying one, or anything
 //! MIF does not define, is refused rather than guessed at, as the format asks.
@@ -42,7 +44,7 @@ use crate::error::PositionError;
 use crate::game::Game;
 use crate::outcome::{DrawReason, Outcome, WinReason};
 use crate::position::Position;
-use crate::rules::Variant;
+use crate::rules::Rules;
 use crate::turn::Action;
 use core::fmt;
 
@@ -189,8 +191,8 @@ fn outcome_text(o: Outcome) -> String {
                 WinReason::Pieces => "fewer-than-minimum",
                 WinReason::Blocked => "no-legal-move",
                 WinReason::Resignation => "resignation",
-                // Not MIF's (its boards have no such rule): this crate's own name.
-                WinReason::Mill => "mill",
+                // Three Men's Morris, whose board MFEN cannot describe: MIF's private form.
+                WinReason::Mill => "x-mill",
             };
             format!("{}:{reason}", player(winner))
         }
@@ -207,44 +209,23 @@ fn outcome_text(o: Outcome) -> String {
 }
 
 fn parse_outcome(s: &str) -> Option<Outcome> {
-    let (result, reason) = s.split_once(':')?;
-    let winner = match result {
-        "w" => Some(Color::Light),
-        "b" => Some(Color::Dark),
-        "d" => None,
-        _ => return None,
-    };
-    match (winner, reason) {
-        (Some(winner), "fewer-than-minimum") => Some(Outcome::Win {
-            winner,
-            reason: WinReason::Pieces,
-        }),
-        (Some(winner), "no-legal-move") => Some(Outcome::Win {
-            winner,
-            reason: WinReason::Blocked,
-        }),
-        (Some(winner), "resignation") => Some(Outcome::Win {
-            winner,
-            reason: WinReason::Resignation,
-        }),
-        (None, "repetition") => Some(Outcome::Draw {
-            reason: DrawReason::Threefold,
-        }),
-        (None, "no-progress") => Some(Outcome::Draw {
-            reason: DrawReason::HundredTurns,
-        }),
-        (None, "agreement") => Some(Outcome::Draw {
-            reason: DrawReason::Agreement,
-        }),
-        (Some(winner), "mill") => Some(Outcome::Win {
-            winner,
-            reason: WinReason::Mill,
-        }),
-        (None, "board-full") => Some(Outcome::Draw {
-            reason: DrawReason::BoardFull,
-        }),
-        _ => None,
-    }
+    let wins = [
+        WinReason::Pieces,
+        WinReason::Blocked,
+        WinReason::Resignation,
+        WinReason::Mill,
+    ];
+    let draws = [
+        DrawReason::Threefold,
+        DrawReason::HundredTurns,
+        DrawReason::Agreement,
+        DrawReason::BoardFull,
+    ];
+    let outcomes = Color::ALL
+        .into_iter()
+        .flat_map(|winner| wins.map(|reason| Outcome::Win { winner, reason }))
+        .chain(draws.map(|reason| Outcome::Draw { reason }));
+    outcomes.into_iter().find(|o| outcome_text(*o) == s)
 }
 
 /// The board's points in MIF's ring order, or why the board is not MIF's.
@@ -366,9 +347,10 @@ impl Mfen {
         ))
     }
 
-    /// Reads an MFEN record under `variant`'s rules and checks it against them.
-    pub fn parse(text: &str, variant: impl Into<&'static crate::Rules>) -> Result<Mfen, MfenError> {
-        let variant = variant.into();
+    /// Reads an MFEN record under `rules` (a [`Rules`] or a
+    /// [`Variant`](crate::Variant) with its usual rules) and checks it against them.
+    pub fn parse(text: &str, rules: impl Into<&'static Rules>) -> Result<Mfen, MfenError> {
+        let rules: &'static Rules = rules.into();
         let fields: Vec<&str> = text.split(' ').collect();
         if !fields[0].is_empty() && fields[0] != SIGNATURE {
             return Err(MfenError::Signature(fields[0].chars().take(16).collect()));
@@ -556,7 +538,7 @@ impl Mfen {
         }
 
         // The rest is the position string's job, which checks it against the rules.
-        let probe = Position::start(variant);
+        let probe = Position::start(rules);
         let order = ring_points(&probe)?;
         let t = probe.topology();
         let mut ranks: Vec<u8> = t.points().map(|p| t.coords(p).1).collect();
@@ -580,11 +562,11 @@ impl Mfen {
             })
             .collect();
         let text = format!(
-            "{} {} {hand_w} {hand_b} {pending} {quiet}",
+            "{} {} {hand_w} {hand_b} {pending} {quiet} {rules}",
             rows.join("/"),
             turn.char()
         );
-        let position = Position::from_str_variant(&text, variant)?;
+        let position: Position = text.parse()?;
 
         if pending > 0 {
             let parts: Vec<&str> = obligations.split(':').collect();
@@ -598,11 +580,11 @@ impl Mfen {
             // has not ended the game (a repetition may coincide with the quiet limit).
             let fits = match claimed {
                 Outcome::Win {
-                    reason: WinReason::Pieces | WinReason::Blocked,
+                    reason: WinReason::Pieces | WinReason::Blocked | WinReason::Mill,
                     ..
                 }
                 | Outcome::Draw {
-                    reason: DrawReason::HundredTurns,
+                    reason: DrawReason::HundredTurns | DrawReason::BoardFull,
                 } => board == Some(claimed),
                 Outcome::Draw {
                     reason: DrawReason::Threefold,
@@ -630,8 +612,8 @@ impl Position {
         Mfen::from_position(self).write()
     }
 
-    /// Reads an MFEN record as a position of `variant`.
-    pub fn from_mfen(text: &str, variant: Variant) -> Result<Position, MfenError> {
-        Mfen::parse(text, variant).map(|m| m.position)
+    /// Reads an MFEN record as a position under `rules`.
+    pub fn from_mfen(text: &str, rules: impl Into<&'static Rules>) -> Result<Position, MfenError> {
+        Mfen::parse(text, rules).map(|m| m.position)
     }
 }

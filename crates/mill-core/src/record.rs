@@ -13,12 +13,13 @@
 //! ```
 //!
 //! - A tag is `[Name "value"]` on a line of its own; `\"` and `\\` escape inside the
-//!   value. `Variant` is the rule set's name (`nine` when absent; `six`, `twelve+per-mill`). `Date` is
+//!   value. `Variant` is the rule set as [`Rules`]' `Display` writes it (`nine`,
+//!   `six`, `twelve+per-mill`; `nine` when absent). `Date` is
 //!   `YYYY.MM.DD` (`?` for unknown digits). `Light` and `Dark` are the players.
 //!   `Result` is `1-0` (Light won), `0-1` (Dark won), `1/2-1/2` (draw) or `*` (not
 //!   over). `Termination` says why it ended, in the names of
-//!   [`WinReason`]/[`DrawReason`] (`pieces`, `blocked`, `resignation`, `mill`, `threefold`,
-//!   `hundred-turns`, `agreement`, `board-full`). `Start` is the position the game began from, as a
+//!   [`WinReason`]/[`DrawReason`] (`pieces`, `blocked`, `mill`, `resignation`,
+//!   `threefold`, `hundred-turns`, `board-full`, `agreement`). `Start` is the position the game began from, as a
 //!   position string or MFEN, when it is not the variant's empty board. Other tags are
 //!   kept as they are.
 //! - The turns follow, numbered by rounds: `3.` before Light's turn of round 3, `3...`
@@ -38,7 +39,7 @@ use crate::mfen::Mfen;
 use crate::notation::Notation;
 use crate::outcome::{DrawReason, Outcome, WinReason};
 use crate::position::Position;
-use crate::rules::{Rules, Variant};
+use crate::rules::{NINE, Rules};
 use crate::turn::Action;
 use core::fmt;
 
@@ -151,11 +152,6 @@ impl fmt::Display for RecordError {
 }
 
 impl std::error::Error for RecordError {}
-
-/// The rule set with this name (`nine`, `six`, `twelve+per-mill`).
-fn variant_named(name: &str) -> Option<&'static Rules> {
-    Rules::parse(name).ok()
-}
 
 fn result_text(outcome: Option<Outcome>) -> &'static str {
     match outcome {
@@ -270,7 +266,7 @@ impl Record {
     pub fn parse(text: &str) -> Result<Record, RecordError> {
         let mut header = Header::default();
         let mut seen: Vec<String> = Vec::new();
-        let mut variant = Variant::default().rules();
+        let mut rules_tag: Option<&'static Rules> = None;
         let mut start_text: Option<(usize, String)> = None;
         let mut result_tag: Option<(usize, String)> = None;
         let mut termination: Option<(usize, String)> = None;
@@ -295,8 +291,9 @@ impl Record {
                 seen.push(name.clone());
                 match name.as_str() {
                     "Variant" => {
-                        variant = variant_named(&value)
-                            .ok_or_else(|| bad(format!("{value:?} is not a variant these rules know")))?;
+                        let rules =
+                            Rules::parse(&value).map_err(|e| bad(format!("variant {value:?}: {e}")))?;
+                        rules_tag = Some(rules);
                     }
                     "Date" => {
                         if !valid_date(&value) {
@@ -324,19 +321,30 @@ impl Record {
         }
 
         let start = match &start_text {
-            None => Position::start(variant),
+            None => Position::start(rules_tag.unwrap_or(NINE)),
             Some((line, s)) => {
+                let rules = rules_tag.unwrap_or(NINE);
                 let parsed = if s.starts_with("MFEN/") {
-                    Mfen::parse(s, variant)
+                    Mfen::parse(s, rules)
                         .map(|m| m.position)
                         .map_err(|e| e.to_string())
+                } else if s.split_whitespace().count() == 6 {
+                    // A position string without its rule set is one of the record's.
+                    format!("{s} {rules}")
+                        .parse::<Position>()
+                        .map_err(|e| e.to_string())
                 } else {
-                    Position::from_str_variant(s, variant).map_err(|e| e.to_string())
+                    s.parse::<Position>().map_err(|e| e.to_string())
                 };
-                parsed.map_err(|e| RecordError::Header {
-                    line: *line,
-                    problem: format!("start position: {e}"),
-                })?
+                let bad = |problem: String| RecordError::Header { line: *line, problem };
+                let position = parsed.map_err(|e| bad(format!("start position: {e}")))?;
+                if rules_tag.is_some_and(|r| r != position.rules()) {
+                    return Err(bad(format!(
+                        "the start position is {}, the variant {rules}",
+                        position.rules()
+                    )));
+                }
+                position
             }
         };
         let mut game = Game::from_position(start);
@@ -509,9 +517,9 @@ fn game_turn_count(tokens: &[&str]) -> usize {
 impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let game = &self.game;
-        let variant = game.position().rules();
+        let rules = game.position().rules();
         let outcome = game.outcome();
-        writeln!(f, "[Variant \"{}\"]", escape(&variant.to_string()))?;
+        writeln!(f, "[Variant \"{}\"]", escape(&rules.to_string()))?;
         if let Some(date) = &self.header.date {
             writeln!(f, "[Date \"{}\"]", escape(date))?;
         }
@@ -525,7 +533,7 @@ impl fmt::Display for Record {
         if let Some(o) = outcome {
             writeln!(f, "[Termination \"{}\"]", reason_name(o))?;
         }
-        if *game.start() != Position::start(variant) {
+        if *game.start() != Position::start(rules) {
             writeln!(f, "[Start \"{}\"]", game.start())?;
         }
         for (name, value) in &self.header.other {

@@ -6,8 +6,8 @@ mod common;
 use common::{Rng, game_of, pos};
 use mill_core::record::TurnProblem;
 use mill_core::{
-    Color, DrawReason, Game, Header, Mfen, MfenError, Outcome, PlayError, Position, Record, RecordError,
-    Variant, WinReason,
+    Color, DrawReason, Game, Header, Mfen, MfenError, NINE, Outcome, PlayError, Position, Record,
+    RecordError, Rules, Variant, WinReason,
 };
 use proptest::prelude::*;
 
@@ -265,7 +265,7 @@ fn results_that_contradict_the_turns_are_refused() {
 fn mfen_of_the_start_and_of_a_removal_owed() {
     assert_eq!(Position::default().to_mfen().unwrap(), START_MFEN);
     assert_eq!(
-        Position::from_mfen(START_MFEN, Variant::Nine).unwrap(),
+        Position::from_mfen(START_MFEN, NINE).unwrap(),
         Position::default()
     );
 
@@ -278,13 +278,13 @@ fn mfen_of_the_start_and_of_a_removal_owed() {
         text,
         "MFEN/1.0 mill24-state-v1 ....WWW./.....BB./........ w p r 6,7 w:mill:b:b:1:006000:b 0 5 -"
     );
-    let back = Mfen::parse(&text, Variant::Nine).unwrap();
+    let back = Mfen::parse(&text, NINE).unwrap();
     assert_eq!(back.position, *game.position());
     assert_eq!(back.primary_ply, 5);
 
     // The draft's own example of a removal owed: a7 d7 g7 against a1 and b2.
     let draft = "MFEN/1.0 mill24-state-v1 WWW...B./......B./........ w p r 6,7 w:mill:b:b:1:004040:b 0 5 -";
-    let m = Mfen::parse(draft, Variant::Nine).unwrap();
+    let m = Mfen::parse(draft, NINE).unwrap();
     assert_eq!(m.position, pos("LLL/.../.../....../.../D../D.. l 6 7 1 0"));
     assert_eq!(m.write().unwrap(), draft);
 
@@ -292,7 +292,7 @@ fn mfen_of_the_start_and_of_a_removal_owed() {
     let last_placed = pos(".../LL./.../....L./.../.../DDD d 0 0 1 0");
     let text = last_placed.to_mfen().unwrap();
     assert!(text.contains(" b m r 0,0 b:mill:b:w:1:"), "{text}");
-    assert_eq!(Position::from_mfen(&text, Variant::Nine).unwrap(), last_placed);
+    assert_eq!(Position::from_mfen(&text, NINE).unwrap(), last_placed);
     let wrong = text.replace(" b m r ", " b p r ");
     assert_eq!(mfen_error(&wrong).code(), "inconsistent");
 }
@@ -307,7 +307,7 @@ fn mfen_of_a_finished_game() {
         text,
         "MFEN/1.0 mill24-state-v1 ....WWW./W......./..B..B.. - o o 0,0 - 0 19 w:fewer-than-minimum"
     );
-    let back = Mfen::parse(&text, Variant::Nine).unwrap();
+    let back = Mfen::parse(&text, NINE).unwrap();
     assert_eq!(back.position, *won.position());
     assert_eq!(back.outcome, won.outcome());
 
@@ -315,13 +315,13 @@ fn mfen_of_a_finished_game() {
     resigned.resign(Color::Dark).unwrap();
     let text = Mfen::from_game(&resigned).write().unwrap();
     assert!(text.ends_with(" w:resignation"), "{text}");
-    let back = Mfen::parse(&text, Variant::Nine).unwrap();
+    let back = Mfen::parse(&text, NINE).unwrap();
     assert_eq!(back.position, *resigned.position());
     assert_eq!(back.outcome, resigned.outcome());
 }
 
 fn mfen_error(text: &str) -> MfenError {
-    match Mfen::parse(text, Variant::Nine) {
+    match Mfen::parse(text, NINE) {
         Err(e) => e,
         Ok(m) => panic!("{text:?} was accepted as {m:?}"),
     }
@@ -470,12 +470,52 @@ fn malformed_mfen_is_refused_with_a_code() {
     }
 }
 
+#[test]
+fn records_and_mfen_of_other_variants() {
+    let six = Rules::parse("six").unwrap();
+    let mut game = Game::from_position(Position::start(six));
+    let turn = game.legal_turns()[0];
+    game.play(turn).unwrap();
+    let text = Record::new(game.clone(), Header::default()).to_string();
+    assert!(text.starts_with("[Variant \"six\"]\n"), "{text}");
+    let back = Record::parse(&text).unwrap();
+    assert_eq!(back.game.position(), game.position());
+    assert_eq!(back.game.position().rules(), six);
+    // MFEN describes only the 24-point board.
+    assert_eq!(
+        game.position().to_mfen().unwrap_err().code(),
+        "unrepresentable-under-profile"
+    );
+    assert_eq!(
+        Mfen::parse(START_MFEN, six).unwrap_err().code(),
+        "unrepresentable-under-profile"
+    );
+    // Options are part of the variant's name, and a start position must be of it.
+    let r = Record::parse("[Variant \"nine+per-mill\"]\n\n1. a1").unwrap();
+    assert_eq!(r.game.position().rules().to_string(), "nine+per-mill");
+    let (line, problem) =
+        header_error("[Variant \"six\"]\n[Start \".../.../.../....../.../.../... l 9 9 0 0 nine\"]\n");
+    assert_eq!(line, 2);
+    assert!(problem.contains("variant six"), "{problem}");
+    let (_, problem) = header_error("[Variant \"nine+sideways\"]\n");
+    assert!(problem.contains("sideways"), "{problem}");
+    // Twelve Men's Morris is on the 24-point board (with diagonals): MFEN fits.
+    let twelve = Variant::Twelve.rules();
+    let start = Position::start(twelve);
+    let text = start.to_mfen().unwrap();
+    assert!(text.contains(" w p p 12,12 "), "{text}");
+    assert_eq!(Position::from_mfen(&text, twelve).unwrap(), start);
+    // The same record under Nine's rules has too many pieces.
+    assert_eq!(Mfen::parse(&text, NINE).unwrap_err().code(), "bad-position");
+}
+
 // ---------------------------------------------------------------- round trips
 
-/// A random game of up to `len` turns; sometimes a player resigns or both agree.
-fn random_game(seed: u64, len: usize) -> Game {
+/// A random game of up to `len` turns under `rules`; sometimes a player resigns or both
+/// agree.
+fn random_game(seed: u64, len: usize, rules: &'static Rules) -> Game {
     let mut rng = Rng(seed);
-    let mut game = Game::default();
+    let mut game = Game::from_position(Position::start(rules));
     for _ in 0..len {
         let turns = game.legal_turns();
         if turns.is_empty() {
@@ -491,12 +531,38 @@ fn random_game(seed: u64, len: usize) -> Game {
     game
 }
 
+/// Every variant with its usual rules, and a few with options changed.
+fn any_rules() -> impl Strategy<Value = &'static Rules> {
+    prop::sample::select(vec![
+        "nine",
+        "three",
+        "six",
+        "twelve",
+        "nine+per-mill",
+        "six+protect-off",
+        "twelve+fly-0",
+    ])
+    .prop_map(|name| Rules::parse(name).unwrap())
+}
+
+/// The rule sets on the 24-point board, which MFEN describes.
+fn board_24_rules() -> impl Strategy<Value = &'static Rules> {
+    prop::sample::select(vec![
+        "nine",
+        "twelve",
+        "nine+per-mill",
+        "nine+protect-off+fly-0",
+        "twelve+per-mill",
+    ])
+    .prop_map(|name| Rules::parse(name).unwrap())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn records_round_trip(seed in 1u64..u64::MAX, len in 0usize..140) {
-        let game = random_game(seed, len);
+    fn records_round_trip(seed in 1u64..u64::MAX, len in 0usize..140, rules in any_rules()) {
+        let game = random_game(seed, len, rules);
         let header = Header { date: Some("2026.??.??".into()), light: Some("L [x]".into()), dark: None, other: vec![] };
         let text = Record::new(game.clone(), header.clone()).to_string();
         let back = Record::parse(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
@@ -508,27 +574,27 @@ proptest! {
     }
 
     #[test]
-    fn mfen_round_trips_at_every_action(seed in 1u64..u64::MAX, len in 0usize..140) {
-        let game = random_game(seed, len);
-        let mut replay = Game::default();
+    fn mfen_round_trips_at_every_action(seed in 1u64..u64::MAX, len in 0usize..140, rules in board_24_rules()) {
+        let game = random_game(seed, len, rules);
+        let mut replay = Game::from_position(Position::start(rules));
         for &action in game.actions() {
             replay.play_action(action).unwrap();
             for mfen in [Mfen::from_game(&replay), Mfen::from_position(replay.position())] {
                 let text = mfen.write().unwrap();
-                let back = Mfen::parse(&text, Variant::Nine)
+                let back = Mfen::parse(&text, rules)
                     .map_err(|e| TestCaseError::fail(format!("{e}: {text}")))?;
                 prop_assert_eq!(back, mfen, "{}", text);
             }
         }
         let last = Mfen::from_game(&game);
-        let back = Mfen::parse(&last.write().unwrap(), Variant::Nine).unwrap();
+        let back = Mfen::parse(&last.write().unwrap(), rules).unwrap();
         prop_assert_eq!(back, last);
     }
 
     #[test]
     fn junk_records_and_mfen_are_refused_without_panicking(text in "[ -~\n]{0,120}") {
         let _ = Record::parse(&text);
-        let _ = Mfen::parse(&text, Variant::Nine);
-        let _ = Mfen::parse(&format!("MFEN/1.0 mill24-state-v1 {text}"), Variant::Nine);
+        let _ = Mfen::parse(&text, NINE);
+        let _ = Mfen::parse(&format!("MFEN/1.0 mill24-state-v1 {text}"), NINE);
     }
 }

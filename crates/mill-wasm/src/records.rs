@@ -2,7 +2,7 @@
 //! positions as MFEN, through `mill-core`'s `record` and `mfen` modules. Every method
 //! answers JSON and changes nothing on error, like the rest of [`WasmGame`].
 
-use mill_core::{Game, Header, Mfen, Position, Record, RecordError, Variant};
+use mill_core::{Game, Header, Mfen, Position, Record, RecordError};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
@@ -147,10 +147,11 @@ impl WasmGame {
         )
     }
 
-    /// Replaces the game with a new one starting from an MFEN position. Errors carry
-    /// the MFEN code (e.g. `obligation-target-mismatch`) and change nothing.
+    /// Replaces the game with a new one starting from an MFEN position, under the rules
+    /// this game is played by. Errors carry the MFEN code (e.g.
+    /// `obligation-target-mismatch`) and change nothing.
     pub fn load_mfen(&mut self, text: &str) -> String {
-        let result = Mfen::parse(text.trim(), Variant::Nine)
+        let result = Mfen::parse(text.trim(), self.game.position().rules())
             .map_err(mfen_failure)
             .map(|m| {
                 self.game = Game::from_position(m.position);
@@ -163,13 +164,13 @@ impl WasmGame {
     }
 }
 
-/// A position string or an MFEN record, in both forms:
-/// `{"ok":true,"position":…,"mfen":…}`, or the error of the form it was read as.
+/// A position string (of any rule set) or an MFEN record (of Nine Men's Morris), in both
+/// forms: `{"ok":true,"position":…,"mfen":…}`, or the error of the form it was read as.
 #[wasm_bindgen]
 pub fn convert_position(text: &str) -> String {
     let text = text.trim();
     let result = if text.starts_with("MFEN/") {
-        Mfen::parse(text, Variant::Nine)
+        Mfen::parse(text, mill_core::NINE)
             .map_err(mfen_failure)
             .and_then(|m| {
                 Ok(Converted {
@@ -179,7 +180,7 @@ pub fn convert_position(text: &str) -> String {
                 })
             })
     } else {
-        Position::from_str_variant(text, Variant::Nine)
+        text.parse::<Position>()
             .map_err(|e| failure("bad-position", format!("Not a valid position: {e}")))
             .and_then(|p| {
                 Ok(Converted {
@@ -281,6 +282,32 @@ mod tests {
         let reply = json(&g.load_mfen(&text.replace("006000", "002000")));
         assert_eq!(reply["error"]["code"], "obligation-target-mismatch");
         assert_eq!(g.snapshot(), before);
+    }
+
+    #[test]
+    fn records_carry_their_rules_and_mfen_follows_the_game() {
+        let mut g = WasmGame::new();
+        let reply = json(&g.load_record_text("[Variant \"twelve\"]\n\n1. a1 b2"));
+        assert_eq!(reply["ok"], true, "{reply}");
+        let text = json(&g.mfen())["text"].as_str().unwrap().to_string();
+        assert!(text.contains(" w p p 11,11 "), "{text}");
+        // MFEN is read under the game's rules: twelve pieces each, so this is Twelve's.
+        let mut other = json(&g.load_mfen(&text));
+        assert_eq!(other["ok"], true, "{other}");
+        assert!(g.game().position().to_string().ends_with(" twelve"));
+        assert!(
+            json(&g.record_text("{}"))["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("[Variant \"twelve\"]")
+        );
+        // Six Men's Morris has no MFEN form.
+        assert_eq!(
+            json(&g.load_record_text("[Variant \"six\"]\n\n1. a1"))["ok"],
+            true
+        );
+        other = json(&g.mfen());
+        assert_eq!(other["error"]["code"], "unrepresentable-under-profile");
     }
 
     #[test]
