@@ -239,6 +239,16 @@ export function actionsOf(record) {
 
 /** Runs axe-core in the page; returns the serious and critical violations. */
 export async function axeSerious(page) {
+  // Colours still fading (a theme switch, a card turning active) are not what a person
+  // reads: let every finite CSS transition or animation end before judging contrast.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => Number.isFinite(Number(a.effect?.getComputedTiming().endTime)))
+        .map((a) => a.finished.catch(() => {})),
+    ),
+  );
   await page.addScriptTag({ path: join(ROOT, 'node_modules', 'axe-core', 'axe.min.js') });
   const result = await page.evaluate(async () => window.axe.run(document, { resultTypes: ['violations'] }));
   return result.violations
