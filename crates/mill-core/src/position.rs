@@ -256,12 +256,7 @@ impl Position {
 
     #[inline]
     fn removable_of(&self, victim: Color) -> u32 {
-        let pieces = self.board[victim.index()];
-        if !self.rules().protect_mills {
-            return pieces;
-        }
-        let free = pieces & !self.topology().in_mills(pieces);
-        if free != 0 { free } else { pieces }
+        self.rules().removable(self.board[victim.index()])
     }
 
     /// Where the piece on `from` may go: every empty point when its side flies, the

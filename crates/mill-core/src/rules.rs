@@ -376,6 +376,18 @@ impl Rules {
         self.topology
     }
 
+    /// Which of a side's `pieces` (a bitboard) its opponent may remove: the pieces
+    /// outside mills, or all of them when every one stands in a mill or protection is
+    /// off. The one statement of the protection rule; positions and the tablebase call it.
+    #[inline]
+    pub fn removable(&self, pieces: u32) -> u32 {
+        if !self.protect_mills {
+            return pieces;
+        }
+        let free = pieces & !self.topology.in_mills(pieces);
+        if free != 0 { free } else { pieces }
+    }
+
     /// Whether a position that has occurred `occurrences` times (see
     /// [`Position::occurrences`](crate::Position::occurrences)) draws the game.
     #[inline]

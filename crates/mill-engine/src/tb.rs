@@ -494,11 +494,7 @@ impl Tablebase {
     /// The pieces of `them` that may be removed.
     #[inline]
     fn removable(&self, them: u32) -> u32 {
-        if !self.rules().protect_mills {
-            return them;
-        }
-        let free = them & !self.rules().topology.in_mills(them);
-        if free != 0 { free } else { them }
+        self.rules().removable(them)
     }
 
     /// The value for the side to move in a position reached by a removal (quiet count 0),
