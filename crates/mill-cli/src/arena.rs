@@ -1,13 +1,20 @@
 //! `mill arena`: matches between two players, each a level of this engine or an
 //! external engine spoken to over UCI (`uci:<command line>`), from random openings
 //! played once with each colour; the score with an Elo estimate and its 95 % interval.
+//!
+//! With `--jobs N` the games are shared among N workers, each with its own pair of
+//! players (engines of this process on their own thread, or their own external
+//! processes); results are gathered and printed in game order, so the output does not
+//! depend on N (exactly so under node or depth limits).
 
 use mill_core::{Action, Color, Game, Outcome, Position, Turn};
 use mill_engine::tb::Tablebase;
 use mill_engine::{Clock, Engine, Level, Limits, StdClock};
+use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
 
@@ -51,6 +58,9 @@ pub struct Settings {
     pub a: Spec,
     /// The second player.
     pub b: Spec,
+    /// UCI options (name, value) for each player, sent after the handshake; external
+    /// engines only.
+    pub options: [Vec<(String, String)>; 2],
     /// The position the openings start from (the start of the chosen variant).
     pub start: Position,
     /// Games to play.
@@ -71,6 +81,23 @@ pub struct Settings {
     pub tb: Option<std::path::PathBuf>,
     /// Print every game.
     pub verbose: bool,
+    /// Print the running score to standard error after every game.
+    pub progress: bool,
+    /// Games played at once.
+    pub jobs: u32,
+}
+
+/// Reads `NAME=VALUE` options.
+pub fn parse_options(words: &[String]) -> Result<Vec<(String, String)>, String> {
+    words
+        .iter()
+        .map(|w| match w.split_once('=') {
+            Some((name, value)) if !name.trim().is_empty() => {
+                Ok((name.trim().to_string(), value.trim().to_string()))
+            }
+            _ => Err(format!("option {w:?}: expected NAME=VALUE")),
+        })
+        .collect()
 }
 
 /// One turn as a player chose it.
@@ -95,10 +122,14 @@ enum Player {
 impl Player {
     fn start(
         spec: &Spec,
+        options: &[(String, String)],
         settings: &Settings,
         wall: bool,
         tb: Option<&Arc<Tablebase>>,
     ) -> Result<Player, String> {
+        if matches!(spec, Spec::Level(_)) && !options.is_empty() {
+            return Err(format!("{}: options are for uci: players only", spec.name()));
+        }
         Ok(match spec {
             Spec::Level(level) => Player::Local {
                 engine: {
@@ -115,7 +146,25 @@ impl Player {
                 },
                 wall,
             },
-            Spec::Uci(command) => Player::Uci(UciEngine::start(command)?),
+            Spec::Uci(command) => {
+                let mut engine = UciEngine::start(command)?;
+                let rules = settings.start.rules();
+                // Nine Men's Morris under its usual rules is every engine's default: an
+                // engine that knows no other still plays it.
+                if *rules != *mill_core::Variant::Nine.rules() {
+                    engine.send(&format!("setoption name Variant value {rules}"))?;
+                }
+                for (name, value) in options {
+                    engine.send(&format!("setoption name {name} value {value}"))?;
+                }
+                // An engine that refuses an option says so before readyok.
+                engine.send("isready")?;
+                let lines = engine.wait_for("readyok", HANDSHAKE)?;
+                if let Some(e) = lines.iter().find(|l| l.starts_with("info string error")) {
+                    return Err(format!("{command}: {e}"));
+                }
+                Player::Uci(engine)
+            }
         })
     }
 
@@ -321,6 +370,74 @@ enum Score {
     Loss,
 }
 
+/// One finished game, as a worker reports it.
+struct GameResult {
+    score: Score,
+    turns: usize,
+    nodes: [u64; 2],
+    ms: [u64; 2],
+    tb_hits: [u64; 2],
+    announced_win: [bool; 2],
+    /// The `--verbose` line.
+    line: Option<String>,
+}
+
+/// Plays game `g` from `start`: the first player has Light in even games.
+fn play_game(
+    players: &mut [Player; 2],
+    g: u32,
+    start: &Game,
+    settings: &Settings,
+    names: &[String; 2],
+) -> Result<GameResult, String> {
+    let a_colour = if g % 2 == 0 { Color::Light } else { Color::Dark };
+    for p in players.iter_mut() {
+        p.new_game()?;
+    }
+    let mut game = start.clone();
+    let mut turn_number = 0u64;
+    let (mut nodes, mut ms, mut tb_hits) = ([0u64; 2], [0u64; 2], [0u64; 2]);
+    let mut announced_win = [false; 2];
+    while !game.is_over() && game.turns().len() < 2000 {
+        let side = usize::from(game.position().turn() != a_colour);
+        let seed = settings.seed ^ (u64::from(g) << 32) ^ (turn_number << 1) ^ side as u64;
+        let played = players[side].play(&game, seed, settings)?;
+        nodes[side] += played.nodes;
+        tb_hits[side] += played.tb_hits;
+        ms[side] += played.ms;
+        announced_win[side] |= played.announced_win;
+        game.play(played.turn)
+            .map_err(|e| format!("{} played an illegal turn: {e}", names[side]))?;
+        turn_number += 1;
+    }
+    let score = match game.outcome() {
+        Some(Outcome::Win { winner, .. }) if winner == a_colour => Score::Win,
+        Some(Outcome::Win { .. }) => Score::Loss,
+        _ => Score::Draw,
+    };
+    let line = settings.verbose.then(|| {
+        let result = game
+            .outcome()
+            .map_or("unfinished (2000 turns)".to_string(), |o| o.to_string());
+        format!(
+            "game {} ({} light): {}; {}",
+            g + 1,
+            names[usize::from(a_colour != Color::Light)],
+            result,
+            game.record().join(" ")
+        )
+    });
+    Ok(GameResult {
+        score,
+        turns: game.turns().len(),
+        nodes,
+        ms,
+        tb_hits,
+        announced_win,
+        line,
+    })
+}
+
 /// Plays the match and prints its result.
 pub fn run(settings: &Settings) -> Result<(), String> {
     if settings.games == 0 {
@@ -344,72 +461,98 @@ pub fn run(settings: &Settings) -> Result<(), String> {
         Some(dir) => Some(Arc::new(crate::tb::load(dir, settings.start.variant())?)),
         None => None,
     };
-    let mut players = [
-        Player::start(&settings.a, settings, wall, tb.as_ref())?,
-        Player::start(&settings.b, settings, wall, tb.as_ref())?,
-    ];
     let names = [settings.a.name(), settings.b.name()];
+    // Every opening first, from the seed alone: game g plays opening g / 2.
+    let mut rng = settings.seed;
+    let openings: Vec<Game> = (0..settings.games.div_ceil(2))
+        .map(|_| random_opening(settings.start, settings.opening, &mut rng))
+        .collect();
     let (mut wins, mut draws, mut losses) = (0u32, 0u32, 0u32);
     let (mut turns_total, mut nodes, mut ms) = (0usize, [0u64; 2], [0u64; 2]);
     let mut tb_hits = [0u64; 2];
     let (mut seen_wins, mut slipped) = ([0u32; 2], [0u32; 2]);
-    let mut rng = settings.seed;
-    let mut start = Game::default();
-    for g in 0..settings.games {
-        if g % 2 == 0 {
-            start = random_opening(settings.start, settings.opening, &mut rng);
+    let next = AtomicU32::new(0);
+    let abort = AtomicBool::new(false);
+    let (tx, results) = channel::<(u32, Result<GameResult, String>)>();
+    let outcome = std::thread::scope(|scope| -> Result<(), String> {
+        for _ in 0..settings.jobs.min(settings.games) {
+            let tx = tx.clone();
+            let (next, abort, openings, names, tb) = (&next, &abort, &openings, &names, tb.as_ref());
+            scope.spawn(move || {
+                let start =
+                    |i: usize, spec: &Spec| Player::start(spec, &settings.options[i], settings, wall, tb);
+                let mut players = match start(0, &settings.a).and_then(|a| Ok([a, start(1, &settings.b)?])) {
+                    Ok(players) => players,
+                    Err(e) => {
+                        let _ = tx.send((next.fetch_add(1, Ordering::Relaxed), Err(e)));
+                        return;
+                    }
+                };
+                while !abort.load(Ordering::Relaxed) {
+                    let g = next.fetch_add(1, Ordering::Relaxed);
+                    if g >= settings.games {
+                        break;
+                    }
+                    let result = play_game(&mut players, g, &openings[g as usize / 2], settings, names);
+                    let failed = result.is_err();
+                    if tx.send((g, result)).is_err() || failed {
+                        break;
+                    }
+                }
+            });
         }
-        // Game g: the first player has Light in even games, Dark in odd ones.
-        let a_colour = if g % 2 == 0 { Color::Light } else { Color::Dark };
-        for p in &mut players {
-            p.new_game()?;
-        }
-        let mut game = start.clone();
-        let mut turn_number = 0u64;
-        let mut saw_win = [false; 2];
-        while !game.is_over() && game.turns().len() < 2000 {
-            let side = usize::from(game.position().turn() != a_colour);
-            let seed = settings.seed ^ (u64::from(g) << 32) ^ (turn_number << 1) ^ side as u64;
-            let played = players[side].play(&game, seed, settings)?;
-            nodes[side] += played.nodes;
-            tb_hits[side] += played.tb_hits;
-            ms[side] += played.ms;
-            saw_win[side] |= played.announced_win;
-            game.play(played.turn)
-                .map_err(|e| format!("{} played an illegal turn: {e}", names[side]))?;
-            turn_number += 1;
-        }
-        turns_total += game.turns().len();
-        let score = match game.outcome() {
-            Some(Outcome::Win { winner, .. }) if winner == a_colour => Score::Win,
-            Some(Outcome::Win { .. }) => Score::Loss,
-            _ => Score::Draw,
-        };
-        // A side that announced a forced win and did not win let it slip.
-        for (side, won) in [(0, score == Score::Win), (1, score == Score::Loss)] {
-            if saw_win[side] {
-                seen_wins[side] += 1;
-                slipped[side] += u32::from(!won);
+        drop(tx);
+        // Results arrive in any order; they are counted and printed in game order.
+        let mut waiting = BTreeMap::new();
+        let mut done = 0u32;
+        for (g, result) in &results {
+            let result = match result {
+                Ok(r) => r,
+                Err(e) => {
+                    abort.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            };
+            waiting.insert(g, result);
+            while let Some(r) = waiting.remove(&done) {
+                done += 1;
+                turns_total += r.turns;
+                for side in 0..2 {
+                    nodes[side] += r.nodes[side];
+                    ms[side] += r.ms[side];
+                    tb_hits[side] += r.tb_hits[side];
+                }
+                // A side that announced a forced win and did not win let it slip.
+                for (side, won) in [(0, r.score == Score::Win), (1, r.score == Score::Loss)] {
+                    if r.announced_win[side] {
+                        seen_wins[side] += 1;
+                        slipped[side] += u32::from(!won);
+                    }
+                }
+                match r.score {
+                    Score::Win => wins += 1,
+                    Score::Draw => draws += 1,
+                    Score::Loss => losses += 1,
+                }
+                if let Some(line) = r.line {
+                    println!("{line}");
+                }
+                if settings.progress {
+                    eprintln!(
+                        "after {done} of {} games: {wins} wins, {draws} draws, {losses} losses for {}; {}",
+                        settings.games,
+                        names[0],
+                        elo_line(wins, draws, losses)
+                    );
+                }
             }
         }
-        match score {
-            Score::Win => wins += 1,
-            Score::Draw => draws += 1,
-            Score::Loss => losses += 1,
+        if done < settings.games {
+            return Err("a worker stopped before the match was played".into());
         }
-        if settings.verbose {
-            let result = game
-                .outcome()
-                .map_or("unfinished (2000 turns)".to_string(), |o| o.to_string());
-            println!(
-                "game {} ({} light): {}; {}",
-                g + 1,
-                names[usize::from(a_colour != Color::Light)],
-                result,
-                game.record().join(" ")
-            );
-        }
-    }
+        Ok(())
+    });
+    outcome?;
     let games = settings.games;
     println!(
         "{} vs {}: {} games: {} wins, {} draws, {} losses for {} (score {:.1}%)",

@@ -248,6 +248,21 @@ enum Command {
         /// Print every game's record and result.
         #[arg(long)]
         verbose: bool,
+        /// Print the running score (wins, draws, losses, Elo) to standard error after
+        /// every game, so that an interrupted match still gives a figure.
+        #[arg(long)]
+        progress: bool,
+        /// Games played at once, each by its own pair of players (threads here,
+        /// processes for external engines); the output is the same, in game order.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+        jobs: u32,
+        /// An option for the first player if it is an external engine, as NAME=VALUE
+        /// (sent as `setoption name NAME value VALUE`); repeatable.
+        #[arg(long = "a-option", value_name = "NAME=VALUE")]
+        a_option: Vec<String>,
+        /// An option for the second player, likewise.
+        #[arg(long = "b-option", value_name = "NAME=VALUE")]
+        b_option: Vec<String>,
         #[command(flatten)]
         rules: RuleArgs,
     },
@@ -438,10 +453,15 @@ fn run(command: Command) -> Result<(), String> {
             tt,
             tb,
             verbose,
+            progress,
+            jobs,
+            a_option,
+            b_option,
             rules,
         } => arena::run(&arena::Settings {
             a,
             b,
+            options: [arena::parse_options(&a_option)?, arena::parse_options(&b_option)?],
             start: parse_position(None, &rules)?,
             games,
             movetime,
@@ -452,6 +472,8 @@ fn run(command: Command) -> Result<(), String> {
             tt,
             tb,
             verbose,
+            progress,
+            jobs,
         }),
         Command::Convert {
             file,

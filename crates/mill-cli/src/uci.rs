@@ -10,7 +10,7 @@
 //! are answered while it thinks. Malformed or illegal input gets `info string error …`
 //! and changes nothing.
 
-use mill_core::{Action, Game, Notation, Position, Turn, Variant};
+use mill_core::{Action, Game, Notation, Position, Rules, Turn, Variant};
 use mill_engine::tb::Tablebase;
 use mill_engine::{Clock, Engine, Level, Limits, SearchResult, StdClock};
 use std::io::BufRead;
@@ -18,10 +18,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
-/// The rule sets `setoption name Variant` accepts, by their rules' names.
+/// The variants `setoption name Variant` lists (it also takes their rule options, as
+/// `six+per-mill`).
 const VARIANTS: &[Variant] = &Variant::ALL;
 const DEFAULT_HASH_MB: usize = 16;
 const MAX_HASH_MB: usize = 4096;
+/// The bounds of `setoption name Contempt`, in hundredths of a piece.
+const MAX_CONTEMPT: i32 = 500;
 /// "No time limit" for the search, which still reads the clock to see a `stop`.
 const FOREVER_MS: u64 = u64::MAX / 4;
 
@@ -53,7 +56,8 @@ struct Running {
 
 /// The session's state between commands.
 struct Session {
-    variant: Variant,
+    /// The variant and its rule options (`setoption name Variant`).
+    rules: &'static Rules,
     level: Level,
     hash_mb: usize,
     seed: u64,
@@ -65,6 +69,8 @@ struct Session {
     plan: Option<(Position, Turn)>,
     /// The tablebase loaded with `setoption name Tablebase`.
     tb: Option<Arc<Tablebase>>,
+    /// Hard's contempt for repetitions (`setoption name Contempt`).
+    contempt: i32,
 }
 
 /// Runs the session until `quit` (which stops a search) or the end of the input
@@ -91,25 +97,43 @@ fn error(message: impl AsRef<str>) {
     println!("info string error {}", message.as_ref());
 }
 
-fn engine_with_table(mb: usize) -> Engine {
-    let mut engine = Engine::new(mb);
-    engine.keep_table(true);
-    engine
-}
-
 impl Session {
     fn new() -> Session {
         Session {
-            variant: Variant::Nine,
+            rules: Variant::Nine.rules(),
             level: Level::Hard,
             hash_mb: DEFAULT_HASH_MB,
             seed: 0,
             game: Game::new(Variant::Nine),
-            engine: Some(engine_with_table(DEFAULT_HASH_MB)),
+            engine: None,
             running: None,
             plan: None,
             tb: None,
+            contempt: Level::Hard.contempt(),
         }
+        .with_fresh_engine()
+    }
+
+    fn with_fresh_engine(mut self) -> Session {
+        self.engine = Some(self.fresh_engine());
+        self
+    }
+
+    /// A new engine with the session's table size, tablebase and contempt.
+    fn fresh_engine(&self) -> Engine {
+        let mut engine = Engine::new(self.hash_mb);
+        engine.keep_table(true);
+        engine.set_tablebase(self.usable_tb());
+        engine.set_contempt(Some(self.contempt));
+        engine
+    }
+
+    /// The loaded tablebase if it was solved under the session's rules: the tables hold
+    /// a variant's usual rules only, not its options.
+    fn usable_tb(&self) -> Option<Arc<Tablebase>> {
+        self.tb
+            .clone()
+            .filter(|tb| self.rules.is_default() && tb.variant() == self.rules.variant)
     }
 
     /// Handles one line; `false` on `quit`.
@@ -166,6 +190,10 @@ impl Session {
             Variant::Nine.rules().name,
             variants.join(" ")
         );
+        println!(
+            "option name Contempt type spin default {} min -{MAX_CONTEMPT} max {MAX_CONTEMPT}",
+            Level::Hard.contempt()
+        );
         println!("option name Seed type spin default 0 min 0 max 4294967295");
         println!("option name Tablebase type string default <empty>");
         println!("uciok");
@@ -175,7 +203,7 @@ impl Session {
         if let Some(engine) = self.engine.as_mut() {
             engine.new_game();
         }
-        self.game = Game::new(self.variant);
+        self.game = Game::from_position(Position::start(self.rules));
         self.plan = None;
     }
 
@@ -195,9 +223,7 @@ impl Session {
             }
             Err(_) => {
                 error("the search failed; the engine starts afresh");
-                let mut engine = engine_with_table(self.hash_mb);
-                engine.set_tablebase(self.tb.clone());
-                self.engine = Some(engine);
+                self.engine = Some(self.fresh_engine());
                 self.plan = None;
             }
         }
@@ -221,9 +247,7 @@ impl Session {
             "hash" => match value.parse::<usize>() {
                 Ok(mb) if mb <= MAX_HASH_MB => {
                     self.hash_mb = mb;
-                    let mut engine = engine_with_table(mb);
-                    engine.set_tablebase(self.tb.clone());
-                    self.engine = Some(engine);
+                    self.engine = Some(self.fresh_engine());
                 }
                 _ => error(format!(
                     "setoption Hash: expected megabytes from 0 to {MAX_HASH_MB}, not {value:?}"
@@ -233,13 +257,15 @@ impl Session {
                 let loaded = if value.is_empty() || value == "<empty>" {
                     Ok(None)
                 } else {
-                    crate::tb::load(std::path::Path::new(&value), self.variant).map(|tb| Some(Arc::new(tb)))
+                    crate::tb::load(std::path::Path::new(&value), self.rules.variant)
+                        .map(|tb| Some(Arc::new(tb)))
                 };
                 match loaded {
                     Ok(tb) => {
                         self.tb = tb;
+                        let usable = self.usable_tb();
                         if let Some(engine) = self.engine.as_mut() {
-                            engine.set_tablebase(self.tb.clone());
+                            engine.set_tablebase(usable);
                         }
                     }
                     Err(e) => error(format!("setoption Tablebase: {e}")),
@@ -249,18 +275,30 @@ impl Session {
                 Ok(seed) => self.seed = seed,
                 Err(_) => error(format!("setoption Seed: expected a whole number, not {value:?}")),
             },
-            "variant" => match VARIANTS
-                .iter()
-                .find(|v| v.rules().name.eq_ignore_ascii_case(&value))
-            {
-                Some(&variant) => {
-                    self.variant = variant;
+            "contempt" => match value.parse::<i32>() {
+                Ok(c) if (-MAX_CONTEMPT..=MAX_CONTEMPT).contains(&c) => {
+                    self.contempt = c;
+                    if let Some(engine) = self.engine.as_mut() {
+                        engine.set_contempt(Some(c));
+                    }
+                }
+                _ => error(format!(
+                    "setoption Contempt: expected a whole number from -{MAX_CONTEMPT} to {MAX_CONTEMPT}, not {value:?}"
+                )),
+            },
+            "variant" => match Rules::parse(&value.to_ascii_lowercase()) {
+                Ok(rules) => {
+                    self.rules = rules;
+                    let usable = self.usable_tb();
+                    if let Some(engine) = self.engine.as_mut() {
+                        engine.set_tablebase(usable);
+                    }
                     self.new_game();
                 }
-                None => {
+                Err(e) => {
                     let names: Vec<&str> = VARIANTS.iter().map(|v| v.rules().name).collect();
                     error(format!(
-                        "setoption Variant: unknown variant {value:?}: expected {}",
+                        "setoption Variant: {e}: expected {} with options like +per-mill, +protect-off, +fly-N",
                         names.join(", ")
                     ))
                 }
@@ -271,7 +309,7 @@ impl Session {
 
     /// `position startpos [moves …]` or `position [fen] <position string> [moves …]`.
     fn position(&mut self, words: &[&str]) {
-        match parse_position(words, self.variant) {
+        match parse_position(words, self.rules) {
             Ok(game) => self.game = game,
             Err(e) => error(format!("position: {e}")),
         }
@@ -354,12 +392,12 @@ impl Session {
     fn choose_removal(&mut self, limits: &Limits) -> mill_core::Point {
         let position = *self.game.position();
         let removable: Vec<mill_core::Point> = position.removable().iter().collect();
-        let tb = self.tb.clone();
-        let engine = self.engine.get_or_insert_with(|| {
-            let mut engine = engine_with_table(self.hash_mb);
-            engine.set_tablebase(tb);
-            engine
-        });
+        if self.engine.is_none() {
+            self.engine = Some(self.fresh_engine());
+        }
+        let Some(engine) = self.engine.as_mut() else {
+            return removable[0];
+        };
         let share = Limits {
             movetime_ms: limits
                 .movetime_ms
@@ -413,18 +451,18 @@ fn info_line(r: &SearchResult, t: &mill_core::Topology) -> String {
 }
 
 /// Reads `position …` into a new game; on error nothing is changed by the caller.
-fn parse_position(words: &[&str], variant: Variant) -> Result<Game, String> {
+fn parse_position(words: &[&str], rules: &'static Rules) -> Result<Game, String> {
     let moves_at = words.iter().position(|w| *w == "moves").unwrap_or(words.len());
     let (setup, moves) = (&words[..moves_at], words.get(moves_at + 1..).unwrap_or(&[]));
     let start = match setup {
-        ["startpos"] => Position::new(variant),
+        ["startpos"] => Position::start(rules),
         [] => return Err("expected startpos or a position string".into()),
         _ => {
             let text = match setup {
                 ["fen", rest @ ..] => rest.join(" "),
                 _ => setup.join(" "),
             };
-            Position::from_str_variant(&text, variant)
+            Position::from_str_variant(&text, rules)
                 .map_err(|e| format!("bad position string {text:?}: {e}"))?
         }
     };

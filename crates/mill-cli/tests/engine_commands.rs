@@ -194,3 +194,161 @@ fn tb_generates_probes_and_verifies() {
     let o = mill(&["tb", "probe", "--dir", d, "--position", won]);
     assert!(!o.status.success());
 }
+
+#[test]
+fn arena_jobs_play_the_same_games_in_the_same_order() {
+    let run = |jobs: &str| {
+        let o = mill(&[
+            "arena",
+            "--a",
+            "medium",
+            "--b",
+            "easy",
+            "--games",
+            "6",
+            "--depth",
+            "3",
+            "--seed",
+            "4",
+            "--verbose",
+            "--progress",
+            "--jobs",
+            jobs,
+        ]);
+        assert!(o.status.success(), "{o:?}");
+        (stdout(&o), String::from_utf8_lossy(&o.stderr).to_string())
+    };
+    // Everything but the milliseconds measured.
+    let timeless = |out: &str| -> String {
+        let words: Vec<&str> = out.split(' ').collect();
+        let kept: Vec<&str> = words
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| !words.get(i + 1).is_some_and(|w| w.starts_with("ms")))
+            .map(|(_, w)| *w)
+            .collect();
+        kept.join(" ")
+    };
+    let (one, progress) = run("1");
+    let (three, _) = run("3");
+    assert_eq!(timeless(&one), timeless(&three));
+    let games: Vec<&str> = one.lines().filter(|l| l.starts_with("game ")).collect();
+    assert_eq!(games.len(), 6, "{one}");
+    for (i, line) in games.iter().enumerate() {
+        assert!(line.starts_with(&format!("game {} (", i + 1)), "{one}");
+    }
+    // The running score after every game, the last one the match's.
+    let after: Vec<&str> = progress.lines().filter(|l| l.starts_with("after ")).collect();
+    assert_eq!(after.len(), 6, "{progress}");
+    assert!(after[0].starts_with("after 1 of 6 games: "), "{progress}");
+    let elo = one.lines().find(|l| l.starts_with("Elo ")).unwrap();
+    assert!(
+        after[5].starts_with("after 6 of 6 games: ") && after[5].ends_with(elo),
+        "{progress}"
+    );
+}
+
+#[test]
+fn arena_tells_an_external_engine_the_variant_and_its_options() {
+    let me = env!("CARGO_BIN_EXE_mill");
+    let external = format!("uci:{me} uci");
+    // Six Men's Morris has no a1 or d7: an engine left on nine would answer turns the
+    // arena refuses. Both sides external, so two processes each play six.
+    for rules in [
+        &["--variant", "six"][..],
+        &["--variant", "twelve", "--removals", "per-mill"][..],
+    ] {
+        let mut args = vec![
+            "arena",
+            "--a",
+            &external,
+            "--b",
+            &external,
+            "--games",
+            "2",
+            "--depth",
+            "2",
+            "--seed",
+            "2",
+            "--verbose",
+        ];
+        args.extend_from_slice(rules);
+        let o = mill(&args);
+        assert!(o.status.success(), "{rules:?}: {o:?}");
+        let out = stdout(&o);
+        assert!(out.contains(": 2 games: "), "{out}");
+        assert_eq!(out.lines().filter(|l| l.starts_with("game ")).count(), 2, "{out}");
+    }
+    // Options reach the engine; one it refuses stops the match with its error.
+    let o = mill(&[
+        "arena",
+        "--a",
+        &external,
+        "--b",
+        "easy",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--a-option",
+        "Contempt=0",
+        "--a-option",
+        "Hash=1",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let o = mill(&[
+        "arena",
+        "--a",
+        &external,
+        "--b",
+        "easy",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--a-option",
+        "Colour=red",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("info string error setoption: unknown option \"colour\""),
+        "{err}"
+    );
+    let o = mill(&[
+        "arena",
+        "--a",
+        "hard",
+        "--b",
+        "easy",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--a-option",
+        "Contempt=0",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("options are for uci: players only"),
+        "{o:?}"
+    );
+    let o = mill(&[
+        "arena",
+        "--a",
+        &external,
+        "--b",
+        "easy",
+        "--games",
+        "2",
+        "--depth",
+        "2",
+        "--a-option",
+        "Hash",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("expected NAME=VALUE"),
+        "{o:?}"
+    );
+}

@@ -104,6 +104,12 @@ fn handshake_lists_the_options_and_answers_isready() {
             .iter()
             .any(|l| l.starts_with("option name Variant type combo"))
     );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "option name Contempt type spin default 30 min -500 max 500"),
+        "{lines:?}"
+    );
     uci.send("isready");
     assert_eq!(uci.line(), "readyok");
     uci.quit();
@@ -160,6 +166,10 @@ fn bad_input_gets_an_error_and_changes_nothing() {
         "setoption name Level value expert",
         "setoption name Hash value lots",
         "setoption name Variant value chess",
+        "setoption name Variant value nine+fly-9",
+        "setoption name Variant value three+per-mill",
+        "setoption name Contempt value lots",
+        "setoption name Contempt value 501",
         "setoption name Colour value red",
         "setoption name Tablebase value /nonexistent/tables",
         "go wtime 1000",
@@ -207,5 +217,66 @@ fn a_finished_game_has_no_best_move() {
     uci.send("go depth 1");
     assert_eq!(uci.line(), "info string error go: the game is over");
     assert_eq!(uci.line(), "bestmove (none)");
+    uci.quit();
+}
+
+#[test]
+fn contempt_is_what_hard_scores_a_repetition_below_even() {
+    let mut uci = Uci::start();
+    // Light (a7 g7 a1 g1) against six: a7-d7 repeats the position a third time, its
+    // best result. Dark to move first; the moves go round the cycle twice.
+    let cycle = "position .LL/.D./..D/.D..D./D../.D./L.L d 0 0 0 10 moves \
+                 d2-d1 d7-a7 d1-d2 a7-d7 d2-d1 d7-a7 d1-d2";
+    let score = |uci: &mut Uci| {
+        uci.send(cycle);
+        uci.send("go depth 4");
+        let (best, lines) = uci.bestmove();
+        assert_eq!(best, "a7-d7", "{lines:?}");
+        let info = lines.iter().rfind(|l| l.starts_with("info depth")).unwrap();
+        info.split_whitespace()
+            .skip_while(|w| *w != "cp")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{info}"))
+            .to_string()
+    };
+    assert_eq!(score(&mut uci), "-30");
+    uci.send("setoption name Contempt value 0");
+    assert_eq!(score(&mut uci), "0");
+    uci.send("setoption name Contempt value 75");
+    assert_eq!(score(&mut uci), "-75");
+    // A new table (Hash) keeps the contempt set.
+    uci.send("setoption name Hash value 1");
+    assert_eq!(score(&mut uci), "-75");
+    uci.quit();
+}
+
+#[test]
+fn the_variant_option_takes_rule_options() {
+    let mut uci = Uci::start();
+    uci.send("setoption name Variant value six");
+    uci.send("position startpos");
+    let six = uci.shown();
+    assert!(six.contains(" 6 6 0 0"), "{six}");
+    // Protection off: Dark's mill b2 b4 b6 may take a1 from Light's mill a1 a4 a7
+    // though g7 and g1 stand free.
+    let moves = "a1 b2 a4 b4 a7 xb4 f2 g7 b4 g1 b6";
+    uci.send("setoption name Variant value nine+protect-off");
+    uci.send(&format!("position startpos moves {moves}"));
+    uci.send("go depth 1");
+    let (removal, lines) = uci.bestmove();
+    assert!(removal.starts_with('x'), "{lines:?}");
+    uci.send(&format!("position startpos moves {moves} {removal}"));
+    assert!(uci.shown().contains(" l 4 4 0 0 nine+protect-off"), "{removal}");
+    uci.send(&format!("position startpos moves {moves} xa1"));
+    let shown = uci.shown();
+    assert!(shown.contains("/..L l 4 4 0 0 nine+protect-off"), "{shown}");
+    // Under the usual rules a1 is protected: refused.
+    uci.send("setoption name Variant value NINE");
+    uci.send(&format!("position startpos moves {moves} xa1"));
+    let line = uci.line();
+    assert!(
+        line.starts_with("info string error position: move 12 (xa1): "),
+        "{line}"
+    );
     uci.quit();
 }

@@ -114,7 +114,7 @@ impl Level {
     }
 
     /// What a repetition is worth less than even for the side that searches.
-    pub(crate) const fn contempt(self) -> i32 {
+    pub const fn contempt(self) -> i32 {
         match self {
             Level::Hard => 30,
             _ => 0,

@@ -133,6 +133,8 @@ pub struct Engine {
     keep: bool,
     /// Solved endgames, used by Hard (see [`Engine::set_tablebase`]).
     tb: Option<Arc<Tablebase>>,
+    /// Hard's contempt when set (see [`Engine::set_contempt`]).
+    contempt: Option<i32>,
 }
 
 impl Engine {
@@ -144,7 +146,15 @@ impl Engine {
             evals: EvalCache::new(),
             keep: false,
             tb: None,
+            contempt: None,
         }
+    }
+
+    /// What a repetition is worth less than even for Hard when it searches (`None`, the
+    /// default: [`Level::contempt`], 30). A measuring knob: 0 makes Hard score a
+    /// repetition as even, as the other levels do; they are not affected.
+    pub fn set_contempt(&mut self, contempt: Option<i32>) {
+        self.contempt = contempt;
     }
 
     /// Solved endgames for Hard: a position in the tables is played from them at the
@@ -260,6 +270,9 @@ impl Engine {
         self.evals.clear();
         let mut searcher = Searcher::new(&mut self.tt, &mut self.evals, clock, limits, history, position);
         searcher.tb = tb;
+        if let Some(c) = self.contempt.filter(|_| limits.level == Level::Hard) {
+            searcher.contempt = c;
+        }
         searcher.tb_max = tb.map_or(0, Tablebase::max_pieces);
         Ok(searcher.iterate(position, &turns, report))
     }
@@ -299,6 +312,8 @@ struct Searcher<'a> {
     tb_hits: u64,
     /// The most pieces a side may have for a position to be in the tables.
     tb_max: u8,
+    /// What a repetition is worth less than even for the side that searches.
+    contempt: i32,
 }
 
 impl<'a> Searcher<'a> {
@@ -338,6 +353,7 @@ impl<'a> Searcher<'a> {
             tb: None,
             tb_hits: 0,
             tb_max: 0,
+            contempt: level.contempt(),
         }
     }
 
@@ -634,7 +650,7 @@ impl<'a> Searcher<'a> {
         if self.repeated(pos) {
             // Contempt: a repetition is a little worse than even for the side that
             // searches, so Hard plays on where it can rather than repeat.
-            let c = self.level.contempt();
+            let c = self.contempt;
             return if ply % 2 == 0 { -c } else { c };
         }
         if let Some(score) = self.probe(pos, ply) {

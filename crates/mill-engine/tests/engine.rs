@@ -291,6 +291,28 @@ fn repetition_is_sought_when_behind_and_avoided_when_ahead() {
 }
 
 #[test]
+fn contempt_is_hards_own_unless_set() {
+    // Light, four pieces against six, can only draw: by threefold repetition with its
+    // first legal turn. The draw scores minus the contempt for Hard, even for Medium.
+    let p = position("L.L/.D./..D/.D..D./D../.D./L.L l 0 0 0 10");
+    let q = p.play(p.legal_turns()[0]).unwrap();
+    let history = [q.hash(), p.hash(), q.hash()];
+    let score = |level: Level, contempt: Option<i32>| {
+        let mut engine = Engine::new(1);
+        engine.set_contempt(contempt);
+        engine
+            .search(&p, &history, &Limits::new(level, 0).with_depth(4), &mut NoClock)
+            .unwrap()
+            .score
+    };
+    assert_eq!(Level::Hard.contempt(), 30);
+    assert_eq!(score(Level::Hard, None), -30);
+    assert_eq!(score(Level::Hard, Some(0)), 0);
+    assert_eq!(score(Level::Hard, Some(50)), -50);
+    assert_eq!(score(Level::Medium, Some(50)), score(Level::Medium, None));
+}
+
+#[test]
 fn progress_is_reported_after_every_iteration() {
     let p = position("..D/.L./.D./.L.DL./.../.D./L.. l 5 5 0 0");
     let mut depths = Vec::new();
