@@ -374,6 +374,8 @@ enum Score {
 struct GameResult {
     score: Score,
     turns: usize,
+    /// Turns each side chose (the opening's are nobody's).
+    played: [u64; 2],
     nodes: [u64; 2],
     ms: [u64; 2],
     tb_hits: [u64; 2],
@@ -396,12 +398,13 @@ fn play_game(
     }
     let mut game = start.clone();
     let mut turn_number = 0u64;
-    let (mut nodes, mut ms, mut tb_hits) = ([0u64; 2], [0u64; 2], [0u64; 2]);
+    let (mut nodes, mut ms, mut tb_hits, mut played_turns) = ([0u64; 2], [0u64; 2], [0u64; 2], [0u64; 2]);
     let mut announced_win = [false; 2];
     while !game.is_over() && game.turns().len() < 2000 {
         let side = usize::from(game.position().turn() != a_colour);
         let seed = settings.seed ^ (u64::from(g) << 32) ^ (turn_number << 1) ^ side as u64;
         let played = players[side].play(&game, seed, settings)?;
+        played_turns[side] += 1;
         nodes[side] += played.nodes;
         tb_hits[side] += played.tb_hits;
         ms[side] += played.ms;
@@ -430,6 +433,7 @@ fn play_game(
     Ok(GameResult {
         score,
         turns: game.turns().len(),
+        played: played_turns,
         nodes,
         ms,
         tb_hits,
@@ -468,7 +472,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
         .map(|_| random_opening(settings.start, settings.opening, &mut rng))
         .collect();
     let (mut wins, mut draws, mut losses) = (0u32, 0u32, 0u32);
-    let (mut turns_total, mut nodes, mut ms) = (0usize, [0u64; 2], [0u64; 2]);
+    let (mut turns_total, mut nodes, mut ms, mut played) = (0usize, [0u64; 2], [0u64; 2], [0u64; 2]);
     let mut tb_hits = [0u64; 2];
     let (mut seen_wins, mut slipped) = ([0u32; 2], [0u32; 2]);
     let next = AtomicU32::new(0);
@@ -518,6 +522,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
                 done += 1;
                 turns_total += r.turns;
                 for side in 0..2 {
+                    played[side] += r.played[side];
                     nodes[side] += r.nodes[side];
                     ms[side] += r.ms[side];
                     tb_hits[side] += r.tb_hits[side];
@@ -538,11 +543,17 @@ pub fn run(settings: &Settings) -> Result<(), String> {
                     println!("{line}");
                 }
                 if settings.progress {
+                    let per_turn = |side: usize| {
+                        let n = played[side].max(1);
+                        format!("{} ms, {} nodes", ms[side] / n, nodes[side] / n)
+                    };
                     eprintln!(
-                        "after {done} of {} games: {wins} wins, {draws} draws, {losses} losses for {}; {}",
+                        "after {done} of {} games: {wins} wins, {draws} draws, {losses} losses for {}; {}; a turn: {} against {}",
                         settings.games,
                         names[0],
-                        elo_line(wins, draws, losses)
+                        elo_line(wins, draws, losses),
+                        per_turn(0),
+                        per_turn(1)
                     );
                 }
             }
