@@ -285,8 +285,7 @@ impl UciEngine {
         let mut after = game.clone();
         let mut actions = Vec::new();
         let mut clock = StdClock::start();
-        let mut nodes = 0;
-        let mut announced_win = false;
+        let mut info = Info::default();
         let mut go = String::from("go");
         if let Some(ms) = settings.movetime {
             go += &format!(" movetime {ms}");
@@ -304,20 +303,7 @@ impl UciEngine {
             self.send(&go)?;
             let lines = self.wait_for("bestmove", patience)?;
             for line in &lines {
-                let words: Vec<&str> = line.split_whitespace().collect();
-                if words.first() != Some(&"info") {
-                    continue;
-                }
-                for pair in words.windows(2) {
-                    match pair {
-                        ["nodes", n] => nodes = n.parse().unwrap_or(nodes),
-                        ["win", n] if words.contains(&"score") => {
-                            announced_win = n.parse::<i64>().is_ok_and(|n| n > 0);
-                        }
-                        ["cp", _] | ["loss", _] => announced_win = false,
-                        _ => {}
-                    }
-                }
+                info.read(line);
             }
             let best = lines.last().map(String::as_str).unwrap_or_default();
             let token = best.split_whitespace().nth(1).unwrap_or_default().to_string();
@@ -340,11 +326,40 @@ impl UciEngine {
         debug_assert_eq!(turn.actions().collect::<Vec<_>>(), actions);
         Ok(Played {
             turn,
-            nodes,
-            tb_hits: 0,
+            nodes: info.nodes,
+            tb_hits: info.tb_hits,
             ms: clock.elapsed_ms(),
-            announced_win,
+            announced_win: info.announced_win,
         })
+    }
+}
+
+/// What an engine's `info` lines said last about its search.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Info {
+    nodes: u64,
+    tb_hits: u64,
+    announced_win: bool,
+}
+
+impl Info {
+    /// Takes in one line of the engine's; lines other than `info …` change nothing.
+    fn read(&mut self, line: &str) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() != Some(&"info") {
+            return;
+        }
+        for pair in words.windows(2) {
+            match pair {
+                ["nodes", n] => self.nodes = n.parse().unwrap_or(self.nodes),
+                ["tbhits", n] => self.tb_hits = n.parse().unwrap_or(self.tb_hits),
+                ["win", n] if words.contains(&"score") => {
+                    self.announced_win = n.parse::<i64>().is_ok_and(|n| n > 0);
+                }
+                ["cp", _] | ["loss", _] => self.announced_win = false,
+                _ => {}
+            }
+        }
     }
 }
 
@@ -588,7 +603,9 @@ pub fn run(settings: &Settings) -> Result<(), String> {
         ms[1],
         if wall { "wall" } else { "CPU" }
     );
-    if tb.is_some() {
+    // Hits as this process's Hard players count them, or as external engines report
+    // them (`info … tbhits N`).
+    if tb.is_some() || tb_hits.iter().any(|&h| h > 0) {
         println!(
             "tablebase hits: {}: {} ({:.2}% of nodes), {}: {} ({:.2}% of nodes)",
             names[0],
@@ -706,6 +723,27 @@ mod tests {
         let line = elo_line(60, 20, 20);
         // 70 % is about +147 Elo.
         assert!(line.starts_with("Elo +147 (95%: "), "{line}");
+    }
+
+    #[test]
+    fn info_lines_give_nodes_tablebase_hits_and_announced_wins() {
+        let mut info = Info::default();
+        info.read("info depth 3 score cp 12 nodes 900 nps 9000 tbhits 0 time 100 pv d6");
+        info.read("info depth 4 score win 3 nodes 2500 nps 9000 tbhits 7 time 280 pv d6 b4");
+        assert_eq!(
+            info,
+            Info {
+                nodes: 2500,
+                tb_hits: 7,
+                announced_win: true
+            }
+        );
+        info.read("info string error nodes lots");
+        info.read("bestmove d6 nodes 1");
+        assert_eq!(info.nodes, 2500);
+        info.read("info depth 5 score loss 4 nodes 4000");
+        assert!(!info.announced_win);
+        assert_eq!(info.tb_hits, 7);
     }
 
     #[test]
