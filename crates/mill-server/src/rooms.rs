@@ -103,8 +103,12 @@ pub struct Room {
     next: (u32, u32),
     /// PostgreSQL: seats held by a socket on another instance.
     remote: Sides<bool>,
-    /// PostgreSQL: seats this instance has published as held here.
-    published: Sides<bool>,
+    /// PostgreSQL: the socket this instance has published as holding each seat.
+    published: Sides<Option<ConnId>>,
+    /// PostgreSQL: each seat's committed claim (see `Pg::presence`) and the socket it
+    /// was made for. Another live instance with a newer claim on the seat has a newer
+    /// socket on it, which replaces this instance's holder ([`Room::others_hold`]).
+    claims: Sides<Option<(ConnId, i64)>>,
     /// PostgreSQL: one command or catch-up at a time per room on this instance (the
     /// database orders them between instances).
     gate: Arc<tokio::sync::Mutex<()>>,
@@ -151,6 +155,8 @@ pub struct PresenceJob {
     room: String,
     seat: &'static str,
     online: Option<bool>,
+    /// The socket that claims the seat (when `online` is `Some(true)`).
+    conn: Option<ConnId>,
     at: i64,
 }
 
@@ -188,6 +194,7 @@ impl Room {
             next: (1, 0),
             remote: Sides::default(),
             published: Sides::default(),
+            claims: Sides::default(),
             gate: Arc::new(tokio::sync::Mutex::new(())),
             dirty: false,
             reading: false,
@@ -261,6 +268,46 @@ impl Room {
             };
         }
         Verdict::Go
+    }
+
+    /// Gives `seat` to the socket `conn` (or to nobody); the socket that held it is
+    /// told it was replaced and closed with 4000.
+    fn replace_holder(&mut self, seat: Color, conn: Option<ConnId>) {
+        let old = std::mem::replace(self.holders.get_mut(seat), conn);
+        if let Some(old) = old.filter(|&old| Some(old) != conn) {
+            if let Some(pos) = self.conns.iter().position(|c| c.id == old) {
+                let old = self.conns.swap_remove(pos);
+                let _ = old.tx.try_send(Outgoing::msg(&ServerMsg::Replaced {
+                    message: "This seat was opened in another tab or device.".into(),
+                }));
+                let _ = old.tx.try_send(Outgoing::Close(CloseCode::Replaced, "replaced"));
+            }
+        }
+    }
+
+    /// PostgreSQL: the seats other live instances hold and their newest claims. A seat
+    /// claimed elsewhere after this instance's holder claimed it was opened again there:
+    /// the holder here is replaced, as a second tab on one instance replaces the first.
+    /// A holder whose claim has not committed yet is left alone; its commit brings
+    /// another look. Returns whether anything the sockets see changed.
+    fn others_hold(&mut self, remote: [bool; 2], claims: [Option<i64>; 2]) -> bool {
+        let mut changed = false;
+        for (i, c) in Color::ALL.into_iter().enumerate() {
+            let holder = *self.holders.get(c);
+            if let (Some(holder), Some((claimed_by, mine)), Some(theirs)) =
+                (holder, *self.claims.get(c), claims[i])
+            {
+                if holder == claimed_by && theirs > mine {
+                    self.replace_holder(c, None);
+                    changed = true;
+                }
+            }
+            if *self.remote.get(c) != remote[i] {
+                *self.remote.get_mut(c) = remote[i];
+                changed = true;
+            }
+        }
+        changed
     }
 
     fn online(&self, c: Color) -> bool {
@@ -797,15 +844,9 @@ impl Rooms {
         }
         let conn = self.shared.next_conn.fetch_add(1, Ordering::Relaxed);
         if let Some(seat) = seat {
-            if let Some(old) = room.holders.get_mut(seat).replace(conn) {
-                if let Some(pos) = room.conns.iter().position(|c| c.id == old) {
-                    let old = room.conns.swap_remove(pos);
-                    let _ = old.tx.try_send(Outgoing::msg(&ServerMsg::Replaced {
-                        message: "This seat was opened in another tab or device.".into(),
-                    }));
-                    let _ = old.tx.try_send(Outgoing::Close(CloseCode::Replaced, "replaced"));
-                }
-            }
+            // On PostgreSQL, its claim (publish_presence below) replaces the seat's
+            // socket on the other instances too.
+            room.replace_holder(seat, Some(conn));
         }
         let _ = tx.try_send(Outgoing::msg(&ServerMsg::Welcome {
             protocol: PROTOCOL,
@@ -866,6 +907,7 @@ impl Rooms {
                         room: room.id.clone(),
                         seat: "light",
                         online: None,
+                        conn: None,
                         at,
                     });
                 }
@@ -1161,13 +1203,9 @@ impl Rooms {
                 changed = true;
             }
         }
-        let remote = Sides {
-            light: news.remote[0],
-            dark: news.remote[1],
-        };
-        if remote.light != room.remote.light || remote.dark != room.remote.dark {
-            room.remote = remote;
+        if room.others_hold(news.remote, news.claims) {
             changed = true;
+            self.publish_presence(&mut room);
         }
         if changed {
             room.broadcast_state();
@@ -1218,17 +1256,40 @@ impl Rooms {
             return;
         };
         for c in Color::ALL {
-            let held = room.holders.get(c).is_some();
-            if held != *room.published.get(c) {
-                *room.published.get_mut(c) = held;
+            let holder = *room.holders.get(c);
+            if holder != *room.published.get(c) {
+                *room.published.get_mut(c) = holder;
+                // A new socket claims the seat again, even if the last one held it too.
                 let _ = tx.send(PresenceJob {
                     room: room.id.clone(),
                     seat: seat_name(c),
-                    online: Some(held),
+                    online: Some(holder.is_some()),
+                    conn: holder,
                     at: self.now(),
                 });
             }
         }
+    }
+
+    /// PostgreSQL: a socket's claim on a seat committed. Compare it with the other
+    /// instances' claims now: one of them may have claimed the seat meanwhile.
+    fn claimed(&self, job: &PresenceJob, claim: i64) {
+        let (Some(arc), Some(conn)) = (self.get(&job.room), job.conn) else {
+            return;
+        };
+        {
+            let mut room = lock(&arc);
+            let seat = if job.seat == "light" {
+                Color::Light
+            } else {
+                Color::Dark
+            };
+            if *room.holders.get(seat) != Some(conn) {
+                return; // replaced meanwhile; that socket's claim follows
+            }
+            *room.claims.get_mut(seat) = Some((conn, claim));
+        }
+        self.announce(Some(&job.room));
     }
 
     /// The background work PostgreSQL needs: the LISTEN connection and its reader,
@@ -1250,15 +1311,17 @@ impl Rooms {
             }
         }));
         if let Some(mut jobs) = presence {
-            let pg = pg.clone();
+            let (pg, rooms) = (pg.clone(), self.clone());
             tasks.push(tokio::spawn(async move {
                 while let Some(job) = jobs.recv().await {
                     let result = match job.online {
                         Some(online) => pg.presence(&job.room, job.seat, online, job.at).await,
-                        None => pg.touch(&job.room, job.at).await,
+                        None => pg.touch(&job.room, job.at).await.map(|()| None),
                     };
-                    if let Err(e) = result {
-                        tracing::warn!(error = %e, "publishing presence failed");
+                    match result {
+                        Ok(Some(claim)) => rooms.claimed(&job, claim),
+                        Ok(None) => {}
+                        Err(e) => tracing::warn!(error = %e, "publishing presence failed"),
                     }
                 }
             }));
