@@ -17,7 +17,8 @@
 //!   `mill_rooms`; each instance LISTENs and reads the room's new rows (`catch_up`);
 //! - presence is a table of (room, seat, instance) rows, and instances refresh a
 //!   heartbeat: the rows of an instance that stops (SIGKILL, lost machine) are deleted
-//!   by any other once its heartbeat is 30 s old;
+//!   by any other once its heartbeat is 30 s old (an instance that was only stalled
+//!   finds itself gone at its next heartbeat, comes back and publishes its seats again);
 //! - a seat opened on one instance replaces its socket on every other (close 4000, as
 //!   on one instance): each publication of a socket on a seat stamps its presence row
 //!   with a number from the sequence `presence_claim`; the row update is announced like
@@ -432,8 +433,9 @@ impl Pg {
     }
 
     /// Refreshes this instance's heartbeat and deletes instances (with their presence)
-    /// that stopped refreshing theirs.
-    pub async fn heartbeat(&self) -> Result<(), DbError> {
+    /// that stopped refreshing theirs. Returns `true` if this instance had been taken
+    /// for dead and has come back: its presence is gone and must be published again.
+    pub async fn heartbeat(&self) -> Result<bool, DbError> {
         let client = self.pool.get().await?;
         let n = client
             .execute(
@@ -442,8 +444,7 @@ impl Pg {
             )
             .await?;
         if n == 0 {
-            // Taken for dead after a long stall: come back (presence is published
-            // again as sockets come and go).
+            // Taken for dead after a long stall: come back.
             client
                 .execute(
                     "INSERT INTO instances (id) VALUES ($1) ON CONFLICT DO NOTHING",
@@ -462,7 +463,7 @@ impl Pg {
         if gone > 0 {
             tracing::info!(instances = gone, "instances without a heartbeat removed");
         }
-        Ok(())
+        Ok(n == 0)
     }
 
     /// Removes this instance's row (and its presence) on a clean shutdown.

@@ -1271,6 +1271,22 @@ impl Rooms {
         }
     }
 
+    /// PostgreSQL: this instance was taken for dead (a long stall) and its presence
+    /// rows went with it: publish every seat held here again, as new claims.
+    fn publish_all_again(&self) {
+        let arcs: Vec<Arc<Mutex<Room>>> = lock(&self.shared.map).values().cloned().collect();
+        tracing::warn!(
+            rooms = arcs.len(),
+            "taken for dead by the others; publishing presence again"
+        );
+        for arc in arcs {
+            let mut room = lock(&arc);
+            room.published = Sides::default();
+            room.claims = Sides::default();
+            self.publish_presence(&mut room);
+        }
+    }
+
     /// PostgreSQL: a socket's claim on a seat committed. Compare it with the other
     /// instances' claims now: one of them may have claimed the seat meanwhile.
     fn claimed(&self, job: &PresenceJob, claim: i64) {
@@ -1326,13 +1342,15 @@ impl Rooms {
                 }
             }));
         }
-        let pg = pg.clone();
+        let (pg, rooms) = (pg.clone(), self.clone());
         tasks.push(tokio::spawn(async move {
             let mut every = tokio::time::interval(crate::pg::HEARTBEAT);
             loop {
                 every.tick().await;
-                if let Err(e) = pg.heartbeat().await {
-                    tracing::warn!(error = %e, "heartbeat failed");
+                match pg.heartbeat().await {
+                    Ok(true) => rooms.publish_all_again(),
+                    Ok(false) => {}
+                    Err(e) => tracing::warn!(error = %e, "heartbeat failed"),
                 }
             }
         }));

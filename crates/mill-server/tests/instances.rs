@@ -314,6 +314,42 @@ async fn a_seat_opened_on_another_instance_replaces_its_socket_and_stays_online_
 }
 
 #[tokio::test]
+async fn an_instance_taken_for_dead_publishes_its_seats_again() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (db, (mut a, a_addr), (mut b, b_addr)) = two_instances(dir.path(), "stall.db").await;
+    let (room, keys) = room_across(a_addr, b_addr).await;
+    let _light = Client::hello(a_addr, &room, Some(&keys[0])).await;
+    let mut dark = Client::hello(b_addr, &room, Some(&keys[1])).await;
+    dark.state_where(|s| s["seats"]["light"]["online"] == true).await;
+    // What the others do to an instance whose heartbeat stopped for 30 s (a long
+    // stall): its row goes, and its presence with it.
+    let gone = count(
+        &db,
+        "DELETE FROM instances WHERE id IN
+           (SELECT instance_id FROM presence WHERE room_id = $1 AND seat = 'light')",
+        &[&room],
+    )
+    .await;
+    assert_eq!(gone, 1);
+    dark.state_where(|s| s["seats"]["light"]["online"] == false).await;
+    // A's next heartbeat finds itself gone, comes back and publishes its seats again.
+    dark.state_where(|s| s["seats"]["light"]["online"] == true).await;
+    eventually(
+        &db,
+        "SELECT count(*) FROM presence WHERE room_id = $1 AND seat = 'light'",
+        &[&room],
+        1,
+    )
+    .await;
+    sigkill(&mut a).await;
+    sigkill(&mut b).await;
+}
+
+#[tokio::test]
 async fn mill_load_spreads_each_room_over_two_instances() {
     if !common::on_postgres() {
         eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
