@@ -1,7 +1,9 @@
 // Two browsers play through nginx (deploy/nginx.conf, round-robin) in front of two
-// mill-server instances on one PostgreSQL database; the instance holding the most
-// sockets is killed with SIGKILL mid-game, and both pages carry on by themselves through
-// nginx to the survivor and finish the game; every acknowledged action is in the record.
+// mill-server instances on one PostgreSQL database. Mid-game the instance holding the
+// most sockets is killed with SIGKILL and started again; later the other one, which by
+// then holds both sockets, is killed too. Each time the pages carry on by themselves
+// through nginx to the survivor; they finish the game, and every acknowledged action is
+// in the round's record.
 // Needs MILL_TEST_PG_URL (run it as `scripts/with-postgres node --test tests/e2e-multi/`);
 // without it there is nothing to test and it is skipped.
 import assert from 'node:assert/strict';
@@ -15,9 +17,9 @@ import { freePort, startNginx } from './nginx.mjs';
 const ADMIN = process.env.MILL_TEST_PG_URL;
 
 // Three Men's Morris, placing and then moving, ending in Light's line g1 g4 g7; one
-// action per turn. The kill comes after KILL_AFTER turns.
+// action per turn. The kills come after KILLS[0] and KILLS[1] turns.
 const GAME = 'd4 a7 g7 d7 g4 a1 g4-g1 a1-d1 g1-g4 d1-a1 d4-d1 a7-a4 g4-d4 a4-a7 d4-g4 d7-d4 d1-g1'.split(' ');
-const KILL_AFTER = 8;
+const KILLS = [6, 12];
 const FINAL = { a7: 'dark', g7: 'light', d4: 'dark', g4: 'light', a1: 'dark', g1: 'light' };
 
 /** Polls `f` until it is truthy; a guard against a hang, not a timing assertion. */
@@ -95,15 +97,20 @@ test('two browsers through nginx in front of two instances finish a game across 
     await dark.goto(invite);
     await until(async () => (await online(light)) && (await online(dark)), 'both pages connected');
     const pages = [light, dark];
+    let firstVictim = -1;
 
     for (const [i, action] of GAME.entries()) {
-      if (i === KILL_AFTER) {
-        // The instance with the most of the two sockets goes, with no goodbye.
+      const kill = KILLS.indexOf(i);
+      if (kill >= 0) {
+        // First the instance with the most of the two sockets, then the other one.
         const counts = await Promise.all(instances.map(openSockets));
         assert.equal(counts[0] + counts[1], 2, `both sockets are open: ${counts}`);
-        const victim = counts[0] >= counts[1] ? 0 : 1;
+        const victim = kill === 0 ? (counts[0] >= counts[1] ? 0 : 1) : 1 - firstVictim;
+        if (kill === 1) assert.equal(counts[victim], 2, 'both pages moved to the survivor of the first kill');
+        firstVictim = victim;
         const open = pages.map((p) => p.sockets.length - 1);
-        await instances[victim].kill();
+        const addr = instances[victim].url.replace('http://', '');
+        await instances[victim].kill(); // no goodbye to the sockets
         // Its sockets close, and their pages come back through nginx by themselves.
         await until(() => pages.filter((p, k) => p.sockets[open[k]].closed).length === counts[victim], 'the killed sockets to close');
         for (const [k, page] of pages.entries()) {
@@ -112,8 +119,11 @@ test('two browsers through nginx in front of two instances finish a game across 
           }
           await until(() => online(page), 'the page back online');
         }
-        t.diagnostic(`killed instance ${victim} holding ${counts[victim]} of the 2 sockets; sockets opened: light ${light.sockets.length}, dark ${dark.sockets.length}`);
-        await shot(light, 'e2e-multi-01-after-kill');
+        t.diagnostic(`after ${i} turns killed instance ${victim}, holding ${counts[victim]} of the 2 sockets; sockets opened: light ${light.sockets.length}, dark ${dark.sockets.length}`);
+        await shot(light, `e2e-multi-0${kill + 1}-after-kill`);
+        // Back on the same address, as a restart would be (nginx still names it).
+        await instances[victim].close();
+        instances[victim] = await startMillServer({ addr, db, args });
       }
       const side = i % 2 === 0 ? 'light' : 'dark';
       const mover = side === 'light' ? light : dark;
@@ -131,7 +141,7 @@ test('two browsers through nginx in front of two instances finish a game across 
     }
     assert.equal(await light.locator('#result-title').innerText(), 'You won');
     assert.equal(await dark.locator('#result-title').innerText(), 'You lost');
-    await shot(dark, 'e2e-multi-02-finished');
+    await shot(dark, 'e2e-multi-03-finished');
     // Every acknowledged action is stored, in order, and nothing else.
     const res = await fetch(`${nginx.url}/api/rooms/${room}/rounds/1`);
     assert.equal(res.status, 200);

@@ -800,9 +800,30 @@ impl Rooms {
         tx: &mpsc::Sender<Outgoing>,
         kick: &CancellationToken,
     ) -> Result<(ConnId, Option<Color>), AttachError> {
-        self.with_room(id, |room, _| self.attach_to(room, key, tx, kick))
+        let (first, arc, dark_unknown) = self
+            .with_room(id, |room, arc| {
+                (self.attach_to(room, key, tx, kick), arc.clone(), !room.taken.dark)
+            })
             .await
-            .map_err(|m| m.refusal())?
+            .map_err(|m| m.refusal())?;
+        let Store::Postgres(pg) = &self.shared.store else {
+            return first;
+        };
+        match first {
+            // PostgreSQL: the key may be of a Dark seat just joined through another
+            // instance, whose news has not reached this one yet: read it, and look again.
+            Err(e) if e.close == CloseCode::BadKey && dark_unknown => {
+                let gate = lock(&arc).gate.clone();
+                {
+                    let _turn = gate.lock().await;
+                    self.read_news(pg, &arc).await;
+                }
+                self.with_room(id, |room, _| self.attach_to(room, key, tx, kick))
+                    .await
+                    .map_err(|m| m.refusal())?
+            }
+            other => other,
+        }
     }
 
     fn attach_to(

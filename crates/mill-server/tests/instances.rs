@@ -314,6 +314,28 @@ async fn a_seat_opened_on_another_instance_replaces_its_socket_and_stays_online_
 }
 
 #[tokio::test]
+async fn a_seat_joined_on_one_instance_is_known_at_once_on_the_other() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_db, (mut a, a_addr), (mut b, b_addr)) = two_instances(dir.path(), "join.db").await;
+    for _ in 0..5 {
+        // A holds the room in memory (it was created there) when the friend joins
+        // through B and says hello through A straight away, before A may have heard of
+        // the join: A looks in the database rather than call the key wrong.
+        let (room, keys) = room_across(a_addr, b_addr).await;
+        let dark = Client::hello(a_addr, &room, Some(&keys[1])).await;
+        assert_eq!(dark.seat, "dark");
+        let mut light = Client::hello(a_addr, &room, Some(&keys[0])).await;
+        light.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+    }
+    sigkill(&mut a).await;
+    sigkill(&mut b).await;
+}
+
+#[tokio::test]
 async fn an_instance_taken_for_dead_publishes_its_seats_again() {
     if !common::on_postgres() {
         eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
