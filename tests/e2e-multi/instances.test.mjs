@@ -9,6 +9,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { clickAction, DESKTOP, launch, millServerBin, openPage, readBoard, shot, startMillServer } from '../e2e/helpers.mjs';
@@ -59,7 +60,7 @@ const waitPiece = (page, name, side) => page.locator(`#board-host [data-point="$
 const online = (page) => page.evaluate(() => document.body.dataset.offline === 'false');
 
 test('two browsers through nginx in front of two instances finish a game across a SIGKILL', { skip: !ADMIN && 'needs MILL_TEST_PG_URL (scripts/with-postgres)' }, async (t) => {
-  assert.ok(millServerBin(), 'mill-server is built');
+  assert.ok(existsSync(millServerBin()), `mill-server not found at ${millServerBin()}: cargo build -p mill-server, or set MILL_SERVER_BIN`);
   const db = freshDatabase();
   // Invite links name nginx, as --public-url does in a deployment.
   const port = await freePort();
