@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::extract::ws::Utf8Bytes;
-use mill_core::{Color, Rules};
+use mill_core::{ByColor, Color, Rules};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -33,7 +33,7 @@ use crate::error::ApiError;
 use crate::keys;
 use crate::pg::{Inserted, NewEvent, Pg};
 use crate::protocol::{
-    self, ClientMsg, CloseCode, Code, Command, ErrorCode, GameView, PROTOCOL, SeatView, ServerMsg, Sides,
+    self, ClientMsg, CloseCode, Code, Command, ErrorCode, GameView, PROTOCOL, SeatView, ServerMsg,
 };
 use crate::store::Store;
 use crate::table::{NoRecord, Refusal, RoundRecord, Table};
@@ -77,15 +77,15 @@ struct Conn {
 pub struct Room {
     id: String,
     /// Key hashes, including a join whose commit is still in flight.
-    keys: Sides<Option<[u8; 32]>>,
+    keys: ByColor<Option<[u8; 32]>>,
     /// Seats whose key is on disk (what the snapshot shows).
-    taken: Sides<bool>,
+    taken: ByColor<bool>,
     /// The table with every accepted command, committed or not.
     table: Table,
     /// The snapshot of the last committed command.
     committed: Arc<GameView>,
     /// The socket holding each seat.
-    holders: Sides<Option<ConnId>>,
+    holders: ByColor<Option<ConnId>>,
     conns: Vec<Conn>,
     /// Client ids already applied: the (round, version) after them and their order.
     /// Bounded, see [`Room::remember`].
@@ -102,9 +102,9 @@ pub struct Room {
     /// Where the next stored event goes: (round, seq).
     next: (u32, u32),
     /// PostgreSQL: seats held by a socket on another instance.
-    remote: Sides<bool>,
+    remote: ByColor<bool>,
     /// PostgreSQL: seats this instance has published as held here.
-    published: Sides<bool>,
+    published: ByColor<bool>,
     /// PostgreSQL: one command or catch-up at a time per room on this instance (the
     /// database orders them between instances).
     gate: Arc<tokio::sync::Mutex<()>>,
@@ -167,17 +167,17 @@ impl Room {
         let committed = Arc::new(table.view(&id));
         Room {
             id,
-            keys: Sides {
+            keys: ByColor {
                 light: Some(light_key),
                 dark: None,
             },
-            taken: Sides {
+            taken: ByColor {
                 light: true,
                 dark: false,
             },
             table,
             committed,
-            holders: Sides::default(),
+            holders: ByColor::default(),
             conns: Vec::new(),
             done: HashMap::new(),
             applied: 0,
@@ -186,8 +186,8 @@ impl Room {
             idle_since: std::time::Instant::now(),
             evicted: false,
             next: (1, 0),
-            remote: Sides::default(),
-            published: Sides::default(),
+            remote: ByColor::default(),
+            published: ByColor::default(),
             gate: Arc::new(tokio::sync::Mutex::new(())),
             dirty: false,
             reading: false,
@@ -326,8 +326,8 @@ impl Room {
         }
     }
 
-    fn seats(&self) -> Sides<SeatView> {
-        Sides::from_fn(|c| SeatView {
+    fn seats(&self) -> ByColor<SeatView> {
+        ByColor::new_with(|c| SeatView {
             taken: *self.taken.get(c),
             online: self.online(c),
         })
@@ -394,7 +394,7 @@ pub struct RoomInfo {
     round: u32,
     version: u32,
     over: bool,
-    seats: Sides<SeatView>,
+    seats: ByColor<SeatView>,
     spectators: usize,
 }
 
@@ -1161,7 +1161,7 @@ impl Rooms {
                 changed = true;
             }
         }
-        let remote = Sides {
+        let remote = ByColor {
             light: news.remote[0],
             dark: news.remote[1],
         };

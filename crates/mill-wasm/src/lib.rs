@@ -247,4 +247,6 @@ fn to_json<T: Serialize>(value: &T) -> String {
 }
 
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;

@@ -196,19 +196,7 @@ pub fn convert_position(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
-
-    fn json(s: &str) -> Value {
-        serde_json::from_str(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-    }
-
-    fn played(actions: &[&str]) -> WasmGame {
-        let mut g = WasmGame::new();
-        for a in actions {
-            assert_eq!(json(&g.play(a))["ok"], true, "{a}");
-        }
-        g
-    }
+    use crate::test_support::{json, played};
 
     #[test]
     fn a_record_exported_then_imported_is_the_same_game() {
