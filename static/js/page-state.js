@@ -49,6 +49,7 @@
 /**
  * @typedef {object} Review  a game under review, read-only (review.js)
  * @property {ReviewSource} source
+ * @property {import('./review.js').GameRecord | null} record  the game reviewed, once it replays (Copy record writes it)
  * @property {Snapshot[]} positions  before the first action and after each one; empty until loaded
  * @property {number[]} ends  the positions the engine judges (the start, each complete turn's end), as indices into `positions`
  * @property {number} at  the position shown, an index into `positions`
