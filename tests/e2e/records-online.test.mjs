@@ -74,6 +74,19 @@ test('players and a spectator copy the online round with its room, round and res
   await watcher.waitForFunction(() => document.getElementById('record-copied').textContent !== '');
   await watcher.waitForFunction(async () => (await navigator.clipboard.readText()).includes('[Result "1-0"]'));
 
+  // The round's share link, under review: the same record; MFEN of the position shown.
+  const review = await openPage(lightContext, `${env.server.url}/r/${room}/review/1`);
+  await review.locator('#record button.turn').first().waitFor();
+  await review.locator('#copy-record').click();
+  await review.waitForFunction(() => document.getElementById('record-copied').textContent !== '');
+  assert.equal(await clipboard(review), record);
+  await review.locator('#review-first').click();
+  await review.locator('#review-next').click();
+  await review.locator('#copy-mfen').click();
+  await review.locator('#record-copied', { hasText: 'MFEN' }).waitFor();
+  assert.equal(await clipboard(review), 'MFEN/1.0 mill24-state-v1 ......W./......../........ b p p 8,9 - 0 1 -');
+  assert.equal(await review.locator('#import-record').isVisible(), false);
+
   // Imported on the same device: the same board, and the same result.
   const local = await openPage(lightContext, `${env.server.url}/`);
   await local.locator('#start-local').click();
@@ -85,7 +98,7 @@ test('players and a spectator copy the online round with its room, round and res
   assert.deepEqual((await readBoard(local)).pieces, (await readBoard(light)).pieces);
   assert.equal(await local.locator('#result-reason').innerText(), await light.locator('#result-reason').innerText());
 
-  for (const page of [light, dark, local]) assert.deepEqual(page.errors, []);
+  for (const page of [light, dark, review, local]) assert.deepEqual(page.errors, []);
   // The spectator's join was refused (409: both seats taken), which is how it came to watch.
   assert.deepEqual(watcher.errors.filter((e) => !/status of 409/.test(e)), []);
   await Promise.all([lightContext.close(), darkContext.close(), watcherContext.close()]);

@@ -163,6 +163,8 @@ test('vs computer, an imported position is played on: the person takes Dark and 
   await page.locator('#import-text').fill(ENDGAME);
   assert.equal(await page.locator('#import-mfen').isVisible(), false);
   await page.locator('#import-side label', { hasText: 'Dark' }).click();
+  assert.deepEqual(await axeSerious(page), [], 'import dialog vs computer, English, dark theme');
+  await shot(page, 'records-03-import-vs-computer-dark-phone');
   await page.locator('#import-load').click();
   await page.waitForFunction(() => !document.getElementById('import-dialog').open);
   await computerDone(page);
