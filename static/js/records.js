@@ -9,7 +9,7 @@
 // was. MFEN does not name its rules, so the dialog asks which (the 24-point rule sets:
 // the rules' `mfenRefused` says why Three's and Six's boards have none).
 
-import { $, $dialog, radios } from './dom.js';
+import { $, $button, $dialog, radios } from './dom.js';
 import { refreshLocal } from './local.js';
 import { importKind, loadText, localGame } from './rules.js';
 import { gameSlot, saveGame } from './storage.js';
@@ -211,14 +211,21 @@ export function bindRecordTools(app) {
   });
   area.addEventListener('input', showKind);
   $('import-cancel').addEventListener('click', () => dialog.close());
-  $('import-load').addEventListener('click', async () => {
+  const load = $button('import-load');
+  load.addEventListener('click', async () => {
     if (!importable(page)) return void dialog.close();
     const text = area.value;
     const rules = importKind(text) === 'mfen' ? rulesSelect.value : undefined;
     let reply;
     if (page.mode === 'computer') {
       const side = radios('import-side').find((input) => input.checked)?.value ?? 'to-move';
-      reply = await startComputerFrom(app, text, { human: /** @type {any} */ (side), rules });
+      // One game at a time: a second click while this one opens does nothing.
+      load.disabled = true;
+      try {
+        reply = await startComputerFrom(app, text, { human: /** @type {import('./types.js').Side | 'to-move'} */ (side), rules });
+      } finally {
+        load.disabled = false;
+      }
     } else reply = importText(app, text, { rules });
     if (reply.ok) {
       dialog.close();
