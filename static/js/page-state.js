@@ -41,9 +41,10 @@
  */
 
 /**
- * @typedef {{ kind: 'round', roomId: string, round: number } | { kind: 'game', from: 'local' | 'computer' | 'online' }} ReviewSource
+ * @typedef {{ kind: 'round', roomId: string, round: number } | { kind: 'game', from: 'local' | 'computer' | 'online', header?: import('./rules.js').RecordHeader }} ReviewSource
  *   what is reviewed: a finished online round by its share link /r/<id>/review/<n>, or
- *   the game that was on screen ("Back to the game" opens it again)
+ *   the game that was on screen ("Back to the game" opens it again), with the header its
+ *   record had there (the computer's name, the room and round)
  */
 
 /**

@@ -53,6 +53,8 @@ export function recordHeader(page) {
   if (state) header.tags = [['Room', state.room], ['Round', String(state.round)]];
   const source = page.mode === 'review' ? page.review?.source : null;
   if (source?.kind === 'round') header.tags = [['Room', source.roomId], ['Round', String(source.round)]];
+  // The game that was on screen: the header it had there, dated today.
+  if (source?.kind === 'game' && source.header) return { ...source.header, date: header.date };
   return header;
 }
 

@@ -11,6 +11,7 @@ import { ANALYSIS_MS, betterHint, createAnalysis, describeJudgement, drawGraph, 
 import { blankSnapshot, recordRows } from './board.js';
 import { engineWorker } from './computer.js';
 import { $, $button } from './dom.js';
+import { recordHeader } from './records.js';
 import { localGame } from './rules.js';
 import { rulesOfPosition } from './variant.js';
 
@@ -151,8 +152,10 @@ export async function openGameReview(app) {
   if (state) fresh.startRules(rulesOfPosition(state.position));
   const record = recordOnScreen(page, fresh.snapshot().position);
   if (!record) return;
+  // Its record keeps the header it had on screen (the computer's name, the room and round).
+  const header = recordHeader(page);
   app.leave();
-  await startReview(app, { kind: 'game', from }, async () => record);
+  await startReview(app, { kind: 'game', from, header }, async () => record);
 }
 
 /**

@@ -54,6 +54,11 @@ test('online, the header names the room and the round; a shared round under revi
   ]);
   const game = recordHeader({ mode: 'review', t, computer: null, review: { source: { kind: 'game', from: 'local' } } });
   assert.equal(game.tags, undefined);
+  // The game that was on screen keeps the header it had there.
+  const header = { date: '2000.01.01', dark: 'computer (Hard)', tags: [['Room', 'Q']] };
+  const kept = recordHeader({ mode: 'review', t, computer: null, review: { source: { kind: 'game', from: 'online', header } } });
+  assert.deepEqual({ ...kept, date: 'today' }, { ...header, date: 'today' });
+  assert.match(kept.date, /^\d{4}\.\d{2}\.\d{2}$/);
 });
 
 test('the record written online is the round from its rules start, with the result', () => {
