@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::extract::ws::Utf8Bytes;
-use mill_core::{Color, Rules};
+use mill_core::{ByColor, Color, Rules};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -33,7 +33,7 @@ use crate::error::ApiError;
 use crate::keys;
 use crate::pg::{Inserted, NewEvent, Pg};
 use crate::protocol::{
-    self, ClientMsg, CloseCode, Code, Command, ErrorCode, GameView, PROTOCOL, SeatView, ServerMsg, Sides,
+    self, ClientMsg, CloseCode, Code, Command, ErrorCode, GameView, PROTOCOL, SeatView, ServerMsg,
 };
 use crate::store::Store;
 use crate::table::{NoRecord, Refusal, RoundRecord, Table};
@@ -77,15 +77,15 @@ struct Conn {
 pub struct Room {
     id: String,
     /// Key hashes, including a join whose commit is still in flight.
-    keys: Sides<Option<[u8; 32]>>,
+    keys: ByColor<Option<[u8; 32]>>,
     /// Seats whose key is on disk (what the snapshot shows).
-    taken: Sides<bool>,
+    taken: ByColor<bool>,
     /// The table with every accepted command, committed or not.
     table: Table,
     /// The snapshot of the last committed command.
     committed: Arc<GameView>,
     /// The socket holding each seat.
-    holders: Sides<Option<ConnId>>,
+    holders: ByColor<Option<ConnId>>,
     conns: Vec<Conn>,
     /// Client ids already applied: the (round, version) after them and their order.
     /// Bounded, see [`Room::remember`].
@@ -102,13 +102,13 @@ pub struct Room {
     /// Where the next stored event goes: (round, seq).
     next: (u32, u32),
     /// PostgreSQL: seats held by a socket on another instance.
-    remote: Sides<bool>,
+    remote: ByColor<bool>,
     /// PostgreSQL: the socket this instance has published as holding each seat.
-    published: Sides<Option<ConnId>>,
+    published: ByColor<Option<ConnId>>,
     /// PostgreSQL: each seat's committed claim (see `Pg::presence`) and the socket it
     /// was made for. Another live instance with a newer claim on the seat has a newer
     /// socket on it, which replaces this instance's holder ([`Room::others_hold`]).
-    claims: Sides<Option<(ConnId, i64)>>,
+    claims: ByColor<Option<(ConnId, i64)>>,
     /// PostgreSQL: one command or catch-up at a time per room on this instance (the
     /// database orders them between instances).
     gate: Arc<tokio::sync::Mutex<()>>,
@@ -173,17 +173,17 @@ impl Room {
         let committed = Arc::new(table.view(&id));
         Room {
             id,
-            keys: Sides {
+            keys: ByColor {
                 light: Some(light_key),
                 dark: None,
             },
-            taken: Sides {
+            taken: ByColor {
                 light: true,
                 dark: false,
             },
             table,
             committed,
-            holders: Sides::default(),
+            holders: ByColor::default(),
             conns: Vec::new(),
             done: HashMap::new(),
             applied: 0,
@@ -192,9 +192,9 @@ impl Room {
             idle_since: std::time::Instant::now(),
             evicted: false,
             next: (1, 0),
-            remote: Sides::default(),
-            published: Sides::default(),
-            claims: Sides::default(),
+            remote: ByColor::default(),
+            published: ByColor::default(),
+            claims: ByColor::default(),
             gate: Arc::new(tokio::sync::Mutex::new(())),
             dirty: false,
             reading: false,
@@ -373,8 +373,8 @@ impl Room {
         }
     }
 
-    fn seats(&self) -> Sides<SeatView> {
-        Sides::from_fn(|c| SeatView {
+    fn seats(&self) -> ByColor<SeatView> {
+        ByColor::new_with(|c| SeatView {
             taken: *self.taken.get(c),
             online: self.online(c),
         })
@@ -441,7 +441,7 @@ pub struct RoomInfo {
     round: u32,
     version: u32,
     over: bool,
-    seats: Sides<SeatView>,
+    seats: ByColor<SeatView>,
     spectators: usize,
 }
 
@@ -1302,8 +1302,8 @@ impl Rooms {
         );
         for arc in arcs {
             let mut room = lock(&arc);
-            room.published = Sides::default();
-            room.claims = Sides::default();
+            room.published = ByColor::default();
+            room.claims = ByColor::default();
             self.publish_presence(&mut room);
         }
     }
