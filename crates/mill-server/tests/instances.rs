@@ -313,3 +313,150 @@ async fn mill_load_spreads_each_room_over_two_instances() {
     let stored = common::sql(&db, "SELECT count(*) FROM events WHERE kind = 'action'", &[]).await;
     assert!(stored >= actions, "{stored} stored, {actions} measured");
 }
+
+/// The count in a Prometheus text line `name value`.
+fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[tokio::test]
+async fn events_of_many_rooms_share_commits_and_each_is_decided_on_its_own() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    const ROOMS: usize = 24;
+    const MOVES: usize = 8;
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("batch.db");
+    let mill_server::store::DbTarget::Postgres(url) = common::target(&db).await else {
+        unreachable!()
+    };
+    let (mut a, a_addr) = spawn(dir.path(), &url).await;
+    let (mut b, b_addr) = spawn(dir.path(), &url).await;
+
+    // Each room: Light on A, Dark on B, and Light's seat a second time on B.
+    let mut rooms = Vec::new();
+    for _ in 0..ROOMS {
+        let (status, created) = http(a_addr, "POST", "/api/rooms").await;
+        assert_eq!(status, 201, "{created}");
+        let room = created["room"].as_str().unwrap().to_string();
+        let (status, joined) = http(b_addr, "POST", &format!("/api/rooms/{room}/join")).await;
+        assert_eq!(status, 200, "{joined}");
+        let light = Seat::open(a_addr, &room, created["key"].as_str().unwrap()).await;
+        let dark = Seat::open(b_addr, &room, joined["key"].as_str().unwrap()).await;
+        let mut light_b = Seat::open(b_addr, &room, created["key"].as_str().unwrap()).await;
+        let mut seats = [light, dark];
+        for seat in seats.iter_mut().chain([&mut light_b]) {
+            seat.until(|s| s["seats"]["light"]["online"] == true && s["seats"]["dark"]["online"] == true)
+                .await;
+        }
+        rooms.push((room, seats, light_b));
+    }
+    let mut acked: Vec<Vec<String>> = vec![Vec::new(); ROOMS];
+
+    // Every room's Light plays a different first action through both instances at
+    // once: the batches of A and B race for each room's first place, and in every
+    // room exactly one command wins; the other is answered `stale`.
+    for (room, seats, light_b) in rooms.iter_mut() {
+        let start = seats[0].last.clone();
+        seats[0]
+            .send(command("action", &format!("{room}-a"), &start, Some("a1")))
+            .await;
+        light_b
+            .send(command("action", &format!("{room}-b"), &start, Some("d7")))
+            .await;
+    }
+    for (n, (room, seats, light_b)) in rooms.iter_mut().enumerate() {
+        let ra = seats[0].answer(&format!("{room}-a")).await;
+        let rb = light_b.answer(&format!("{room}-b")).await;
+        let winners: Vec<&Value> = [&ra, &rb].into_iter().filter(|v| v["type"] == "ack").collect();
+        assert_eq!(winners.len(), 1, "exactly one first action in {room}: {ra} {rb}");
+        let loser = if ra["type"] == "ack" { &rb } else { &ra };
+        assert_eq!(loser["code"], "stale", "{loser}");
+        acked[n].push(winners[0]["id"].as_str().unwrap().to_string());
+        for seat in seats.iter_mut() {
+            seat.until(|s| s["version"] == 1).await;
+        }
+    }
+
+    // One room disappears from the database behind the instances' backs: its next
+    // event cannot be stored (its room row is gone), and it must not take the events
+    // of the other rooms in the same batch with it.
+    let victim = rooms[0].0.clone();
+    let gone = common::sql(
+        &db,
+        "WITH d AS (DELETE FROM rooms WHERE id = $1 RETURNING 1) SELECT count(*) FROM d",
+        &[&victim],
+    )
+    .await;
+    assert_eq!(gone, 1);
+
+    // Then every room moves at once, MOVES times: each round of moves goes through one
+    // instance (the mover's), so its events wait in one queue together.
+    let mut rng = Rng::new(13);
+    for step in 0..MOVES {
+        let mut sent = Vec::new();
+        for (n, (room, seats, _)) in rooms.iter_mut().enumerate() {
+            let state = seats[0].last.clone();
+            if !state["result"].is_null() || (n == 0 && step > 0) {
+                continue;
+            }
+            let mover = usize::from(state["turn"] == "dark");
+            let action = legal_action(&state, |k| rng.below(k)).expect("a legal action");
+            let id = format!("{room}-{step}");
+            seats[mover]
+                .send(command("action", &id, &state, Some(&action)))
+                .await;
+            sent.push((n, mover, id, state["version"].as_u64().unwrap() + 1));
+        }
+        for (n, mover, id, version) in sent {
+            let seats = &mut rooms[n].1;
+            let answer = seats[mover].answer(&id).await;
+            if n == 0 {
+                assert_eq!(answer["type"], "error", "the purged room's event: {answer}");
+                assert_eq!(answer["code"], "internal", "{answer}");
+                continue;
+            }
+            assert_eq!(answer["type"], "ack", "{answer}");
+            acked[n].push(id);
+            for seat in seats.iter_mut() {
+                seat.until(|s| s["version"] == version).await;
+            }
+        }
+    }
+
+    // The events did share commits (else this test would not be about batching).
+    let (_, text) = http(b_addr, "GET", "/metrics").await;
+    let text = text.as_str().unwrap_or_default().to_string();
+    let commits = metric(&text, "mill_commit_events_count");
+    let events = metric(&text, "mill_commit_events_sum");
+    assert!(
+        commits > 0.0 && events > commits,
+        "some commit on B held several events: {events} events in {commits} commits"
+    );
+    a.start_kill().unwrap();
+    b.start_kill().unwrap();
+    let _ = (a.wait().await, b.wait().await);
+
+    // Every acknowledged command is stored exactly once, and nothing else.
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM events WHERE room_id = $1", &[&victim]).await,
+        0
+    );
+    for (n, (room, _, _)) in rooms.iter().enumerate().skip(1) {
+        let stored = count(&db, "SELECT count(*) FROM events WHERE room_id = $1", &[room]).await;
+        assert_eq!(stored, acked[n].len() as i64, "{room}: one row per ack");
+        for id in &acked[n] {
+            let rows = count(
+                &db,
+                "SELECT count(*) FROM events WHERE room_id = $1 AND client_id = $2",
+                &[room, id],
+            )
+            .await;
+            assert_eq!(rows, 1, "{room} {id}");
+        }
+    }
+}
