@@ -452,6 +452,54 @@ impl Pg {
         self.touch_with(&client, room, at).await
     }
 
+    /// Many [`Pg::presence`] and [`Pg::touch`] changes, (room, seat, online or `None`
+    /// for a touch, at), in one statement and so one commit: the last change of each
+    /// seat wins, and each room's activity is its latest.
+    pub async fn presence_many(&self, changes: &[(&str, &str, Option<bool>, i64)]) -> Result<(), DbError> {
+        let mut last: std::collections::BTreeMap<(&str, &str), bool> = std::collections::BTreeMap::new();
+        let mut active: std::collections::BTreeMap<&str, i64> = std::collections::BTreeMap::new();
+        for &(room, seat, online, at) in changes {
+            if let Some(online) = online {
+                last.insert((room, seat), online);
+            }
+            let t = active.entry(room).or_insert(at);
+            *t = (*t).max(at);
+        }
+        let (on, off): (Vec<_>, Vec<_>) = last.iter().partition(|(_, online)| **online);
+        let column = |v: &[(&(&str, &str), &bool)], f: fn(&(&str, &str)) -> String| -> Vec<String> {
+            v.iter().map(|(k, _)| f(k)).collect()
+        };
+        let rooms: Vec<&str> = active.keys().copied().collect();
+        let ats: Vec<i64> = active.values().copied().collect();
+        let client = self.pool.get().await?;
+        let stmt = client
+            .prepare_cached(
+                "WITH ins AS (INSERT INTO presence (room_id, seat, instance_id)
+                              SELECT r, s, $7 FROM unnest($1::text[], $2::text[]) AS t(r, s)
+                              ON CONFLICT DO NOTHING),
+                      del AS (DELETE FROM presence p USING unnest($3::text[], $4::text[]) AS t(r, s)
+                              WHERE p.room_id = t.r AND p.seat = t.s AND p.instance_id = $7)
+                 UPDATE rooms SET active_at = GREATEST(active_at, t.at)
+                 FROM unnest($5::text[], $6::bigint[]) AS t(r, at) WHERE rooms.id = t.r",
+            )
+            .await?;
+        client
+            .execute(
+                &stmt,
+                &[
+                    &column(&on, |k| k.0.to_string()),
+                    &column(&on, |k| k.1.to_string()),
+                    &column(&off, |k| k.0.to_string()),
+                    &column(&off, |k| k.1.to_string()),
+                    &rooms,
+                    &ats,
+                    &self.instance,
+                ],
+            )
+            .await?;
+        Ok(())
+    }
+
     /// A connection came or went.
     pub async fn touch(&self, room: &str, at: i64) -> Result<(), DbError> {
         let client = self.pool.get().await?;
@@ -593,13 +641,14 @@ impl Pg {
 }
 
 /// Most events in one transaction: bounds a batch's statement and keeps its NOTIFY
-/// payloads few (each at most [`PAYLOAD_MAX`] bytes).
+/// payloads few (each at most [`ROOMS_PER_PAYLOAD`] rooms).
 const MAX_BATCH: usize = 1024;
 /// Batches being written at the same time: while one waits for its commit, the next
 /// gathers the events that arrive meanwhile and sends its insert.
 const WRITERS: usize = 2;
-/// NOTIFY payloads must stay under 8000 bytes; keep a margin for the origin.
-const PAYLOAD_MAX: usize = 7800;
+/// Room ids per NOTIFY payload: "<room>,<room>,… <origin>" must stay under 8000 bytes
+/// (ids are `ROOM_ID_LEN` characters, the origin about 20).
+const ROOMS_PER_PAYLOAD: i64 = 7800 / (crate::keys::ROOM_ID_LEN as i64 + 1);
 
 /// One event, owned, waiting in the writer's queue.
 #[derive(Debug)]
@@ -689,36 +738,17 @@ async fn write_jobs(pool: &Pool, instance: &str, mut jobs: Vec<Job>) {
     }
 }
 
-/// The NOTIFY payloads announcing `rooms` (sorted, distinct): "<room>,<room>,… <origin>",
-/// each under [`PAYLOAD_MAX`] bytes.
-fn payloads(rooms: &[&str], instance: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    for room in rooms {
-        if !current.is_empty() && current.len() + 1 + room.len() + 1 + instance.len() > PAYLOAD_MAX {
-            out.push(format!("{current} {instance}"));
-            current.clear();
-        }
-        if !current.is_empty() {
-            current.push(',');
-        }
-        current.push_str(room);
-    }
-    if !current.is_empty() {
-        out.push(format!("{current} {instance}"));
-    }
-    out
-}
-
-/// One transaction for `events` (sorted by place): a single multi-row
-/// `INSERT … ON CONFLICT DO NOTHING RETURNING`, so the database's keys still decide each
-/// event on its own and the returned rows say which were stored; the others are looked
-/// up (a retry's client id already stored, or another command holding the place); then
-/// one NOTIFY for the rooms that changed, and the commit.
+/// One transaction for `events` (sorted by place), in one statement and one round
+/// trip: a multi-row `INSERT … ON CONFLICT DO NOTHING RETURNING`, so the database's
+/// keys still decide each event on its own and the returned rows say which were
+/// stored; the rooms' activity; and the NOTIFY naming the rooms that changed (in
+/// chunks under the payload limit). Run outside any transaction block, the statement
+/// commits before its answer arrives (tokio-postgres reads up to ReadyForQuery). The
+/// events not stored are then looked up: a retry whose client id is stored already,
+/// or another command holding the place.
 async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<Vec<Inserted>, DbError> {
-    let mut client = pool.get().await?;
-    let tx = client.transaction().await?;
-    let insert = tx
+    let client = pool.get().await?;
+    let insert = client
         .prepare_cached(
             "WITH input AS (
                  SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::text[],
@@ -730,8 +760,12 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
                     RETURNING room_id, round, seq, seat, client_id, at),
              t AS (UPDATE rooms SET active_at = GREATEST(active_at, m.at)
                    FROM (SELECT room_id, max(at) AS at FROM ev GROUP BY room_id) m
-                   WHERE rooms.id = m.room_id)
-             SELECT room_id, round, seq, seat, client_id FROM ev",
+                   WHERE rooms.id = m.room_id),
+             changed AS (SELECT room_id, (row_number() OVER (ORDER BY room_id) - 1) / $10 AS chunk
+                         FROM (SELECT DISTINCT room_id FROM ev) d),
+             n AS (SELECT pg_notify('mill_rooms', string_agg(room_id, ',' ORDER BY room_id) || ' ' || $9)
+                   FROM changed GROUP BY chunk)
+             SELECT room_id, round, seq, seat, client_id, (SELECT count(*) FROM n) FROM ev",
         )
         .await?;
     let rooms: Vec<&str> = events.iter().map(|e| e.room.as_str()).collect();
@@ -742,10 +776,21 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
     let actions: Vec<Option<&str>> = events.iter().map(|e| e.action.as_deref()).collect();
     let cids: Vec<&str> = events.iter().map(|e| e.client_id.as_str()).collect();
     let ats: Vec<i64> = events.iter().map(|e| e.at).collect();
-    let rows = tx
+    let rows = client
         .query(
             &insert,
-            &[&rooms, &rounds, &seqs, &seats, &kinds, &actions, &cids, &ats],
+            &[
+                &rooms,
+                &rounds,
+                &seqs,
+                &seats,
+                &kinds,
+                &actions,
+                &cids,
+                &ats,
+                &instance,
+                &ROOMS_PER_PAYLOAD,
+            ],
         )
         .await?;
     let mut stored: HashSet<(String, i32, i32, String, String)> = rows
@@ -768,10 +813,9 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
         .collect();
     let lost: Vec<usize> = (0..events.len()).filter(|&n| outcomes[n].is_none()).collect();
     if !lost.is_empty() {
-        // The insert waited for any racing transaction to finish, so this statement's
-        // snapshot sees the row that took each place or client id.
+        // Committed: whatever took each place or client id is there to be seen.
         let pick = |f: fn(&Event) -> &str| -> Vec<&str> { lost.iter().map(|&n| f(events[n])).collect() };
-        let found = tx
+        let found = client
             .query(
                 "SELECT room_id, seat, client_id FROM events
                  WHERE (room_id, seat, client_id) IN
@@ -795,22 +839,6 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
             });
         }
     }
-    let mut changed: Vec<&str> = events
-        .iter()
-        .zip(&outcomes)
-        .filter(|(_, o)| **o == Some(Inserted::Applied))
-        .map(|(e, _)| e.room.as_str())
-        .collect();
-    changed.dedup(); // sorted by room already
-    if !changed.is_empty() {
-        let payloads = payloads(&changed, instance);
-        tx.execute(
-            "SELECT pg_notify('mill_rooms', p) FROM unnest($1::text[]) AS p",
-            &[&payloads],
-        )
-        .await?;
-    }
-    tx.commit().await?;
     Ok(outcomes
         .into_iter()
         .map(|o| o.unwrap_or(Inserted::Conflict))

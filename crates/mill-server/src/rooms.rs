@@ -1335,13 +1335,37 @@ impl Rooms {
         if let Some(mut jobs) = presence {
             let pg = pg.clone();
             tasks.push(tokio::spawn(async move {
-                while let Some(job) = jobs.recv().await {
-                    let result = match job.online {
-                        Some(online) => pg.presence(&job.room, job.seat, online, job.at).await,
-                        None => pg.touch(&job.room, job.at).await,
-                    };
-                    if let Err(e) = result {
-                        tracing::warn!(error = %e, "publishing presence failed");
+                // Every change waiting is published in one transaction (thousands of
+                // sockets connect at once after an instance restarts); if that fails
+                // (a room purged meanwhile), one by one.
+                while let Some(first) = jobs.recv().await {
+                    let mut batch = vec![first];
+                    while batch.len() < 4096 {
+                        match jobs.try_recv() {
+                            Ok(job) => batch.push(job),
+                            Err(_) => break,
+                        }
+                    }
+                    let changes: Vec<(&str, &str, Option<bool>, i64)> = batch
+                        .iter()
+                        .map(|j| (j.room.as_str(), j.seat, j.online, j.at))
+                        .collect();
+                    if batch.len() > 1 {
+                        match pg.presence_many(&changes).await {
+                            Ok(()) => continue,
+                            Err(e) => {
+                                tracing::info!(error = %e, "publishing presence together failed; one by one")
+                            }
+                        }
+                    }
+                    for job in &batch {
+                        let result = match job.online {
+                            Some(online) => pg.presence(&job.room, job.seat, online, job.at).await,
+                            None => pg.touch(&job.room, job.at).await,
+                        };
+                        if let Err(e) = result {
+                            tracing::warn!(error = %e, "publishing presence failed");
+                        }
                     }
                 }
             }));
