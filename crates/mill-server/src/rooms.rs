@@ -1311,9 +1311,14 @@ impl Rooms {
         tasks.push(tokio::spawn((**pg).clone().listen(news_tx)));
         let rooms = self.clone();
         tasks.push(tokio::spawn(async move {
-            // Every room announced while the last batch was being read makes the next
-            // batch (a `None` stands for every room).
+            // Every room announced while the last batches were being read makes the
+            // next batch (a `None` stands for every room); a few batches are read at
+            // once, so one slow read does not hold the news of every other room.
+            let readers = Arc::new(tokio::sync::Semaphore::new(3));
             while let Some(first) = news_rx.recv().await {
+                let Ok(reader) = readers.clone().acquire_owned().await else {
+                    break;
+                };
                 let mut ids = Some(Vec::new());
                 for id in std::iter::once(first).chain(std::iter::from_fn(|| news_rx.try_recv().ok())) {
                     match (id, &mut ids) {
@@ -1329,7 +1334,11 @@ impl Rooms {
                     list.sort_unstable();
                     list.dedup();
                 }
-                rooms.announce(ids).await;
+                let rooms = rooms.clone();
+                tokio::spawn(async move {
+                    rooms.announce(ids).await;
+                    drop(reader);
+                });
             }
         }));
         if let Some(mut jobs) = presence {
