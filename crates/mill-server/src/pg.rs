@@ -23,10 +23,17 @@
 //!   news, or `*` (presence changes: every instance looks again). The writer sends
 //!   one NOTIFY per batch for every room it changed (several if the ids would pass
 //!   PostgreSQL's 8000-byte payload limit); triggers announce seats and presence
-//!   (migrations 01, 02);
+//!   (migrations 01–03);
 //! - presence is a table of (room, seat, instance) rows, and instances refresh a
 //!   heartbeat: the rows of an instance that stops (SIGKILL, lost machine) are deleted
-//!   by any other once its heartbeat is 30 s old;
+//!   by any other once its heartbeat is 30 s old (an instance that was only stalled
+//!   finds itself gone at its next heartbeat, comes back and publishes its seats again);
+//! - a seat opened on one instance replaces its socket on every other (close 4000, as
+//!   on one instance): each publication of a socket on a seat stamps its presence row
+//!   with a number from the sequence `presence_claim`; the row update is announced like
+//!   any presence change, and an instance whose socket's number is older than another
+//!   live instance's for the same seat replaces it and withdraws its row, so the newest
+//!   socket keeps the seat and the seat is held (and online) once;
 //! - the purge deletes with `FOR UPDATE SKIP LOCKED`, so instances running it at the
 //!   same time neither collide nor delete a room twice.
 
@@ -45,9 +52,10 @@ use crate::db::{DbError, StoredEvent, StoredRoom};
 /// The PostgreSQL migrations, in order (the number is the schema version).
 const MIGRATIONS: &[(i32, &str)] = &[
     (1, include_str!("../../../migrations/postgres/01-init.sql")),
+    (2, include_str!("../../../migrations/postgres/02-seat-claims.sql")),
     (
-        2,
-        include_str!("../../../migrations/postgres/02-batch-notify.sql"),
+        3,
+        include_str!("../../../migrations/postgres/03-batch-notify.sql"),
     ),
 ];
 
@@ -113,6 +121,8 @@ pub struct News {
     pub events: Vec<StoredEvent>,
     /// Seats held by a socket on another live instance.
     pub remote: [bool; 2],
+    /// The newest claim on each seat by another live instance (see [`Pg::presence`]).
+    pub claims: [Option<i64>; 2],
 }
 
 /// The pool and this instance's identity.
@@ -145,7 +155,7 @@ impl Pg {
             tokio_postgres::Config::from_str(url).map_err(|e| DbError::Postgres(format!("--db: {e}")))?;
         config.application_name(&instance);
         // Tells the events trigger that this instance announces its events itself, one
-        // NOTIFY per batch (see migration 02).
+        // NOTIFY per batch (see migration 03).
         config.options("-c mill.notify=batch");
         config.connect_timeout(Duration::from_secs(10));
         let manager = Manager::from_config(
@@ -340,6 +350,7 @@ impl Pg {
             dark_key: None,
             events: Vec::new(),
             remote: [false; 2],
+            claims: [None; 2],
         }))
     }
 
@@ -374,10 +385,11 @@ impl Pg {
             async {
                 let stmt = client
                     .prepare_cached(&format!(
-                        "SELECT DISTINCT p.room_id, p.seat FROM presence p
+                        "SELECT p.room_id, p.seat, max(p.claim) FROM presence p
                          JOIN instances i ON i.id = p.instance_id
                          WHERE p.room_id = ANY($1) AND p.instance_id <> $2
-                           AND i.seen_at > now() - interval '{DEAD_AFTER_SECS} seconds'"
+                           AND i.seen_at > now() - interval '{DEAD_AFTER_SECS} seconds'
+                         GROUP BY p.room_id, p.seat"
                     ))
                     .await?;
                 client.query(&stmt, &[&ids, &self.instance]).await
@@ -393,6 +405,7 @@ impl Pg {
                         dark_key: None,
                         events: Vec::new(),
                         remote: [false; 2],
+                        claims: [None; 2],
                     },
                 )
             })
@@ -421,7 +434,9 @@ impl Pg {
             let room: String = r.get(0);
             let seat: String = r.get(1);
             if let Some(news) = out.get_mut(&room) {
-                news.remote[usize::from(seat == "dark")] = true;
+                let at = usize::from(seat == "dark");
+                news.remote[at] = true;
+                news.claims[at] = r.get(2);
             }
         }
         Ok(wanted
@@ -431,16 +446,28 @@ impl Pg {
     }
 
     /// Publishes (or withdraws) this instance's socket on a seat; also counts as activity.
-    pub async fn presence(&self, room: &str, seat: &str, online: bool, at: i64) -> Result<(), DbError> {
+    /// Publishing claims the seat: it returns the claim's number, newer than every claim
+    /// on any seat before it (a socket replacing another on this instance claims again).
+    pub async fn presence(
+        &self,
+        room: &str,
+        seat: &str,
+        online: bool,
+        at: i64,
+    ) -> Result<Option<i64>, DbError> {
         let client = self.pool.get().await?;
+        let mut claim = None;
         if online {
-            client
-                .execute(
+            let row = client
+                .query_opt(
                     "INSERT INTO presence (room_id, seat, instance_id) VALUES ($1, $2, $3)
-                     ON CONFLICT DO NOTHING",
+                     ON CONFLICT (room_id, seat, instance_id)
+                     DO UPDATE SET claim = nextval('presence_claim')
+                     RETURNING claim",
                     &[&room, &seat, &self.instance],
                 )
                 .await?;
+            claim = row.map(|r| r.get(0));
         } else {
             client
                 .execute(
@@ -449,55 +476,8 @@ impl Pg {
                 )
                 .await?;
         }
-        self.touch_with(&client, room, at).await
-    }
-
-    /// Many [`Pg::presence`] and [`Pg::touch`] changes, (room, seat, online or `None`
-    /// for a touch, at), in one statement and so one commit: the last change of each
-    /// seat wins, and each room's activity is its latest.
-    pub async fn presence_many(&self, changes: &[(&str, &str, Option<bool>, i64)]) -> Result<(), DbError> {
-        let mut last: std::collections::BTreeMap<(&str, &str), bool> = std::collections::BTreeMap::new();
-        let mut active: std::collections::BTreeMap<&str, i64> = std::collections::BTreeMap::new();
-        for &(room, seat, online, at) in changes {
-            if let Some(online) = online {
-                last.insert((room, seat), online);
-            }
-            let t = active.entry(room).or_insert(at);
-            *t = (*t).max(at);
-        }
-        let (on, off): (Vec<_>, Vec<_>) = last.iter().partition(|(_, online)| **online);
-        let column = |v: &[(&(&str, &str), &bool)], f: fn(&(&str, &str)) -> String| -> Vec<String> {
-            v.iter().map(|(k, _)| f(k)).collect()
-        };
-        let rooms: Vec<&str> = active.keys().copied().collect();
-        let ats: Vec<i64> = active.values().copied().collect();
-        let client = self.pool.get().await?;
-        let stmt = client
-            .prepare_cached(
-                "WITH ins AS (INSERT INTO presence (room_id, seat, instance_id)
-                              SELECT r, s, $7 FROM unnest($1::text[], $2::text[]) AS t(r, s)
-                              ON CONFLICT DO NOTHING),
-                      del AS (DELETE FROM presence p USING unnest($3::text[], $4::text[]) AS t(r, s)
-                              WHERE p.room_id = t.r AND p.seat = t.s AND p.instance_id = $7)
-                 UPDATE rooms SET active_at = GREATEST(active_at, t.at)
-                 FROM unnest($5::text[], $6::bigint[]) AS t(r, at) WHERE rooms.id = t.r",
-            )
-            .await?;
-        client
-            .execute(
-                &stmt,
-                &[
-                    &column(&on, |k| k.0.to_string()),
-                    &column(&on, |k| k.1.to_string()),
-                    &column(&off, |k| k.0.to_string()),
-                    &column(&off, |k| k.1.to_string()),
-                    &rooms,
-                    &ats,
-                    &self.instance,
-                ],
-            )
-            .await?;
-        Ok(())
+        self.touch_with(&client, room, at).await?;
+        Ok(claim)
     }
 
     /// A connection came or went.
@@ -520,8 +500,9 @@ impl Pg {
     }
 
     /// Refreshes this instance's heartbeat and deletes instances (with their presence)
-    /// that stopped refreshing theirs.
-    pub async fn heartbeat(&self) -> Result<(), DbError> {
+    /// that stopped refreshing theirs. Returns `true` if this instance had been taken
+    /// for dead and has come back: its presence is gone and must be published again.
+    pub async fn heartbeat(&self) -> Result<bool, DbError> {
         let client = self.pool.get().await?;
         let n = client
             .execute(
@@ -530,8 +511,7 @@ impl Pg {
             )
             .await?;
         if n == 0 {
-            // Taken for dead after a long stall: come back (presence is published
-            // again as sockets come and go).
+            // Taken for dead after a long stall: come back.
             client
                 .execute(
                     "INSERT INTO instances (id) VALUES ($1) ON CONFLICT DO NOTHING",
@@ -550,7 +530,7 @@ impl Pg {
         if gone > 0 {
             tracing::info!(instances = gone, "instances without a heartbeat removed");
         }
-        Ok(())
+        Ok(n == 0)
     }
 
     /// Removes this instance's row (and its presence) on a clean shutdown.
