@@ -92,11 +92,29 @@ export function isComputerToMove(snapshot, human) {
 }
 
 /**
- * Whether Undo has a turn of the person's to take back. Light opens, so a person playing
- * Dark has nothing to take back until after the computer's first placement (one action).
+ * How many actions the computer plays before the person's first turn: none when the
+ * game starts on the person's move, else its first turn's (a placement or move and its
+ * removals, or a removal owed at the start). `start` is the game's start position string
+ * (its second field the side to move); `firstTurn` the record's first complete turn in
+ * notation, or null before there is one (then nothing is the person's yet: Infinity).
+ * A game from the empty board with the person as Dark gives 1, the computer's placement.
+ * @param {string} start @param {string | null | undefined} firstTurn @param {string} human
  */
-export function canTakeBack(snapshot, human) {
-  return !!snapshot && snapshot.actions > (human === 'light' ? 0 : 1);
+export function openingActions(start, firstTurn, human) {
+  const toMove = start.trim().split(/\s+/)[1] === 'd' ? 'dark' : 'light';
+  if (toMove === human) return 0;
+  if (!firstTurn) return Infinity;
+  const removals = firstTurn.split('x').length - 1;
+  return (firstTurn.startsWith('x') ? 0 : 1) + removals;
+}
+
+/**
+ * Whether Undo has a turn of the person's to take back: more actions than the computer's
+ * `opening` ones (openingActions; by default the empty board's: Light opens, so a person
+ * playing Dark has nothing to take back until after the computer's first placement).
+ */
+export function canTakeBack(snapshot, human, opening = human === 'light' ? 0 : 1) {
+  return !!snapshot && snapshot.actions > opening;
 }
 
 /**
@@ -150,6 +168,8 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
 
   const snapshot = () => game.snapshot();
   const save = () => onSave(game.exportRecord(), { ...s });
+  /** The computer's actions before the person's first turn (a game may start from any position). */
+  const opening = (snap = snapshot()) => openingActions(JSON.parse(game.exportRecord()).start, snap.record[0], s.human);
 
   function cancel() {
     generation += 1;
@@ -246,7 +266,12 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
     canAct,
     /** Undo is offered even while the computer thinks or shows its turn: it cancels that. */
     canUndo() {
-      return canTakeBack(snapshot(), s.human);
+      const snap = snapshot();
+      return canTakeBack(snap, s.human, opening(snap));
+    },
+    /** The computer's actions before the person's first turn: no game of the person's to lose yet. */
+    get opening() {
+      return opening();
     },
     /** Begins (or resumes after a reload): the computer moves if it is its turn. */
     start() {
@@ -265,7 +290,8 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
     undo() {
       cancel();
       rollBackPartialTurn();
-      if (canTakeBack(snapshot(), s.human)) {
+      const snap = snapshot();
+      if (canTakeBack(snap, s.human, opening(snap))) {
         while (game.undo()) {
           const snap = snapshot();
           if (snap.turn === s.human && snap.pendingRemovals === 0) break;

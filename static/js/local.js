@@ -80,8 +80,9 @@ export function bindLocalControls(app) {
   $('new-game').addEventListener('click', async () => {
     const { mode, game, computer } = page;
     if (mode !== 'local' && mode !== 'computer') return;
-    // Vs computer the computer's opening placement (the person playing Dark) is no game to lose.
-    const opening = computer && computer.settings.human === 'dark' ? 1 : 0;
+    // Vs computer the computer's opening turn (the person playing Dark, or a game imported
+    // on the computer's move) is no game to lose.
+    const opening = computer ? computer.opening : 0;
     if (newGameNeedsConfirm(page.snapshot, opening) && !(await confirmNewGame(page.t('newGame.confirmText')))) return;
     // The page may have moved on while the question was open.
     if (page.mode !== mode || page.game !== game) return;

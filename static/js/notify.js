@@ -134,7 +134,8 @@ export function createNotifier({ storage, doc = document, nav = navigator, Audio
       else if (alert === 'yourTurn' && !now?.mine) alert = null;
       if (news.mill) tone('mill');
       else if (news.yourTurn) tone('turn');
-      if (news.yourTurn && !muted) nav.vibrate?.(120);
+      // Before the person has touched the page the browser refuses (and logs an error).
+      if (news.yourTurn && !muted && nav.userActivation?.hasBeenActive !== false) nav.vibrate?.(120);
       title();
     },
   };

@@ -41,14 +41,16 @@
  */
 
 /**
- * @typedef {{ kind: 'round', roomId: string, round: number } | { kind: 'game', from: 'local' | 'computer' | 'online' }} ReviewSource
+ * @typedef {{ kind: 'round', roomId: string, round: number } | { kind: 'game', from: 'local' | 'computer' | 'online', header?: import('./rules.js').RecordHeader }} ReviewSource
  *   what is reviewed: a finished online round by its share link /r/<id>/review/<n>, or
- *   the game that was on screen ("Back to the game" opens it again)
+ *   the game that was on screen ("Back to the game" opens it again), with the header its
+ *   record had there (the computer's name, the room and round)
  */
 
 /**
  * @typedef {object} Review  a game under review, read-only (review.js)
  * @property {ReviewSource} source
+ * @property {import('./review.js').GameRecord | null} record  the game reviewed, once it replays (Copy record writes it)
  * @property {Snapshot[]} positions  before the first action and after each one; empty until loaded
  * @property {number[]} ends  the positions the engine judges (the start, each complete turn's end), as indices into `positions`
  * @property {number} at  the position shown, an index into `positions`

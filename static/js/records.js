@@ -1,17 +1,30 @@
 // Owns records in and out on the game page: "Copy record" and "Copy MFEN" (the game as a
-// text record, the position as MFEN, both written by mill-core through the wasm), and the
-// Import dialog, which reads a record, a position string or MFEN into the same-device
-// game. What a record says is the rules' business: a bad one comes back as the rules'
-// error, naming the turn or line, and the game stays as it was.
+// text record, the position as MFEN, both written by mill-core through the wasm) for every
+// game on screen — same device, vs computer, online (players and spectators: the round as
+// the server's state has it, with its room, round and result) and under review (the
+// position shown, for MFEN) — and the Import dialog, which reads a record, a position
+// string or MFEN into the same-device game, or starts a vs-computer game from it
+// (vs-computer.js's startComputerFrom). What a record says is the rules' business: a bad
+// one comes back as the rules' error, naming the turn or line, and the game stays as it
+// was. MFEN does not name its rules, so the dialog asks which (the 24-point rule sets:
+// the rules' `mfenRefused` says why Three's and Six's boards have none).
 
-import { $, $dialog } from './dom.js';
+import { $, $button, $dialog, radios } from './dom.js';
 import { refreshLocal } from './local.js';
+import { importKind, loadText, localGame } from './rules.js';
 import { gameSlot, saveGame } from './storage.js';
-import { rememberRules } from './variant.js';
+import { describeRules, rememberRules, rulesOfPosition } from './variant.js';
+import { startComputerFrom } from './vs-computer.js';
+
+export { importKind };
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./page-state.js').PageState} PageState */
 /** @typedef {import('./rules.js').RecordHeader} RecordHeader */
+/** @typedef {import('./rules.js').Reply} Reply */
+/** @typedef {import('./rules.js').LocalGame} LocalGame */
+/** @typedef {import('./review.js').GameRecord} GameRecord */
+/** @typedef {import('./variant.js').RulesInfo} RulesInfo */
 
 /**
  * Today as a record's date, YYYY.MM.DD, in local time.
@@ -23,20 +36,8 @@ export function recordDate(now = new Date()) {
 }
 
 /**
- * What pasted text is: MFEN (its signature), a position string (six fields, the board
- * with '/'), else a game record.
- * @param {string} text @returns {'mfen' | 'position' | 'record'}
- */
-export function importKind(text) {
-  const s = text.trim();
-  if (s.startsWith('MFEN/')) return 'mfen';
-  const fields = s.split(/\s+/);
-  if (fields.length === 6 && fields[0].includes('/') && !s.includes('[')) return 'position';
-  return 'record';
-}
-
-/**
- * The header of the game on the page: today's date, and vs computer who the computer is.
+ * The header of the game on screen: today's date; vs computer who the computer is;
+ * online (and a shared round under review) the room and round as tags.
  * @param {PageState} page @returns {RecordHeader}
  */
 export function recordHeader(page) {
@@ -48,20 +49,73 @@ export function recordHeader(page) {
     if (vs.settings.human === 'light') header.dark = machine;
     else header.light = machine;
   }
+  const state = page.mode === 'online' ? page.online?.state : null;
+  if (state) header.tags = [['Room', state.room], ['Round', String(state.round)]];
+  const source = page.mode === 'review' ? page.review?.source : null;
+  if (source?.kind === 'round') header.tags = [['Room', source.roomId], ['Round', String(source.round)]];
+  // The game that was on screen: the header it had there, dated today.
+  if (source?.kind === 'game' && source.header) return { ...source.header, date: header.date };
   return header;
 }
 
 /**
- * Loads `text` (a record, position string or MFEN) into the same-device game; on success
- * saves and redraws it. Returns the rules' answer.
- * @param {App} app @param {string} text @returns {import('./rules.js').Reply}
+ * An online round as a record: the server's state has every action and the result (a
+ * resignation or agreed draw is not on the board); the round starts from its rules'
+ * start position, `start`.
+ * @param {import('./types.js').ServerState} state @param {string} start @returns {GameRecord}
  */
-export function importText(app, text) {
+export function onlineRecord(state, start) {
+  return { start, actions: state.actions, result: state.result ?? null };
+}
+
+/**
+ * The record written for the game on screen, or null when there is none: online the
+ * round so far, under review the game reviewed (`upToShown`: only up to the position
+ * shown, for MFEN). Same device and vs computer write from their own game instead.
+ * @param {PageState} page @param {(rules: string) => string} startOf  a rule set's start position
+ * @param {boolean} [upToShown]
+ * @returns {GameRecord | null}
+ */
+export function recordToWrite(page, startOf, upToShown = false) {
+  const state = page.mode === 'online' ? page.online?.state : null;
+  if (state) return onlineRecord(state, startOf(rulesOfPosition(state.position)));
+  const review = page.mode === 'review' ? page.review : null;
+  if (!review?.record || review.positions.length === 0) return null;
+  const { record } = review;
+  const shown = review.positions[review.at];
+  if (!upToShown || !shown || review.at === review.positions.length - 1) return record;
+  return { start: record.start, actions: record.actions.slice(0, shown.actions), result: null };
+}
+
+/**
+ * The game to write a record or MFEN of: the page's own game, or one replayed through the
+ * rules from recordToWrite. Null when there is none or it does not replay.
+ * @param {App} app @param {boolean} upToShown @returns {Promise<LocalGame | null>}
+ */
+async function gameToWrite(app, upToShown) {
+  const { page } = app;
+  if ((page.mode === 'local' || page.mode === 'computer') && page.game) return page.game;
+  const mod = await app.rules();
+  if (!mod) return null;
+  const game = localGame(mod);
+  const startOf = (/** @type {string} */ rules) => (game.startRules(rules).ok ? game.snapshot().position : '');
+  const record = recordToWrite(page, startOf, upToShown);
+  if (!record) return null;
+  const { result, ...rest } = record;
+  return game.importRecord(JSON.stringify(result ? { ...rest, result } : rest)).ok ? game : null;
+}
+
+/**
+ * Loads `text` (a record, position string or MFEN, read under `options.rules` when it is
+ * MFEN) into the same-device game; on success saves and redraws it. Returns the rules'
+ * answer.
+ * @param {App} app @param {string} text @param {{ rules?: string }} [options]
+ * @returns {Reply}
+ */
+export function importText(app, text, options = {}) {
   const { page } = app;
   const game = page.game;
-  const kind = importKind(text);
-  const reply =
-    kind === 'mfen' ? game.loadMfen(text) : kind === 'position' ? game.loadPosition(text) : game.loadRecordText(text);
+  const reply = loadText(game, text, options.rules);
   if (reply.ok) {
     // A record may be of another rule set: it becomes the chosen one, and its game the saved one.
     const rules = game.rulesName();
@@ -71,6 +125,29 @@ export function importText(app, text) {
     refreshLocal(app);
   }
   return reply;
+}
+
+/**
+ * The rule sets the dialog offers for MFEN: the game's own first (when its board has
+ * MFEN), then each variant's usual rules that have it. `game` and `variants` are
+ * mill-wasm's RulesInfo.
+ * @param {RulesInfo} game @param {RulesInfo[]} variants @returns {string[]}
+ */
+export function mfenRulesChoice(game, variants) {
+  const names = [game, ...variants].filter((r) => !r.mfenRefused).map((r) => r.rules);
+  return [...new Set(names)];
+}
+
+/**
+ * The Import dialog's message for a refusal: the rules' words (and code), and for MFEN
+ * what to do: another board has no MFEN, or the rule sets it would read under.
+ * @param {NonNullable<Reply['error']>} error @param {import('./types.js').Translate} t
+ */
+export function importFailure(error, t) {
+  const words = [`${t('records.importFailed')} ${error.message} [${error.code}]`];
+  if (error.code === 'unrepresentable-under-profile') words.push(t('records.mfenNoBoard'));
+  if (error.fits?.length) words.push(t('records.mfenFits', { rules: error.fits.map((r) => describeRules(r, t)).join(', ') }));
+  return words.join(' ');
 }
 
 /** @param {App} app @param {string} text @param {string} doneKey */
@@ -84,48 +161,90 @@ async function copy(app, text, doneKey) {
   }
 }
 
+/** The modes whose game can be imported into: same device, and vs computer (a new game from it). */
+const importable = (/** @type {PageState} */ page) => page.mode === 'local' || page.mode === 'computer';
+
 /** The record tools' buttons and the Import dialog; once, at start-up. @param {App} app */
 export function bindRecordTools(app) {
   const { page } = app;
   const dialog = $dialog('import-dialog');
   const area = /** @type {HTMLTextAreaElement} */ ($('import-text'));
   const error = $('import-error');
+  const rulesSelect = /** @type {HTMLSelectElement} */ ($('import-rules'));
+  const showKind = () => {
+    $('import-mfen').hidden = importKind(area.value) !== 'mfen';
+  };
 
-  $('copy-record').addEventListener('click', () => {
-    if (!page.game) return;
-    const reply = page.game.recordText(recordHeader(page));
-    if (reply.ok) copy(app, reply.text, 'records.copied');
+  $('copy-record').addEventListener('click', async () => {
+    const game = await gameToWrite(app, false);
+    const reply = game?.recordText(recordHeader(page));
+    if (reply?.ok) copy(app, reply.text, 'records.copied');
   });
-  $('copy-mfen').addEventListener('click', () => {
-    if (!page.game) return;
-    const reply = page.game.mfen();
+  $('copy-mfen').addEventListener('click', async () => {
+    const game = await gameToWrite(app, true);
+    const reply = game?.mfen();
+    if (!reply) return;
     if (reply.ok) copy(app, reply.text, 'records.copiedMfen');
+    // Three's and Six's boards have none: the rules' words and code say so.
+    else $('record-copied').textContent = `${reply.error.message} [${reply.error.code}]`;
   });
-  $('import-record').addEventListener('click', () => {
-    if (page.mode !== 'local' || dialog.open) return;
+  $('import-record').addEventListener('click', async () => {
+    if (!importable(page) || dialog.open || !page.game) return;
+    const mod = await app.rules();
+    if (!mod || !importable(page)) return;
     area.value = '';
     error.textContent = '';
+    // MFEN names no rules: offer the game's, else the variants' usual ones, on the 24-point board.
+    const own = page.game.rulesInfo();
+    const variants = /** @type {RulesInfo[]} */ (JSON.parse(mod.variants()));
+    rulesSelect.replaceChildren(
+      ...mfenRulesChoice(own, variants).map((rules) => {
+        const option = document.createElement('option');
+        option.value = rules;
+        option.textContent = describeRules(rules, page.t);
+        return option;
+      }),
+    );
+    $('import-side').hidden = page.mode !== 'computer';
+    for (const input of radios('import-side')) input.checked = input.value === 'to-move';
+    showKind();
     dialog.showModal();
     area.focus();
   });
+  area.addEventListener('input', showKind);
   $('import-cancel').addEventListener('click', () => dialog.close());
-  $('import-load').addEventListener('click', () => {
-    if (page.mode !== 'local') return void dialog.close();
-    const reply = importText(app, area.value);
+  const load = $button('import-load');
+  load.addEventListener('click', async () => {
+    if (!importable(page)) return void dialog.close();
+    const text = area.value;
+    const rules = importKind(text) === 'mfen' ? rulesSelect.value : undefined;
+    let reply;
+    if (page.mode === 'computer') {
+      const side = radios('import-side').find((input) => input.checked)?.value ?? 'to-move';
+      // One game at a time: a second click while this one opens does nothing.
+      load.disabled = true;
+      try {
+        reply = await startComputerFrom(app, text, { human: /** @type {import('./types.js').Side | 'to-move'} */ (side), rules });
+      } finally {
+        load.disabled = false;
+      }
+    } else reply = importText(app, text, { rules });
     if (reply.ok) {
       dialog.close();
       $('record-copied').textContent = page.t('records.imported');
     } else {
-      error.textContent = `${page.t('records.importFailed')} ${reply.error?.message ?? ''}`;
+      error.textContent = importFailure(reply.error, page.t);
       area.focus();
     }
   });
 }
 
-/** Shows the tools where there is a game in this browser; Import in same device only. @param {PageState} page */
+/** Shows the tools wherever there is a game on screen; Import in same device and vs computer. @param {PageState} page */
 export function viewRecordTools(page) {
-  const local = page.mode === 'local' || page.mode === 'computer';
-  $('record-tools').hidden = !local;
-  $('import-record').hidden = page.mode !== 'local';
-  if (!local) $('record-copied').textContent = '';
+  const review = page.mode === 'review' ? page.review : null;
+  const shown =
+    importable(page) || (page.mode === 'online' && !!page.online?.state) || (!!review?.record && review.positions.length > 0);
+  $('record-tools').hidden = !shown;
+  $('import-record').hidden = !importable(page);
+  if (!shown) $('record-copied').textContent = '';
 }

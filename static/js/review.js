@@ -11,7 +11,9 @@ import { ANALYSIS_MS, betterHint, createAnalysis, describeJudgement, drawGraph, 
 import { blankSnapshot, recordRows } from './board.js';
 import { engineWorker } from './computer.js';
 import { $, $button } from './dom.js';
+import { recordHeader } from './records.js';
 import { localGame } from './rules.js';
+import { rulesOfPosition } from './variant.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./page-state.js').PageState} PageState */
@@ -144,10 +146,16 @@ export async function openGameReview(app) {
   if (from !== 'local' && from !== 'computer' && from !== 'online') return;
   const mod = await app.rules();
   if (!mod || page.mode !== from) return;
-  const record = recordOnScreen(page, localGame(mod).snapshot().position);
+  // An online round starts from its own rules' start, which the state's position names.
+  const fresh = localGame(mod);
+  const state = from === 'online' ? page.online?.state : null;
+  if (state) fresh.startRules(rulesOfPosition(state.position));
+  const record = recordOnScreen(page, fresh.snapshot().position);
   if (!record) return;
+  // Its record keeps the header it had on screen (the computer's name, the room and round).
+  const header = recordHeader(page);
   app.leave();
-  await startReview(app, { kind: 'game', from }, async () => record);
+  await startReview(app, { kind: 'game', from, header }, async () => record);
 }
 
 /**
@@ -163,7 +171,7 @@ async function startReview(app, source, load) {
   app.ensureBoard(game.topology);
   page.mode = 'review';
   /** @type {Review} */
-  const review = { source, positions: [], ends: [], at: 0, error: null, analysis: null };
+  const review = { source, record: null, positions: [], ends: [], at: 0, error: null, analysis: null };
   page.review = review;
   page.snapshot = blankSnapshot(game.snapshot());
   page.board.set(page.snapshot);
@@ -177,11 +185,14 @@ async function startReview(app, source, load) {
     review.positions = reviewPositions(game, record);
     review.ends = turnEnds(review.positions);
     review.at = review.positions.length - 1;
+    review.record = record;
   } catch (error) {
     review.error = String(/** @type {Error} */ (error)?.message ?? error);
   }
   if (page.review !== review) return; // left meanwhile
   if (record && !review.error) {
+    // The game's own board (Three's, Six's, Twelve's), now that its start is loaded.
+    app.ensureBoard(game.topology);
     review.analysis = createAnalysis({
       records: recordsAt(record, review.positions, review.ends),
       analyst: engineWorker(),

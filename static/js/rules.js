@@ -20,7 +20,7 @@ import { snapshotFromView } from './board.js';
  * @property {(headerJson: string) => string} record_text
  * @property {(text: string) => string} load_record_text
  * @property {() => string} mfen
- * @property {(text: string) => string} load_mfen
+ * @property {(text: string, rules?: string) => string} load_mfen
  * @property {(rules: string) => string} start_rules
  * @property {() => string} rules
  *
@@ -29,14 +29,16 @@ import { snapshotFromView } from './board.js';
  * @property {new () => WasmGameHandle} WasmGame
  * @property {(rules: string) => string} rules_info  what a rule-set name means (variant.js)
  * @property {() => string} variants  every variant with its usual rules
+ * @property {(text: string, rules?: string) => string} convert_position  a position string or MFEN in both forms
  *
- * @typedef {{ ok: boolean, error?: { code: string, message: string, turn?: number, line?: number } }} Reply
+ * @typedef {{ ok: boolean, error?: { code: string, message: string, turn?: number, line?: number, fits?: string[] } }} Reply
  *   the answer to play, import_record, load_position and the record and MFEN calls:
- *   `error` when not ok (with the record's `turn` or `line` at fault), and then nothing
- *   changed
+ *   `error` when not ok (with the record's `turn` or `line` at fault; for MFEN the rule
+ *   sets it does read under, `fits`), and then nothing changed
  *
- * @typedef {{ date?: string, light?: string, dark?: string }} RecordHeader
- *   a text record's header fields (crates/mill-core/src/record.rs); the date YYYY.MM.DD
+ * @typedef {{ date?: string, light?: string, dark?: string, tags?: [string, string][] }} RecordHeader
+ *   a text record's header fields (crates/mill-core/src/record.rs); the date YYYY.MM.DD;
+ *   `tags` further tags in order, e.g. [["Room", "Ab3x"], ["Round", "2"]]
  *
  * @typedef {Reply & { text?: string }} TextReply  `text` when ok
  *
@@ -52,9 +54,11 @@ import { snapshotFromView } from './board.js';
  * @property {(header: RecordHeader) => TextReply} recordText  the game as a text record
  * @property {(text: string) => Reply} loadRecordText  replaces the game with a text record's
  * @property {() => TextReply} mfen  the position as MFEN (Mill Interchange Format 1.0)
- * @property {(text: string) => Reply} loadMfen  a new game from an MFEN position
+ * @property {(text: string, rules?: string) => Reply} loadMfen  a new game from an MFEN position, read under
+ *   `rules` (a rule-set name; absent: the game's own)
  * @property {(rules: string) => Reply} startRules  a new game from the start under a rule set ("six+per-mill")
  * @property {() => string} rulesName  the canonical name of the game's rule set
+ * @property {() => import('./variant.js').RulesInfo} rulesInfo  what the game's rule set is
  */
 
 // A variable, not a literal, so the type checker does not look for the generated file
@@ -101,8 +105,35 @@ export function localGame(mod) {
     recordText: (header) => parse(game.record_text(JSON.stringify(header))),
     loadRecordText: (text) => parse(game.load_record_text(text)),
     mfen: () => parse(game.mfen()),
-    loadMfen: (text) => parse(game.load_mfen(text)),
+    loadMfen: (text, rules) => parse(game.load_mfen(text, rules)),
     startRules: (rules) => parse(game.start_rules(rules)),
     rulesName: () => parse(game.rules()).rules,
+    rulesInfo: () => parse(game.rules()),
   };
+}
+
+/**
+ * What pasted text is: MFEN (its signature), a position string (six fields, the board
+ * with '/', or seven with the rule set), else a game record.
+ * @param {string} text @returns {'mfen' | 'position' | 'record'}
+ */
+export function importKind(text) {
+  const s = text.trim();
+  if (s.startsWith('MFEN/')) return 'mfen';
+  const fields = s.split(/\s+/);
+  if ((fields.length === 6 || fields.length === 7) && fields[0].includes('/') && /^[ld]$/.test(fields[1]) && !s.includes('[')) return 'position';
+  return 'record';
+}
+
+/**
+ * Replaces `game` with one read from `text`, whatever importKind says it is: a game
+ * record, a position string, or MFEN read under `mfenRules` (a rule-set name; absent:
+ * the game's own). On error nothing changes.
+ * @param {LocalGame} game @param {string} text @param {string} [mfenRules] @returns {Reply}
+ */
+export function loadText(game, text, mfenRules) {
+  const kind = importKind(text);
+  if (kind === 'mfen') return game.loadMfen(text, mfenRules);
+  if (kind === 'position') return game.loadPosition(text);
+  return game.loadRecordText(text);
 }

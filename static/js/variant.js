@@ -19,6 +19,8 @@ import { $ } from './dom.js';
  * @property {boolean} hasOptions
  * @property {{ flyAt: number, removals: string, protect: boolean }} defaults
  * @property {string} start
+ * @property {{ code: string, message: string } | null} mfenRefused  why positions under
+ *   these rules have no MFEN form (Three's and Six's boards), or null
  */
 
 const KEY = 'rules';

@@ -1,13 +1,15 @@
 // Owns the wiring of Vs computer: its game (saved apart from same device's), the engine's
-// Worker, and the level and side choices. What the computer does and when is computer.js.
+// Worker, and the level and side choices; and starting a game against the computer from
+// a record or a position (startComputerFrom, behind the Import dialog in this mode). What
+// the computer does and when is computer.js.
 
 import { createComputer, engineWorker, loadSettings, randomSeed, saveSettings } from './computer.js';
 import { confirmNewGame } from './dialog.js';
 import { radios } from './dom.js';
 import { refreshLocal } from './local.js';
-import { localGame } from './rules.js';
+import { loadText, localGame } from './rules.js';
 import { forgetGame, gameSlot, loadGame, saveGame } from './storage.js';
-import { chosenRules } from './variant.js';
+import { chosenRules, rememberRules } from './variant.js';
 
 /** @typedef {import('./page-state.js').App} App */
 
@@ -50,6 +52,46 @@ export async function startComputer(app) {
   app.showScreen('game');
   refreshLocal(app);
   computer.start();
+}
+
+/**
+ * Starts a game against the computer from `text` and plays on from where it stands: a
+ * game record (its turns kept, so Undo and review reach back into them), a position
+ * string (any rule set), or MFEN (read under `options.rules`, a rule-set name; absent:
+ * the chosen rules). The person plays `options.human`: 'light', 'dark', or 'to-move'
+ * (the default) for the side to move in the loaded game, so the person continues it and
+ * the computer answers; with the other side the computer moves first. The game becomes
+ * the saved vs-computer game of its rule set, and that rule set the chosen one, so a
+ * reload opens it; the level stays. Switches to this mode when elsewhere.
+ *
+ * Resolves to the rules' answer: on error (a bad record names its turn or line; MFEN
+ * names the rule sets it reads under) nothing changed, the game on screen included.
+ *
+ * @param {App} app
+ * @param {string} text
+ * @param {{ human?: import('./types.js').Side | 'to-move', rules?: string }} [options]
+ * @returns {Promise<import('./rules.js').Reply>}
+ */
+export async function startComputerFrom(app, text, options = {}) {
+  const mod = await app.rules();
+  if (!mod) return { ok: false, error: { code: 'no-rules', message: app.page.t('error.wasm') } };
+  const { storage } = app;
+  const game = localGame(mod);
+  const start = game.startRules(options.rules ?? chosenRules(storage));
+  if (!start.ok) return start;
+  const reply = loadText(game, text, options.rules);
+  if (!reply.ok) return reply;
+  const turn = game.snapshot().turn;
+  const human = options.human === 'light' || options.human === 'dark' ? options.human : turn;
+  const rules = game.rulesName();
+  rememberRules(storage, rules);
+  saveGame(storage, gameSlot('computer', rules), game.exportRecord());
+  // A fresh seed: a new game, not the previous one's choices.
+  saveSettings(storage, { ...loadSettings(storage, randomSeed()), human, seed: randomSeed() });
+  if (location.pathname !== '/' || location.hash !== '#computer') history.pushState(null, '', '/#computer');
+  // The route leaves whatever is on screen (a computer thinking stops) and opens the saved game.
+  await app.route();
+  return reply;
 }
 
 /**

@@ -65,14 +65,14 @@ export function millServerBin() {
 
 /**
  * Starts mill-server with a fresh database on a free port (or on `addr` with the database
- * in `dir`, to restart a server), with any further flags in `args`; resolves once it
- * prints its URL.
+ * in `dir`, to restart a server); resolves once it prints its URL. `db` (a postgres://
+ * URL) replaces the SQLite file; `args` are more flags.
  */
-export async function startMillServer({ addr = '127.0.0.1:0', dir = null, args = [] } = {}) {
+export async function startMillServer({ addr = '127.0.0.1:0', dir = null, db = null, args = [] } = {}) {
   requireWasmBuild();
   const ownDir = !dir;
   dir ??= mkdtempSync(join(tmpdir(), 'mill-e2e-'));
-  const child = spawn(millServerBin(), ['--addr', addr, '--db', join(dir, 'mill.db'), '--static-dir', STATIC, ...args], {
+  const child = spawn(millServerBin(), ['--addr', addr, '--db', db ?? join(dir, 'mill.db'), '--static-dir', STATIC, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' },
   });

@@ -127,3 +127,114 @@ test('MFEN round trip: copy the position, import it into a new game', async () =
   assert.deepEqual(page.errors, []);
   await context.close();
 });
+
+/** Vs computer on a fresh page, with a fixed random sequence so the computer's choices repeat. */
+async function startComputerMode({ locale = 'en-US', colorScheme = 'dark' } = {}) {
+  const context = await env.browser.newContext({ viewport: PHONE, locale, colorScheme });
+  await context.addInitScript(() => {
+    let x = 0x2545f491;
+    crypto.getRandomValues = (array) => {
+      for (let i = 0; i < array.length; i++) {
+        x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+        array[i] = x >>> 0;
+      }
+      return array;
+    };
+  });
+  const page = await openPage(context, `${env.server.url}/`);
+  await page.locator('#start-computer').click();
+  await page.locator('#board-host [data-point="a1"]').waitFor();
+  await page.waitForFunction(() => document.querySelector('#status')?.dataset.tone !== 'wait');
+  return { context, page };
+}
+
+const computerDone = (page) =>
+  page.waitForFunction(() => document.querySelector('#status')?.dataset.tone !== 'wait', null, { timeout: 20_000 });
+
+// A moving-phase position, Light to move, seven pieces each (the README's example).
+const ENDGAME = 'L.D/.L./D.L/LD..DL/L.D/.D./L.D l 0 0 0 0';
+
+test('vs computer, an imported position is played on: the person takes Dark and the computer moves Light from it', async () => {
+  const { context, page } = await startComputerMode();
+  await page.locator('#import-record').click();
+  // The side choice belongs to this mode; MFEN's rule choice shows only for MFEN.
+  assert.equal(await page.locator('#import-side').isVisible(), true);
+  assert.equal(await page.locator('#import-side input[value="to-move"]').isChecked(), true);
+  await page.locator('#import-text').fill(ENDGAME);
+  assert.equal(await page.locator('#import-mfen').isVisible(), false);
+  await page.locator('#import-side label', { hasText: 'Dark' }).click();
+  assert.deepEqual(await axeSerious(page), [], 'import dialog vs computer, English, dark theme');
+  await shot(page, 'records-03-import-vs-computer-dark-phone');
+  await page.locator('#import-load').click();
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  await computerDone(page);
+
+  // The computer (Light) moved one piece of the position; now it is Dark's, the person's, turn.
+  const board = await readBoard(page);
+  const lights = Object.entries(board.pieces).filter(([, s]) => s === 'light').map(([p]) => p);
+  const before = ['a7', 'd6', 'e5', 'a4', 'g4', 'c3', 'a1'];
+  assert.equal(lights.filter((p) => !before.includes(p)).length, 1, `one Light piece moved: ${lights}`);
+  assert.equal(await page.locator('#record li').count(), 1);
+  assert.equal(await page.locator('#status').innerText(), 'Dark: pick a piece to move');
+  assert.equal(await page.locator('input[name="computer-side"][value="dark"]').isChecked(), true);
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem('mill.computer.settings'))).human, 'dark');
+  // A reload opens the same game, the person still Dark.
+  await page.reload();
+  await page.locator('#board-host [data-point="a1"]').waitFor();
+  assert.deepEqual((await readBoard(page)).pieces, board.pieces);
+  assert.equal(await page.locator('#status').innerText(), 'Dark: pick a piece to move');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+const TWELVE_MFEN = 'MFEN/1.0 mill24-state-v1 W......./......../........ b p p 11,12 - 0 1 -';
+
+test('MFEN of Twelve: the dialog says it fits Twelve, and read as Twelve the person plays the side to move', async () => {
+  const { context, page } = await startComputerMode({ locale: 'ru-RU', colorScheme: 'light' });
+  await page.locator('#import-record').click();
+  await page.locator('#import-text').fill(TWELVE_MFEN);
+  await page.locator('#import-mfen').waitFor();
+  // Offered: the game's rules (Nine) first, then Twelve; Three and Six are explained, not offered.
+  const offered = await page.locator('#import-rules option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(offered, ['nine', 'twelve']);
+  assert.match(await page.locator('#import-mfen .import-note').innerText(), /только доску на 24 точки/);
+  await page.locator('#import-load').click();
+  const error = page.locator('#import-error');
+  await error.waitFor();
+  assert.match(await error.innerText(), /\[bad-position\] Это читается как Мельница на 12 фишек: выберите это выше\.$/);
+  await shot(page, 'records-02-mfen-fits-twelve-ru-light-phone');
+  assert.deepEqual(await axeSerious(page), [], 'import dialog, MFEN refused, Russian, light theme');
+
+  await page.locator('#import-rules').selectOption('twelve');
+  await page.locator('#import-load').click();
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  assert.match(await page.locator('#game-rules').innerText(), /12 фишек/);
+  // Dark is to move in the record, and the person plays it: the computer waits.
+  assert.equal(await page.locator('input[name="computer-side"][value="dark"]').isChecked(), true);
+  assert.deepEqual((await readBoard(page)).pieces, { a7: 'light' });
+  assert.equal(await page.locator('#status').innerText(), 'Тёмные: поставьте фишку');
+  await clickAction(page, 'd6');
+  await computerDone(page);
+  assert.equal(Object.values((await readBoard(page)).pieces).filter((s) => s === 'light').length, 2, 'the computer answered');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('on a Six game, MFEN is read as Nine or Twelve, and Copy MFEN says why Six has none', async () => {
+  const { context, page } = await startLocal();
+  await importText(page, '[Variant "six"]\n\n1. a1');
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  await page.locator('#copy-mfen').click();
+  await page.locator('#record-copied', { hasText: 'unrepresentable-under-profile' }).waitFor();
+  await page.locator('#import-record').click();
+  await page.locator('#import-text').fill('MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 0 0 -');
+  assert.deepEqual(await page.locator('#import-rules option').evaluateAll((os) => os.map((o) => o.value)), ['nine', 'twelve']);
+  assert.equal(await page.locator('#import-side').isVisible(), false, 'no side to choose on the same device');
+  assert.deepEqual(await axeSerious(page), [], 'import dialog with the MFEN rule choice, English, light theme');
+  await page.locator('#import-load').click();
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  assert.equal(await page.locator('#board-host [data-point]').count(), 24);
+  assert.match(await page.locator('#game-rules').innerText(), /Nine/);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});

@@ -61,7 +61,9 @@ test('a same-device game is reviewed: steps by the move list, keys and graph; ma
   await page.locator('#review-open').click();
   await waitStatus(page, 'Review · 7 / 7');
   assert.equal(await page.locator('#analysis').isVisible(), true);
-  for (const id of ['#local-controls', '#record-tools', '#review-open']) assert.equal(await page.locator(id).isVisible(), false, id);
+  for (const id of ['#local-controls', '#import-record', '#review-open']) assert.equal(await page.locator(id).isVisible(), false, id);
+  // The game reviewed can still be copied (records.js), not replaced.
+  assert.equal(await page.locator('#copy-record').isVisible(), true);
   assert.deepEqual((await readBoard(page)).pieces, played.pieces);
 
   // Seven positions judged (the start and six turn ends; g4 waiting for its removal is not one).

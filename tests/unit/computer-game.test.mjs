@@ -240,6 +240,27 @@ test('playing Dark makes the computer open; its opening alone is not undone', as
   assert.equal(snap().turn, 'dark');
 });
 
+test('from a position on the computer’s move, its first turn alone is not undone, and Undo stops at the person’s', async () => {
+  // Dark to move in the moving phase; the person plays Light, so the computer opens.
+  const start = 'L.D/.L./D.L/LD..DL/L.D/.D./L.D d 0 0 0 0';
+  const { computer, snap } = setup({ record: JSON.stringify({ start, actions: [] }) });
+  assert.equal(computer.opening, Infinity, 'nothing is the person\'s before the computer has moved');
+  await computer.start();
+  let s = snap();
+  assert.equal(s.turn, 'light');
+  const opening = computer.opening;
+  assert.equal(opening, s.actions, 'the computer\'s whole first turn');
+  assert.equal(computer.canUndo(), false);
+  const from = Object.keys(s.destinations)[0];
+  await computer.play(`${from}-${s.destinations[from][0]}`);
+  s = snap();
+  if (s.pendingRemovals > 0) await computer.play(`x${s.removable[0]}`);
+  assert.equal(computer.canUndo(), true);
+  await computer.undo();
+  assert.equal(snap().actions, opening);
+  assert.equal(snap().turn, 'light');
+});
+
 test('the seed of each search depends on the game seed and the move, so games differ', async () => {
   const a = setup({ settings: { seed: 1 } });
   const b = setup({ settings: { seed: 2 } });

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 
 import {
   canTakeBack,
+  openingActions,
   computerStatus,
   DEFAULT_LEVEL,
   isComputerToMove,
@@ -94,6 +95,19 @@ test('Undo has something to take back once the person has played an action', () 
   assert.equal(canTakeBack(snapshot({ actions: 1, turn: 'dark' }), 'dark'), false);
   assert.equal(canTakeBack(snapshot({ actions: 2 }), 'dark'), true);
   assert.equal(canTakeBack(null, 'light'), false);
+  assert.equal(canTakeBack(snapshot({ actions: 2 }), 'light', 2), false, 'the computer opened with a mill');
+});
+
+test('the computer opens a game that starts on its move: its first turn, removals included', () => {
+  const empty = '.../.../.../....../.../.../... l 9 9 0 0';
+  assert.equal(openingActions(empty, null, 'light'), 0);
+  assert.equal(openingActions(empty, 'd6', 'dark'), 1);
+  assert.equal(openingActions(empty, null, 'dark'), Infinity);
+  const darkToMove = 'L.D/.L./D.L/LD..DL/L.D/.D./L.D d 0 0 0 0';
+  assert.equal(openingActions(darkToMove, 'g7-g4xa1', 'light'), 2);
+  assert.equal(openingActions(darkToMove, 'g7-f7', 'dark'), 0);
+  // A removal owed at the start is the computer's first turn.
+  assert.equal(openingActions('.../.../... d 2 2 1 0 three', 'xa1', 'light'), 1);
 });
 
 test('the status says the computer thinks or removes; the person’s own turn keeps the usual status', () => {

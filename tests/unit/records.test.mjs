@@ -54,3 +54,25 @@ test('MFEN round trip: export, import into a fresh game, same position', () => {
   assert.equal(bad.ok, false);
   assert.equal(typeof bad.error.code, 'string');
 });
+
+test('MFEN of Twelve: refused under Nine with the rule set it fits, read under Twelve when asked', () => {
+  const twelve = 'MFEN/1.0 mill24-state-v1 W......./......../........ b p p 11,12 - 0 1 -';
+  const game = played([]);
+  const refused = JSON.parse(game.load_mfen(twelve));
+  assert.equal(refused.error.code, 'bad-position');
+  assert.deepEqual(refused.error.fits, ['twelve']);
+  assert.equal(JSON.parse(game.load_mfen(twelve, 'twelve')).ok, true);
+  assert.equal(JSON.parse(game.rules()).rules, 'twelve');
+  assert.equal(JSON.parse(mod.convert_position(twelve, 'twelve')).mfen, twelve);
+  assert.equal(JSON.parse(game.load_mfen(twelve, 'three')).error.code, 'unrepresentable-under-profile');
+});
+
+test('an online round with its resignation is written with its room, round and result', () => {
+  const game = new mod.WasmGame();
+  const start = JSON.parse(game.snapshot()).position;
+  const round = { start, actions: ['a1', 'b2', 'd1'], result: { winner: 'light', reason: 'resignation' } };
+  assert.equal(JSON.parse(game.import_record(JSON.stringify(round))).ok, true);
+  const header = { date: '2026.12.01', tags: [['Room', 'Ab3x'], ['Round', '3']] };
+  const { text } = JSON.parse(game.record_text(JSON.stringify(header)));
+  assert.match(text, /\[Result "1-0"\]\n\[Termination "resignation"\]\n\[Room "Ab3x"\]\n\[Round "3"\]\n\n1\. a1 b2 2\. d1 1-0\n$/);
+});

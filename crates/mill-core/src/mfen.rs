@@ -269,6 +269,26 @@ fn parse_uint(field: &'static str, s: &str) -> Result<u64, MfenError> {
 }
 
 impl Mfen {
+    /// Whether positions under `rules` have an MFEN form: they do on the 24-point board
+    /// (Nine and Twelve Men's Morris, with any options); on any other board the answer
+    /// is the [`MfenError::Unrepresentable`] that writing or reading one would give.
+    pub fn supports(rules: &'static Rules) -> Result<(), MfenError> {
+        ring_points(&Position::start(rules)).map(|_| ())
+    }
+
+    /// The rule sets among `candidates` under which `text` reads as MFEN, in their
+    /// order: what a page can offer when the rules it tried refused the record. MFEN
+    /// does not name its rules, so this never picks one by itself.
+    pub fn readable_under(
+        text: &str,
+        candidates: impl IntoIterator<Item = &'static Rules>,
+    ) -> Vec<&'static Rules> {
+        candidates
+            .into_iter()
+            .filter(|&rules| Mfen::parse(text, rules).is_ok())
+            .collect()
+    }
+
     /// A bare position: its own outcome, and the smallest count of placements and
     /// moves that fits it.
     pub fn from_position(position: &Position) -> Mfen {

@@ -505,8 +505,25 @@ fn records_and_mfen_of_other_variants() {
     let text = start.to_mfen().unwrap();
     assert!(text.contains(" w p p 12,12 "), "{text}");
     assert_eq!(Position::from_mfen(&text, twelve).unwrap(), start);
-    // The same record under Nine's rules has too many pieces.
+    // The same record under Nine's rules has too many pieces; of the variants, only
+    // Twelve reads it, and only Nine and Twelve have MFEN at all.
     assert_eq!(Mfen::parse(&text, NINE).unwrap_err().code(), "bad-position");
+    let usual = Variant::ALL.map(Variant::rules);
+    assert_eq!(Mfen::readable_under(&text, usual), [twelve]);
+    assert_eq!(Mfen::readable_under(START_MFEN, usual), [NINE, twelve]);
+    let supported: Vec<_> = usual
+        .iter()
+        .map(|r| Mfen::supports(r).map_err(|e| e.code()))
+        .collect();
+    assert_eq!(
+        supported,
+        [
+            Err("unrepresentable-under-profile"),
+            Err("unrepresentable-under-profile"),
+            Ok(()),
+            Ok(())
+        ]
+    );
 }
 
 // ---------------------------------------------------------------- round trips

@@ -17,7 +17,14 @@
 //!   `mill_rooms`; each instance LISTENs and reads the room's new rows (`catch_up`);
 //! - presence is a table of (room, seat, instance) rows, and instances refresh a
 //!   heartbeat: the rows of an instance that stops (SIGKILL, lost machine) are deleted
-//!   by any other once its heartbeat is 30 s old;
+//!   by any other once its heartbeat is 30 s old (an instance that was only stalled
+//!   finds itself gone at its next heartbeat, comes back and publishes its seats again);
+//! - a seat opened on one instance replaces its socket on every other (close 4000, as
+//!   on one instance): each publication of a socket on a seat stamps its presence row
+//!   with a number from the sequence `presence_claim`; the row update is announced like
+//!   any presence change, and an instance whose socket's number is older than another
+//!   live instance's for the same seat replaces it and withdraws its row, so the newest
+//!   socket keeps the seat and the seat is held (and online) once;
 //! - the purge deletes with `FOR UPDATE SKIP LOCKED`, so instances running it at the
 //!   same time neither collide nor delete a room twice.
 
@@ -32,7 +39,10 @@ use tokio_postgres::{AsyncMessage, NoTls};
 use crate::db::{DbError, StoredEvent, StoredRoom};
 
 /// The PostgreSQL migrations, in order (the number is the schema version).
-const MIGRATIONS: &[(i32, &str)] = &[(1, include_str!("../../../migrations/postgres/01-init.sql"))];
+const MIGRATIONS: &[(i32, &str)] = &[
+    (1, include_str!("../../../migrations/postgres/01-init.sql")),
+    (2, include_str!("../../../migrations/postgres/02-seat-claims.sql")),
+];
 
 /// An instance whose heartbeat is older than this is taken for dead.
 const DEAD_AFTER_SECS: i32 = 30;
@@ -92,6 +102,8 @@ pub struct News {
     pub events: Vec<StoredEvent>,
     /// Seats held by a socket on another live instance.
     pub remote: [bool; 2],
+    /// The newest claim on each seat by another live instance (see [`Pg::presence`]).
+    pub claims: [Option<i64>; 2],
 }
 
 /// The pool and this instance's identity.
@@ -344,34 +356,51 @@ impl Pg {
         };
         let stmt = client
             .prepare_cached(&format!(
-                "SELECT DISTINCT p.seat FROM presence p JOIN instances i ON i.id = p.instance_id
+                "SELECT p.seat, max(p.claim) FROM presence p JOIN instances i ON i.id = p.instance_id
                  WHERE p.room_id = $1 AND p.instance_id <> $2
-                   AND i.seen_at > now() - interval '{DEAD_AFTER_SECS} seconds'"
+                   AND i.seen_at > now() - interval '{DEAD_AFTER_SECS} seconds'
+                 GROUP BY p.seat"
             ))
             .await?;
         let mut remote = [false; 2];
+        let mut claims = [None; 2];
         for row in client.query(&stmt, &[&id, &self.instance]).await? {
             let seat: String = row.get(0);
-            remote[usize::from(seat == "dark")] = true;
+            let at = usize::from(seat == "dark");
+            remote[at] = true;
+            claims[at] = row.get(1);
         }
         Ok(News {
             dark_key,
             events,
             remote,
+            claims,
         })
     }
 
     /// Publishes (or withdraws) this instance's socket on a seat; also counts as activity.
-    pub async fn presence(&self, room: &str, seat: &str, online: bool, at: i64) -> Result<(), DbError> {
+    /// Publishing claims the seat: it returns the claim's number, newer than every claim
+    /// on any seat before it (a socket replacing another on this instance claims again).
+    pub async fn presence(
+        &self,
+        room: &str,
+        seat: &str,
+        online: bool,
+        at: i64,
+    ) -> Result<Option<i64>, DbError> {
         let client = self.pool.get().await?;
+        let mut claim = None;
         if online {
-            client
-                .execute(
+            let row = client
+                .query_opt(
                     "INSERT INTO presence (room_id, seat, instance_id) VALUES ($1, $2, $3)
-                     ON CONFLICT DO NOTHING",
+                     ON CONFLICT (room_id, seat, instance_id)
+                     DO UPDATE SET claim = nextval('presence_claim')
+                     RETURNING claim",
                     &[&room, &seat, &self.instance],
                 )
                 .await?;
+            claim = row.map(|r| r.get(0));
         } else {
             client
                 .execute(
@@ -380,7 +409,8 @@ impl Pg {
                 )
                 .await?;
         }
-        self.touch_with(&client, room, at).await
+        self.touch_with(&client, room, at).await?;
+        Ok(claim)
     }
 
     /// A connection came or went.
@@ -403,8 +433,9 @@ impl Pg {
     }
 
     /// Refreshes this instance's heartbeat and deletes instances (with their presence)
-    /// that stopped refreshing theirs.
-    pub async fn heartbeat(&self) -> Result<(), DbError> {
+    /// that stopped refreshing theirs. Returns `true` if this instance had been taken
+    /// for dead and has come back: its presence is gone and must be published again.
+    pub async fn heartbeat(&self) -> Result<bool, DbError> {
         let client = self.pool.get().await?;
         let n = client
             .execute(
@@ -413,8 +444,7 @@ impl Pg {
             )
             .await?;
         if n == 0 {
-            // Taken for dead after a long stall: come back (presence is published
-            // again as sockets come and go).
+            // Taken for dead after a long stall: come back.
             client
                 .execute(
                     "INSERT INTO instances (id) VALUES ($1) ON CONFLICT DO NOTHING",
@@ -433,7 +463,7 @@ impl Pg {
         if gone > 0 {
             tracing::info!(instances = gone, "instances without a heartbeat removed");
         }
-        Ok(())
+        Ok(n == 0)
     }
 
     /// Removes this instance's row (and its presence) on a clean shutdown.

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use mill_core::{Color, Outcome, PlayError, view};
+use mill_core::{ByColor, Color, Outcome, PlayError, view};
 use serde::{Deserialize, Serialize};
 
 /// The protocol version; an old page with another number is told to reload.
@@ -575,41 +575,6 @@ impl ServerMsg {
     }
 }
 
-/// A pair of values, one per side, serialized as `{"light": …, "dark": …}`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sides<T> {
-    /// Light's value.
-    pub light: T,
-    /// Dark's value.
-    pub dark: T,
-}
-
-impl<T> Sides<T> {
-    /// Builds both from a function of the colour.
-    pub fn from_fn(mut f: impl FnMut(Color) -> T) -> Sides<T> {
-        Sides {
-            light: f(Color::Light),
-            dark: f(Color::Dark),
-        }
-    }
-
-    /// The value for `c`.
-    pub fn get(&self, c: Color) -> &T {
-        match c {
-            Color::Light => &self.light,
-            Color::Dark => &self.dark,
-        }
-    }
-
-    /// The value for `c`, mutably.
-    pub fn get_mut(&mut self, c: Color) -> &mut T {
-        match c {
-            Color::Light => &mut self.light,
-            Color::Dark => &mut self.dark,
-        }
-    }
-}
-
 /// A round's result in the shape protocol 1 first sent (`outcome`, from mill-core's
 /// view, says the same in mill-core's shape; this stays for older pages).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -708,14 +673,14 @@ pub struct SeatView {
 
 /// Serializes a state message without cloning the game view. `spectators` is the number
 /// of sockets watching without a seat (added to protocol 1; older pages ignore it).
-pub fn state_text(game: &GameView, seats: Sides<SeatView>, spectators: usize) -> String {
+pub fn state_text(game: &GameView, seats: ByColor<SeatView>, spectators: usize) -> String {
     #[derive(Serialize)]
     struct Out<'a> {
         #[serde(rename = "type")]
         kind: ServerType,
         #[serde(flatten)]
         game: &'a GameView,
-        seats: Sides<SeatView>,
+        seats: ByColor<SeatView>,
         spectators: usize,
     }
     serde_json::to_string(&Out {
@@ -730,6 +695,20 @@ pub fn state_text(game: &GameView, seats: Sides<SeatView>, spectators: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seats_keep_their_wire_shape() {
+        // mill-core's ByColor carries the seats: the JSON is still PROTOCOL.md's
+        // `{"light": {...}, "dark": {...}}`, fields in that order.
+        let seats = ByColor::new_with(|c| SeatView {
+            taken: true,
+            online: c == Color::Dark,
+        });
+        assert_eq!(
+            serde_json::to_string(&seats).unwrap(),
+            r#"{"light":{"taken":true,"online":false},"dark":{"taken":true,"online":true}}"#
+        );
+    }
 
     #[test]
     fn reads_each_client_message() {

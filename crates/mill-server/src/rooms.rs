@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::extract::ws::Utf8Bytes;
-use mill_core::{Color, Rules};
+use mill_core::{ByColor, Color, Rules};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -33,7 +33,7 @@ use crate::error::ApiError;
 use crate::keys;
 use crate::pg::{Inserted, NewEvent, Pg};
 use crate::protocol::{
-    self, ClientMsg, CloseCode, Code, Command, ErrorCode, GameView, PROTOCOL, SeatView, ServerMsg, Sides,
+    self, ClientMsg, CloseCode, Code, Command, ErrorCode, GameView, PROTOCOL, SeatView, ServerMsg,
 };
 use crate::store::Store;
 use crate::table::{NoRecord, Refusal, RoundRecord, Table};
@@ -77,15 +77,15 @@ struct Conn {
 pub struct Room {
     id: String,
     /// Key hashes, including a join whose commit is still in flight.
-    keys: Sides<Option<[u8; 32]>>,
+    keys: ByColor<Option<[u8; 32]>>,
     /// Seats whose key is on disk (what the snapshot shows).
-    taken: Sides<bool>,
+    taken: ByColor<bool>,
     /// The table with every accepted command, committed or not.
     table: Table,
     /// The snapshot of the last committed command.
     committed: Arc<GameView>,
     /// The socket holding each seat.
-    holders: Sides<Option<ConnId>>,
+    holders: ByColor<Option<ConnId>>,
     conns: Vec<Conn>,
     /// Client ids already applied: the (round, version) after them and their order.
     /// Bounded, see [`Room::remember`].
@@ -102,9 +102,13 @@ pub struct Room {
     /// Where the next stored event goes: (round, seq).
     next: (u32, u32),
     /// PostgreSQL: seats held by a socket on another instance.
-    remote: Sides<bool>,
-    /// PostgreSQL: seats this instance has published as held here.
-    published: Sides<bool>,
+    remote: ByColor<bool>,
+    /// PostgreSQL: the socket this instance has published as holding each seat.
+    published: ByColor<Option<ConnId>>,
+    /// PostgreSQL: each seat's committed claim (see `Pg::presence`) and the socket it
+    /// was made for. Another live instance with a newer claim on the seat has a newer
+    /// socket on it, which replaces this instance's holder ([`Room::others_hold`]).
+    claims: ByColor<Option<(ConnId, i64)>>,
     /// PostgreSQL: one command or catch-up at a time per room on this instance (the
     /// database orders them between instances).
     gate: Arc<tokio::sync::Mutex<()>>,
@@ -151,6 +155,8 @@ pub struct PresenceJob {
     room: String,
     seat: &'static str,
     online: Option<bool>,
+    /// The socket that claims the seat (when `online` is `Some(true)`).
+    conn: Option<ConnId>,
     at: i64,
 }
 
@@ -167,17 +173,17 @@ impl Room {
         let committed = Arc::new(table.view(&id));
         Room {
             id,
-            keys: Sides {
+            keys: ByColor {
                 light: Some(light_key),
                 dark: None,
             },
-            taken: Sides {
+            taken: ByColor {
                 light: true,
                 dark: false,
             },
             table,
             committed,
-            holders: Sides::default(),
+            holders: ByColor::default(),
             conns: Vec::new(),
             done: HashMap::new(),
             applied: 0,
@@ -186,8 +192,9 @@ impl Room {
             idle_since: std::time::Instant::now(),
             evicted: false,
             next: (1, 0),
-            remote: Sides::default(),
-            published: Sides::default(),
+            remote: ByColor::default(),
+            published: ByColor::default(),
+            claims: ByColor::default(),
             gate: Arc::new(tokio::sync::Mutex::new(())),
             dirty: false,
             reading: false,
@@ -263,6 +270,46 @@ impl Room {
         Verdict::Go
     }
 
+    /// Gives `seat` to the socket `conn` (or to nobody); the socket that held it is
+    /// told it was replaced and closed with 4000.
+    fn replace_holder(&mut self, seat: Color, conn: Option<ConnId>) {
+        let old = std::mem::replace(self.holders.get_mut(seat), conn);
+        if let Some(old) = old.filter(|&old| Some(old) != conn) {
+            if let Some(pos) = self.conns.iter().position(|c| c.id == old) {
+                let old = self.conns.swap_remove(pos);
+                let _ = old.tx.try_send(Outgoing::msg(&ServerMsg::Replaced {
+                    message: "This seat was opened in another tab or device.".into(),
+                }));
+                let _ = old.tx.try_send(Outgoing::Close(CloseCode::Replaced, "replaced"));
+            }
+        }
+    }
+
+    /// PostgreSQL: the seats other live instances hold and their newest claims. A seat
+    /// claimed elsewhere after this instance's holder claimed it was opened again there:
+    /// the holder here is replaced, as a second tab on one instance replaces the first.
+    /// A holder whose claim has not committed yet is left alone; its commit brings
+    /// another look. Returns whether anything the sockets see changed.
+    fn others_hold(&mut self, remote: [bool; 2], claims: [Option<i64>; 2]) -> bool {
+        let mut changed = false;
+        for (i, c) in Color::ALL.into_iter().enumerate() {
+            let holder = *self.holders.get(c);
+            if let (Some(holder), Some((claimed_by, mine)), Some(theirs)) =
+                (holder, *self.claims.get(c), claims[i])
+            {
+                if holder == claimed_by && theirs > mine {
+                    self.replace_holder(c, None);
+                    changed = true;
+                }
+            }
+            if *self.remote.get(c) != remote[i] {
+                *self.remote.get_mut(c) = remote[i];
+                changed = true;
+            }
+        }
+        changed
+    }
+
     fn online(&self, c: Color) -> bool {
         self.holders.get(c).is_some() || *self.remote.get(c)
     }
@@ -326,8 +373,8 @@ impl Room {
         }
     }
 
-    fn seats(&self) -> Sides<SeatView> {
-        Sides::from_fn(|c| SeatView {
+    fn seats(&self) -> ByColor<SeatView> {
+        ByColor::new_with(|c| SeatView {
             taken: *self.taken.get(c),
             online: self.online(c),
         })
@@ -394,7 +441,7 @@ pub struct RoomInfo {
     round: u32,
     version: u32,
     over: bool,
-    seats: Sides<SeatView>,
+    seats: ByColor<SeatView>,
     spectators: usize,
 }
 
@@ -753,9 +800,30 @@ impl Rooms {
         tx: &mpsc::Sender<Outgoing>,
         kick: &CancellationToken,
     ) -> Result<(ConnId, Option<Color>), AttachError> {
-        self.with_room(id, |room, _| self.attach_to(room, key, tx, kick))
+        let (first, arc, dark_unknown) = self
+            .with_room(id, |room, arc| {
+                (self.attach_to(room, key, tx, kick), arc.clone(), !room.taken.dark)
+            })
             .await
-            .map_err(|m| m.refusal())?
+            .map_err(|m| m.refusal())?;
+        let Store::Postgres(pg) = &self.shared.store else {
+            return first;
+        };
+        match first {
+            // PostgreSQL: the key may be of a Dark seat just joined through another
+            // instance, whose news has not reached this one yet: read it, and look again.
+            Err(e) if e.close == CloseCode::BadKey && dark_unknown => {
+                let gate = lock(&arc).gate.clone();
+                {
+                    let _turn = gate.lock().await;
+                    self.read_news(pg, &arc).await;
+                }
+                self.with_room(id, |room, _| self.attach_to(room, key, tx, kick))
+                    .await
+                    .map_err(|m| m.refusal())?
+            }
+            other => other,
+        }
     }
 
     fn attach_to(
@@ -797,15 +865,9 @@ impl Rooms {
         }
         let conn = self.shared.next_conn.fetch_add(1, Ordering::Relaxed);
         if let Some(seat) = seat {
-            if let Some(old) = room.holders.get_mut(seat).replace(conn) {
-                if let Some(pos) = room.conns.iter().position(|c| c.id == old) {
-                    let old = room.conns.swap_remove(pos);
-                    let _ = old.tx.try_send(Outgoing::msg(&ServerMsg::Replaced {
-                        message: "This seat was opened in another tab or device.".into(),
-                    }));
-                    let _ = old.tx.try_send(Outgoing::Close(CloseCode::Replaced, "replaced"));
-                }
-            }
+            // On PostgreSQL, its claim (publish_presence below) replaces the seat's
+            // socket on the other instances too.
+            room.replace_holder(seat, Some(conn));
         }
         let _ = tx.try_send(Outgoing::msg(&ServerMsg::Welcome {
             protocol: PROTOCOL,
@@ -866,6 +928,7 @@ impl Rooms {
                         room: room.id.clone(),
                         seat: "light",
                         online: None,
+                        conn: None,
                         at,
                     });
                 }
@@ -1161,13 +1224,9 @@ impl Rooms {
                 changed = true;
             }
         }
-        let remote = Sides {
-            light: news.remote[0],
-            dark: news.remote[1],
-        };
-        if remote.light != room.remote.light || remote.dark != room.remote.dark {
-            room.remote = remote;
+        if room.others_hold(news.remote, news.claims) {
             changed = true;
+            self.publish_presence(&mut room);
         }
         if changed {
             room.broadcast_state();
@@ -1218,17 +1277,56 @@ impl Rooms {
             return;
         };
         for c in Color::ALL {
-            let held = room.holders.get(c).is_some();
-            if held != *room.published.get(c) {
-                *room.published.get_mut(c) = held;
+            let holder = *room.holders.get(c);
+            if holder != *room.published.get(c) {
+                *room.published.get_mut(c) = holder;
+                // A new socket claims the seat again, even if the last one held it too.
                 let _ = tx.send(PresenceJob {
                     room: room.id.clone(),
                     seat: seat_name(c),
-                    online: Some(held),
+                    online: Some(holder.is_some()),
+                    conn: holder,
                     at: self.now(),
                 });
             }
         }
+    }
+
+    /// PostgreSQL: this instance was taken for dead (a long stall) and its presence
+    /// rows went with it: publish every seat held here again, as new claims.
+    fn publish_all_again(&self) {
+        let arcs: Vec<Arc<Mutex<Room>>> = lock(&self.shared.map).values().cloned().collect();
+        tracing::warn!(
+            rooms = arcs.len(),
+            "taken for dead by the others; publishing presence again"
+        );
+        for arc in arcs {
+            let mut room = lock(&arc);
+            room.published = ByColor::default();
+            room.claims = ByColor::default();
+            self.publish_presence(&mut room);
+        }
+    }
+
+    /// PostgreSQL: a socket's claim on a seat committed. Compare it with the other
+    /// instances' claims now: one of them may have claimed the seat meanwhile.
+    fn claimed(&self, job: &PresenceJob, claim: i64) {
+        let (Some(arc), Some(conn)) = (self.get(&job.room), job.conn) else {
+            return;
+        };
+        {
+            let mut room = lock(&arc);
+            let seat = if job.seat == "light" {
+                Color::Light
+            } else {
+                Color::Dark
+            };
+            if *room.holders.get(seat) != Some(conn) {
+                return; // replaced meanwhile; that socket's claim follows
+            }
+            *room.claims.get_mut(seat) = Some((conn, claim));
+        }
+        self.announce(Some(&job.room));
     }
 
     /// The background work PostgreSQL needs: the LISTEN connection and its reader,
@@ -1250,26 +1348,30 @@ impl Rooms {
             }
         }));
         if let Some(mut jobs) = presence {
-            let pg = pg.clone();
+            let (pg, rooms) = (pg.clone(), self.clone());
             tasks.push(tokio::spawn(async move {
                 while let Some(job) = jobs.recv().await {
                     let result = match job.online {
                         Some(online) => pg.presence(&job.room, job.seat, online, job.at).await,
-                        None => pg.touch(&job.room, job.at).await,
+                        None => pg.touch(&job.room, job.at).await.map(|()| None),
                     };
-                    if let Err(e) = result {
-                        tracing::warn!(error = %e, "publishing presence failed");
+                    match result {
+                        Ok(Some(claim)) => rooms.claimed(&job, claim),
+                        Ok(None) => {}
+                        Err(e) => tracing::warn!(error = %e, "publishing presence failed"),
                     }
                 }
             }));
         }
-        let pg = pg.clone();
+        let (pg, rooms) = (pg.clone(), self.clone());
         tasks.push(tokio::spawn(async move {
             let mut every = tokio::time::interval(crate::pg::HEARTBEAT);
             loop {
                 every.tick().await;
-                if let Err(e) = pg.heartbeat().await {
-                    tracing::warn!(error = %e, "heartbeat failed");
+                match pg.heartbeat().await {
+                    Ok(true) => rooms.publish_all_again(),
+                    Ok(false) => {}
+                    Err(e) => tracing::warn!(error = %e, "heartbeat failed"),
                 }
             }
         }));

@@ -3,9 +3,9 @@
 //! start-up, so what was acknowledged is exactly what comes back. Rules are
 //! `mill-core`'s; this module only decides who may do what and when.
 
-use mill_core::{Action, Color, Game, PlayError, Position, Rules, Variant, view};
+use mill_core::{Action, ByColor, Color, Game, PlayError, Position, Rules, Variant, view};
 
-use crate::protocol::{Code, Command, Declined, ErrorCode, GameView, OfferKind, Offers, ResultView, Sides};
+use crate::protocol::{Code, Command, Declined, ErrorCode, GameView, OfferKind, Offers, ResultView};
 
 /// A refused command: a stable code and a sentence for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +46,7 @@ pub struct Table {
     takeback_offer: Option<Color>,
     /// Set by a decline, cleared by the next event.
     declined: Option<Declined>,
-    new_round: Sides<bool>,
+    new_round: ByColor<bool>,
     seq: u32,
     /// The rounds before the current one, oldest first (round `i + 1` at `i`); each
     /// ended with a result before the next began.
@@ -103,7 +103,7 @@ impl Table {
             draw_offer: None,
             takeback_offer: None,
             declined: None,
-            new_round: Sides::default(),
+            new_round: ByColor::default(),
             seq: 0,
             past: Vec::new(),
         }
@@ -305,7 +305,7 @@ impl Table {
                     self.past.push(finished);
                     self.draw_offer = None;
                     self.takeback_offer = None;
-                    self.new_round = Sides::default();
+                    self.new_round = ByColor::default();
                     self.seq = 0;
                     return Ok(Placed {
                         new_round: Some(self.round),
@@ -410,7 +410,7 @@ mod tests {
         assert_eq!(v.pending_removals, 1);
         assert_eq!(v.turn, Light);
         assert_eq!(v.closed_mills, [["a1", "a4", "a7"]]);
-        let text = crate::protocol::state_text(&v, Sides::default(), 0);
+        let text = crate::protocol::state_text(&v, ByColor::default(), 0);
         assert!(text.contains(r#""closed_mills":[["a1","a4","a7"]]"#), "{text}");
         let legal = v.game.legal.unwrap();
         assert_eq!(legal.removable, vec!["b2".to_string(), "b4".to_string()]);
@@ -447,7 +447,7 @@ mod tests {
         ] {
             act(&mut t, seat, a).unwrap();
         }
-        let text = crate::protocol::state_text(&t.view("r"), Sides::default(), 0);
+        let text = crate::protocol::state_text(&t.view("r"), ByColor::default(), 0);
         let state: serde_json::Value = serde_json::from_str(&text).unwrap();
         let core = serde_json::to_value(view::GameView::of(&t.game)).unwrap();
         for (field, value) in core.as_object().unwrap() {
@@ -456,7 +456,7 @@ mod tests {
         assert_eq!(state["last_turn_actions"], serde_json::json!(["g1"]));
         assert_eq!(state["last_action"], "g1", "kept for older pages");
         t.apply(Dark, &Command::Resign).unwrap();
-        let text = crate::protocol::state_text(&t.view("r"), Sides::default(), 0);
+        let text = crate::protocol::state_text(&t.view("r"), ByColor::default(), 0);
         let state: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(
             state["result"],
@@ -656,7 +656,7 @@ mod tests {
         t.apply(Light, &Command::DeclineDraw).unwrap();
         let declined = t.view("r").offers.declined.unwrap();
         assert_eq!((declined.offer, declined.by), (OfferKind::Draw, Light));
-        let text = crate::protocol::state_text(&t.view("r"), Sides::default(), 3);
+        let text = crate::protocol::state_text(&t.view("r"), ByColor::default(), 3);
         assert!(
             text.contains(r#""declined":{"offer":"draw","by":"light"}"#),
             "{text}"

@@ -6,18 +6,12 @@ mod common;
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Rng, http, legal_action};
-use futures_util::{SinkExt, StreamExt};
+use common::{Client, Rng, http, legal_action};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::net::TcpStream;
-use tokio::process::{Child, Command};
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio::process::Child;
 
 const ROOMS: usize = 4;
 const KILLS: usize = 4;
@@ -26,108 +20,39 @@ const KILLS: usize = 4;
 type Acked = Arc<Mutex<Vec<(String, u64, u64, String)>>>;
 
 async fn spawn_server(dir: &Path) -> (Child, SocketAddr) {
-    let db = match common::target(&dir.join("crash.db")).await {
-        mill_server::store::DbTarget::Sqlite(path) => path.display().to_string(),
-        mill_server::store::DbTarget::Postgres(url) => url,
-    };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mill-server"))
-        .args(["--addr", "127.0.0.1:0", "--rooms-per-minute", "0"])
-        .args(["--messages-per-second", "100000"])
-        .arg("--db")
-        .arg(db)
-        .arg("--static-dir")
-        .arg(dir)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start mill-server");
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(common::PATIENCE, lines.next_line())
-        .await
-        .expect("server starts")
-        .unwrap()
-        .expect("a line");
-    let url = line
-        .strip_prefix("Mill is running at http://")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
-    let addr = url.trim_end_matches('/').parse().unwrap();
-    (child, addr)
+    let db = common::db_arg(&dir.join("crash.db")).await;
+    common::spawn_server(dir, &db, &[]).await
 }
 
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
-
-/// A client that gives up quietly when the server dies.
-struct Seat {
-    ws: Ws,
-    last: Value,
+/// Reads until the state is at (round, version); `None` once the server is gone.
+async fn until_version(c: &mut Client, round: &Value, version: &Value) -> Option<()> {
+    while !(c.last["round"] == *round && c.last["version"] == *version) {
+        c.try_recv().await?;
+    }
+    Some(())
 }
 
-async fn next_json(ws: &mut Ws) -> Option<Value> {
+/// Sends a command and returns its ack, keeping states that pass by; `None` once the
+/// server is gone.
+async fn command(c: &mut Client, id: &str, kind: &str, action: Option<&str>) -> Option<Value> {
+    let msg = c.message(kind, id, action);
+    c.try_send(msg.clone()).await?;
     loop {
-        let msg = tokio::time::timeout(Duration::from_secs(5), ws.next())
-            .await
-            .ok()??
-            .ok()?;
-        match msg {
-            Message::Text(t) => return serde_json::from_str(&t).ok(),
-            Message::Close(_) => return None,
+        let v = c.try_recv().await?;
+        match v["type"].as_str() {
+            Some("ack") if v["id"] == id => return Some(v),
+            Some("error") => panic!("refused {msg}: {v}"),
             _ => {}
-        }
-    }
-}
-
-impl Seat {
-    async fn open(addr: SocketAddr, room: &str, key: &str) -> Option<Seat> {
-        let url = format!("ws://{addr}/api/rooms/{room}/ws");
-        let (mut ws, _) = tokio_tungstenite::connect_async(url).await.ok()?;
-        let hello = json!({"type": "hello", "protocol": 1, "key": key});
-        ws.send(Message::Text(hello.to_string().into())).await.ok()?;
-        let welcome = next_json(&mut ws).await?;
-        assert_eq!(welcome["type"], "welcome", "{welcome}");
-        let last = next_json(&mut ws).await?;
-        Some(Seat { ws, last })
-    }
-
-    async fn until_version(&mut self, round: &Value, version: &Value) -> Option<()> {
-        while !(self.last["round"] == *round && self.last["version"] == *version) {
-            let v = next_json(&mut self.ws).await?;
-            if v["type"] == "state" {
-                self.last = v;
-            }
-        }
-        Some(())
-    }
-
-    /// Sends a command and returns its ack, keeping states that pass by.
-    async fn command(&mut self, id: &str, kind: &str, action: Option<&str>) -> Option<Value> {
-        let mut msg = json!({
-            "type": kind, "id": id,
-            "round": self.last["round"], "version": self.last["version"],
-        });
-        if let Some(a) = action {
-            msg["action"] = json!(a);
-        }
-        self.ws.send(Message::Text(msg.to_string().into())).await.ok()?;
-        loop {
-            let v = next_json(&mut self.ws).await?;
-            match v["type"].as_str() {
-                Some("ack") if v["id"] == id => return Some(v),
-                Some("state") => self.last = v,
-                Some("error") => panic!("refused {msg}: {v}"),
-                _ => {}
-            }
         }
     }
 }
 
 /// Plays random legal actions in one room until the server goes away.
 async fn play(addr: SocketAddr, room: String, keys: [String; 2], seed: u64, acked: Acked) {
-    let Some(light) = Seat::open(addr, &room, &keys[0]).await else {
+    let Some(light) = Client::try_hello(addr, &room, Some(&keys[0])).await else {
         return;
     };
-    let Some(dark) = Seat::open(addr, &room, &keys[1]).await else {
+    let Some(dark) = Client::try_hello(addr, &room, Some(&keys[1])).await else {
         return;
     };
     let mut seats = [light, dark];
@@ -137,11 +62,8 @@ async fn play(addr: SocketAddr, room: String, keys: [String; 2], seed: u64, acke
         // both must see each other online before play is allowed
         for s in seats.iter_mut() {
             while !(s.last["seats"]["light"]["online"] == true && s.last["seats"]["dark"]["online"] == true) {
-                let Some(v) = next_json(&mut s.ws).await else {
+                if s.try_recv().await.is_none() {
                     return;
-                };
-                if v["type"] == "state" {
-                    s.last = v;
                 }
             }
         }
@@ -150,16 +72,14 @@ async fn play(addr: SocketAddr, room: String, keys: [String; 2], seed: u64, acke
         let state = seats[0].last.clone();
         if !state["result"].is_null() {
             for s in seats.iter_mut() {
-                if s.command(&format!("{id}-{}", s.last["version"]), "new-round", None)
-                    .await
-                    .is_none()
-                {
+                let id = format!("{id}-{}", s.last["version"]);
+                if command(s, &id, "new-round", None).await.is_none() {
                     return;
                 }
             }
             let round = json!(state["round"].as_u64().unwrap() + 1);
             for s in seats.iter_mut() {
-                if s.until_version(&round, &json!(0)).await.is_none() {
+                if until_version(s, &round, &json!(0)).await.is_none() {
                     return;
                 }
             }
@@ -167,7 +87,7 @@ async fn play(addr: SocketAddr, room: String, keys: [String; 2], seed: u64, acke
         }
         let mover = usize::from(state["turn"] == "dark");
         let action = legal_action(&state, |k| rng.below(k)).expect("a legal action");
-        let Some(ack) = seats[mover].command(&id, "action", Some(&action)).await else {
+        let Some(ack) = command(&mut seats[mover], &id, "action", Some(&action)).await else {
             return;
         };
         acked.lock().unwrap().push((
@@ -177,7 +97,7 @@ async fn play(addr: SocketAddr, room: String, keys: [String; 2], seed: u64, acke
             action,
         ));
         for s in seats.iter_mut() {
-            if s.until_version(&ack["round"], &ack["version"]).await.is_none() {
+            if until_version(s, &ack["round"], &ack["version"]).await.is_none() {
                 return;
             }
         }
@@ -227,8 +147,7 @@ async fn sigkill_loses_no_acknowledged_action() {
             .collect();
         let before = acked.lock().unwrap().len();
         tokio::time::sleep(Duration::from_millis(300 + rng.below(500) as u64)).await;
-        child.start_kill().unwrap(); // SIGKILL
-        child.wait().await.unwrap();
+        common::sigkill(&mut child).await;
         for p in players {
             p.await.expect("a player ends quietly when the server dies");
         }
@@ -242,8 +161,7 @@ async fn sigkill_loses_no_acknowledged_action() {
         let (status, info) = http(addr, "GET", &format!("/api/rooms/{room}")).await;
         assert_eq!(status, 200, "{info}");
     }
-    child.start_kill().unwrap();
-    child.wait().await.unwrap();
+    common::sigkill(&mut child).await;
 
     let acked = acked.lock().unwrap().clone();
     assert!(acked.len() >= KILLS, "the clients got to play ({})", acked.len());

@@ -8,113 +8,63 @@ mod common;
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::process::Stdio;
 
-use common::{Rng, http, legal_action};
-use futures_util::{SinkExt, StreamExt};
+use common::{Client, Rng, http, legal_action, sigkill};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
-
-type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 async fn spawn(dir: &Path, url: &str) -> (Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mill-server"))
-        .args(["--addr", "127.0.0.1:0", "--rooms-per-minute", "0"])
-        .args(["--messages-per-second", "100000", "--max-conns-per-ip", "0"])
-        .args(["--db", url])
-        .arg("--static-dir")
-        .arg(dir)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start mill-server");
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(common::PATIENCE, lines.next_line())
-        .await
-        .expect("server starts")
-        .unwrap()
-        .expect("a line");
-    let url = line
-        .strip_prefix("Mill is running at http://")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
-    (child, url.trim_end_matches('/').parse().unwrap())
+    common::spawn_server(dir, url, &[]).await
 }
 
-struct Seat {
-    ws: Ws,
-    last: Value,
-}
-
-async fn next(ws: &mut Ws) -> Value {
+/// The answer to command `id`, or `None` if the socket is replaced (by a socket of the
+/// same seat on another instance) before it comes; the socket is then closed with 4000.
+async fn answer_unless_replaced(c: &mut Client, id: &str) -> Option<Value> {
     loop {
-        let msg = tokio::time::timeout(common::PATIENCE, ws.next())
-            .await
-            .expect("a message in time")
-            .expect("socket open")
-            .expect("socket ok");
-        match msg {
-            Message::Text(t) => return serde_json::from_str(&t).unwrap(),
-            Message::Close(f) => panic!("closed: {f:?}"),
+        let v = c.recv().await;
+        match v["type"].as_str() {
+            Some("ack" | "error") if v["id"] == id => return Some(v),
+            Some("replaced") => {
+                let (_, code) = c.until_closed().await;
+                assert_eq!(code, Some(4000));
+                return None;
+            }
             _ => {}
         }
     }
 }
 
-impl Seat {
-    async fn open(addr: SocketAddr, room: &str, key: &str) -> Seat {
-        let (mut ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/api/rooms/{room}/ws"))
-            .await
-            .unwrap();
-        let hello = json!({"type": "hello", "protocol": 1, "key": key});
-        ws.send(Message::Text(hello.to_string().into())).await.unwrap();
-        assert_eq!(next(&mut ws).await["type"], "welcome");
-        let last = next(&mut ws).await;
-        Seat { ws, last }
-    }
-
-    async fn send(&mut self, msg: Value) {
-        self.ws.send(Message::Text(msg.to_string().into())).await.unwrap();
-    }
-
-    /// Reads until a state satisfies `f`.
-    async fn until(&mut self, f: impl Fn(&Value) -> bool) {
-        while !f(&self.last) {
-            let v = next(&mut self.ws).await;
-            if v["type"] == "state" {
-                self.last = v;
-            }
-        }
-    }
-
-    /// The answer to command `id` (ack or error), keeping the states that pass by.
-    async fn answer(&mut self, id: &str) -> Value {
-        loop {
-            let v = next(&mut self.ws).await;
-            match v["type"].as_str() {
-                Some("state") => self.last = v,
-                Some("ack" | "error") if v["id"] == id => return v,
-                _ => {}
-            }
-        }
-    }
-}
-
-fn command(kind: &str, id: &str, state: &Value, action: Option<&str>) -> Value {
-    let mut msg = json!({"type": kind, "id": id, "round": state["round"], "version": state["version"]});
-    if let Some(a) = action {
-        msg["action"] = json!(a);
-    }
-    msg
-}
-
 async fn count(db: &Path, sql: &str, params: &[&str]) -> i64 {
     common::sql(db, sql, params).await
+}
+
+/// Two instances on one fresh PostgreSQL database named after `name`, in `dir`.
+async fn two_instances(
+    dir: &Path,
+    name: &str,
+) -> (std::path::PathBuf, (Child, SocketAddr), (Child, SocketAddr)) {
+    std::fs::write(dir.join("index.html"), "<!doctype html><title>Mill</title>").unwrap();
+    let db = dir.join(name);
+    let mill_server::store::DbTarget::Postgres(url) = common::target(&db).await else {
+        unreachable!("only called under MILL_TEST_PG_URL")
+    };
+    let a = spawn(dir, &url).await;
+    let b = spawn(dir, &url).await;
+    (db, a, b)
+}
+
+/// A room created on `a` and joined on `b`: (room, [light key, dark key]).
+async fn room_across(a: SocketAddr, b: SocketAddr) -> (String, [String; 2]) {
+    let (status, created) = http(a, "POST", "/api/rooms").await;
+    assert_eq!(status, 201, "{created}");
+    let room = created["room"].as_str().unwrap().to_string();
+    let (status, joined) = http(b, "POST", &format!("/api/rooms/{room}/join")).await;
+    assert_eq!(status, 200, "{joined}");
+    let keys = [
+        created["key"].as_str().unwrap().to_string(),
+        joined["key"].as_str().unwrap().to_string(),
+    ];
+    (room, keys)
 }
 
 #[tokio::test]
@@ -124,62 +74,72 @@ async fn seats_on_two_instances_play_through_a_sigkill_and_nothing_is_applied_tw
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("index.html"),
-        "<!doctype html><title>Mill</title>",
-    )
-    .unwrap();
-    let db = dir.path().join("two.db");
-    let mill_server::store::DbTarget::Postgres(url) = common::target(&db).await else {
-        unreachable!()
-    };
-    let (mut a, a_addr) = spawn(dir.path(), &url).await;
-    let (mut b, b_addr) = spawn(dir.path(), &url).await;
+    let (db, (mut a, a_addr), (mut b, b_addr)) = two_instances(dir.path(), "two.db").await;
 
     // Created on A, joined on B; Light plays through A, Dark through B.
-    let (status, created) = http(a_addr, "POST", "/api/rooms").await;
-    assert_eq!(status, 201, "{created}");
-    let room = created["room"].as_str().unwrap().to_string();
-    let (status, joined) = http(b_addr, "POST", &format!("/api/rooms/{room}/join")).await;
-    assert_eq!(status, 200, "{joined}");
+    let (room, keys) = room_across(a_addr, b_addr).await;
     let (status, again) = http(a_addr, "POST", &format!("/api/rooms/{room}/join")).await;
     assert_eq!(
         (status, again["code"].clone()),
         (409, json!("room-full")),
         "one Dark seat"
     );
-    let keys = [
-        created["key"].as_str().unwrap().to_string(),
-        joined["key"].as_str().unwrap().to_string(),
-    ];
-    let mut light = Seat::open(a_addr, &room, &keys[0]).await;
-    let mut dark = Seat::open(b_addr, &room, &keys[1]).await;
+    let mut light = Client::hello(a_addr, &room, Some(&keys[0])).await;
+    let mut dark = Client::hello(b_addr, &room, Some(&keys[1])).await;
     // presence crosses instances
-    light.until(|s| s["seats"]["dark"]["online"] == true).await;
-    dark.until(|s| s["seats"]["light"]["online"] == true).await;
+    light.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+    dark.state_where(|s| s["seats"]["light"]["online"] == true).await;
 
-    // A race: Light's seat on both instances sends a different first action at once.
-    let mut light_b = Seat::open(b_addr, &room, &keys[0]).await;
-    let start = light.last.clone();
-    light.send(command("action", "race-a", &start, Some("a1"))).await;
+    // A race for the first place of the round: Light's seat opened on B too sends a
+    // different first action at the moment A's sends its own. The database keeps one;
+    // and B's socket, the newer, replaces A's, which may hear that before its answer.
+    let mut light_b = Client::hello(b_addr, &room, Some(&keys[0])).await;
+    light.send(light.message("action", "race-a", Some("a1"))).await;
     light_b
-        .send(command("action", "race-b", &start, Some("d7")))
+        .send(light_b.message("action", "race-b", Some("d7")))
         .await;
-    let (ra, rb) = (light.answer("race-a").await, light_b.answer("race-b").await);
-    let acks = [&ra, &rb].iter().filter(|v| v["type"] == "ack").count();
-    assert_eq!(acks, 1, "the database keeps exactly one: {ra} {rb}");
-    let loser = if ra["type"] == "ack" { &rb } else { &ra };
-    assert_eq!(loser["code"], "stale", "{loser}");
-    drop(light_b);
+    let rb = light_b.answer("race-b").await;
+    let ra = answer_unless_replaced(&mut light, "race-a").await;
+    let winner: Vec<(String, String)> = ["race-a", "race-b"]
+        .into_iter()
+        .zip(["a1", "d7"])
+        .filter(|(id, _)| {
+            [&Some(rb.clone()), &ra]
+                .iter()
+                .any(|v| v.as_ref().is_some_and(|v| v["id"] == *id && v["type"] == "ack"))
+        })
+        .map(|(id, a)| (id.to_string(), a.to_string()))
+        .collect();
+    assert!(winner.len() <= 1, "never both: {rb} {ra:?}");
+    for answer in [Some(&rb), ra.as_ref()].into_iter().flatten() {
+        assert!(answer["type"] == "ack" || answer["code"] == "stale", "{answer}");
+    }
+    let stored = count(
+        &db,
+        "SELECT count(*) FROM events WHERE room_id = $1 AND client_id IN ('race-a', 'race-b')",
+        &[&room],
+    )
+    .await;
+    assert_eq!(stored, 1, "the database keeps exactly one: {rb} {ra:?}");
+    let (winner, action) =
+        if count(&db, "SELECT count(*) FROM events WHERE client_id = 'race-a'", &[]).await == 1 {
+            ("race-a", "a1")
+        } else {
+            ("race-b", "d7")
+        };
     let mut acked: Vec<(String, u64, Option<String>)> = Vec::new(); // (id, version after, action)
-    let winner = if ra["type"] == "ack" {
-        ("race-a", "a1")
-    } else {
-        ("race-b", "d7")
-    };
-    acked.push((winner.0.into(), 1, Some(winner.1.into())));
-    light.until(|s| s["version"] == 1).await;
-    dark.until(|s| s["version"] == 1).await;
+    acked.push((winner.into(), 1, Some(action.into())));
+    if ra.is_some() {
+        let (_, code) = light.until_closed().await;
+        assert_eq!(code, Some(4000), "B's socket took the seat");
+    }
+    // Light comes back on A, which replaces its socket on B in turn.
+    let mut light = Client::hello(a_addr, &room, Some(&keys[0])).await;
+    let (seen, code) = light_b.until_closed().await;
+    assert_eq!(code, Some(4000), "{seen:?}");
+    assert!(seen.iter().any(|v| v["type"] == "replaced"), "{seen:?}");
+    light.state_where(|s| s["version"] == 1).await;
+    dark.state_where(|s| s["version"] == 1).await;
 
     let mut rng = Rng::new(7);
     let mut seats = [light, dark];
@@ -195,28 +155,25 @@ async fn seats_on_two_instances_play_through_a_sigkill_and_nothing_is_applied_tw
         if n == 60 {
             // Enough: Light resigns, which ends the round.
             let id = format!("resign-{n}");
-            seats[0]
-                .send(command("resign", &id, &seats[0].last.clone(), None))
-                .await;
+            seats[0].send(seats[0].message("resign", &id, None)).await;
             let ack = seats[0].answer(&id).await;
             assert_eq!(ack["type"], "ack", "{ack}");
             acked.push((id, ack["version"].as_u64().unwrap(), None));
             for seat in seats.iter_mut() {
-                seat.until(|s| !s["result"].is_null()).await;
+                seat.state_where(|s| !s["result"].is_null()).await;
             }
             break;
         }
         let action = legal_action(&state, |k| rng.below(k)).expect("a legal action");
         let id = format!("c{n}");
-        let msg = command("action", &id, &state, Some(&action));
+        let msg = seats[mover].message("action", &id, Some(&action));
         seats[mover].send(msg.clone()).await;
         if n == 20 && !killed {
             // SIGKILL A with Light's command maybe in flight; Light reconnects to B and
             // retries it with the same id: stored once, acknowledged.
             killed = true;
-            a.start_kill().unwrap();
-            a.wait().await.unwrap();
-            seats[0] = Seat::open(b_addr, &room, &keys[0]).await;
+            sigkill(&mut a).await;
+            seats[0] = Client::hello(b_addr, &room, Some(&keys[0])).await;
             if mover == 0 {
                 let fresh = seats[0].last.clone();
                 // the same command again, on the version it was made on
@@ -236,15 +193,14 @@ async fn seats_on_two_instances_play_through_a_sigkill_and_nothing_is_applied_tw
         }
         let v = state["version"].as_u64().unwrap() + 1;
         for seat in seats.iter_mut() {
-            seat.until(|s| s["version"] == v).await;
+            seat.state_where(|s| s["version"] == v).await;
         }
     }
     assert!(killed, "the game lasted past the kill");
     let result = seats[0].last["result"].clone();
     assert!(!result.is_null());
     assert_eq!(seats[1].last["result"], result, "both see the same end");
-    b.start_kill().unwrap();
-    b.wait().await.unwrap();
+    sigkill(&mut b).await;
 
     // Every acknowledged command is stored, in its place, exactly once, and nothing else.
     let stored = count(&db, "SELECT count(*) FROM events WHERE room_id = $1", &[&room]).await;
@@ -271,6 +227,150 @@ async fn seats_on_two_instances_play_through_a_sigkill_and_nothing_is_applied_tw
     }
 }
 
+/// Polls `sql` (a count) until it is `want`; a guard against a hang, not a timing test.
+async fn eventually(db: &Path, sql: &str, params: &[&str], want: i64) {
+    let deadline = tokio::time::Instant::now() + common::PATIENCE;
+    loop {
+        let n = count(db, sql, params).await;
+        if n == want {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{sql}: {n}, not {want}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_seat_opened_on_another_instance_replaces_its_socket_and_stays_online_once() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (db, (mut a, a_addr), (mut b, b_addr)) = two_instances(dir.path(), "replace.db").await;
+    let (room, keys) = room_across(a_addr, b_addr).await;
+    let mut light = Client::hello(a_addr, &room, Some(&keys[0])).await;
+    let mut dark = Client::hello(b_addr, &room, Some(&keys[1])).await;
+    light.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+    dark.state_where(|s| s["seats"]["light"]["online"] == true).await;
+    let light_rows = "SELECT count(*) FROM presence WHERE room_id = $1 AND seat = 'light'";
+
+    // Light's seat opened on B (a phone after a laptop): A's socket is told and closed
+    // with 4000, as a second tab on one instance would be.
+    let mut newer = Client::hello(b_addr, &room, Some(&keys[0])).await;
+    assert_eq!(newer.seat, "light");
+    let (seen, code) = light.until_closed().await;
+    assert_eq!(code, Some(4000), "{seen:?}");
+    assert!(seen.iter().any(|v| v["type"] == "replaced"), "{seen:?}");
+    // One socket holds the seat: one presence row, and nobody sees it twice or away.
+    eventually(&db, light_rows, &[&room], 1).await;
+    for addr in [a_addr, b_addr] {
+        let (_, info) = http(addr, "GET", &format!("/api/rooms/{room}")).await;
+        assert_eq!(info["seats"]["light"]["online"], true, "{addr}: {info}");
+        assert_eq!(info["spectators"], 0, "{addr}: {info}");
+    }
+    // The seat plays through its new socket, and Dark never saw Light go away.
+    let ack = newer.play("d6").await;
+    assert_eq!(ack["version"], 1);
+    let state = dark.state_where(|s| s["version"] == 1).await;
+    assert_eq!(state["seats"]["light"]["online"], true, "{state}");
+    let mut watcher = Client::hello(a_addr, &room, None).await;
+    assert_eq!(watcher.last["seats"]["light"]["online"], true, "{}", watcher.last);
+    assert_eq!(watcher.last["spectators"], 1, "{}", watcher.last);
+
+    // And back: the seat opened on A again replaces B's socket; A's sockets see the
+    // seat online throughout.
+    let mut again = Client::hello(a_addr, &room, Some(&keys[0])).await;
+    let (seen, code) = newer.until_closed().await;
+    assert_eq!(code, Some(4000), "{seen:?}");
+    eventually(&db, light_rows, &[&room], 1).await;
+    dark.play("a1").await;
+    for c in [&mut again, &mut watcher] {
+        let state = c.state_where(|s| s["version"] == 2).await;
+        assert_eq!(state["seats"]["light"]["online"], true, "{state}");
+        assert_eq!(state["spectators"], 1, "{state}");
+    }
+    assert!(
+        [&again, &watcher, &dark]
+            .iter()
+            .all(|c| c.last["seats"]["light"]["online"] == true),
+        "the replaced socket's close took nobody offline"
+    );
+
+    // Two sockets on one instance still replace each other, and the other instance
+    // keeps seeing one Light online.
+    let third = Client::hello(a_addr, &room, Some(&keys[0])).await;
+    let (_, code) = again.until_closed().await;
+    assert_eq!(code, Some(4000));
+    eventually(&db, light_rows, &[&room], 1).await;
+    let (_, info) = http(b_addr, "GET", &format!("/api/rooms/{room}")).await;
+    assert_eq!(info["seats"]["light"]["online"], true, "{info}");
+    // Light's last socket leaves: now it is offline everywhere.
+    third.close().await;
+    eventually(&db, light_rows, &[&room], 0).await;
+    dark.state_where(|s| s["seats"]["light"]["online"] == false).await;
+    sigkill(&mut a).await;
+    sigkill(&mut b).await;
+}
+
+#[tokio::test]
+async fn a_seat_joined_on_one_instance_is_known_at_once_on_the_other() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (_db, (mut a, a_addr), (mut b, b_addr)) = two_instances(dir.path(), "join.db").await;
+    for _ in 0..5 {
+        // A holds the room in memory (it was created there) when the friend joins
+        // through B and says hello through A straight away, before A may have heard of
+        // the join: A looks in the database rather than call the key wrong.
+        let (room, keys) = room_across(a_addr, b_addr).await;
+        let dark = Client::hello(a_addr, &room, Some(&keys[1])).await;
+        assert_eq!(dark.seat, "dark");
+        let mut light = Client::hello(a_addr, &room, Some(&keys[0])).await;
+        light.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+    }
+    sigkill(&mut a).await;
+    sigkill(&mut b).await;
+}
+
+#[tokio::test]
+async fn an_instance_taken_for_dead_publishes_its_seats_again() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (db, (mut a, a_addr), (mut b, b_addr)) = two_instances(dir.path(), "stall.db").await;
+    let (room, keys) = room_across(a_addr, b_addr).await;
+    let _light = Client::hello(a_addr, &room, Some(&keys[0])).await;
+    let mut dark = Client::hello(b_addr, &room, Some(&keys[1])).await;
+    dark.state_where(|s| s["seats"]["light"]["online"] == true).await;
+    // What the others do to an instance whose heartbeat stopped for 30 s (a long
+    // stall): its row goes, and its presence with it.
+    let gone = count(
+        &db,
+        "DELETE FROM instances WHERE id IN
+           (SELECT instance_id FROM presence WHERE room_id = $1 AND seat = 'light')",
+        &[&room],
+    )
+    .await;
+    assert_eq!(gone, 1);
+    dark.state_where(|s| s["seats"]["light"]["online"] == false).await;
+    // A's next heartbeat finds itself gone, comes back and publishes its seats again.
+    dark.state_where(|s| s["seats"]["light"]["online"] == true).await;
+    eventually(
+        &db,
+        "SELECT count(*) FROM presence WHERE room_id = $1 AND seat = 'light'",
+        &[&room],
+        1,
+    )
+    .await;
+    sigkill(&mut a).await;
+    sigkill(&mut b).await;
+}
+
 #[tokio::test]
 async fn mill_load_spreads_each_room_over_two_instances() {
     if !common::on_postgres() {
@@ -278,12 +378,7 @@ async fn mill_load_spreads_each_room_over_two_instances() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("load.db");
-    let mill_server::store::DbTarget::Postgres(url) = common::target(&db).await else {
-        unreachable!()
-    };
-    let (mut a, a_addr) = spawn(dir.path(), &url).await;
-    let (mut b, b_addr) = spawn(dir.path(), &url).await;
+    let (db, (mut a, a_addr), (mut b, b_addr)) = two_instances(dir.path(), "load.db").await;
     let out = Command::new(env!("CARGO_BIN_EXE_mill-load"))
         .args(["--addr", &a_addr.to_string(), "--addr", &b_addr.to_string()])
         .args(["--rooms", "4", "--seconds", "2", "--think-ms", "20"])
@@ -298,16 +393,10 @@ async fn mill_load_spreads_each_room_over_two_instances() {
     );
     assert!(text.contains("set up 4 rooms (8 sockets)"), "{text}");
     assert!(text.contains("| errors 0 | sockets dropped 0"), "{text}");
-    let actions: i64 = text
-        .split(" actions in ")
-        .next()
-        .and_then(|head| head.rsplit(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("an action count in {text}"));
+    let actions = common::measured_actions(&text);
     assert!(actions > 0, "{text}");
-    a.start_kill().unwrap();
-    b.start_kill().unwrap();
-    let _ = (a.wait().await, b.wait().await);
+    sigkill(&mut a).await;
+    sigkill(&mut b).await;
     // Every measured action crossed instances and is stored (set-up and the last,
     // unmeasured actions come on top).
     let stored = common::sql(&db, "SELECT count(*) FROM events WHERE kind = 'action'", &[]).await;

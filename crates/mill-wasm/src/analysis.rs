@@ -133,18 +133,7 @@ mod tests {
 
     use super::*;
     use crate::WasmGame;
-
-    fn json(text: &str) -> Value {
-        serde_json::from_str(text).unwrap()
-    }
-
-    fn record(actions: &[&str]) -> String {
-        let mut g = WasmGame::new();
-        for a in actions {
-            assert_eq!(json(&g.play(a))["ok"], true, "{a}");
-        }
-        g.export_record()
-    }
+    use crate::test_support::{json, record};
 
     fn judge(actions: &[&str], depth: u32) -> Value {
         json(&analyse_record(

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use mill_core::view::GameView;
-use mill_core::{Action, Bitboard, Game, Position, Topology, Variant};
+use mill_core::{Action, Bitboard, Color, DrawReason, Game, Outcome, Position, Topology, Variant, WinReason};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
@@ -111,19 +111,39 @@ impl WasmGame {
     }
 
     /// The game as JSON: `{"start": "<position string>", "actions": ["d6", "a1-a4", "xd2", …]}`.
-    /// Actions rather than turns, so a turn waiting for its removal survives a reload.
+    /// Actions rather than turns, so a turn waiting for its removal survives a reload. A
+    /// game ended by a resignation or an agreed draw, which the board cannot show, also
+    /// has `"result": {"winner": "light" | "dark" | null, "reason": …}`.
     pub fn export_record(&self) -> String {
         let topology = self.game.position().topology();
+        // Only these two are declared rather than read off the board.
+        let declared = self.game.outcome().filter(|o| {
+            matches!(
+                o,
+                Outcome::Win {
+                    reason: WinReason::Resignation,
+                    ..
+                } | Outcome::Draw {
+                    reason: DrawReason::Agreement
+                }
+            )
+        });
         let record = Record {
             start: self.game.start().to_string(),
             actions: self.game.actions().iter().map(|a| a.to_text(topology)).collect(),
+            result: declared.map(|o| ResultJson {
+                winner: o.winner(),
+                reason: o.reason_name().to_string(),
+            }),
         };
         to_json(&record)
     }
 
-    /// Replaces the game with one replayed from [`WasmGame::export_record`]'s JSON.
-    /// Every action is checked; on any error (code `bad-record`, naming the action) the
-    /// game is unchanged.
+    /// Replaces the game with one replayed from [`WasmGame::export_record`]'s JSON, or
+    /// from a round record of the server's (the same `start`, `actions` and `result`).
+    /// Every action is checked, and the result must be the board's or a resignation or
+    /// agreed draw the board has not overtaken; on any error (code `bad-record`, naming
+    /// the action or the result) the game is unchanged.
     pub fn import_record(&mut self, json: &str) -> String {
         reply(self.replay(json).map(|game| self.game = game))
     }
@@ -146,6 +166,9 @@ impl WasmGame {
                 .map_err(|e| Failure::new("bad-record", format!("Action {} ({text:?}): {e}", i + 1)))?;
             game.play_action(action)
                 .map_err(|e| Failure::new("bad-record", format!("Action {} ({text:?}): {e}", i + 1)))?;
+        }
+        if let Some(result) = &record.result {
+            declare(&mut game, result)?;
         }
         Ok(game)
     }
@@ -203,11 +226,44 @@ fn names(t: &Topology, points: Bitboard) -> Vec<&'static str> {
     points.iter().map(|p| t.name(p)).collect()
 }
 
-/// A saved game: the start position and every action since.
+/// A saved game: the start position and every action since, and the result when the
+/// board does not show it (a resignation or an agreed draw).
 #[derive(Debug, Serialize, Deserialize)]
 struct Record {
     start: String,
     actions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    result: Option<ResultJson>,
+}
+
+/// A result as the server's `result` field and round records write it (docs/PROTOCOL.md).
+#[derive(Debug, Serialize, Deserialize)]
+struct ResultJson {
+    winner: Option<Color>,
+    reason: String,
+}
+
+/// Ends `game` as `result` says: a resignation or agreed draw is declared; any other
+/// result must be the one the board already has.
+fn declare(game: &mut Game, result: &ResultJson) -> Result<(), Failure> {
+    let bad = |why: String| Failure::new("bad-record", format!("The result: {why}"));
+    if let Some(outcome) = game.outcome() {
+        return if outcome.winner() == result.winner && outcome.reason_name() == result.reason {
+            Ok(())
+        } else {
+            Err(bad(format!("the game ended {outcome}, not as it says")))
+        };
+    }
+    match (result.reason.as_str(), result.winner) {
+        ("resignation", Some(winner)) => game.resign(!winner),
+        ("agreement", None) => game.agree_draw(),
+        (reason, _) => {
+            return Err(bad(format!(
+                "{reason:?} is not how this game ended: it is not over on the board"
+            )));
+        }
+    }
+    .map_err(|e| bad(e.to_string()))
 }
 
 /// An error for the page: a stable code and a sentence.
@@ -248,5 +304,7 @@ fn to_json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("snapshot types serialize to JSON")
 }
 
+#[cfg(test)]
+mod test_support;
 #[cfg(test)]
 mod tests;

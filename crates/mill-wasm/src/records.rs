@@ -2,22 +2,27 @@
 //! positions as MFEN, through `mill-core`'s `record` and `mfen` modules. Every method
 //! answers JSON and changes nothing on error, like the rest of [`WasmGame`].
 
-use mill_core::{Game, Header, Mfen, Position, Record, RecordError};
+use mill_core::{Game, Header, Mfen, Position, Record, RecordError, Rules, Variant};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 use crate::{WasmGame, to_json};
 
-/// The header fields the page fills in (all optional).
+/// The header fields the page fills in (all optional). `tags` are further tags in their
+/// order, as `[name, value]` pairs (online: `Room`, `Round`).
 #[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(default)]
 struct HeaderJson {
     date: Option<String>,
     light: Option<String>,
     dark: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tags: Vec<(String, String)>,
 }
 
-/// An error with what the page needs to point at it: the turn or line at fault.
+/// An error with what the page needs to point at it: the turn or line at fault; for
+/// MFEN refused under the rules tried, the variants (with their usual rules) it does
+/// read under, since MFEN does not say its rules and the page must not guess them.
 #[derive(Debug, Serialize)]
 struct RecordFailure {
     code: &'static str,
@@ -26,6 +31,8 @@ struct RecordFailure {
     turn: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fits: Vec<String>,
 }
 
 /// `{"ok":true, …value's fields}` or `{"ok":false,"error":…}`.
@@ -48,6 +55,7 @@ fn failure(code: &'static str, message: String) -> RecordFailure {
         message,
         turn: None,
         line: None,
+        fits: Vec::new(),
     }
 }
 
@@ -63,6 +71,7 @@ impl From<RecordError> for RecordFailure {
             message: e.to_string(),
             turn,
             line,
+            fits: Vec::new(),
         }
     }
 }
@@ -90,6 +99,25 @@ fn mfen_failure(e: mill_core::MfenError) -> RecordFailure {
     failure(e.code(), format!("Not a valid MFEN position: {e}"))
 }
 
+/// MFEN `text` refused under `rules`: the error, with the variants it does read under.
+fn mfen_refusal(text: &str, rules: &'static Rules, e: mill_core::MfenError) -> RecordFailure {
+    let mut refusal = failure(e.code(), format!("Not a valid MFEN position under {rules}: {e}"));
+    refusal.fits = Mfen::readable_under(text, Variant::ALL.map(Variant::rules))
+        .into_iter()
+        .filter(|&other| other != rules)
+        .map(|other| other.to_string())
+        .collect();
+    refusal
+}
+
+/// The rules named by `rules` (a rule-set name such as `twelve+per-mill`), else `or`.
+fn rules_or(rules: Option<String>, or: &'static Rules) -> Result<&'static Rules, RecordFailure> {
+    match rules.as_deref().map(str::trim) {
+        None | Some("") => Ok(or),
+        Some(name) => Rules::parse(name).map_err(|e| failure("bad-rules", e.to_string())),
+    }
+}
+
 #[wasm_bindgen]
 impl WasmGame {
     /// The game as a text record. `header_json` is `{"date", "light", "dark"}` (each
@@ -107,7 +135,7 @@ impl WasmGame {
                 date: h.date,
                 light: h.light,
                 dark: h.dark,
-                other: Vec::new(),
+                other: h.tags,
             };
             let text = Record::new(self.game.clone(), header).to_string();
             // What is written must read back: a bad date is refused here.
@@ -130,6 +158,7 @@ impl WasmGame {
                     date: record.header.date,
                     light: record.header.light,
                     dark: record.header.dark,
+                    tags: record.header.other,
                 },
             }
         });
@@ -147,12 +176,15 @@ impl WasmGame {
         )
     }
 
-    /// Replaces the game with a new one starting from an MFEN position, under the rules
-    /// this game is played by. Errors carry the MFEN code (e.g.
-    /// `obligation-target-mismatch`) and change nothing.
-    pub fn load_mfen(&mut self, text: &str) -> String {
-        let result = Mfen::parse(text.trim(), self.game.position().rules())
-            .map_err(mfen_failure)
+    /// Replaces the game with a new one starting from an MFEN position, read under
+    /// `rules` (a rule-set name; absent: the rules this game is played by). Errors carry
+    /// the MFEN code (e.g. `obligation-target-mismatch`, or
+    /// `unrepresentable-under-profile` for Three's and Six's boards), the variants it
+    /// would read under (`fits`), and change nothing.
+    pub fn load_mfen(&mut self, text: &str, rules: Option<String>) -> String {
+        let text = text.trim();
+        let result = rules_or(rules, self.game.position().rules())
+            .and_then(|rules| Mfen::parse(text, rules).map_err(|e| mfen_refusal(text, rules, e)))
             .map(|m| {
                 self.game = Game::from_position(m.position);
                 Text {
@@ -164,14 +196,16 @@ impl WasmGame {
     }
 }
 
-/// A position string (of any rule set) or an MFEN record (of Nine Men's Morris), in both
-/// forms: `{"ok":true,"position":…,"mfen":…}`, or the error of the form it was read as.
+/// A position string (of any rule set) or an MFEN record (read under `rules`, a rule-set
+/// name; absent: Nine Men's Morris), in both forms: `{"ok":true,"position":…,"mfen":…}`,
+/// or the error of the form it was read as (a position of Three or Six has no MFEN form:
+/// `unrepresentable-under-profile`).
 #[wasm_bindgen]
-pub fn convert_position(text: &str) -> String {
+pub fn convert_position(text: &str, rules: Option<String>) -> String {
     let text = text.trim();
     let result = if text.starts_with("MFEN/") {
-        Mfen::parse(text, mill_core::NINE)
-            .map_err(mfen_failure)
+        rules_or(rules, mill_core::NINE)
+            .and_then(|rules| Mfen::parse(text, rules).map_err(|e| mfen_refusal(text, rules, e)))
             .and_then(|m| {
                 Ok(Converted {
                     ok: true,
@@ -196,19 +230,7 @@ pub fn convert_position(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Value;
-
-    fn json(s: &str) -> Value {
-        serde_json::from_str(s).unwrap_or_else(|e| panic!("{s}: {e}"))
-    }
-
-    fn played(actions: &[&str]) -> WasmGame {
-        let mut g = WasmGame::new();
-        for a in actions {
-            assert_eq!(json(&g.play(a))["ok"], true, "{a}");
-        }
-        g
-    }
+    use crate::test_support::{json, played};
 
     #[test]
     fn a_record_exported_then_imported_is_the_same_game() {
@@ -270,7 +292,7 @@ mod tests {
             "MFEN/1.0 mill24-state-v1 ....WWW./.....BB./........ w p r 6,7 w:mill:b:b:1:006000:b 0 5 -"
         );
         let mut other = WasmGame::new();
-        let reply = json(&other.load_mfen(&text));
+        let reply = json(&other.load_mfen(&text, None));
         assert_eq!(reply["ok"], true, "{reply}");
         assert_eq!(reply["text"], g.game().position().to_string());
         assert_eq!(
@@ -279,7 +301,7 @@ mod tests {
         );
 
         let before = g.snapshot();
-        let reply = json(&g.load_mfen(&text.replace("006000", "002000")));
+        let reply = json(&g.load_mfen(&text.replace("006000", "002000"), None));
         assert_eq!(reply["error"]["code"], "obligation-target-mismatch");
         assert_eq!(g.snapshot(), before);
     }
@@ -292,7 +314,7 @@ mod tests {
         let text = json(&g.mfen())["text"].as_str().unwrap().to_string();
         assert!(text.contains(" w p p 11,11 "), "{text}");
         // MFEN is read under the game's rules: twelve pieces each, so this is Twelve's.
-        let mut other = json(&g.load_mfen(&text));
+        let mut other = json(&g.load_mfen(&text, None));
         assert_eq!(other["ok"], true, "{other}");
         assert!(g.game().position().to_string().ends_with(" twelve"));
         assert!(
@@ -315,16 +337,95 @@ mod tests {
         let start = ".../.../.../....../.../.../... l 9 9 0 0";
         let mfen = "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 0 0 -";
         for input in [start, mfen] {
-            let reply = json(&convert_position(input));
+            let reply = json(&convert_position(input, None));
             assert_eq!(
                 (reply["position"].as_str(), reply["mfen"].as_str()),
                 (Some(start), Some(mfen))
             );
         }
         assert_eq!(
-            json(&convert_position("LLL l 9 9 0 0"))["error"]["code"],
+            json(&convert_position("LLL l 9 9 0 0", None))["error"]["code"],
             "bad-position"
         );
-        assert_eq!(json(&convert_position("MFEN/1.0 x"))["error"]["code"], "syntax");
+        assert_eq!(
+            json(&convert_position("MFEN/1.0 x", None))["error"]["code"],
+            "syntax"
+        );
+    }
+
+    #[test]
+    fn mfen_is_read_under_the_rules_asked_for_and_says_which_fit() {
+        let twelve = "MFEN/1.0 mill24-state-v1 W......./......../........ b p p 11,12 - 0 1 -".to_string();
+        // Under the game's rules (Nine) it has too many pieces: refused, Twelve named.
+        let mut g = played(&["a1"]);
+        let before = g.snapshot();
+        let reply = json(&g.load_mfen(&twelve, None));
+        assert_eq!(reply["error"]["code"], "bad-position", "{reply}");
+        assert_eq!(reply["error"]["fits"], serde_json::json!(["twelve"]));
+        assert_eq!(g.snapshot(), before);
+        // Asked for Twelve (or Twelve with an option), it loads, with Twelve's board.
+        let reply = json(&g.load_mfen(&twelve, Some("twelve+per-mill".into())));
+        assert_eq!(reply["ok"], true, "{reply}");
+        assert!(g.game().position().to_string().ends_with(" twelve+per-mill"));
+        assert_eq!(json(&g.snapshot())["turn"], "dark");
+        // Three's and Six's boards have no MFEN form: the core's code says so.
+        let reply = json(&g.load_mfen(&twelve, Some("six".into())));
+        assert_eq!(reply["error"]["code"], "unrepresentable-under-profile", "{reply}");
+        let reply = json(&g.load_mfen(&twelve, Some("seven".into())));
+        assert_eq!(reply["error"]["code"], "bad-rules", "{reply}");
+        let converted = json(&convert_position(&twelve, Some("twelve".into())));
+        assert_eq!(converted["mfen"], twelve.as_str(), "{converted}");
+        assert!(converted["position"].as_str().unwrap().ends_with(" twelve"));
+        let converted = json(&convert_position(&twelve, None));
+        assert_eq!(converted["error"]["fits"], serde_json::json!(["twelve"]));
+    }
+
+    #[test]
+    fn an_online_round_writes_its_room_round_and_result() {
+        // A round record as the server keeps it: the resignation is not on the board.
+        let mut g = WasmGame::new();
+        let start = json(&g.snapshot())["position"].as_str().unwrap().to_string();
+        let round = serde_json::json!({
+            "start": start,
+            "actions": ["a1", "b2"],
+            "result": {"winner": "dark", "reason": "resignation"},
+        });
+        assert_eq!(json(&g.import_record(&round.to_string()))["ok"], true);
+        assert_eq!(json(&g.snapshot())["outcome"]["reason"], "resignation");
+        assert_eq!(json(&g.export_record()), round, "the result is saved too");
+        let header = r#"{"date":"2026.12.01","tags":[["Room","Ab3_x"],["Round","2"]]}"#;
+        let text = json(&g.record_text(header))["text"].as_str().unwrap().to_string();
+        assert!(
+            text.contains("[Result \"0-1\"]\n[Termination \"resignation\"]\n"),
+            "{text}"
+        );
+        assert!(text.contains("[Room \"Ab3_x\"]\n[Round \"2\"]\n"), "{text}");
+        assert!(text.ends_with("1. a1 b2 0-1\n"), "{text}");
+        let mut back = WasmGame::new();
+        let reply = json(&back.load_record_text(&text));
+        assert_eq!(
+            reply["header"]["tags"],
+            serde_json::json!([["Room", "Ab3_x"], ["Round", "2"]])
+        );
+        assert_eq!(back.snapshot(), g.snapshot());
+        // A tag name the record cannot hold is refused.
+        let reply = json(&g.record_text(r#"{"tags":[["No room","x"]]}"#));
+        assert_eq!(reply["error"]["code"], "bad-header", "{reply}");
+
+        // Results that are not the board's are refused, and change nothing.
+        let mut other = WasmGame::new();
+        for result in [
+            serde_json::json!({"winner": "light", "reason": "pieces"}),
+            serde_json::json!({"winner": null, "reason": "resignation"}),
+            serde_json::json!({"winner": "light", "reason": "agreement"}),
+        ] {
+            let bad = serde_json::json!({"start": start, "actions": ["a1"], "result": result});
+            let reply = json(&other.import_record(&bad.to_string()));
+            assert_eq!(reply["error"]["code"], "bad-record", "{result}: {reply}");
+            assert_eq!(json(&other.snapshot())["actions"], serde_json::json!([]));
+        }
+        let drawn = serde_json::json!({"start": start, "actions": [], "result": {"winner": null, "reason": "agreement"}});
+        assert_eq!(json(&other.import_record(&drawn.to_string()))["ok"], true);
+        assert_eq!(json(&other.snapshot())["outcome"]["kind"], "draw");
     }
 }

@@ -2,7 +2,7 @@
 //! games started under one. Every answer is JSON and nothing changes on error, like
 //! the rest of [`WasmGame`].
 
-use mill_core::{Game, Position, Rules, Variant};
+use mill_core::{Game, Mfen, Position, Rules, Variant};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -33,6 +33,9 @@ pub struct RulesJson {
     pub defaults: DefaultsJson,
     /// The start position string.
     pub start: String,
+    /// Why positions under these rules have no MFEN form (`{"code", "message"}`, the
+    /// core's `unrepresentable-under-profile`), or null where they have one.
+    pub mfen_refused: Option<Failure>,
 }
 
 /// A variant's usual options.
@@ -64,6 +67,9 @@ fn rules_json(rules: &'static Rules) -> RulesJson {
             protect: defaults.protect,
         },
         start: Position::start(rules).to_string(),
+        mfen_refused: Mfen::supports(rules)
+            .err()
+            .map(|e| Failure::new(e.code(), e.to_string())),
     }
 }
 
@@ -130,6 +136,15 @@ mod tests {
         assert_eq!(list[0]["hasOptions"], false);
         assert_eq!(list[3]["flyAt"], 4);
         assert_eq!(list[3]["pieces"], 12);
+        // MFEN is for the 24-point board: Three's and Six's rules say why not.
+        let refused: Vec<Option<&str>> = list
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["mfenRefused"]["code"].as_str())
+            .collect();
+        let code = Some("unrepresentable-under-profile");
+        assert_eq!(refused, [code, code, None, None]);
 
         let mut game = WasmGame::new();
         assert_eq!(game.start_rules("six+per-mill"), r#"{"ok":true}"#);

@@ -13,6 +13,7 @@ use mill_server::{Clock, Config};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::process::Child;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
@@ -101,6 +102,51 @@ pub async fn sql(db: &Path, sql: &str, params: &[&str]) -> i64 {
 
 /// Guard against a hang; not a timing assertion.
 pub const PATIENCE: Duration = Duration::from_secs(10);
+
+/// The `--db` argument for the test database behind `db` (a path, or a PostgreSQL URL
+/// under scripts/with-postgres).
+pub async fn db_arg(db: &Path) -> String {
+    match target(db).await {
+        mill_server::store::DbTarget::Sqlite(path) => path.display().to_string(),
+        mill_server::store::DbTarget::Postgres(url) => url,
+    }
+}
+
+/// Starts the real `mill-server` binary on 127.0.0.1 (a free port) with database `db`
+/// (see [`db_arg`]), the page from `static_dir`, no throttles and `extra` flags;
+/// returns the process (killed when dropped) and its address once it says where it runs.
+pub async fn spawn_server(static_dir: &Path, db: &str, extra: &[&str]) -> (Child, SocketAddr) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mill-server"))
+        .args(["--addr", "127.0.0.1:0", "--rooms-per-minute", "0"])
+        .args(["--messages-per-second", "100000", "--max-conns-per-ip", "0"])
+        .args(["--db", db])
+        .arg("--static-dir")
+        .arg(static_dir)
+        .args(extra)
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start mill-server");
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(PATIENCE, lines.next_line())
+        .await
+        .expect("server starts")
+        .unwrap()
+        .expect("a line");
+    let url = line
+        .strip_prefix("Mill is running at http://")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    (child, url.trim_end_matches('/').parse().unwrap())
+}
+
+/// Kills a server process with SIGKILL and waits for it.
+pub async fn sigkill(child: &mut Child) {
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+}
 
 pub struct Server {
     pub addr: SocketAddr,
@@ -257,18 +303,23 @@ pub enum End {
 
 impl Client {
     pub async fn connect(addr: SocketAddr, room: &str) -> Client {
+        Client::try_connect(addr, room).await.expect("ws connect")
+    }
+
+    /// Connects, or `None` if the server is not there.
+    pub async fn try_connect(addr: SocketAddr, room: &str) -> Option<Client> {
         let url = format!("ws://{addr}/api/rooms/{room}/ws");
         let (ws, _) = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(url))
             .await
-            .expect("ws connect")
-            .unwrap();
-        Client {
+            .ok()?
+            .ok()?;
+        Some(Client {
             ws,
             seat: Value::Null,
             last: Value::Null,
             next_id: 0,
             prefix: format!("{:08x}", rand_u32()),
-        }
+        })
     }
 
     /// Connects and says hello; waits for welcome and the first state.
@@ -282,6 +333,53 @@ impl Client {
         assert_eq!(state["type"], "state", "{state}");
         c.last = state;
         c
+    }
+
+    /// [`Client::hello`] for a server that may die at any moment: `None` if it does.
+    pub async fn try_hello(addr: SocketAddr, room: &str, key: Option<&str>) -> Option<Client> {
+        let mut c = Client::try_connect(addr, room).await?;
+        c.try_send(json!({"type": "hello", "protocol": 1, "key": key}))
+            .await?;
+        let welcome = c.try_recv().await?;
+        assert_eq!(welcome["type"], "welcome", "{welcome}");
+        c.seat = welcome["seat"].clone();
+        let state = c.try_recv().await?;
+        assert_eq!(state["type"], "state", "{state}");
+        Some(c)
+    }
+
+    /// Sends, or `None` if the socket is gone.
+    pub async fn try_send(&mut self, v: Value) -> Option<()> {
+        self.ws.send(Message::Text(v.to_string().into())).await.ok()
+    }
+
+    /// The next JSON message, or `None` once the socket is closed, broken or quiet for
+    /// [`PATIENCE`]; remembers states.
+    pub async fn try_recv(&mut self) -> Option<Value> {
+        loop {
+            let msg = tokio::time::timeout(PATIENCE, self.ws.next()).await.ok()??.ok()?;
+            match msg {
+                Message::Text(t) => {
+                    let v: Value = serde_json::from_str(&t).ok()?;
+                    if v["type"] == "state" {
+                        self.last = v.clone();
+                    }
+                    return Some(v);
+                }
+                Message::Close(_) => return None,
+                _ => {}
+            }
+        }
+    }
+
+    /// The answer to command `id`, ack or error, keeping the states that pass by.
+    pub async fn answer(&mut self, id: &str) -> Value {
+        loop {
+            let v = self.recv().await;
+            if matches!(v["type"].as_str(), Some("ack" | "error")) && v["id"] == id {
+                return v;
+            }
+        }
     }
 
     pub async fn send(&mut self, v: Value) {
@@ -369,6 +467,17 @@ impl Client {
                 return v;
             }
         }
+    }
+
+    /// A command message `kind` with client id `id` on the last state's round and
+    /// version, with `action` if given.
+    pub fn message(&self, kind: &str, id: &str, action: Option<&str>) -> Value {
+        let mut msg =
+            json!({"type": kind, "id": id, "round": self.last["round"], "version": self.last["version"]});
+        if let Some(a) = action {
+            msg["action"] = json!(a);
+        }
+        msg
     }
 
     pub fn fresh_id(&mut self) -> String {
@@ -464,4 +573,14 @@ fn rand_u32() -> u32 {
         .unwrap()
         .subsec_nanos();
     n ^ (std::process::id() << 8)
+}
+
+/// The number of measured actions in `mill-load`'s report.
+pub fn measured_actions(report: &str) -> i64 {
+    report
+        .split(" actions in ")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("an action count in {report}"))
 }
