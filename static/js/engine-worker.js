@@ -25,6 +25,9 @@ import { createTables } from './tablebase.js';
 const ready = init();
 const tables = createTables({ fetch: (url, options) => fetch(url, options), wanted: tablebaseWanted, load: loadTablebase });
 self.millTables = tables.status;
+// The wasm's memory in bytes (it only grows: tables, the transposition table), for
+// scripts/measure-tablebase.
+self.millMemory = async () => (await ready).memory.buffer.byteLength;
 
 self.addEventListener('message', async (event) => {
   const { id, kind, record, level, seed, movetime, tablebase } = event.data ?? {};

@@ -50,7 +50,7 @@ const sides = (name) => name.split('v').map(Number);
 export function createTables({ fetch, wanted, load, now = () => performance.now(), timeoutMs = FETCH_TIMEOUT_MS }) {
   /** @type {Map<string, Promise<TableEntry[]>>} by manifest URL */
   const manifests = new Map();
-  /** @type {Map<string, Promise<void>>} by table URL: under way, or failed (not tried again) */
+  /** @type {Map<string, Promise<unknown>>} by table URL: under way, or failed (not tried again) */
   const files = new Map();
   /** @type {TablesStatus} */
   const status = { manifests: 0, loaded: [], failed: [] };
@@ -75,24 +75,36 @@ export function createTables({ fetch, wanted, load, now = () => performance.now(
     }
   }
 
-  /** @param {TableEntry} entry */
-  async function fetchAndLoad(entry) {
+  /**
+   * The file's bytes, or null (the failure noted).
+   * @param {TableEntry} entry @returns {Promise<{ entry: TableEntry, bytes: Uint8Array, fetchMs: number } | null>}
+   */
+  async function fetchTable(entry) {
     try {
       const start = now();
       const response = await fetch(entry.url, { signal: AbortSignal.timeout(timeoutMs) });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const bytes = new Uint8Array(await response.arrayBuffer());
       if (bytes.length !== entry.bytes) throw new Error(`${bytes.length} bytes, the manifest says ${entry.bytes}`);
-      const fetched = now();
-      const reply = JSON.parse(load(bytes));
-      if (!reply.ok) throw new Error(reply.error?.message ?? 'not loaded');
-      status.loaded.push({ rules: entry.rules, class: entry.class, bytes: bytes.length, fetchMs: fetched - start, loadMs: now() - fetched });
-      // Loaded: the wasm says so from now on (and asks again if a game of other rules
-      // replaced it).
-      files.delete(entry.url);
+      return { entry, bytes, fetchMs: now() - start };
     } catch (error) {
       give(entry.url, String(error?.message ?? error));
+      return null;
     }
+  }
+
+  /** @param {{ entry: TableEntry, bytes: Uint8Array, fetchMs: number }} got */
+  function loadTable({ entry, bytes, fetchMs }) {
+    const start = now();
+    const reply = JSON.parse(load(bytes));
+    if (!reply.ok) {
+      give(entry.url, reply.error?.message ?? 'not loaded');
+      return;
+    }
+    status.loaded.push({ rules: entry.rules, class: entry.class, bytes: bytes.length, fetchMs, loadMs: now() - start });
+    // Loaded: the wasm says so from now on (and asks again if a game of other rules
+    // replaced it).
+    files.delete(entry.url);
   }
 
   return {
@@ -115,13 +127,14 @@ export function createTables({ fetch, wanted, load, now = () => performance.now(
         const max = Math.max(...mine.flatMap((e) => sides(e.class)));
         const want = JSON.parse(wanted(record, max));
         if (!want.ok) return;
-        const missing = mine.filter((e) => want.classes.includes(e.class) && !want.loaded.includes(e.class));
-        await Promise.all(
-          missing.map((e) => {
-            if (!files.has(e.url)) files.set(e.url, fetchAndLoad(e));
-            return files.get(e.url);
-          }),
-        );
+        const missing = mine.filter((e) => want.classes.includes(e.class) && !want.loaded.includes(e.class) && !files.has(e.url));
+        const fetching = missing.map((e) => fetchTable(e));
+        missing.forEach((e, i) => files.set(e.url, fetching[i]));
+        // All fetched first, then loaded largest first: the wasm's memory only grows, and
+        // a file's copy freed after the largest class is loaded holds the smaller ones.
+        const got = (await Promise.all(fetching)).filter((g) => g !== null);
+        got.sort((a, b) => b.bytes.length - a.bytes.length);
+        for (const g of got) loadTable(g);
       } catch (error) {
         give(manifestUrl, String(error?.message ?? error));
       }
