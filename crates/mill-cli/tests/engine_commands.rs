@@ -216,13 +216,19 @@ fn tb_generates_probes_and_verifies() {
         "--dir",
         d,
         "--max",
-        "3",
+        "5",
         "--removals",
         "per-mill",
     ]);
     assert!(!o.status.success());
     assert!(
-        String::from_utf8_lossy(&o.stderr).contains("one removal per turn"),
+        String::from_utf8_lossy(&o.stderr).contains("at most 4 pieces a side"),
+        "{o:?}"
+    );
+    let o = mill(&["tb", "generate", "--dir", d, "--max", "3", "--variant", "three"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("a line wins at once"),
         "{o:?}"
     );
     // Nine's tables do not answer a position of nine without protected mills.

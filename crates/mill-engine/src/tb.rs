@@ -23,9 +23,10 @@
 //! the game ends. Repetition is not part of the tables (a forced win never needs it).
 //!
 //! Tables are for one rule set ([`Rules`]: the board, the flying threshold, the losing
-//! piece count, protected mills and the quiet-turn limit), and answer only positions
-//! played under it; only rule sets with one removal per turn and no winning line are
-//! supported. The verifier ([`Tablebase::verify`]) checks every stored value against the successors
+//! piece count, protected mills, removals and the quiet-turn limit), and answer only
+//! positions played under it. Rule sets where a line wins at once (Three Men's Morris)
+//! are not supported, and those with a removal per mill only up to
+//! [`MAX_PER_MILL_PIECES`] a side, where no step closes two mills. The verifier ([`Tablebase::verify`]) checks every stored value against the successors
 //! that `mill-core` itself generates.
 
 use mill_core::{Color, Position, RemovalRule, Rules, Topology, Turn, Variant};
@@ -330,12 +331,9 @@ impl Tablebase {
     }
 
     /// Whether [`Tablebase::generate`] can solve endings of `rules` (`Err` says why not).
+    /// Rule sets with a removal per mill are solved up to [`MAX_PER_MILL_PIECES`] a side,
+    /// where no step closes two mills, so that they play exactly as one removal a turn.
     pub fn supports(rules: &Rules) -> Result<(), String> {
-        if rules.removals != RemovalRule::One {
-            return Err(format!(
-                "{rules}: only rule sets with one removal per turn are supported"
-            ));
-        }
         if rules.mill_wins {
             return Err(format!(
                 "{rules}: a line wins at once, there are no endings to solve"
@@ -393,6 +391,11 @@ impl Tablebase {
     ) -> Result<Tablebase, String> {
         let rules = rules.into();
         Tablebase::supports(rules)?;
+        if rules.removals == RemovalRule::PerMill && max > MAX_PER_MILL_PIECES {
+            return Err(format!(
+                "{rules}: with a removal per mill, at most {MAX_PER_MILL_PIECES} pieces a side (with more, one step can close two mills)"
+            ));
+        }
         let low = rules.lose_below.max(1);
         if max < low || max > rules.pieces || max > MAX_CLASS_PIECES {
             return Err(format!(
@@ -585,6 +588,16 @@ impl Tablebase {
                 self.steps(us, them, |to, after| {
                     any = true;
                     if self.closes(after, to) {
+                        // One removal, whatever the rule for double mills: a class has too
+                        // few pieces to close two (MAX_PER_MILL_PIECES).
+                        debug_assert!(
+                            mill_core::Point::from_index(to as usize).is_some_and(|p| self
+                                .rules()
+                                .topology
+                                .mills_through(after, p)
+                                == 1)
+                                || self.rules().removals == RemovalRule::One
+                        );
                         let mut rest = self.removable(them);
                         while rest != 0 {
                             let r = rest.trailing_zeros();
@@ -941,7 +954,10 @@ impl FileHeader {
             return Err("cut short".into());
         };
         let low = rules.lose_below;
-        let high = rules.pieces.min(MAX_CLASS_PIECES);
+        let mut high = rules.pieces.min(MAX_CLASS_PIECES);
+        if rules.removals == RemovalRule::PerMill {
+            high = high.min(MAX_PER_MILL_PIECES);
+        }
         if !(low..=high).contains(m) || !(low..=high).contains(o) {
             return Err(format!("impossible material {m}v{o} for {rules}"));
         }
@@ -967,6 +983,11 @@ pub fn file_name(rules: &Rules, m: u8, o: u8) -> String {
 
 /// The most pieces a side may have in a class (the index needs C(points, m) entries).
 pub const MAX_CLASS_PIECES: u8 = 8;
+
+/// The most pieces a side may have in a class of a rule set with a removal per mill: two
+/// mills closed by one piece take five pieces (two lines of three through it), so up to
+/// four a side every closing earns exactly one removal, as with one removal a turn.
+pub const MAX_PER_MILL_PIECES: u8 = 4;
 
 /// `v` with `quiet` quiet turns played: a win or loss whose DTZ does not fit in the
 /// turns left is a draw.

@@ -190,14 +190,42 @@ fn tables_answer_only_the_rule_set_they_were_solved_for() {
 
 #[test]
 fn rule_sets_the_solver_cannot_solve_are_refused() {
-    for name in ["three", "nine+per-mill"] {
-        let rules = Rules::parse(name).unwrap();
-        assert!(Tablebase::supports(rules).is_err(), "{name}");
-        let err = Tablebase::generate(rules, 3, &mut |_| {}).unwrap_err();
-        assert!(err.contains(name), "{err}");
-    }
+    let three = Rules::parse("three").unwrap();
+    assert!(Tablebase::supports(three).is_err());
+    assert!(
+        Tablebase::generate(three, 3, &mut |_| {})
+            .unwrap_err()
+            .contains("three")
+    );
+    // A removal per mill: only while no step can close two mills.
+    let per_mill = Rules::parse("nine+per-mill").unwrap();
+    assert_eq!(Tablebase::supports(per_mill), Ok(()));
+    let err = Tablebase::generate(per_mill, 5, &mut |_| {}).unwrap_err();
+    assert!(
+        err.contains("nine+per-mill") && err.contains("at most 4"),
+        "{err}"
+    );
     assert_eq!(
         Tablebase::supports(Rules::parse("six+protect-off").unwrap()),
         Ok(())
+    );
+}
+
+#[test]
+fn a_removal_per_mill_is_solved_and_verified_where_no_step_closes_two() {
+    let per_mill = Rules::parse("nine+per-mill").unwrap();
+    let tb = Tablebase::generate(per_mill, 3, &mut |_| {}).expect("generated");
+    assert_eq!(tb.rules(), per_mill);
+    // mill-core's own turns, with their removal per mill, agree with every value.
+    assert!(tb.verify(&mut |_| {}).expect("consistent") > 100_000);
+    // And they are the one-removal values: with three a side no step closes two mills.
+    let board = "LL./.../D../...D.D/.../.../..L l 0 0 0 0";
+    let p = position(&format!("{board} nine+per-mill"));
+    assert_eq!(tb.probe(&p).unwrap(), tables().probe(&position(board)).unwrap());
+    assert_eq!(tables().probe(&p), None);
+    let bytes = tb.class_bytes(3, 3).unwrap();
+    assert_eq!(
+        FileHeader::read(&bytes).unwrap().0.file_name(),
+        "nine+per-mill-3v3.mtb"
     );
 }

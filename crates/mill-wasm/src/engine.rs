@@ -367,14 +367,16 @@ mod tests {
             wanted("L.D/.L./D../L...../D../.../..L d 0 0 0 0", 4.0),
             serde_json::json!(["3v3", "3v4", "4v3"])
         );
-        // Placing, or a rule set the tables cannot hold: nothing.
+        // Placing, or a rule set the tables cannot hold (a line wins at once): nothing.
         assert_eq!(
             wanted(".../.../.../....../.../.../... l 9 9 0 0", 4.0),
             serde_json::json!([])
         );
+        assert_eq!(wanted("LDL/.../DLD l 0 0 0 0 three", 4.0), serde_json::json!([]));
+        // A removal per mill: its own tables, as far as they go.
         assert_eq!(
             wanted("..D/.../.L./L...../.../.D./L.D l 0 0 0 0 nine+per-mill", 4.0),
-            serde_json::json!([])
+            serde_json::json!(["3v3"])
         );
         assert_eq!(error_code(&crate::tablebase_wanted("{", 4.0)), "bad-record");
     }
