@@ -233,7 +233,8 @@ impl Session {
                 let loaded = if value.is_empty() || value == "<empty>" {
                     Ok(None)
                 } else {
-                    crate::tb::load(std::path::Path::new(&value), self.variant).map(|tb| Some(Arc::new(tb)))
+                    crate::tb::load(std::path::Path::new(&value), self.variant.rules())
+                        .map(|tb| Some(Arc::new(tb)))
                 };
                 match loaded {
                     Ok(tb) => {
