@@ -18,6 +18,7 @@
 // see the game from different depths, and a drop there is the search's noise.
 
 import { lastTurnMarks } from './board.js';
+import { TABLEBASE_MANIFEST } from './tablebase.js';
 
 /** @typedef {import('./types.js').Side} Side */
 /** @typedef {import('./types.js').Snapshot} Snapshot */
@@ -211,7 +212,7 @@ export function createAnalysis({ records, analyst, onJudged, movetime = ANALYSIS
   async function run() {
     while (!stopped && next < records.length) {
       const k = next++;
-      const reply = await analyst.search({ kind: 'analyse', record: records[k], movetime });
+      const reply = await analyst.search({ kind: 'analyse', record: records[k], movetime, tablebase: TABLEBASE_MANIFEST });
       if (stopped) return;
       judged[k] = reply?.ok ? reply : { ...reply, ok: false };
       onJudged();

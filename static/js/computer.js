@@ -1,13 +1,20 @@
 // Owns the Vs computer mode: the person's side and the level, when the computer moves,
 // and how its turn is shown (the placement or move first, a pause, then the removal).
 // The search itself runs in a Web Worker (engine-worker.js); the turn is played through
-// the same WasmGame as the board, so the page still holds no rules of its own.
+// the same WasmGame as the board, so the page still holds no rules of its own. Hard's
+// requests name the server's endgame tables, which the worker fetches when the game
+// reaches them (tablebase.js).
 //
 // Pure helpers at the top (unit-tested); createComputer() is the controller, with its
 // game, engine, timer and storage passed in (unit-tested on the real rules in node);
 // engineWorker() is the Worker wrapper (browser only).
 
+import { TABLEBASE_MANIFEST } from './tablebase.js';
+
 export const LEVELS = Object.freeze(['beginner', 'easy', 'medium', 'hard']);
+
+/** The levels that play endings from the endgame tables (the worker fetches them for these only). */
+export const TABLEBASE_LEVELS = Object.freeze(['hard']);
 export const SIDES = Object.freeze(['light', 'dark']);
 
 /**
@@ -193,6 +200,7 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
       level: s.level,
       seed: moveSeed(s.seed, snap.actions),
       movetime: MOVETIME_MS[s.level],
+      ...(TABLEBASE_LEVELS.includes(s.level) ? { tablebase: TABLEBASE_MANIFEST } : {}),
     };
     const [reply] = await Promise.all([engine.search(request), wait(MIN_THINK_MS)]);
     if (gen !== generation) return;

@@ -2,26 +2,39 @@
 // WebAssembly build as the page (mill-core and mill-engine) and answers one request at a
 // time. A search takes up to about a second; meanwhile the page stays responsive.
 //
-//   request: { id, record, level, seed, movetime }   (record: WasmGame.export_record JSON)
-//   reply:   { id, ok: true, turn, actions, score, depth, nodes, elapsedMs, pv }
+//   request: { id, record, level, seed, movetime, tablebase? }   (record: WasmGame.export_record JSON)
+//   reply:   { id, ok: true, turn, actions, score, depth, nodes, elapsedMs, pv, tbHits }
 //          | { id, ok: false, error: { code, message } }
 //
 // Review's analysis (analysis.js, in a worker of its own) asks about one position at a time:
-//   request: { id, kind: 'analyse', record, movetime }
+//   request: { id, kind: 'analyse', record, movetime, tablebase? }
 //   reply:   { id, ok: true, toMove, score, value, winIn, over, best, actions, pv, depth, … }
+//
+// `tablebase` is the URL of the server's manifest of endgame tables: when the game is in
+// them or one removal before, the classes it could use are fetched and loaded first
+// (tablebase.js), and the engine plays and scores from them; without it, or when that
+// fails, the engine searches as before. What was fetched is in `self.millTables` (tests
+// and scripts/measure-computer read it).
 //
 // The page cancels a search by terminating the worker (computer.js); there is no
 // cancel message, as a running search never reads one.
 
-import init, { analyse, best_turn as bestTurn } from '/pkg/mill_wasm.js';
+import init, { analyse, best_turn as bestTurn, load_tablebase as loadTablebase, tablebase_wanted as tablebaseWanted } from '/pkg/mill_wasm.js';
+import { createTables } from './tablebase.js';
 
 const ready = init();
+const tables = createTables({ fetch: (url, options) => fetch(url, options), wanted: tablebaseWanted, load: loadTablebase });
+self.millTables = tables.status;
+// The wasm's memory in bytes (it only grows: tables, the transposition table), for
+// scripts/measure-tablebase.
+self.millMemory = async () => (await ready).memory.buffer.byteLength;
 
 self.addEventListener('message', async (event) => {
-  const { id, kind, record, level, seed, movetime } = event.data ?? {};
+  const { id, kind, record, level, seed, movetime, tablebase } = event.data ?? {};
   let reply;
   try {
     await ready;
+    if (typeof tablebase === 'string' && tablebase) await tables.prepare(String(record), tablebase);
     reply = JSON.parse(
       kind === 'analyse'
         ? analyse(String(record), Number(movetime))

@@ -19,6 +19,7 @@ import {
 import { recordsAt, reviewPositions } from '../../static/js/review.js';
 import { localGame } from '../../static/js/rules.js';
 import { loadWasm } from './helpers.mjs';
+import { TABLEBASE_MANIFEST } from '../../static/js/tablebase.js';
 
 let mod;
 
@@ -153,7 +154,7 @@ test('the run judges the positions in order, one at a time, and stop() cancels t
   const run = createAnalysis({ records: ['r0', 'r1', 'r2'], analyst, onJudged: () => updates++, movetime: 50 });
   assert.equal(run.done, 0);
   run.start();
-  assert.deepEqual(asked, [{ kind: 'analyse', record: 'r0', movetime: 50 }]);
+  assert.deepEqual(asked, [{ kind: 'analyse', record: 'r0', movetime: 50, tablebase: TABLEBASE_MANIFEST }]);
   release();
   await new Promise((r) => setImmediate(r));
   assert.equal(run.done, 1);

@@ -6,6 +6,7 @@ import { before, test } from 'node:test';
 
 import { createComputer, MIN_THINK_MS, REMOVAL_PAUSE_MS } from '../../static/js/computer.js';
 import { localGame } from '../../static/js/rules.js';
+import { TABLEBASE_MANIFEST } from '../../static/js/tablebase.js';
 import { loadWasm } from './helpers.mjs';
 
 let mod;
@@ -98,6 +99,8 @@ test('after the person’s placement the computer answers with a legal placement
   assert.equal(s.pieces[s.record[1]], 'dark', `the computer's turn ${s.record[1]} is not on the board`);
   assert.equal(engine.requests.length, 1);
   assert.equal(engine.requests[0].level, 'easy');
+  // Only Hard plays from the endgame tables: the others never make the worker fetch them.
+  assert.equal(engine.requests[0].tablebase, undefined);
   assert.deepEqual(JSON.parse(engine.requests[0].record).actions, ['d6']);
   assert.deepEqual(saves.at(-1).record.actions, ['d6', s.record[1]]);
   assert.equal(computer.canAct(), true);
@@ -162,6 +165,7 @@ test('the computer’s removal comes after a pause, as a second step', async () 
   computer.play('d1');
   await tick();
   assert.equal(engine.calls[3].request.level, 'hard');
+  assert.equal(engine.calls[3].request.tablebase, TABLEBASE_MANIFEST);
 });
 
 test('Undo takes back the person’s last turn together with the computer’s reply', async () => {

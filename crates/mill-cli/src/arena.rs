@@ -473,11 +473,8 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     // get wall time, so that the time per turn is equal.
     let wall = any_uci;
     let tb = match &settings.tb {
-        // Tables are solved under a variant's usual rules only.
-        Some(_) if !settings.start.rules().is_default() => {
-            return Err(format!("--tb holds no tables for {}", settings.start.rules()));
-        }
-        Some(dir) => Some(Arc::new(crate::tb::load(dir, settings.start.variant())?)),
+        // The tables of the rule set played (`mill tb generate` with the same rule flags).
+        Some(dir) => Some(Arc::new(crate::tb::load(dir, settings.start.rules())?)),
         None => None,
     };
     let names = [settings.a.name(), settings.b.name()];

@@ -6,7 +6,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mill_core::{
-    Game, Header, Mfen, Notation, Options, Outcome, Position, Record, RemovalRule, Rules, Variant,
+    Game, Header, Mfen, NINE, Notation, Options, Outcome, Position, Record, RemovalRule, Rules, Variant,
 };
 use mill_engine::{Engine, Level, Limits, StdClock};
 use std::io::Read;
@@ -278,6 +278,8 @@ enum TbCommand {
         /// Pieces per side, at most.
         #[arg(long, default_value_t = 4)]
         max: u8,
+        #[command(flatten)]
+        rules: RuleArgs,
     },
     /// Print `win in N`, `loss in N` or `draw`, the next removal and the best turn.
     Probe {
@@ -293,6 +295,8 @@ enum TbCommand {
         /// The directory of the tables.
         #[arg(long, default_value = tb::DEFAULT_DIR)]
         dir: std::path::PathBuf,
+        #[command(flatten)]
+        rules: RuleArgs,
     },
 }
 
@@ -358,9 +362,11 @@ fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Uci => uci::run(),
         Command::Tb { command } => match command {
-            TbCommand::Generate { dir, max } => tb::generate(&dir, max),
+            TbCommand::Generate { dir, max, rules } => {
+                tb::generate(&dir, max, rules.rules()?.unwrap_or(NINE))
+            }
             TbCommand::Probe { position, dir } => tb::probe(&dir, &position),
-            TbCommand::Verify { dir } => tb::verify(&dir),
+            TbCommand::Verify { dir, rules } => tb::verify(&dir, rules.rules()?.unwrap_or(NINE)),
         },
         Command::Perft {
             depth,
@@ -418,7 +424,7 @@ fn run(command: Command) -> Result<(), String> {
             if let Some(dir) = tb {
                 engine.set_tablebase(Some(std::sync::Arc::new(tb::load(
                     &dir,
-                    game.position().variant(),
+                    game.position().rules(),
                 )?)));
             }
             let result = engine

@@ -128,12 +128,10 @@ impl Session {
         engine
     }
 
-    /// The loaded tablebase if it was solved under the session's rules: the tables hold
-    /// a variant's usual rules only, not its options.
+    /// The loaded tablebase if it was solved under the session's rules (each rule set
+    /// has its own tables).
     fn usable_tb(&self) -> Option<Arc<Tablebase>> {
-        self.tb
-            .clone()
-            .filter(|tb| self.rules.is_default() && tb.variant() == self.rules.variant)
+        self.tb.clone().filter(|tb| tb.rules() == self.rules)
     }
 
     /// Handles one line; `false` on `quit`.
@@ -257,8 +255,7 @@ impl Session {
                 let loaded = if value.is_empty() || value == "<empty>" {
                     Ok(None)
                 } else {
-                    crate::tb::load(std::path::Path::new(&value), self.rules.variant)
-                        .map(|tb| Some(Arc::new(tb)))
+                    crate::tb::load(std::path::Path::new(&value), self.rules).map(|tb| Some(Arc::new(tb)))
                 };
                 match loaded {
                     Ok(tb) => {

@@ -190,6 +190,61 @@ fn tb_generates_probes_and_verifies() {
     let o = mill(&["bestmove", "--position", won, "--tb", d, "--depth", "2"]);
     assert!(o.status.success(), "{o:?}");
     assert!(stdout(&o).starts_with("g1-g7x"), "{}", stdout(&o));
+    // Another rule set gets files of its own, next to nine's; one the solver cannot
+    // solve is refused.
+    let o = mill(&[
+        "tb",
+        "generate",
+        "--dir",
+        d,
+        "--max",
+        "3",
+        "--variant",
+        "six",
+        "--protect",
+        "off",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(dir.join("six+protect-off-3v3.mtb").is_file());
+    let o = mill(&["tb", "verify", "--dir", d, "--variant", "six", "--protect", "off"]);
+    assert!(o.status.success(), "{o:?}");
+    let o = mill(&["tb", "probe", "--dir", d, "--position", won]);
+    assert!(o.status.success(), "{o:?}");
+    let o = mill(&[
+        "tb",
+        "generate",
+        "--dir",
+        d,
+        "--max",
+        "5",
+        "--removals",
+        "per-mill",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("at most 4 pieces a side"),
+        "{o:?}"
+    );
+    let o = mill(&["tb", "generate", "--dir", d, "--max", "3", "--variant", "three"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("a line wins at once"),
+        "{o:?}"
+    );
+    // Nine's tables do not answer a position of nine without protected mills.
+    let o = mill(&[
+        "tb",
+        "probe",
+        "--dir",
+        d,
+        "--position",
+        &format!("{won} nine+protect-off"),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("no tablebase of nine+protect-off"),
+        "{o:?}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
     let o = mill(&["tb", "probe", "--dir", d, "--position", won]);
     assert!(!o.status.success());

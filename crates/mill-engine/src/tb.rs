@@ -22,9 +22,11 @@
 //! always wins within the quiet-turn limit: each removal leads to a smaller class, and
 //! the game ends. Repetition is not part of the tables (a forced win never needs it).
 //!
-//! Rules read from [`Rules`]: the flying threshold, the losing piece count, protected
-//! mills and the quiet-turn limit; only the one-removal-per-turn rule is supported. The
-//! verifier ([`Tablebase::verify`]) checks every stored value against the successors
+//! Tables are for one rule set ([`Rules`]: the board, the flying threshold, the losing
+//! piece count, protected mills, removals and the quiet-turn limit), and answer only
+//! positions played under it. Rule sets where a line wins at once (Three Men's Morris)
+//! are not supported, and those with a removal per mill only up to
+//! [`MAX_PER_MILL_PIECES`] a side, where no step closes two mills. The verifier ([`Tablebase::verify`]) checks every stored value against the successors
 //! that `mill-core` itself generates.
 
 use mill_core::{Color, Position, RemovalRule, Rules, Topology, Turn, Variant};
@@ -292,10 +294,10 @@ impl Class {
     }
 }
 
-/// Solved endgames of one variant. See the module docs.
+/// Solved endgames of one rule set. See the module docs.
 #[derive(Clone, Debug)]
 pub struct Tablebase {
-    variant: Variant,
+    rules: &'static Rules,
     syms: Symmetries,
     /// Classes by (m, o); `None` where not generated or not loaded.
     classes: Vec<Vec<Option<Class>>>,
@@ -311,12 +313,13 @@ enum Metric {
 const MAGIC: &[u8; 8] = b"MILLTB01";
 
 impl Tablebase {
-    /// An empty tablebase for `variant`: no class yet.
-    pub fn new(variant: Variant) -> Tablebase {
-        let rules = variant.rules();
+    /// An empty tablebase for a rule set (a [`Variant`] stands for its usual rules): no
+    /// class yet.
+    pub fn new(rules: impl Into<&'static Rules>) -> Tablebase {
+        let rules = rules.into();
         let size = rules.pieces as usize + 1;
         Tablebase {
-            variant,
+            rules,
             syms: Symmetries::of(rules.topology),
             classes: vec![vec![None; size]; size],
         }
@@ -324,7 +327,19 @@ impl Tablebase {
 
     /// The variant the tables are for.
     pub fn variant(&self) -> Variant {
-        self.variant
+        self.rules.variant
+    }
+
+    /// Whether [`Tablebase::generate`] can solve endings of `rules` (`Err` says why not).
+    /// Rule sets with a removal per mill are solved up to [`MAX_PER_MILL_PIECES`] a side,
+    /// where no step closes two mills, so that they play exactly as one removal a turn.
+    pub fn supports(rules: &Rules) -> Result<(), String> {
+        if rules.mill_wins {
+            return Err(format!(
+                "{rules}: a line wins at once, there are no endings to solve"
+            ));
+        }
+        Ok(())
     }
 
     /// How many symmetries of the board are used.
@@ -352,8 +367,15 @@ impl Tablebase {
             .unwrap_or(0)
     }
 
-    fn rules(&self) -> &'static Rules {
-        self.variant.rules()
+    /// The rule set the tables are for; they answer positions of no other.
+    pub fn rules(&self) -> &'static Rules {
+        self.rules
+    }
+
+    /// Whether the class of `m` pieces for the side to move and `o` for the other is
+    /// present.
+    pub fn has_class(&self, m: u8, o: u8) -> bool {
+        self.class(m, o).is_some()
     }
 
     fn class(&self, m: u8, o: u8) -> Option<&Class> {
@@ -362,19 +384,26 @@ impl Tablebase {
 
     /// Solves every class with `lose_below` to `max` pieces a side, smallest first;
     /// `progress` hears of each class as it is done.
-    pub fn generate(variant: Variant, max: u8, progress: &mut dyn FnMut(&str)) -> Result<Tablebase, String> {
-        let rules = variant.rules();
-        if rules.removals != RemovalRule::One {
-            return Err("only rule sets with one removal per turn are supported".into());
-        }
-        let low = rules.lose_below.max(1);
-        if max < low || max > rules.pieces || max as usize > 8 {
+    pub fn generate(
+        rules: impl Into<&'static Rules>,
+        max: u8,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Tablebase, String> {
+        let rules = rules.into();
+        Tablebase::supports(rules)?;
+        if rules.removals == RemovalRule::PerMill && max > MAX_PER_MILL_PIECES {
             return Err(format!(
-                "pieces per side must be {low} to {}",
-                rules.pieces.min(8)
+                "{rules}: with a removal per mill, at most {MAX_PER_MILL_PIECES} pieces a side (with more, one step can close two mills)"
             ));
         }
-        let mut tb = Tablebase::new(variant);
+        let low = rules.lose_below.max(1);
+        if max < low || max > rules.pieces || max > MAX_CLASS_PIECES {
+            return Err(format!(
+                "pieces per side must be {low} to {}",
+                rules.pieces.min(MAX_CLASS_PIECES)
+            ));
+        }
+        let mut tb = Tablebase::new(rules);
         for total in 2 * low..=2 * max {
             for m in low..=max {
                 let o = total - m;
@@ -559,6 +588,16 @@ impl Tablebase {
                 self.steps(us, them, |to, after| {
                     any = true;
                     if self.closes(after, to) {
+                        // One removal, whatever the rule for double mills: a class has too
+                        // few pieces to close two (MAX_PER_MILL_PIECES).
+                        debug_assert!(
+                            mill_core::Point::from_index(to as usize).is_some_and(|p| self
+                                .rules()
+                                .topology
+                                .mills_through(after, p)
+                                == 1)
+                                || self.rules().removals == RemovalRule::One
+                        );
                         let mut rest = self.removable(them);
                         while rest != 0 {
                             let r = rest.trailing_zeros();
@@ -672,7 +711,7 @@ impl Tablebase {
     /// The stored values of `position`, if its class is present: both sides out of hand,
     /// no removal pending, piece counts within the tables.
     pub fn probe(&self, position: &Position) -> Option<Probe> {
-        if position.variant() != self.variant
+        if position.rules() != self.rules
             || position.pending_removals() > 0
             || position.in_hand(Color::Light) > 0
             || position.in_hand(Color::Dark) > 0
@@ -847,17 +886,18 @@ impl Tablebase {
             }
         }
         text.push_str(" l 0 0 0 0");
-        Position::from_str_variant(&text, self.variant).map_err(|e| format!("{text}: {e}"))
+        Position::from_str_variant(&text, self.rules).map_err(|e| format!("{text}: {e}"))
     }
 
-    /// The stored form of one class: a header, then the DTZ and DTW values.
+    /// The stored form of one class: a header ([`FileHeader`]), then the DTZ and DTW
+    /// values.
     pub fn class_bytes(&self, m: u8, o: u8) -> Option<Vec<u8>> {
         let class = self.class(m, o)?;
-        let name = self.rules().name.as_bytes();
+        let name = self.rules.to_string();
         let mut out = Vec::with_capacity(16 + name.len() + class.len() * 4);
         out.extend_from_slice(MAGIC);
         out.push(name.len() as u8);
-        out.extend_from_slice(name);
+        out.extend_from_slice(name.as_bytes());
         out.push(m);
         out.push(o);
         out.extend_from_slice(&(class.len() as u32).to_le_bytes());
@@ -867,38 +907,87 @@ impl Tablebase {
         Some(out)
     }
 
-    /// Adds a class read back from [`Tablebase::class_bytes`].
+    /// Adds a class read back from [`Tablebase::class_bytes`]; a file of another rule
+    /// set, of impossible material or of the wrong size is refused.
     pub fn load_class(&mut self, bytes: &[u8]) -> Result<(u8, u8), String> {
-        let bad = |why: &str| format!("not a tablebase file of {}: {why}", self.rules().name);
-        let rest = bytes
-            .strip_prefix(MAGIC.as_slice())
-            .ok_or_else(|| bad("no header"))?;
-        let (&len, rest) = rest.split_first().ok_or_else(|| bad("cut short"))?;
-        let (name, rest) = rest
-            .split_at_checked(len as usize)
-            .ok_or_else(|| bad("cut short"))?;
-        if name != self.rules().name.as_bytes() {
-            return Err(bad("another variant"));
+        let bad = |why: &str| format!("not a tablebase file of {}: {why}", self.rules);
+        let (header, values) = FileHeader::read(bytes).map_err(|e| bad(&e))?;
+        if header.rules != self.rules {
+            return Err(bad(&format!("a table of {}", header.rules)));
         }
-        let [m, o, a, b, c, d, values @ ..] = rest else {
-            return Err(bad("cut short"));
-        };
-        let count = u32::from_le_bytes([*a, *b, *c, *d]) as usize;
-        let low = self.rules().lose_below;
-        if *m < low || *o < low || *m > self.rules().pieces || *o > self.rules().pieces || *m > 8 || *o > 8 {
-            return Err(bad("impossible material"));
-        }
-        let mut class = self.empty_class(*m, *o);
+        let (m, o, count) = (header.m, header.o, header.positions);
+        let mut class = self.empty_class(m, o);
         if count != class.len() || values.len() != count * 4 {
             return Err(bad("wrong size"));
         }
         let read = |k: usize| u16::from_le_bytes([values[2 * k], values[2 * k + 1]]);
         class.dtz = (0..count).map(read).collect();
         class.dtw = (count..2 * count).map(read).collect();
-        self.classes[*m as usize][*o as usize] = Some(class);
-        Ok((*m, *o))
+        self.classes[m as usize][o as usize] = Some(class);
+        Ok((m, o))
     }
 }
+
+/// What the start of a class file says: its rule set and material. Read without
+/// loading the values (the server lists the files it serves from it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileHeader {
+    /// The rule set the class was solved for.
+    pub rules: &'static Rules,
+    /// Pieces of the side to move.
+    pub m: u8,
+    /// Pieces of the other side.
+    pub o: u8,
+    /// Positions stored (each has two 2-byte values after the header).
+    pub positions: usize,
+}
+
+impl FileHeader {
+    /// The header of a class file and the bytes after it.
+    pub fn read(bytes: &[u8]) -> Result<(FileHeader, &[u8]), String> {
+        let rest = bytes.strip_prefix(MAGIC.as_slice()).ok_or("no header")?;
+        let (&len, rest) = rest.split_first().ok_or("cut short")?;
+        let (name, rest) = rest.split_at_checked(len as usize).ok_or("cut short")?;
+        let name = std::str::from_utf8(name).map_err(|_| "an unreadable rule set")?;
+        let rules = Rules::parse(name).map_err(|e| format!("rule set {name:?}: {e}"))?;
+        let [m, o, a, b, c, d, values @ ..] = rest else {
+            return Err("cut short".into());
+        };
+        let low = rules.lose_below;
+        let mut high = rules.pieces.min(MAX_CLASS_PIECES);
+        if rules.removals == RemovalRule::PerMill {
+            high = high.min(MAX_PER_MILL_PIECES);
+        }
+        if !(low..=high).contains(m) || !(low..=high).contains(o) {
+            return Err(format!("impossible material {m}v{o} for {rules}"));
+        }
+        let header = FileHeader {
+            rules,
+            m: *m,
+            o: *o,
+            positions: u32::from_le_bytes([*a, *b, *c, *d]) as usize,
+        };
+        Ok((header, values))
+    }
+
+    /// The file's name: `<rules>-<m>v<o>.mtb` (`nine-4v4.mtb`, `six+per-mill-3v3.mtb`).
+    pub fn file_name(&self) -> String {
+        file_name(self.rules, self.m, self.o)
+    }
+}
+
+/// The name of the file of class `m`v`o` of `rules` (see [`FileHeader::file_name`]).
+pub fn file_name(rules: &Rules, m: u8, o: u8) -> String {
+    format!("{rules}-{m}v{o}.mtb")
+}
+
+/// The most pieces a side may have in a class (the index needs C(points, m) entries).
+pub const MAX_CLASS_PIECES: u8 = 8;
+
+/// The most pieces a side may have in a class of a rule set with a removal per mill: two
+/// mills closed by one piece take five pieces (two lines of three through it), so up to
+/// four a side every closing earns exactly one removal, as with one removal a turn.
+pub const MAX_PER_MILL_PIECES: u8 = 4;
 
 /// `v` with `quiet` quiet turns played: a win or loss whose DTZ does not fit in the
 /// turns left is a draw.

@@ -3,8 +3,8 @@
 //! and Hard, given the tables, never spoils a won ending against the tables' best
 //! defence.
 
-use mill_core::{Game, Position, Variant};
-use mill_engine::tb::{Tablebase, Value};
+use mill_core::{Game, Position, Rules, Variant};
+use mill_engine::tb::{FileHeader, Tablebase, Value};
 use mill_engine::{Engine, Level, Limits, NoClock};
 use std::sync::{Arc, OnceLock};
 
@@ -147,4 +147,85 @@ fn hard_never_spoils_a_won_ending_against_best_defence() {
         );
         played += 1;
     }
+}
+
+#[test]
+fn tables_answer_only_the_rule_set_they_were_solved_for() {
+    let tb = tables();
+    let bytes = tb.class_bytes(3, 3).unwrap();
+    let (header, values) = FileHeader::read(&bytes).unwrap();
+    assert_eq!(header.rules, Variant::Nine.rules());
+    assert_eq!((header.m, header.o, header.positions), (3, 3, tb.classes()[0].2));
+    assert_eq!(values.len(), 4 * header.positions);
+    assert_eq!(header.file_name(), "nine-3v3.mtb");
+    // The same board without protected mills or without flying is another game: the
+    // nine tables do not answer it, and its own tables do not take nine's file.
+    let board = "LL./.../D../...D.D/.../.../..L l 0 0 0 0";
+    assert!(tb.probe(&position(board)).is_some());
+    for other in ["nine+protect-off", "nine+fly-0"] {
+        let p = position(&format!("{board} {other}"));
+        assert_eq!(p.rules().to_string(), other);
+        assert_eq!(tb.probe(&p), None, "{other}");
+        assert_eq!(tb.best_turn(&p), None, "{other}");
+        let rules = Rules::parse(other).unwrap();
+        let err = Tablebase::new(rules).load_class(&bytes).unwrap_err();
+        assert!(err.contains("a table of nine"), "{err}");
+        assert_eq!(
+            mill_engine::tb::file_name(rules, 4, 3),
+            format!("{other}-4v3.mtb")
+        );
+    }
+    // A header naming no rule set, or impossible material, is refused.
+    let mut unknown = bytes.clone();
+    unknown[9..13].copy_from_slice(b"nune");
+    assert!(FileHeader::read(&unknown).unwrap_err().contains("nune"));
+    let mut material = bytes.clone();
+    material[13] = 2;
+    assert!(
+        FileHeader::read(&material)
+            .unwrap_err()
+            .contains("impossible material")
+    );
+}
+
+#[test]
+fn rule_sets_the_solver_cannot_solve_are_refused() {
+    let three = Rules::parse("three").unwrap();
+    assert!(Tablebase::supports(three).is_err());
+    assert!(
+        Tablebase::generate(three, 3, &mut |_| {})
+            .unwrap_err()
+            .contains("three")
+    );
+    // A removal per mill: only while no step can close two mills.
+    let per_mill = Rules::parse("nine+per-mill").unwrap();
+    assert_eq!(Tablebase::supports(per_mill), Ok(()));
+    let err = Tablebase::generate(per_mill, 5, &mut |_| {}).unwrap_err();
+    assert!(
+        err.contains("nine+per-mill") && err.contains("at most 4"),
+        "{err}"
+    );
+    assert_eq!(
+        Tablebase::supports(Rules::parse("six+protect-off").unwrap()),
+        Ok(())
+    );
+}
+
+#[test]
+fn a_removal_per_mill_is_solved_and_verified_where_no_step_closes_two() {
+    let per_mill = Rules::parse("nine+per-mill").unwrap();
+    let tb = Tablebase::generate(per_mill, 3, &mut |_| {}).expect("generated");
+    assert_eq!(tb.rules(), per_mill);
+    // mill-core's own turns, with their removal per mill, agree with every value.
+    assert!(tb.verify(&mut |_| {}).expect("consistent") > 100_000);
+    // And they are the one-removal values: with three a side no step closes two mills.
+    let board = "LL./.../D../...D.D/.../.../..L l 0 0 0 0";
+    let p = position(&format!("{board} nine+per-mill"));
+    assert_eq!(tb.probe(&p).unwrap(), tables().probe(&position(board)).unwrap());
+    assert_eq!(tables().probe(&p), None);
+    let bytes = tb.class_bytes(3, 3).unwrap();
+    assert_eq!(
+        FileHeader::read(&bytes).unwrap().0.file_name(),
+        "nine+per-mill-3v3.mtb"
+    );
 }

@@ -74,6 +74,7 @@ pub fn app(state: AppState) -> Router {
             "/rules",
             get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "rules.html", None, &h) }),
         )
+        .route("/tb/{*file}", get(table_file))
         .fallback(static_file)
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
@@ -149,6 +150,24 @@ async fn static_file(State(state): State<AppState>, method: Method, req: Request
         .assets
         .serve(path, req.uri().query(), req.headers(), StatusCode::OK)
         .unwrap_or_else(|| not_found_page(&state, req.headers()))
+}
+
+/// `/tb/{file}`: an endgame table or their manifest (`assets.rs`); a table that is not
+/// there is a plain 404, as the page's worker asks for it, not a person.
+async fn table_file(State(state): State<AppState>, req: Request) -> Response {
+    let path = req.uri().path().trim_start_matches('/');
+    state
+        .assets
+        .serve(path, req.uri().query(), req.headers(), StatusCode::OK)
+        .unwrap_or_else(|| {
+            metrics::refused("not-found");
+            (
+                StatusCode::NOT_FOUND,
+                [(header::CACHE_CONTROL, HeaderValue::from_static(REVALIDATE))],
+                "no such table\n",
+            )
+                .into_response()
+        })
 }
 
 /// `/r/{room}`: the page for a room that exists, else the "room is gone" page (404).

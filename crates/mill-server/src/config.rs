@@ -14,6 +14,9 @@ pub struct Config {
     pub db: DbTarget,
     /// Directory with the page (`index.html`, `rules.html`, scripts).
     pub static_dir: PathBuf,
+    /// Directory with the endgame tables (`mill tb generate`'s `*.mtb` files), served
+    /// under `/tb/` for the page's engine; `None`: no tables.
+    pub tb_dir: Option<PathBuf>,
     /// Base URL for invite links, e.g. `https://mill.example.org`.
     pub public_url: Option<String>,
     /// Without `public_url`: `Host` headers invite links may be built from (compared
@@ -57,6 +60,7 @@ impl Config {
         Config {
             db: db.into(),
             static_dir: static_dir.into(),
+            tb_dir: None,
             public_url: None,
             allowed_hosts: Vec::new(),
             idle_after: Duration::from_secs(7 * 24 * 3600),

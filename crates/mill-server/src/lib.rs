@@ -61,7 +61,7 @@ pub async fn run(
     let background = rooms.start_background(presence);
     tracing::info!(db = %config.db, "database open");
 
-    let assets = assets::Assets::load(&config.static_dir)?;
+    let assets = assets::Assets::load(&config.static_dir, config.tb_dir.as_deref())?;
     let local_addr = listener.local_addr()?;
     if config.public_url.is_none() && config.allowed_hosts.is_empty() && !local_addr.ip().is_loopback() {
         tracing::warn!(

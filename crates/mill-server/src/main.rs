@@ -23,6 +23,10 @@ struct Args {
     /// Directory with the page [default: ./static, else the repository's static/].
     #[arg(long, env = "MILL_STATIC_DIR")]
     static_dir: Option<PathBuf>,
+    /// Directory with the endgame tables (`mill tb generate --dir DIR`), served to the
+    /// page's computer under /tb/ [default: ./tb, else the repository's tb/, if there].
+    #[arg(long, env = "MILL_TB_DIR")]
+    tb_dir: Option<PathBuf>,
     /// Base URL for invite links, e.g. https://mill.example.org (see --allowed-host).
     #[arg(long, env = "MILL_PUBLIC_URL")]
     public_url: Option<String>,
@@ -69,6 +73,17 @@ fn default_static_dir() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../static"))
 }
 
+/// `./tb`, else the repository's `tb/` (where `scripts/run` generates them), if either
+/// is a directory.
+fn default_tb_dir() -> Option<PathBuf> {
+    [
+        PathBuf::from("tb"),
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tb")),
+    ]
+    .into_iter()
+    .find(|d| d.is_dir())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args = Args::parse();
@@ -95,6 +110,7 @@ async fn main() -> anyhow::Result<()> {
 
     let db = mill_server::store::DbTarget::parse(&args.db);
     let mut config = Config::new(db, args.static_dir.unwrap_or_else(default_static_dir));
+    config.tb_dir = args.tb_dir.or_else(default_tb_dir);
     config.public_url = args.public_url;
     config.idle_after = Duration::from_secs_f64(args.idle_days * 86_400.0);
     config.purge_every = Duration::from_secs(args.purge_every_secs);

@@ -26,6 +26,8 @@ pub struct Metrics {
     pub commands: IntCounter,
     /// Seconds per group commit of the database writer.
     pub commit_seconds: Histogram,
+    /// Events per PostgreSQL group commit.
+    pub commit_events: Histogram,
     /// Refused requests, messages and connections, by code.
     pub refusals: IntCounterVec,
 }
@@ -44,11 +46,16 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     let commit_seconds = Histogram::with_opts(
         HistogramOpts::new(
             "mill_commit_seconds",
-            "Duration of one commit: a group commit to SQLite, or one event to PostgreSQL",
+            "Duration of one group commit, to SQLite or PostgreSQL",
         )
         .buckets(vec![
             0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
         ]),
+    )
+    .expect("valid metric");
+    let commit_events = Histogram::with_opts(
+        HistogramOpts::new("mill_commit_events", "Events per group commit to PostgreSQL")
+            .buckets(vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]),
     )
     .expect("valid metric");
     let refusals = IntCounterVec::new(
@@ -65,6 +72,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         Box::new(connections.clone()),
         Box::new(commands.clone()),
         Box::new(commit_seconds.clone()),
+        Box::new(commit_events.clone()),
         Box::new(refusals.clone()),
     ] {
         registry.register(m).expect("each metric registered once");
@@ -76,6 +84,7 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
         connections,
         commands,
         commit_seconds,
+        commit_events,
         refusals,
     }
 });

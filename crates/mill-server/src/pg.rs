@@ -8,13 +8,22 @@
 //!
 //! What makes several instances safe is left to the database, never to the instances:
 //!
-//! - every event is one `INSERT … ON CONFLICT DO NOTHING` statement (one transaction,
-//!   acknowledged only after it has committed); the primary key (room, round, seq)
-//!   picks the winner of two instances racing for the same place, and the unique
-//!   (room, seat, client id) stores a retried command once, whichever instance the
-//!   retry reaches;
-//! - a trigger announces each new event, seat and presence change on the channel
-//!   `mill_rooms`; each instance LISTENs and reads the room's new rows (`catch_up`);
+//! - events go through one group-commit writer per instance ([`write_loop`]): the
+//!   events waiting in its queue share one transaction, a single multi-row
+//!   `INSERT … ON CONFLICT DO NOTHING RETURNING`, and each is acknowledged only after
+//!   that transaction has committed. The primary key (room, round, seq) still decides
+//!   each event on its own, picking the winner of two instances racing for the same
+//!   place, and the unique (room, seat, client id) stores a retried command once,
+//!   whichever instance the retry reaches; the rows returned say which events were
+//!   stored. A batch that fails is split until the one event at fault fails alone;
+//! - changes are announced on the channel `mill_rooms`, and each instance LISTENs and
+//!   reads the rooms' new rows (`Rooms::read_news`). Payload: `<rooms> <origin>`, where
+//!   `<rooms>` is one room id or several joined by commas (room ids are letters and
+//!   digits) and `<origin>` the writing instance's id, so an instance skips its own
+//!   news, or `*` (presence changes: every instance looks again). The writer sends
+//!   one NOTIFY per batch for every room it changed (several if the ids would pass
+//!   PostgreSQL's 8000-byte payload limit); triggers announce seats and presence
+//!   (migrations 01–03);
 //! - presence is a table of (room, seat, instance) rows, and instances refresh a
 //!   heartbeat: the rows of an instance that stops (SIGKILL, lost machine) are deleted
 //!   by any other once its heartbeat is 30 s old (an instance that was only stalled
@@ -28,12 +37,14 @@
 //! - the purge deletes with `FOR UPDATE SKIP LOCKED`, so instances running it at the
 //!   same time neither collide nor delete a room twice.
 
+use std::collections::HashSet;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
 use futures_util::StreamExt;
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_postgres::{AsyncMessage, NoTls};
 
 use crate::db::{DbError, StoredEvent, StoredRoom};
@@ -42,6 +53,10 @@ use crate::db::{DbError, StoredEvent, StoredRoom};
 const MIGRATIONS: &[(i32, &str)] = &[
     (1, include_str!("../../../migrations/postgres/01-init.sql")),
     (2, include_str!("../../../migrations/postgres/02-seat-claims.sql")),
+    (
+        3,
+        include_str!("../../../migrations/postgres/03-batch-notify.sql"),
+    ),
 ];
 
 /// An instance whose heartbeat is older than this is taken for dead.
@@ -51,7 +66,11 @@ pub const HEARTBEAT: Duration = Duration::from_secs(5);
 
 impl From<tokio_postgres::Error> for DbError {
     fn from(e: tokio_postgres::Error) -> Self {
-        DbError::Postgres(e.to_string())
+        // A refusal from the server says what and why; "db error" alone does not.
+        match e.as_db_error() {
+            Some(db) => DbError::Postgres(db.to_string()),
+            None => DbError::Postgres(e.to_string()),
+        }
     }
 }
 
@@ -113,6 +132,8 @@ pub struct Pg {
     config: tokio_postgres::Config,
     /// This instance's id (also its connections' application_name).
     pub instance: String,
+    /// The queue of the group-commit writer (see [`write_loop`]).
+    writer: mpsc::UnboundedSender<Job>,
 }
 
 fn i(n: u32) -> i32 {
@@ -133,6 +154,9 @@ impl Pg {
         let mut config =
             tokio_postgres::Config::from_str(url).map_err(|e| DbError::Postgres(format!("--db: {e}")))?;
         config.application_name(&instance);
+        // Tells the events trigger that this instance announces its events itself, one
+        // NOTIFY per batch (see migration 03).
+        config.options("-c mill.notify=batch");
         config.connect_timeout(Duration::from_secs(10));
         let manager = Manager::from_config(
             config.clone(),
@@ -145,10 +169,13 @@ impl Pg {
             .max_size(pool_size.max(2))
             .build()
             .map_err(|e| DbError::Postgres(e.to_string()))?;
+        let (writer, queue) = mpsc::unbounded_channel();
+        tokio::spawn(write_loop(pool.clone(), instance.clone(), queue));
         let pg = Pg {
             pool,
             config,
             instance,
+            writer,
         };
         pg.migrate().await?;
         let client = pg.pool.get().await?;
@@ -228,53 +255,29 @@ impl Pg {
         Ok(n == 1)
     }
 
-    /// Stores one event in its own transaction; returns once it has committed.
+    /// Stores one event through this instance's group-commit writer; returns once the
+    /// transaction holding it has committed (or failed).
     pub async fn insert_event(&self, e: &NewEvent<'_>) -> Result<Inserted, DbError> {
-        let started = std::time::Instant::now();
-        let client = self.pool.get().await?;
-        let stmt = client
-            .prepare_cached(
-                "WITH ev AS (INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
-                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                             ON CONFLICT DO NOTHING RETURNING room_id),
-                      t AS (UPDATE rooms SET active_at = GREATEST(active_at, $8)
-                            WHERE id IN (SELECT room_id FROM ev))
-                 SELECT count(*) FROM ev",
-            )
-            .await?;
-        let n: i64 = client
-            .query_one(
-                &stmt,
-                &[
-                    &e.room,
-                    &i(e.round),
-                    &i(e.seq),
-                    &e.seat,
-                    &e.kind,
-                    &e.action,
-                    &e.client_id,
-                    &e.at,
-                ],
-            )
-            .await?
-            .get(0);
-        crate::metrics::get()
-            .commit_seconds
-            .observe(started.elapsed().as_secs_f64());
-        if n == 1 {
-            return Ok(Inserted::Applied);
-        }
-        let dup = client
-            .query_opt(
-                "SELECT 1 FROM events WHERE room_id = $1 AND seat = $2 AND client_id = $3",
-                &[&e.room, &e.seat, &e.client_id],
-            )
-            .await?;
-        Ok(if dup.is_some() {
-            Inserted::Duplicate
-        } else {
-            Inserted::Conflict
-        })
+        let (done, answer) = oneshot::channel();
+        let job = Job {
+            event: Event {
+                room: e.room.to_string(),
+                round: i(e.round),
+                seq: i(e.seq),
+                seat: e.seat,
+                kind: e.kind,
+                action: e.action.map(str::to_string),
+                client_id: e.client_id.to_string(),
+                at: e.at,
+            },
+            done,
+        };
+        self.writer
+            .send(job)
+            .map_err(|_| DbError::Postgres("the event writer has stopped".into()))?;
+        answer
+            .await
+            .map_err(|_| DbError::Postgres("the event writer dropped an event".into()))?
     }
 
     /// Reads one room with its seats and events in order; `None` if there is none.
@@ -342,40 +345,104 @@ impl Pg {
     /// The room's events from (round, seq) on, its Dark seat, and its seats held on
     /// other live instances.
     pub async fn news(&self, id: &str, round: u32, seq: u32) -> Result<News, DbError> {
+        let mut all = self.news_many(&[(id.to_string(), round, seq)]).await?;
+        Ok(all.pop().map(|(_, news)| news).unwrap_or(News {
+            dark_key: None,
+            events: Vec::new(),
+            remote: [false; 2],
+            claims: [None; 2],
+        }))
+    }
+
+    /// [`Pg::news`] for many rooms at once, in three statements whatever their number
+    /// (sent together on one connection): the read side of the batched writes, for an
+    /// instance told by one NOTIFY that many rooms changed. Answers in the order asked.
+    pub async fn news_many(&self, wanted: &[(String, u32, u32)]) -> Result<Vec<(String, News)>, DbError> {
         let client = self.pool.get().await?;
-        let events = self.events(&client, id, round, seq).await?;
-        let dark = client
-            .query_opt(
-                "SELECT key_hash FROM seats WHERE room_id = $1 AND color = 'dark'",
-                &[&id],
-            )
-            .await?;
-        let dark_key = match dark {
-            Some(row) => Some(hash(row.get(0), id)?),
-            None => None,
-        };
-        let stmt = client
-            .prepare_cached(&format!(
-                "SELECT p.seat, max(p.claim) FROM presence p JOIN instances i ON i.id = p.instance_id
-                 WHERE p.room_id = $1 AND p.instance_id <> $2
-                   AND i.seen_at > now() - interval '{DEAD_AFTER_SECS} seconds'
-                 GROUP BY p.seat"
-            ))
-            .await?;
-        let mut remote = [false; 2];
-        let mut claims = [None; 2];
-        for row in client.query(&stmt, &[&id, &self.instance]).await? {
-            let seat: String = row.get(0);
-            let at = usize::from(seat == "dark");
-            remote[at] = true;
-            claims[at] = row.get(1);
+        let ids: Vec<&str> = wanted.iter().map(|w| w.0.as_str()).collect();
+        let rounds: Vec<i32> = wanted.iter().map(|w| i(w.1)).collect();
+        let seqs: Vec<i32> = wanted.iter().map(|w| i(w.2)).collect();
+        let (events, seats, presence) = futures_util::future::try_join3(
+            async {
+                let stmt = client
+                    .prepare_cached(
+                        "SELECT e.room_id, e.round, e.seat, e.kind, e.action, e.client_id, e.at
+                         FROM unnest($1::text[], $2::int[], $3::int[]) AS w(room_id, round, seq)
+                         JOIN events e ON e.room_id = w.room_id AND (e.round, e.seq) >= (w.round, w.seq)
+                         ORDER BY e.room_id, e.round, e.seq",
+                    )
+                    .await?;
+                client.query(&stmt, &[&ids, &rounds, &seqs]).await
+            },
+            async {
+                let stmt = client
+                    .prepare_cached(
+                        "SELECT room_id, key_hash FROM seats WHERE room_id = ANY($1) AND color = 'dark'",
+                    )
+                    .await?;
+                client.query(&stmt, &[&ids]).await
+            },
+            async {
+                let stmt = client
+                    .prepare_cached(&format!(
+                        "SELECT p.room_id, p.seat, max(p.claim) FROM presence p
+                         JOIN instances i ON i.id = p.instance_id
+                         WHERE p.room_id = ANY($1) AND p.instance_id <> $2
+                           AND i.seen_at > now() - interval '{DEAD_AFTER_SECS} seconds'
+                         GROUP BY p.room_id, p.seat"
+                    ))
+                    .await?;
+                client.query(&stmt, &[&ids, &self.instance]).await
+            },
+        )
+        .await?;
+        let mut out: std::collections::HashMap<String, News> = wanted
+            .iter()
+            .map(|w| {
+                (
+                    w.0.clone(),
+                    News {
+                        dark_key: None,
+                        events: Vec::new(),
+                        remote: [false; 2],
+                        claims: [None; 2],
+                    },
+                )
+            })
+            .collect();
+        for r in &events {
+            let room: String = r.get(0);
+            if let Some(news) = out.get_mut(&room) {
+                news.events.push(StoredEvent {
+                    round: u32::try_from(r.get::<_, i32>(1)).unwrap_or(0),
+                    seat: r.get(2),
+                    kind: r.get(3),
+                    action: r.get(4),
+                    client_id: r.get(5),
+                    at: r.get(6),
+                });
+            }
         }
-        Ok(News {
-            dark_key,
-            events,
-            remote,
-            claims,
-        })
+        for r in &seats {
+            let room: String = r.get(0);
+            let key = hash(r.get(1), &room)?;
+            if let Some(news) = out.get_mut(&room) {
+                news.dark_key = Some(key);
+            }
+        }
+        for r in &presence {
+            let room: String = r.get(0);
+            let seat: String = r.get(1);
+            if let Some(news) = out.get_mut(&room) {
+                let at = usize::from(seat == "dark");
+                news.remote[at] = true;
+                news.claims[at] = r.get(2);
+            }
+        }
+        Ok(wanted
+            .iter()
+            .filter_map(|w| out.remove(&w.0).map(|news| (w.0.clone(), news)))
+            .collect())
     }
 
     /// Publishes (or withdraws) this instance's socket on a seat; also counts as activity.
@@ -530,12 +597,14 @@ impl Pg {
                         }
                         first = false;
                         while let Some(payload) = rx.recv().await {
-                            let (room, origin) = payload.split_once(' ').unwrap_or((&payload, ""));
+                            let (rooms, origin) = payload.split_once(' ').unwrap_or((&payload, ""));
                             if origin == self.instance {
                                 continue;
                             }
-                            if out.send(Some(room.to_string())).is_err() {
-                                return;
+                            for room in rooms.split(',') {
+                                if out.send(Some(room.to_string())).is_err() {
+                                    return;
+                                }
                             }
                         }
                     }
@@ -549,4 +618,209 @@ impl Pg {
             tokio::time::sleep(Duration::from_millis(500)).await;
         }
     }
+}
+
+/// Most events in one transaction: bounds a batch's statement and keeps its NOTIFY
+/// payloads few (each at most [`ROOMS_PER_PAYLOAD`] rooms).
+const MAX_BATCH: usize = 1024;
+/// Batches being written at the same time: while one waits for its commit, the next
+/// gathers the events that arrive meanwhile and sends its insert.
+const WRITERS: usize = 2;
+/// Room ids per NOTIFY payload: "<room>,<room>,… <origin>" must stay under 8000 bytes
+/// (ids are `ROOM_ID_LEN` characters, the origin about 20).
+const ROOMS_PER_PAYLOAD: i64 = 7800 / (crate::keys::ROOM_ID_LEN as i64 + 1);
+
+/// One event, owned, waiting in the writer's queue.
+#[derive(Debug)]
+struct Event {
+    room: String,
+    round: i32,
+    seq: i32,
+    seat: &'static str,
+    kind: &'static str,
+    action: Option<String>,
+    client_id: String,
+    at: i64,
+}
+
+#[derive(Debug)]
+struct Job {
+    event: Event,
+    done: oneshot::Sender<Result<Inserted, DbError>>,
+}
+
+/// The group-commit writer: takes every event waiting in the queue (up to
+/// [`MAX_BATCH`]) and writes them in one transaction, with at most [`WRITERS`]
+/// transactions in flight. Ends when every sender is gone.
+async fn write_loop(pool: Pool, instance: String, mut queue: mpsc::UnboundedReceiver<Job>) {
+    let slots = Arc::new(Semaphore::new(WRITERS));
+    while let Some(first) = queue.recv().await {
+        // Waiting for a free slot lets the batch grow while the others commit.
+        let Ok(slot) = slots.clone().acquire_owned().await else {
+            return;
+        };
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        let (pool, instance) = (pool.clone(), instance.clone());
+        tokio::spawn(async move {
+            write_jobs(&pool, &instance, batch).await;
+            drop(slot);
+        });
+    }
+}
+
+/// Writes `jobs` in one transaction and answers each. If the transaction fails, the
+/// cause may be one event (say its room was purged meanwhile) or the connection: the
+/// batch is split in halves and each half tried on its own, down to single events, so
+/// one bad event never takes the others with it. Trying an event again is safe: if an
+/// earlier attempt did commit, its client id makes it a `Duplicate`.
+async fn write_jobs(pool: &Pool, instance: &str, mut jobs: Vec<Job>) {
+    // One order for every instance, so two batches racing for the same keys wait for
+    // each other rather than deadlock.
+    jobs.sort_by(|a, b| {
+        (&a.event.room, a.event.round, a.event.seq).cmp(&(&b.event.room, b.event.round, b.event.seq))
+    });
+    let mut pending = vec![jobs];
+    while let Some(jobs) = pending.pop() {
+        let events: Vec<&Event> = jobs.iter().map(|j| &j.event).collect();
+        let started = std::time::Instant::now();
+        match write_batch(pool, instance, &events).await {
+            Ok(outcomes) => {
+                let m = crate::metrics::get();
+                m.commit_seconds.observe(started.elapsed().as_secs_f64());
+                m.commit_events.observe(jobs.len() as f64);
+                for (job, outcome) in jobs.into_iter().zip(outcomes) {
+                    let _ = job.done.send(Ok(outcome));
+                }
+            }
+            Err(e) if jobs.len() > 1 => {
+                tracing::warn!(error = %e, events = jobs.len(), "a batch of events failed; trying its halves");
+                let mut first = jobs;
+                let second = first.split_off(first.len() / 2);
+                pending.push(second);
+                pending.push(first);
+            }
+            Err(e) => {
+                let why = match e {
+                    DbError::Postgres(why) => why,
+                    other => other.to_string(),
+                };
+                for job in jobs {
+                    let _ = job.done.send(Err(DbError::Postgres(why.clone())));
+                }
+            }
+        }
+    }
+}
+
+/// One transaction for `events` (sorted by place), in one statement and one round
+/// trip: a multi-row `INSERT … ON CONFLICT DO NOTHING RETURNING`, so the database's
+/// keys still decide each event on its own and the returned rows say which were
+/// stored; the rooms' activity; and the NOTIFY naming the rooms that changed (in
+/// chunks under the payload limit). Run outside any transaction block, the statement
+/// commits before its answer arrives (tokio-postgres reads up to ReadyForQuery). The
+/// events not stored are then looked up: a retry whose client id is stored already,
+/// or another command holding the place.
+async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<Vec<Inserted>, DbError> {
+    let client = pool.get().await?;
+    let insert = client
+        .prepare_cached(
+            "WITH input AS (
+                 SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::text[],
+                                      $6::text[], $7::text[], $8::bigint[])
+                     AS t(room_id, round, seq, seat, kind, action, client_id, at)),
+             ev AS (INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
+                    SELECT * FROM input
+                    ON CONFLICT DO NOTHING
+                    RETURNING room_id, round, seq, seat, client_id, at),
+             t AS (UPDATE rooms SET active_at = GREATEST(active_at, m.at)
+                   FROM (SELECT room_id, max(at) AS at FROM ev GROUP BY room_id) m
+                   WHERE rooms.id = m.room_id),
+             changed AS (SELECT room_id, (row_number() OVER (ORDER BY room_id) - 1) / $10 AS chunk
+                         FROM (SELECT DISTINCT room_id FROM ev) d),
+             n AS (SELECT pg_notify('mill_rooms', string_agg(room_id, ',' ORDER BY room_id) || ' ' || $9)
+                   FROM changed GROUP BY chunk)
+             SELECT room_id, round, seq, seat, client_id, (SELECT count(*) FROM n) FROM ev",
+        )
+        .await?;
+    let rooms: Vec<&str> = events.iter().map(|e| e.room.as_str()).collect();
+    let rounds: Vec<i32> = events.iter().map(|e| e.round).collect();
+    let seqs: Vec<i32> = events.iter().map(|e| e.seq).collect();
+    let seats: Vec<&str> = events.iter().map(|e| e.seat).collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind).collect();
+    let actions: Vec<Option<&str>> = events.iter().map(|e| e.action.as_deref()).collect();
+    let cids: Vec<&str> = events.iter().map(|e| e.client_id.as_str()).collect();
+    let ats: Vec<i64> = events.iter().map(|e| e.at).collect();
+    let rows = client
+        .query(
+            &insert,
+            &[
+                &rooms,
+                &rounds,
+                &seqs,
+                &seats,
+                &kinds,
+                &actions,
+                &cids,
+                &ats,
+                &instance,
+                &ROOMS_PER_PAYLOAD,
+            ],
+        )
+        .await?;
+    let mut stored: HashSet<(String, i32, i32, String, String)> = rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+        .collect();
+    let mut outcomes: Vec<Option<Inserted>> = events
+        .iter()
+        .map(|e| {
+            // `remove`: of two identical events in one batch, only the first was stored.
+            let key = (
+                e.room.clone(),
+                e.round,
+                e.seq,
+                e.seat.to_string(),
+                e.client_id.clone(),
+            );
+            stored.remove(&key).then_some(Inserted::Applied)
+        })
+        .collect();
+    let lost: Vec<usize> = (0..events.len()).filter(|&n| outcomes[n].is_none()).collect();
+    if !lost.is_empty() {
+        // Committed: whatever took each place or client id is there to be seen.
+        let pick = |f: fn(&Event) -> &str| -> Vec<&str> { lost.iter().map(|&n| f(events[n])).collect() };
+        let found = client
+            .query(
+                "SELECT room_id, seat, client_id FROM events
+                 WHERE (room_id, seat, client_id) IN
+                       (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))",
+                &[
+                    &pick(|e| e.room.as_str()),
+                    &pick(|e| e.seat),
+                    &pick(|e| e.client_id.as_str()),
+                ],
+            )
+            .await?;
+        let dups: HashSet<(String, String, String)> =
+            found.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
+        for n in lost {
+            let e = events[n];
+            let key = (e.room.clone(), e.seat.to_string(), e.client_id.clone());
+            outcomes[n] = Some(if dups.contains(&key) {
+                Inserted::Duplicate
+            } else {
+                Inserted::Conflict
+            });
+        }
+    }
+    Ok(outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or(Inserted::Conflict))
+        .collect())
 }

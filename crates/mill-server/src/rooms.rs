@@ -603,7 +603,7 @@ impl Rooms {
             .clone();
         // PostgreSQL: who is online on other instances was announced before this room
         // was in memory here; read it (and anything newer) now.
-        self.announce(Some(id));
+        self.announce_one(id);
         Ok(arc)
     }
 
@@ -749,7 +749,7 @@ impl Rooms {
             }
             Ok(false) => {
                 drop(room);
-                self.announce(Some(id));
+                self.announce_one(id);
                 Err(ApiError::RoomFull)
             }
             Err(e) => Err(e.into()),
@@ -1195,17 +1195,19 @@ impl Rooms {
             room.dirty = false;
             (room.id.clone(), room.next)
         };
-        let news = match pg.news(&id, next.0, next.1).await {
-            Ok(news) => news,
-            Err(e) => {
-                tracing::warn!(error = %e, room = %id, "reading a room's news failed");
-                return;
-            }
-        };
+        match pg.news(&id, next.0, next.1).await {
+            Ok(news) => self.apply_news(room_arc, next, news),
+            Err(e) => tracing::warn!(error = %e, room = %id, "reading a room's news failed"),
+        }
+    }
+
+    /// Applies news read from place `next` on, unless the room moved on meanwhile.
+    fn apply_news(&self, room_arc: &Arc<Mutex<Room>>, next: (u32, u32), news: crate::pg::News) {
         let mut room = lock(room_arc);
         if room.next != next {
             return; // someone else read them meanwhile
         }
+        let id = room.id.clone();
         let mut changed = false;
         for (i, e) in news.events.into_iter().enumerate() {
             if let Err(why) = room.apply_stored(i, e) {
@@ -1233,42 +1235,106 @@ impl Rooms {
         }
     }
 
-    /// PostgreSQL: another instance changed room `id` (or, with `None`, news may have
-    /// been missed for every room): read the news of each such room in memory, one
-    /// reader per room however many notifications come.
-    fn announce(&self, id: Option<&str>) {
+    /// PostgreSQL: other instances changed the rooms `ids` (`None`: news may have been
+    /// missed for every room). Reads the news of each such room in memory, one reader
+    /// per room however many notifications come: the rooms free at this moment in one
+    /// batch ([`Pg::news_many`]), a room whose gate is taken (a command of its own in
+    /// flight) by a reader of its own once the gate is free.
+    async fn announce(&self, ids: Option<Vec<String>>) {
         let Store::Postgres(pg) = &self.shared.store else {
             return;
         };
-        let arcs: Vec<Arc<Mutex<Room>>> = match id {
-            Some(id) => self.get(id).into_iter().collect(),
+        let arcs: Vec<Arc<Mutex<Room>>> = match ids {
+            Some(ids) => ids.iter().filter_map(|id| self.get(id)).collect(),
             None => lock(&self.shared.map).values().cloned().collect(),
         };
+        let mut batch = Vec::new();
         for arc in arcs {
-            {
+            let gate = {
                 let mut room = lock(&arc);
                 room.dirty = true;
                 if room.reading {
                     continue;
                 }
                 room.reading = true;
+                room.gate.clone()
+            };
+            match gate.try_lock_owned() {
+                Ok(turn) => batch.push((arc, turn)),
+                Err(_) => self.read_alone(pg, arc),
             }
-            let (rooms, pg) = (self.clone(), pg.clone());
-            tokio::spawn(async move {
-                loop {
-                    let gate = lock(&arc).gate.clone();
-                    {
-                        let _turn = gate.lock().await;
-                        rooms.read_news(&pg, &arc).await;
-                    }
-                    let mut room = lock(&arc);
-                    if !room.dirty {
-                        room.reading = false;
-                        break;
-                    }
-                }
-            });
         }
+        if batch.is_empty() {
+            return;
+        }
+        let wanted: Vec<(String, u32, u32)> = batch
+            .iter()
+            .map(|(arc, _)| {
+                let mut room = lock(arc);
+                room.dirty = false;
+                (room.id.clone(), room.next.0, room.next.1)
+            })
+            .collect();
+        match pg.news_many(&wanted).await {
+            Ok(all) => {
+                for ((arc, _), (w, (_, news))) in batch.iter().zip(wanted.iter().zip(all)) {
+                    self.apply_news(arc, (w.1, w.2), news);
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, rooms = wanted.len(), "reading rooms' news failed"),
+        }
+        for (arc, turn) in batch {
+            drop(turn);
+            let again = {
+                let mut room = lock(&arc);
+                if !room.dirty {
+                    room.reading = false;
+                }
+                room.dirty
+            };
+            if again {
+                self.read_alone(pg, arc);
+            }
+        }
+    }
+
+    /// PostgreSQL: reads room `id`'s news in the background (if it is in memory).
+    fn announce_one(&self, id: &str) {
+        let Store::Postgres(pg) = &self.shared.store else {
+            return;
+        };
+        let Some(arc) = self.get(id) else {
+            return;
+        };
+        {
+            let mut room = lock(&arc);
+            room.dirty = true;
+            if room.reading {
+                return;
+            }
+            room.reading = true;
+        }
+        self.read_alone(pg, arc);
+    }
+
+    /// Reads one room's news once its gate is free, again while more was announced
+    /// meanwhile. The caller has set the room's `reading`.
+    fn read_alone(&self, pg: &Arc<Pg>, arc: Arc<Mutex<Room>>) {
+        let (rooms, pg) = (self.clone(), pg.clone());
+        tokio::spawn(async move {
+            loop {
+                let gate = lock(&arc).gate.clone();
+                {
+                    let _turn = gate.lock().await;
+                    rooms.read_news(&pg, &arc).await;
+                }
+                let mut room = lock(&arc);
+                if !room.dirty {
+                    room.reading = false;
+                    break;
+                }
+            }
+        });
     }
 
     /// PostgreSQL: publishes this instance's holders of a room's seats if they changed.
@@ -1326,7 +1392,7 @@ impl Rooms {
             }
             *room.claims.get_mut(seat) = Some((conn, claim));
         }
-        self.announce(Some(&job.room));
+        self.announce_one(&job.room);
     }
 
     /// The background work PostgreSQL needs: the LISTEN connection and its reader,
@@ -1343,8 +1409,34 @@ impl Rooms {
         tasks.push(tokio::spawn((**pg).clone().listen(news_tx)));
         let rooms = self.clone();
         tasks.push(tokio::spawn(async move {
-            while let Some(id) = news_rx.recv().await {
-                rooms.announce(id.as_deref());
+            // Every room announced while the last batches were being read makes the
+            // next batch (a `None` stands for every room); a few batches are read at
+            // once, so one slow read does not hold the news of every other room.
+            let readers = Arc::new(tokio::sync::Semaphore::new(3));
+            while let Some(first) = news_rx.recv().await {
+                let Ok(reader) = readers.clone().acquire_owned().await else {
+                    break;
+                };
+                let mut ids = Some(Vec::new());
+                for id in std::iter::once(first).chain(std::iter::from_fn(|| news_rx.try_recv().ok())) {
+                    match (id, &mut ids) {
+                        (Some(id), Some(list)) => list.push(id),
+                        (None, _) => ids = None,
+                        (Some(_), None) => {}
+                    }
+                    if ids.as_ref().is_some_and(|l| l.len() >= 1024) {
+                        break;
+                    }
+                }
+                if let Some(list) = &mut ids {
+                    list.sort_unstable();
+                    list.dedup();
+                }
+                let rooms = rooms.clone();
+                tokio::spawn(async move {
+                    rooms.announce(ids).await;
+                    drop(reader);
+                });
             }
         }));
         if let Some(mut jobs) = presence {

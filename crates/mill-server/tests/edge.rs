@@ -522,6 +522,105 @@ async fn static_files_are_compressed_versioned_and_revalidated() {
     server.stop().await;
 }
 
+/// A file in the endgame tables' form (`mill_engine::tb`): its header, then `positions`
+/// pairs of 2-byte values. The server lists and serves it; it does not solve anything.
+fn table_file(rules: &str, m: u8, o: u8, positions: u32) -> Vec<u8> {
+    let mut out = b"MILLTB01".to_vec();
+    out.push(rules.len() as u8);
+    out.extend_from_slice(rules.as_bytes());
+    out.extend_from_slice(&[m, o]);
+    out.extend_from_slice(&positions.to_le_bytes());
+    out.extend((0..positions * 4).map(|i| (i % 7 == 0) as u8));
+    out
+}
+
+#[tokio::test]
+async fn endgame_tables_are_listed_and_served_versioned_and_compressed() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let tb = dir.path().join("tb");
+    std::fs::create_dir_all(&tb).unwrap();
+    let table = table_file("nine", 3, 3, 5000);
+    std::fs::write(tb.join("nine-3v3.mtb"), &table).unwrap();
+    std::fs::write(
+        tb.join("six+protect-off-3v4.mtb"),
+        table_file("six+protect-off", 3, 4, 10),
+    )
+    .unwrap();
+    // Not served: cut short, under another class's name, not a table, not a .mtb.
+    std::fs::write(tb.join("nine-4v3.mtb"), &table[..table.len() - 1]).unwrap();
+    std::fs::write(tb.join("nine-4v4.mtb"), &table).unwrap();
+    std::fs::write(tb.join("nine-3v4.mtb"), b"hello").unwrap();
+    std::fs::write(tb.join("notes.txt"), b"hello").unwrap();
+    let server = Server::start_with(&db, |c| c.tb_dir = Some(tb.clone())).await;
+
+    let manifest = request(server.addr, "GET", "/tb/manifest.json", &[]).await;
+    assert_eq!(manifest.status, 200);
+    assert_eq!(manifest.header("cache-control").as_deref(), Some("no-cache"));
+    let list: Value = serde_json::from_slice(&manifest.body).unwrap();
+    let tables = list["tables"].as_array().unwrap();
+    let names: Vec<(&str, &str)> = tables
+        .iter()
+        .map(|t| (t["rules"].as_str().unwrap(), t["class"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, [("nine", "3v3"), ("six+protect-off", "3v4")], "{list}");
+    let nine = &tables[0];
+    assert_eq!(nine["bytes"], table.len());
+    assert_eq!(nine["positions"], 5000);
+    let url = nine["url"].as_str().unwrap().to_string();
+    assert!(url.starts_with("/tb/nine-3v3.mtb?v="), "{url}");
+
+    // Its URL is cached for good and served compressed once the background thread is done.
+    let mut br = None;
+    for _ in 0..200 {
+        let a = request(server.addr, "GET", &url, &[("Accept-Encoding", "gzip, br")]).await;
+        assert_eq!(a.status, 200);
+        if a.header("content-encoding").as_deref() == Some("br") {
+            br = Some(a);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let br = br.expect("brotli served");
+    assert_eq!(
+        br.header("cache-control").as_deref(),
+        Some("public, max-age=31536000, immutable")
+    );
+    let mut plain = Vec::new();
+    std::io::Read::read_to_end(&mut brotli::Decompressor::new(&br.body[..], 4096), &mut plain).unwrap();
+    assert_eq!(plain, table);
+    assert!(br.body.len() < table.len() / 4, "{}", br.body.len());
+    let raw = request(server.addr, "GET", &url, &[]).await;
+    assert_eq!(raw.body, table);
+    // Another version, a missing table, a file left out: revalidated or a plain 404.
+    let stale = request(server.addr, "GET", "/tb/nine-3v3.mtb?v=old", &[]).await;
+    assert_eq!(
+        (stale.status, stale.header("cache-control").as_deref()),
+        (200, Some("no-cache"))
+    );
+    for missing in [
+        "/tb/nine-4v4.mtb",
+        "/tb/nine-4v3.mtb",
+        "/tb/nine-3v4.mtb",
+        "/tb/notes.txt",
+    ] {
+        let a = request(server.addr, "GET", missing, &[]).await;
+        assert_eq!(a.status, 404, "{missing}");
+        assert_eq!(a.text(), "no such table\n", "{missing}");
+    }
+    server.stop().await;
+
+    // No tables: an empty manifest, so the page searches as before.
+    let server = Server::start(&db).await;
+    let manifest = request(server.addr, "GET", "/tb/manifest.json", &[]).await;
+    assert_eq!(manifest.status, 200);
+    assert_eq!(
+        serde_json::from_slice::<Value>(&manifest.body).unwrap(),
+        json!({ "tables": [] })
+    );
+    server.stop().await;
+}
+
 /// The value of a metric line `name` (with labels, exactly as printed).
 fn metric(text: &str, name: &str) -> f64 {
     text.lines()

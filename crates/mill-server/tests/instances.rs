@@ -402,3 +402,126 @@ async fn mill_load_spreads_each_room_over_two_instances() {
     let stored = common::sql(&db, "SELECT count(*) FROM events WHERE kind = 'action'", &[]).await;
     assert!(stored >= actions, "{stored} stored, {actions} measured");
 }
+
+/// The count in a Prometheus text line `name value`.
+fn metric(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0.0)
+}
+
+#[tokio::test]
+async fn events_of_many_rooms_share_commits_and_each_is_decided_on_its_own() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    const ROOMS: usize = 24;
+    const MOVES: usize = 8;
+    let dir = tempfile::tempdir().unwrap();
+    let (db, (mut a, a_addr), (mut b, b_addr)) = two_instances(dir.path(), "batch.db").await;
+
+    // Each room: Light on A, Dark on B.
+    let mut rooms = Vec::new();
+    for _ in 0..ROOMS {
+        let (room, keys) = room_across(a_addr, b_addr).await;
+        let light = Client::hello(a_addr, &room, Some(&keys[0])).await;
+        let dark = Client::hello(b_addr, &room, Some(&keys[1])).await;
+        let mut seats = [light, dark];
+        for seat in seats.iter_mut() {
+            seat.state_where(|s| {
+                s["seats"]["light"]["online"] == true && s["seats"]["dark"]["online"] == true
+            })
+            .await;
+        }
+        rooms.push((room, seats));
+    }
+    let mut acked: Vec<Vec<String>> = vec![Vec::new(); ROOMS];
+
+    // The database refuses every event of one room (a trigger standing for any refusal
+    // particular to one event): that must not take the events of the other rooms in
+    // the same batch with it.
+    let victim = rooms[0].0.clone();
+    common::sql(
+        &db,
+        &format!(
+            "CREATE FUNCTION refuse_victim() RETURNS trigger LANGUAGE plpgsql AS $$
+             BEGIN IF NEW.room_id = '{victim}' THEN RAISE EXCEPTION 'refused for the test'; END IF;
+             RETURN NEW; END $$"
+        ),
+        &[],
+    )
+    .await;
+    common::sql(
+        &db,
+        "CREATE TRIGGER refuse_victim BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_victim()",
+        &[],
+    )
+    .await;
+
+    // Every room moves at once, MOVES times: each round of moves goes through one
+    // instance (the movers'), so their events wait in one queue together.
+    let mut rng = Rng::new(13);
+    for step in 0..MOVES {
+        let mut sent = Vec::new();
+        for (n, (room, seats)) in rooms.iter_mut().enumerate() {
+            let state = seats[0].last.clone();
+            if !state["result"].is_null() || (n == 0 && step > 0) {
+                continue;
+            }
+            let mover = usize::from(state["turn"] == "dark");
+            let action = legal_action(&state, |k| rng.below(k)).expect("a legal action");
+            let id = format!("{room}-{step}");
+            let msg = seats[mover].message("action", &id, Some(&action));
+            seats[mover].send(msg).await;
+            sent.push((n, mover, id, state["version"].as_u64().unwrap() + 1));
+        }
+        for (n, mover, id, version) in sent {
+            let seats = &mut rooms[n].1;
+            let answer = seats[mover].answer(&id).await;
+            if n == 0 {
+                assert_eq!(answer["type"], "error", "the refused room's event: {answer}");
+                assert_eq!(answer["code"], "internal", "{answer}");
+                continue;
+            }
+            assert_eq!(answer["type"], "ack", "{answer}");
+            acked[n].push(id);
+            for seat in seats.iter_mut() {
+                seat.state_where(|s| s["version"] == version).await;
+            }
+        }
+    }
+
+    // The events did share commits (else this test would not be about batching).
+    for addr in [a_addr, b_addr] {
+        let (_, text) = http(addr, "GET", "/metrics").await;
+        let text = text.as_str().unwrap_or_default().to_string();
+        let commits = metric(&text, "mill_commit_events_count");
+        let events = metric(&text, "mill_commit_events_sum");
+        assert!(
+            commits > 0.0 && events > commits,
+            "some commit held several events: {events} events in {commits} commits"
+        );
+    }
+    sigkill(&mut a).await;
+    sigkill(&mut b).await;
+
+    // Every acknowledged command is stored exactly once, and nothing else.
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM events WHERE room_id = $1", &[&victim]).await,
+        0
+    );
+    for (n, (room, _)) in rooms.iter().enumerate().skip(1) {
+        let stored = count(&db, "SELECT count(*) FROM events WHERE room_id = $1", &[room]).await;
+        assert_eq!(stored, acked[n].len() as i64, "{room}: one row per ack");
+        for id in &acked[n] {
+            let rows = count(
+                &db,
+                "SELECT count(*) FROM events WHERE room_id = $1 AND client_id = $2",
+                &[room, id],
+            )
+            .await;
+            assert_eq!(rows, 1, "{room} {id}");
+        }
+    }
+}

@@ -9,15 +9,12 @@
 //! Every figure comes back from Light's side: the page compares the position before a
 //! turn with the one after, whoever moved, and keeps no rules to turn scores round.
 //!
-//! Endings of three pieces a side, both out of hand, are answered by the endgame tablebase
-//! (`mill_engine::tb`): the first such position a worker meets solves that class (some
-//! seconds, once per worker), and the search then takes its exact values from it.
+//! Endings in the endgame tablebase (`mill_engine::tb`) are answered exactly: from the
+//! classes the worker fetched from the server (the `tables` module), else, for three
+//! pieces a side, from the class the first such position solves in the worker (some
+//! seconds, once per worker).
 
-use std::cell::RefCell;
-use std::sync::Arc;
-
-use mill_core::{Color, Game, Position, Variant};
-use mill_engine::tb::Tablebase;
+use mill_core::{Color, Game};
 use mill_engine::{Clock, Level, Limits, SearchError};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -56,37 +53,6 @@ pub fn analyse(record_json: &str, movetime_ms: f64) -> String {
 /// The most pieces a side may have for the tables this worker solves itself.
 pub const TABLE_PIECES: u8 = 3;
 
-thread_local! {
-    /// The variant's solved endings, once a position needed them (`None` inside: the
-    /// variant's rules are not ones the tables support).
-    static TABLES: RefCell<Option<(Variant, Option<Arc<Tablebase>>)>> = const { RefCell::new(None) };
-}
-
-/// Whether `position` is an ending the worker's tables hold.
-fn in_tables(position: &Position) -> bool {
-    Color::ALL
-        .iter()
-        .all(|&c| position.in_hand(c) == 0 && position.on_board(c) <= TABLE_PIECES)
-}
-
-/// The tables for `position`'s variant, solved on first need; None outside them.
-fn tables_for(position: &Position) -> Option<Arc<Tablebase>> {
-    if !in_tables(position) {
-        return None;
-    }
-    let variant = position.variant();
-    TABLES.with(|cell| {
-        let mut slot = cell.borrow_mut();
-        if !matches!(&*slot, Some((v, _)) if *v == variant) {
-            let solved = Tablebase::generate(variant, TABLE_PIECES, &mut |_| {})
-                .ok()
-                .map(Arc::new);
-            *slot = Some((variant, solved));
-        }
-        slot.as_ref().and_then(|(_, tb)| tb.clone())
-    })
-}
-
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Judged {
@@ -121,15 +87,13 @@ fn analyse_record(record_json: &str, limits: &Limits, clock: &mut dyn Clock) -> 
     let tables = if game.is_over() {
         None
     } else {
-        tables_for(game.position())
+        crate::tables::solved_for(game.position(), TABLE_PIECES)
     };
     let exact = tables
         .as_ref()
         .is_some_and(|tb| tb.probe(game.position()).is_some());
     let judged = match with_engine(|engine| {
-        if tables.is_some() {
-            engine.set_tablebase(tables);
-        }
+        engine.set_tablebase(tables);
         mill_engine::analyse(engine, &game, limits, clock)
     }) {
         Ok(a) => a,

@@ -6,7 +6,8 @@
 //! gives), so the engine sees the whole history and scores repetitions as draws.
 //!
 //! One [`Engine`] (and its transposition table, [`TT_MB`] megabytes) is allocated on the
-//! first request and reused by every later one.
+//! first request and reused by every later one. Hard plays from the endgame tables the
+//! worker has loaded for the game's rule set (the `tables` module), if any.
 
 use std::cell::RefCell;
 
@@ -41,7 +42,7 @@ thread_local! {
 ///   `performance.now()` (Easy and Medium usually stop at their depth much earlier).
 ///
 /// Returns `{"ok":true,"turn":"f4-g4xb6","actions":["f4-g4","xb6"],"score":…,"depth":…,
-/// "nodes":…,"elapsedMs":…,"pv":[…]}` or `{"ok":false,"error":{"code","message"}}` with
+/// "nodes":…,"elapsedMs":…,"pv":[…],"tbHits":…}` or `{"ok":false,"error":{"code","message"}}` with
 /// code `bad-record`, `bad-level`, `bad-seed`, `bad-movetime`, `mid-turn` or `game-over`.
 #[wasm_bindgen]
 pub fn best_turn(record_json: &str, level: &str, seed: f64, movetime_ms: f64) -> String {
@@ -55,6 +56,15 @@ pub fn best_turn(record_json: &str, level: &str, seed: f64, movetime_ms: f64) ->
 /// Runs `f` on the shared engine, allocating it on the first call.
 pub(crate) fn with_engine<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
     ENGINE.with(|cell| f(cell.borrow_mut().get_or_insert_with(|| Engine::new(TT_MB))))
+}
+
+/// The engine lets go of its tables (so they can be changed in place).
+pub(crate) fn drop_tables() {
+    ENGINE.with(|cell| {
+        if let Some(engine) = cell.borrow_mut().as_mut() {
+            engine.set_tablebase(None);
+        }
+    });
 }
 
 /// Checks a request's level, seed and time and turns them into the engine's limits.
@@ -93,6 +103,9 @@ struct Found {
     elapsed_ms: u64,
     /// The expected line of play, starting with `turn`, in notation.
     pv: Vec<String>,
+    /// Positions whose value came from the endgame tables (1 with depth 1: the turn is
+    /// the tables' own).
+    tb_hits: u64,
 }
 
 impl Found {
@@ -107,6 +120,7 @@ impl Found {
             nodes: r.nodes,
             elapsed_ms: r.elapsed_ms,
             pv: r.pv.iter().map(|turn| turn.to_notation(t)).collect(),
+            tb_hits: r.tb_hits,
         }
     }
 }
@@ -117,7 +131,11 @@ fn search_record(record_json: &str, limits: &Limits, clock: &mut dyn Clock) -> S
         Ok(game) => game,
         Err(e) => return reply(Err(e)),
     };
-    let result = with_engine(|engine| engine.best_turn(&game, limits, clock));
+    let tables = crate::tables::for_rules(game.position().rules());
+    let result = with_engine(|engine| {
+        engine.set_tablebase(tables);
+        engine.best_turn(&game, limits, clock)
+    });
     match result {
         Ok(found) => to_json(&Found::of(&game, &found)),
         Err(SearchError::MidTurn) => reply(Err(Failure::new(
@@ -260,6 +278,107 @@ mod tests {
         ]);
         assert!(WasmGame::new().replay(&over).unwrap().is_over());
         assert_eq!(error_code(&best_turn(&over, "hard", 1.0, 100.0)), "game-over");
+    }
+
+    #[test]
+    fn hard_plays_from_a_loaded_table_and_the_others_search() {
+        use mill_engine::tb::Tablebase;
+        let solved = Tablebase::generate(mill_core::Variant::Nine, 3, &mut |_| {}).unwrap();
+        let bytes = solved.class_bytes(3, 3).unwrap();
+        // Light flies a piece to close a mill in a few turns: a win the tables know.
+        let start = "..D/.../.L./L...../.../.D./L.D l 0 0 0 0";
+        let mut g = WasmGame::new();
+        assert_eq!(json(&g.load_position(start))["ok"], true);
+        let r = g.export_record();
+        let (table_turn, _) = solved.best_turn(&start.parse().unwrap()).unwrap();
+        let hard = || search(&r, Limits::new(Level::Hard, 1).with_depth(4));
+        let wanted = |max: f64| json(&crate::tablebase_wanted(&r, max));
+        assert_eq!(wanted(4.0)["classes"], serde_json::json!(["3v3"]));
+        assert_eq!(wanted(4.0)["loaded"], serde_json::json!([]));
+        assert_eq!(wanted(4.0)["rules"], "nine");
+        // No table yet: a search.
+        let before = hard();
+        assert!(before["nodes"].as_u64().unwrap() > 1, "{before}");
+        assert_eq!(before["tbHits"], 0);
+        // A damaged file is refused and loads nothing.
+        assert_eq!(
+            error_code(&crate::load_tablebase(b"MILLTB01 nothing")),
+            "bad-table"
+        );
+        assert_eq!(
+            error_code(&crate::load_tablebase(&bytes[..bytes.len() - 2])),
+            "bad-table"
+        );
+        assert_eq!(wanted(4.0)["loaded"], serde_json::json!([]));
+        let loaded = json(&crate::load_tablebase(&bytes));
+        assert_eq!(loaded["ok"], true, "{loaded}");
+        assert_eq!(loaded["class"], "3v3");
+        assert_eq!(loaded["positions"], solved.classes()[0].2);
+        assert_eq!(wanted(4.0)["loaded"], serde_json::json!(["3v3"]));
+        // Hard now plays the tables' turn without searching.
+        let after = hard();
+        assert_eq!(
+            after["turn"],
+            table_turn.to_notation(&mill_core::MORRIS_24),
+            "{after}"
+        );
+        assert_eq!(
+            (after["depth"].as_u64(), after["nodes"].as_u64()),
+            (Some(1), Some(1)),
+            "{after}"
+        );
+        assert_eq!(after["tbHits"], 1);
+        assert!(after["score"].as_i64().unwrap() > 29_000, "{after}");
+        // Medium does not use them.
+        let medium = search(&r, Limits::new(Level::Medium, 1));
+        assert_eq!(medium["tbHits"], 0, "{medium}");
+        // The same board under other rules is not in nine's tables.
+        let mut other = WasmGame::new();
+        assert_eq!(
+            json(&other.load_position(&format!("{start} nine+protect-off")))["ok"],
+            true
+        );
+        let o = other.export_record();
+        let theirs = search(&o, Limits::new(Level::Hard, 1).with_depth(2));
+        assert_eq!(theirs["tbHits"], 0, "{theirs}");
+        assert_eq!(
+            json(&crate::tablebase_wanted(&o, 4.0))["rules"],
+            "nine+protect-off"
+        );
+    }
+
+    #[test]
+    fn tables_are_wanted_in_the_endings_and_one_removal_before() {
+        let wanted = |position: &str, max: f64| {
+            let mut g = WasmGame::new();
+            assert_eq!(json(&g.load_position(position))["ok"], true, "{position}");
+            json(&crate::tablebase_wanted(&g.export_record(), max))["classes"].clone()
+        };
+        // Five against four, both out of hand: one removal from 4 v 4.
+        let five_four = "L.D/.L./D.L/LD..../.../.../L.D l 0 0 0 0";
+        assert_eq!(
+            wanted(five_four, 4.0),
+            serde_json::json!(["3v3", "3v4", "4v3", "4v4"])
+        );
+        // The same with tables of three a side: too far.
+        assert_eq!(wanted(five_four, 3.0), serde_json::json!([]));
+        // Four against three, Dark to move: both orders of the material.
+        assert_eq!(
+            wanted("L.D/.L./D../L...../D../.../..L d 0 0 0 0", 4.0),
+            serde_json::json!(["3v3", "3v4", "4v3"])
+        );
+        // Placing, or a rule set the tables cannot hold (a line wins at once): nothing.
+        assert_eq!(
+            wanted(".../.../.../....../.../.../... l 9 9 0 0", 4.0),
+            serde_json::json!([])
+        );
+        assert_eq!(wanted("LDL/.../DLD l 0 0 0 0 three", 4.0), serde_json::json!([]));
+        // A removal per mill: its own tables, as far as they go.
+        assert_eq!(
+            wanted("..D/.../.L./L...../.../.D./L.D l 0 0 0 0 nine+per-mill", 4.0),
+            serde_json::json!(["3v3"])
+        );
+        assert_eq!(error_code(&crate::tablebase_wanted("{", 4.0)), "bad-record");
     }
 
     #[test]

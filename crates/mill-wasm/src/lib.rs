@@ -30,6 +30,8 @@ mod engine;
 pub use engine::best_turn;
 mod records;
 pub use records::convert_position;
+mod tables;
+pub use tables::{load_tablebase, tablebase_wanted};
 mod variants;
 pub use variants::{rules_info, variants};
 

@@ -188,10 +188,39 @@ async fn main() -> anyhow::Result<()> {
                     None
                 }
             };
-            ready.wait().await;
             match table {
-                Some(t) => play(t, think, totals).await,
-                None => Vec::new(),
+                Some(mut t) => {
+                    // Keep reading while the other rooms are set up: the server drops a
+                    // socket that answers no ping for 30 s, and set-up may take longer.
+                    let wait = ready.wait();
+                    tokio::pin!(wait);
+                    let alive = loop {
+                        let [light, dark] = &mut t.seats;
+                        tokio::select! {
+                            _ = &mut wait => break true,
+                            m = next_json(light) => match m {
+                                Ok(v) if v["type"] == "state" => t.last[0] = v,
+                                Ok(_) => {}
+                                Err(_) => break false,
+                            },
+                            m = next_json(dark) => match m {
+                                Ok(v) if v["type"] == "state" => t.last[1] = v,
+                                Ok(_) => {}
+                                Err(_) => break false,
+                            },
+                        }
+                    };
+                    if !alive {
+                        totals.dropped.fetch_add(1, Ordering::Relaxed);
+                        wait.await;
+                        return Vec::new();
+                    }
+                    play(t, think, totals).await
+                }
+                None => {
+                    ready.wait().await;
+                    Vec::new()
+                }
             }
         }));
     }

@@ -1,0 +1,196 @@
+//! The worker's endgame tables (`mill_engine::tb`), shared by the computer's search and
+//! review's analysis.
+//!
+//! The page's worker (`static/js/engine-worker.js`) asks [`tablebase_wanted`] which
+//! classes a game could use now, fetches those the server has (its manifest,
+//! `/tb/manifest.json`), and hands each file's bytes to [`load_tablebase`]. From then on
+//! Hard plays endings in the tables from them and scores the positions inside its search
+//! that reach them. A worker holds the tables of one rule set at a time: a game of
+//! another drops them.
+//!
+//! Review's analysis, when no table was loaded, solves the 3 v 3 class itself
+//! ([`solved_for`]) and keeps it here.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use mill_core::{Color, Position, Rules};
+use mill_engine::tb::{FileHeader, MAX_CLASS_PIECES, Tablebase};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+use crate::{Failure, reply, to_json};
+
+thread_local! {
+    /// The loaded (or solved) tables, of one rule set.
+    static TABLES: RefCell<Option<Arc<Tablebase>>> = const { RefCell::new(None) };
+}
+
+/// The worker's tables for `rules`, if it holds any.
+pub(crate) fn for_rules(rules: &'static Rules) -> Option<Arc<Tablebase>> {
+    TABLES.with(|cell| cell.borrow().as_ref().filter(|tb| tb.rules() == rules).cloned())
+}
+
+/// Changes the worker's tables for `rules` (new ones if it held another rule set's). The
+/// engine's reference is dropped first, so the tables are changed in place, not copied.
+fn update<R>(rules: &'static Rules, f: impl FnOnce(&mut Tablebase) -> R) -> R {
+    crate::engine::drop_tables();
+    TABLES.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if !slot.as_ref().is_some_and(|tb| tb.rules() == rules) {
+            *slot = Some(Arc::new(Tablebase::new(rules)));
+        }
+        let arc = slot.as_mut().expect("set above");
+        f(Arc::make_mut(arc))
+    })
+}
+
+/// The pieces of each side when both are out of hand (the only positions in tables).
+fn out_of_hand(position: &Position) -> Option<(u8, u8)> {
+    let hands_empty = Color::ALL.iter().all(|&c| position.in_hand(c) == 0);
+    (hands_empty && position.pending_removals() == 0)
+        .then(|| (position.on_board(Color::Light), position.on_board(Color::Dark)))
+}
+
+/// The classes a search from `position` may reach, for tables of up to `max` pieces a
+/// side: none unless both sides are out of hand and the position is in the tables or one
+/// removal before them (then the search inside the tree uses them); else every class
+/// with at most the position's pieces a side, both sides to move.
+fn wanted(position: &Position, max: u8) -> Vec<(u8, u8)> {
+    let rules = position.rules();
+    let Some((light, dark)) = out_of_hand(position) else {
+        return Vec::new();
+    };
+    let max = max.min(MAX_CLASS_PIECES).min(rules.pieces);
+    let low = rules.lose_below;
+    let near = light.min(dark) <= max && light.max(dark) <= max + 1;
+    if Tablebase::supports(rules).is_err() || !near || light.min(dark) < low {
+        return Vec::new();
+    }
+    let mut classes = Vec::new();
+    for m in low..=light.min(max) {
+        for o in low..=dark.min(max) {
+            for class in [(m, o), (o, m)] {
+                if !classes.contains(&class) {
+                    classes.push(class);
+                }
+            }
+        }
+    }
+    classes.sort_unstable();
+    classes
+}
+
+#[derive(Debug, Serialize)]
+struct Wanted {
+    ok: bool,
+    /// The game's rule set, as the server's manifest names it (`nine`, `six+per-mill`).
+    rules: String,
+    /// The classes to fetch, `"<m>v<o>"` (`m` the side to move's pieces); empty when the
+    /// game is not near the tables.
+    classes: Vec<String>,
+    /// The classes of `classes` the worker holds already.
+    loaded: Vec<String>,
+}
+
+/// Which table files the game's current position could use.
+///
+/// - `record_json`: the game (as for [`best_turn`](crate::best_turn)).
+/// - `max`: the most pieces a side in the tables the server has (its manifest).
+///
+/// Returns `{"ok":true,"rules":"nine","classes":["3v3","3v4","4v3","4v4"],"loaded":[…]}`
+/// (`classes` empty when the position is not in the tables or one removal before them,
+/// or the rule set has none) or `{"ok":false,"error":…}` with `bad-record`.
+#[wasm_bindgen]
+pub fn tablebase_wanted(record_json: &str, max: f64) -> String {
+    let game = match crate::WasmGame::new().replay(record_json) {
+        Ok(game) => game,
+        Err(e) => return reply(Err(e)),
+    };
+    let position = game.position();
+    let max = if max.is_finite() {
+        max.clamp(0.0, 255.0) as u8
+    } else {
+        0
+    };
+    let classes = if game.is_over() {
+        Vec::new()
+    } else {
+        wanted(position, max)
+    };
+    let held = for_rules(position.rules());
+    let name = |&(m, o): &(u8, u8)| format!("{m}v{o}");
+    to_json(&Wanted {
+        ok: true,
+        rules: position.rules().to_string(),
+        loaded: classes
+            .iter()
+            .filter(|&&(m, o)| held.as_ref().is_some_and(|tb| tb.has_class(m, o)))
+            .map(name)
+            .collect(),
+        classes: classes.iter().map(name).collect(),
+    })
+}
+
+#[derive(Debug, Serialize)]
+struct Loaded {
+    ok: bool,
+    rules: String,
+    class: String,
+    positions: usize,
+}
+
+/// Loads one class file (the bytes of `<rules>-<m>v<o>.mtb` as `mill tb generate` wrote
+/// it) into the worker's tables. Returns `{"ok":true,"rules":"nine","class":"4v4",
+/// "positions":3667665}` or `{"ok":false,"error":…}` with `bad-table` (not a table file,
+/// cut short, a rule set the tables cannot be for); the classes held are then unchanged
+/// (a file of another rule set than the one held replaces them, as the game changed).
+#[wasm_bindgen]
+pub fn load_tablebase(bytes: &[u8]) -> String {
+    let header = match FileHeader::read(bytes) {
+        Ok((header, _)) => header,
+        Err(e) => {
+            return reply(Err(Failure::new(
+                "bad-table",
+                format!("Not a tablebase file: {e}."),
+            )));
+        }
+    };
+    if let Err(e) = Tablebase::supports(header.rules) {
+        return reply(Err(Failure::new("bad-table", format!("{e}."))));
+    }
+    // `load_class` changes nothing when the rest of the file is bad.
+    let loaded = update(header.rules, |tb| tb.load_class(bytes));
+    match loaded {
+        Ok((m, o)) => to_json(&Loaded {
+            ok: true,
+            rules: header.rules.to_string(),
+            class: format!("{m}v{o}"),
+            positions: header.positions,
+        }),
+        Err(e) => reply(Err(Failure::new("bad-table", format!("{e}.")))),
+    }
+}
+
+/// The worker's tables for `position`, with the `pieces` v `pieces` class solved here
+/// first (some seconds, once per worker) when the position is such an ending and no class
+/// for it is held. `None` when the rule set has no tables.
+pub(crate) fn solved_for(position: &Position, pieces: u8) -> Option<Arc<Tablebase>> {
+    let rules = position.rules();
+    if let Some(tb) = for_rules(rules).filter(|tb| tb.probe(position).is_some()) {
+        return Some(tb);
+    }
+    let small = out_of_hand(position).is_some_and(|(l, d)| l <= pieces && d <= pieces);
+    if small && Tablebase::supports(rules).is_ok() {
+        let solved = Tablebase::generate(rules, pieces, &mut |_| {}).ok()?;
+        update(rules, |tb| {
+            for (m, o, _) in solved.classes() {
+                if !tb.has_class(m, o) {
+                    let bytes = solved.class_bytes(m, o).expect("a class just solved");
+                    tb.load_class(&bytes).expect("a class just solved reads back");
+                }
+            }
+        });
+    }
+    for_rules(rules)
+}

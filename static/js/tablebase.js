@@ -1,0 +1,143 @@
+// The endgame tables for the engine worker (engine-worker.js). Which class files a game could
+// use is the wasm's to say (tablebase_wanted: both sides out of hand, in the tables or one
+// removal before them); where they are is the server's manifest (/tb/manifest.json,
+// mill-server's assets.rs: rule set, class, URL, size per file). Each file is fetched once
+// per worker (its URL carries its hash, so the browser's cache serves it again after a
+// worker restart) and loaded into the wasm (load_tablebase). Any failure — no manifest, a
+// 404, a wrong size, a bad file, a timeout — only means the engine searches without it.
+
+/** Where mill-server lists its tables. */
+export const TABLEBASE_MANIFEST = '/tb/manifest.json';
+
+/** A table that takes longer than this to arrive is given up (the search goes on without). */
+export const FETCH_TIMEOUT_MS = 15_000;
+
+/**
+ * @typedef {object} TableEntry  one file of the manifest
+ * @property {string} rules  the rule set, as mill-core names it ("nine", "six+per-mill")
+ * @property {string} class  "<m>v<o>": pieces of the side to move, of the other
+ * @property {string} url  versioned URL
+ * @property {number} bytes  the file's size
+ */
+
+/**
+ * @typedef {object} TablesStatus  what the worker did, for tests and figures
+ * @property {number} manifests  manifests fetched
+ * @property {{ rules: string, class: string, bytes: number, fetchMs: number, loadMs: number }[]} loaded
+ * @property {{ url: string, reason: string }[]} failed
+ */
+
+/**
+ * The sizes of a class name: "4v3" → [4, 3].
+ * @param {string} name @returns {number[]}
+ */
+const sides = (name) => name.split('v').map(Number);
+
+/**
+ * The worker's tables.
+ *
+ *   fetch:  the global fetch
+ *   wanted(record, max): tablebase_wanted's JSON ({ok, rules, classes, loaded})
+ *   load(bytes):  load_tablebase's JSON ({ok, class} | {ok: false, error})
+ *
+ * @param {object} options
+ * @param {(url: string, init?: RequestInit) => Promise<Response>} options.fetch
+ * @param {(record: string, max: number) => string} options.wanted
+ * @param {(bytes: Uint8Array) => string} options.load
+ * @param {() => number} [options.now]
+ * @param {number} [options.timeoutMs]
+ */
+export function createTables({ fetch, wanted, load, now = () => performance.now(), timeoutMs = FETCH_TIMEOUT_MS }) {
+  /** @type {Map<string, Promise<TableEntry[]>>} by manifest URL */
+  const manifests = new Map();
+  /** @type {Map<string, Promise<unknown>>} by table URL: under way, or failed (not tried again) */
+  const files = new Map();
+  /** @type {TablesStatus} */
+  const status = { manifests: 0, loaded: [], failed: [] };
+
+  const give = (url, reason) => {
+    status.failed.push({ url, reason });
+  };
+
+  /** @param {string} url @returns {Promise<TableEntry[]>} */
+  async function readManifest(url) {
+    try {
+      status.manifests += 1;
+      const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const body = await response.json();
+      const valid = (e) =>
+        typeof e?.rules === 'string' && /^\d+v\d+$/.test(e?.class) && typeof e?.url === 'string' && Number.isInteger(e?.bytes);
+      return Array.isArray(body?.tables) ? body.tables.filter(valid) : [];
+    } catch (error) {
+      give(url, String(error?.message ?? error));
+      return [];
+    }
+  }
+
+  /**
+   * The file's bytes, or null (the failure noted).
+   * @param {TableEntry} entry @returns {Promise<{ entry: TableEntry, bytes: Uint8Array, fetchMs: number } | null>}
+   */
+  async function fetchTable(entry) {
+    try {
+      const start = now();
+      const response = await fetch(entry.url, { signal: AbortSignal.timeout(timeoutMs) });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      if (bytes.length !== entry.bytes) throw new Error(`${bytes.length} bytes, the manifest says ${entry.bytes}`);
+      return { entry, bytes, fetchMs: now() - start };
+    } catch (error) {
+      give(entry.url, String(error?.message ?? error));
+      return null;
+    }
+  }
+
+  /** @param {{ entry: TableEntry, bytes: Uint8Array, fetchMs: number }} got */
+  function loadTable({ entry, bytes, fetchMs }) {
+    const start = now();
+    const reply = JSON.parse(load(bytes));
+    if (!reply.ok) {
+      give(entry.url, reply.error?.message ?? 'not loaded');
+      return;
+    }
+    status.loaded.push({ rules: entry.rules, class: entry.class, bytes: bytes.length, fetchMs, loadMs: now() - start });
+    // Loaded: the wasm says so from now on (and asks again if a game of other rules
+    // replaced it).
+    files.delete(entry.url);
+  }
+
+  return {
+    status,
+    /**
+     * Loads the tables the game's position could use that the server has; resolves when
+     * they are in (or failed), never rejects.
+     * @param {string} record  the game, as WasmGame.export_record gives it
+     * @param {string} manifestUrl
+     */
+    async prepare(record, manifestUrl) {
+      try {
+        if (!manifests.has(manifestUrl)) manifests.set(manifestUrl, readManifest(manifestUrl));
+        const entries = await manifests.get(manifestUrl);
+        if (!entries.length) return;
+        const game = JSON.parse(wanted(record, 0));
+        if (!game.ok) return;
+        const mine = entries.filter((e) => e.rules === game.rules);
+        if (!mine.length) return;
+        const max = Math.max(...mine.flatMap((e) => sides(e.class)));
+        const want = JSON.parse(wanted(record, max));
+        if (!want.ok) return;
+        const missing = mine.filter((e) => want.classes.includes(e.class) && !want.loaded.includes(e.class) && !files.has(e.url));
+        const fetching = missing.map((e) => fetchTable(e));
+        missing.forEach((e, i) => files.set(e.url, fetching[i]));
+        // All fetched first, then loaded largest first: the wasm's memory only grows, and
+        // a file's copy freed after the largest class is loaded holds the smaller ones.
+        const got = (await Promise.all(fetching)).filter((g) => g !== null);
+        got.sort((a, b) => b.bytes.length - a.bytes.length);
+        for (const g of got) loadTable(g);
+      } catch (error) {
+        give(manifestUrl, String(error?.message ?? error));
+      }
+    },
+  };
+}

@@ -1,0 +1,100 @@
+// Hard plays an ending from the endgame tables in a real browser: mill-server serves the
+// tables (generated here, 3 v 3 only, by `mill tb generate --max 3`), the vs-computer game
+// starts from a saved game in such an ending, and the engine's worker fetches the class,
+// loads it and plays the tables' turn. Without tables (the static stand-in server, no
+// manifest) the same game is searched as before.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { launch, openPage, preloadStorage, ROOT, startMillServer, startStaticServer } from './helpers.mjs';
+import { loadWasm } from '../unit/helpers.mjs';
+
+// Light to move would win at once (g1-g7 closes a7 d7 g7); Dark, the computer, is to move
+// and the tables choose its defence.
+const ENDING = 'LL./.../D../...D.D/.../.../..L d 0 0 0 0';
+const SETTINGS = { level: 'hard', human: 'light', seed: 5 };
+
+const millBin = () => process.env.MILL_BIN ?? join(ROOT, 'target', 'debug', 'mill');
+
+let dir;
+let server;
+let browser;
+let table;
+
+before(async () => {
+  if (!existsSync(millBin())) throw new Error(`mill not found at ${millBin()}: cargo build -p mill-cli, or set MILL_BIN`);
+  dir = mkdtempSync(join(tmpdir(), 'mill-e2e-tb-'));
+  execFileSync(millBin(), ['tb', 'generate', '--dir', dir, '--max', '3'], { stdio: 'ignore' });
+  table = readFileSync(join(dir, 'nine-3v3.mtb'));
+  server = await startMillServer({ args: ['--tb-dir', dir] });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The turn the tables give for `record`, by the same wasm in node with the same file loaded. */
+async function tablesTurn(record) {
+  const mod = await loadWasm();
+  assert.equal(JSON.parse(mod.load_tablebase(new Uint8Array(table))).ok, true);
+  const reply = JSON.parse(mod.best_turn(record, 'hard', 1, 1000));
+  assert.equal(reply.depth, 1, JSON.stringify(reply));
+  assert.equal(reply.tbHits, 1, JSON.stringify(reply));
+  return reply.turn;
+}
+
+/** The vs-computer game in the ending, Hard as Dark; resolves once the computer has moved. */
+async function playEnding(url) {
+  const context = await browser.newContext();
+  const requests = [];
+  context.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  await preloadStorage(context, {
+    'mill.game.computer': JSON.stringify({ start: ENDING, actions: [] }),
+    'mill.computer.settings': JSON.stringify(SETTINGS),
+  });
+  const page = await openPage(context, `${url}/`);
+  await page.locator('#start-computer').click();
+  await page.waitForFunction(() => document.querySelectorAll('#record li').length > 0, null, { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelector('#status')?.dataset.tone !== 'wait', null, { timeout: 30_000 });
+  const turn = await page.locator('#record li').first().evaluate((li) => [...li.children].slice(1).map((s) => s.textContent).filter(Boolean).at(-1));
+  const workers = page.workers();
+  const status = workers.length ? await workers.at(-1).evaluate(() => self.millTables) : null;
+  return { context, page, requests, turn, status };
+}
+
+test('Hard reaches an ending in the tables: the worker fetches the class, loads it and plays its turn', async () => {
+  const expected = await tablesTurn(JSON.stringify({ start: ENDING, actions: [] }));
+  const { context, page, requests, turn, status } = await playEnding(server.url);
+  assert.equal(turn, expected);
+  assert.deepEqual(
+    requests.filter((p) => p.startsWith('/tb/')),
+    ['/tb/manifest.json', '/tb/nine-3v3.mtb'],
+  );
+  assert.equal(status.manifests, 1);
+  assert.deepEqual(status.failed, []);
+  assert.deepEqual(status.loaded.map((l) => [l.rules, l.class, l.bytes]), [['nine', '3v3', table.length]]);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('without tables on the server the same ending is searched, and the game goes on', async () => {
+  const plain = await startStaticServer();
+  try {
+    const { context, page, requests, turn, status } = await playEnding(plain.url);
+    assert.ok(turn, 'the computer moved');
+    assert.deepEqual(requests.filter((p) => p.startsWith('/tb/')), ['/tb/manifest.json']);
+    assert.deepEqual(status.loaded, []);
+    assert.match(status.failed[0].reason, /404/);
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  } finally {
+    await plain.close();
+  }
+});

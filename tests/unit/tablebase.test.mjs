@@ -1,0 +1,151 @@
+// The engine worker's endgame tables (tablebase.js): which files it fetches for a game (the
+// real rules decide, through the WebAssembly build's tablebase_wanted), once each, and that
+// every failure leaves it searching as before. The server and the loading into the wasm are
+// stand-ins here; tests/e2e/tablebase.test.mjs runs the real ones.
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+
+import { createTables, TABLEBASE_MANIFEST } from '../../static/js/tablebase.js';
+import { loadWasm } from './helpers.mjs';
+
+let mod;
+
+before(async () => {
+  mod = await loadWasm();
+});
+
+const MANIFEST = {
+  tables: [
+    { rules: 'nine', class: '3v3', url: '/tb/nine-3v3.mtb?v=a', bytes: 8 },
+    { rules: 'nine', class: '3v4', url: '/tb/nine-3v4.mtb?v=b', bytes: 8 },
+    { rules: 'nine', class: '4v3', url: '/tb/nine-4v3.mtb?v=c', bytes: 8 },
+    { rules: 'nine', class: '4v4', url: '/tb/nine-4v4.mtb?v=d', bytes: 8 },
+    { rules: 'six', class: '3v3', url: '/tb/six-3v3.mtb?v=e', bytes: 8 },
+    { rules: 'nine', class: 'junk', url: '/tb/x', bytes: 1 },
+  ],
+};
+
+const record = (start) => JSON.stringify({ start, actions: [] });
+const THREE_THREE = record('..D/.../.L./L...../.../.D./L.D d 0 0 0 0');
+const FOUR_THREE = record('L.D/.L./D../L...../D../.../..L d 0 0 0 0');
+const FIVE_FIVE = record('L.D/.L./D.L/LD..D./.../.../L.D l 0 0 0 0');
+const PLACING = record('.../.../.../....../.../.../... l 9 9 0 0');
+
+/** A server from a table of URL → answer (an object: JSON; a number: that many bytes; 'hang'). */
+function server(answers) {
+  const asked = [];
+  const fetch = async (url, { signal } = {}) => {
+    asked.push(url);
+    const answer = answers[url];
+    if (answer === 'hang') {
+      return new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('timed out'))));
+    }
+    if (answer === undefined) return new Response('no such table\n', { status: 404 });
+    // A file's bytes say which manifest entry it is, so the stand-in loader knows.
+    if (typeof answer === 'number') return new Response(new Uint8Array(answer).fill(MANIFEST.tables.findIndex((e) => e.url === url)));
+    return new Response(JSON.stringify(answer), { headers: { 'content-type': 'application/json' } });
+  };
+  return { fetch, asked };
+}
+
+/** The real tablebase_wanted; loading only remembered (its `loaded` answer follows what was loaded). */
+function tables(fetch, { refuse = false, timeoutMs } = {}) {
+  const loaded = new Set();
+  const wanted = (rec, max) => {
+    const reply = JSON.parse(mod.tablebase_wanted(rec, max));
+    reply.loaded = reply.classes.filter((c) => loaded.has(c));
+    return JSON.stringify(reply);
+  };
+  const loads = [];
+  const load = (bytes) => {
+    loads.push(bytes.length);
+    if (refuse) return JSON.stringify({ ok: false, error: { code: 'bad-table', message: 'Not a tablebase file.' } });
+    loaded.add(MANIFEST.tables[bytes[0]]?.class ?? '?');
+    return JSON.stringify({ ok: true });
+  };
+  let t = 0;
+  return { t: createTables({ fetch, wanted, load, now: () => (t += 5), timeoutMs }), loads, loaded };
+}
+
+const files = (urls) => Object.fromEntries(urls.map((u) => [u, 8]));
+
+test('an ending fetches the classes its search can reach, of its own rule set, once', async () => {
+  const s = server({ [TABLEBASE_MANIFEST]: MANIFEST, ...files(MANIFEST.tables.map((e) => e.url)) });
+  const { t, loads } = tables(s.fetch);
+  await t.prepare(THREE_THREE, TABLEBASE_MANIFEST);
+  assert.deepEqual(s.asked, [TABLEBASE_MANIFEST, '/tb/nine-3v3.mtb?v=a']);
+  assert.deepEqual(loads, [8]);
+  assert.deepEqual(t.status.loaded.map((l) => [l.rules, l.class, l.bytes]), [['nine', '3v3', 8]]);
+  assert.ok(t.status.loaded[0].fetchMs > 0 && t.status.loaded[0].loadMs > 0);
+  // The next turn asks for nothing: the manifest is kept, the class is loaded.
+  await t.prepare(THREE_THREE, TABLEBASE_MANIFEST);
+  assert.equal(s.asked.length, 2);
+  assert.deepEqual(t.status.failed, []);
+});
+
+test('one removal before the tables, the classes the search reaches come too', async () => {
+  const s = server({ [TABLEBASE_MANIFEST]: MANIFEST, ...files(MANIFEST.tables.map((e) => e.url)) });
+  const { t } = tables(s.fetch);
+  await t.prepare(FOUR_THREE, TABLEBASE_MANIFEST);
+  assert.deepEqual(s.asked.slice(1).sort(), ['/tb/nine-3v3.mtb?v=a', '/tb/nine-3v4.mtb?v=b', '/tb/nine-4v3.mtb?v=c']);
+});
+
+test('far from the tables, in the placing, or under rules with no tables, nothing is fetched', async () => {
+  const s = server({ [TABLEBASE_MANIFEST]: MANIFEST, ...files(MANIFEST.tables.map((e) => e.url)) });
+  const { t } = tables(s.fetch);
+  for (const rec of [FIVE_FIVE, PLACING, record('..D/.../.L./L...../.../.D./L.D d 0 0 0 0 nine+protect-off')]) {
+    await t.prepare(rec, TABLEBASE_MANIFEST);
+  }
+  assert.deepEqual(s.asked, [TABLEBASE_MANIFEST]);
+  assert.deepEqual(t.status.loaded, []);
+});
+
+test('a missing manifest or table, a wrong size, a bad file or a hung fetch only means no table', async () => {
+  // No manifest (the tests' static server, a server without tables).
+  let s = server({});
+  let t = tables(s.fetch).t;
+  await t.prepare(THREE_THREE, TABLEBASE_MANIFEST);
+  await t.prepare(THREE_THREE, TABLEBASE_MANIFEST);
+  assert.deepEqual(s.asked, [TABLEBASE_MANIFEST]);
+  assert.match(t.status.failed[0].reason, /404/);
+  // A table that is not there is tried once per worker.
+  s = server({ [TABLEBASE_MANIFEST]: MANIFEST });
+  t = tables(s.fetch).t;
+  await t.prepare(THREE_THREE, TABLEBASE_MANIFEST);
+  await t.prepare(THREE_THREE, TABLEBASE_MANIFEST);
+  assert.deepEqual(s.asked, [TABLEBASE_MANIFEST, '/tb/nine-3v3.mtb?v=a']);
+  assert.deepEqual(t.status.failed.map((f) => f.url), ['/tb/nine-3v3.mtb?v=a']);
+  // Cut short on the way.
+  s = server({ [TABLEBASE_MANIFEST]: MANIFEST, '/tb/nine-3v3.mtb?v=a': 5 });
+  t = tables(s.fetch).t;
+  await t.prepare(THREE_THREE, TABLEBASE_MANIFEST);
+  assert.match(t.status.failed[0].reason, /5 bytes, the manifest says 8/);
+  // The wasm refuses it.
+  s = server({ [TABLEBASE_MANIFEST]: MANIFEST, '/tb/nine-3v3.mtb?v=a': 8 });
+  const refused = tables(s.fetch, { refuse: true });
+  await refused.t.prepare(THREE_THREE, TABLEBASE_MANIFEST);
+  assert.deepEqual(refused.loads, [8]);
+  assert.deepEqual(refused.t.status.loaded, []);
+  assert.match(refused.t.status.failed[0].reason, /Not a tablebase file/);
+  // It never arrives: given up after the timeout.
+  s = server({ [TABLEBASE_MANIFEST]: MANIFEST, '/tb/nine-3v3.mtb?v=a': 'hang' });
+  t = tables(s.fetch, { timeoutMs: 30 }).t;
+  // (Node's timeout signal does not keep the process alive by itself.)
+  const alive = setTimeout(() => {}, 5000);
+  await t.prepare(THREE_THREE, TABLEBASE_MANIFEST);
+  clearTimeout(alive);
+  assert.equal(t.status.failed.length, 1);
+  // A manifest that is not one.
+  s = server({ [TABLEBASE_MANIFEST]: { tables: 'none' } });
+  t = tables(s.fetch).t;
+  await t.prepare(THREE_THREE, TABLEBASE_MANIFEST);
+  assert.deepEqual(s.asked, [TABLEBASE_MANIFEST]);
+});
+
+test('the real wasm refuses bytes that are not a table, and its answer stays readable', () => {
+  const reply = JSON.parse(mod.load_tablebase(new Uint8Array([1, 2, 3])));
+  assert.equal(reply.ok, false);
+  assert.equal(reply.error.code, 'bad-table');
+  const wanted = JSON.parse(mod.tablebase_wanted('{', 4));
+  assert.equal(wanted.error.code, 'bad-record');
+});
