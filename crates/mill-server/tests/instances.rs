@@ -392,7 +392,11 @@ async fn mill_load_spreads_each_room_over_two_instances() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(text.contains("set up 4 rooms (8 sockets)"), "{text}");
-    assert!(text.contains("| errors 0 | sockets dropped 0"), "{text}");
+    assert!(
+        text.contains("| errors 0 | sockets dropped 0"),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let actions = common::measured_actions(&text);
     assert!(actions > 0, "{text}");
     sigkill(&mut a).await;

@@ -386,11 +386,9 @@ async fn play(mut t: Table, think: Duration, totals: Arc<Totals>) -> Vec<u32> {
                 }
             }
             let round = json!(state["round"].as_u64().unwrap_or(0) + 1);
-            for i in 0..2 {
-                if wait_for(&mut t, i, &round, &json!(0), &totals).await.is_err() {
-                    totals.dropped.fetch_add(1, Ordering::Relaxed);
-                    return latencies;
-                }
+            if wait_for_round(&mut t, &round, &id, &totals).await.is_err() {
+                totals.dropped.fetch_add(1, Ordering::Relaxed);
+                return latencies;
             }
             continue;
         }
@@ -440,6 +438,52 @@ async fn play(mut t: Table, think: Duration, totals: Arc<Totals>) -> Vec<u32> {
     latencies
 }
 
+/// Reads both seats until round `round` has begun on each. Both seats ask for the new
+/// round at once; on two instances the two requests may race for the same place and
+/// the loser is answered `stale` (as it should be), so a seat answered `stale` asks
+/// again at the round and version the error reports. Both seats are read at once: the
+/// one that asks again is not the one that would otherwise be waited for.
+async fn wait_for_round(t: &mut Table, round: &Value, id: &str, totals: &Totals) -> anyhow::Result<()> {
+    let begun = |v: &Value| v["round"] == *round && v["version"] == json!(0);
+    let mut tries = 0;
+    while !(begun(&t.last[0]) && begun(&t.last[1])) {
+        let (i, v) = {
+            let [light, dark] = &mut t.seats;
+            let next = async {
+                tokio::select! {
+                    m = next_json(light) => (0, m),
+                    m = next_json(dark) => (1, m),
+                }
+            };
+            let (i, m) = tokio::time::timeout(Duration::from_secs(30), next)
+                .await
+                .context("no state for 30 s")?;
+            (i, m?)
+        };
+        match v["type"].as_str() {
+            Some("state") => t.last[i] = v,
+            // The error carries the room's round and version as they are now.
+            Some("error") if v["code"] == "stale" && v["round"] != *round && tries < 10 => {
+                tries += 1;
+                let msg = json!({"type": "new-round", "id": format!("{id}-{i}-again{tries}"),
+                    "round": v["round"], "version": v["version"]});
+                t.seats[i]
+                    .send(Message::Text(msg.to_string().into()))
+                    .await
+                    .context("send")?;
+            }
+            Some("error") if v["code"] == "stale" => {}
+            Some("error") => {
+                totals.errors.fetch_add(1, Ordering::Relaxed);
+                eprintln!("refused: {v}");
+                bail!("refused: {v}");
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Reads seat `i` until its state is at `round`/`version`.
 async fn wait_for(
     t: &mut Table,
@@ -456,6 +500,7 @@ async fn wait_for(
             Some("state") => t.last[i] = v,
             Some("error") => {
                 totals.errors.fetch_add(1, Ordering::Relaxed);
+                eprintln!("refused: {v}");
                 bail!("refused: {v}");
             }
             _ => {}
