@@ -5,29 +5,10 @@ mod common;
 use common::*;
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 /// `POST path` with a JSON body; returns the status and the JSON answer.
 async fn post_json(addr: SocketAddr, path: &str, body: &str) -> (u16, Value) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
-        .await
-        .expect("http answer")
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (
-        status,
-        serde_json::from_str(body).unwrap_or(Value::String(body.into())),
-    )
+    request(addr, "POST", path, body).await
 }
 
 fn rules_of(state: &Value) -> String {

@@ -253,9 +253,16 @@ impl Drop for Server {
 /// One HTTP/1.1 request with `Connection: close`; returns the status and JSON body
 /// (or the body as a string when it is not JSON).
 pub async fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, Value) {
+    request(addr, method, path, "").await
+}
+
+/// [`http`] with a JSON request body.
+pub async fn request(addr: SocketAddr, method: &str, path: &str, json_body: &str) -> (u16, Value) {
     let mut stream = TcpStream::connect(addr).await.unwrap();
-    let request =
-        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json_body}",
+        json_body.len()
+    );
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut raw = Vec::new();
     tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
