@@ -393,6 +393,15 @@ impl Room {
         Outgoing::Text(protocol::state_text(&self.committed, self.seats(), self.spectators()).into())
     }
 
+    /// Answers a command refused before the rules ([`Verdict::Refused`]): the error,
+    /// and the state after it when the refusal says the client is behind.
+    fn refuse(&self, tx: &mpsc::Sender<Outgoing>, cid: &str, code: ErrorCode, message: &str, state: bool) {
+        let _ = tx.try_send(self.error(Some(cid), code.into(), message));
+        if state {
+            let _ = tx.try_send(self.state());
+        }
+    }
+
     fn error(&self, id: Option<&str>, code: Code, message: &str) -> Outgoing {
         Outgoing::msg(&ServerMsg::Error {
             id: id.map(str::to_string),
@@ -1019,10 +1028,7 @@ impl Rooms {
                 return;
             }
             Verdict::Refused { code, message, state } => {
-                let _ = tx.try_send(room.error(Some(cid), code.into(), &message));
-                if state {
-                    let _ = tx.try_send(room.state());
-                }
+                room.refuse(tx, cid, code, &message, state);
                 return;
             }
         }
@@ -1107,10 +1113,7 @@ impl Rooms {
                     return;
                 }
                 Verdict::Refused { code, message, state } => {
-                    let _ = tx.try_send(room.error(Some(cid), code.into(), &message));
-                    if state {
-                        let _ = tx.try_send(room.state());
-                    }
+                    room.refuse(tx, cid, code, &message, state);
                     return;
                 }
             }

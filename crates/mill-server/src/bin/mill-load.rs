@@ -473,15 +473,19 @@ async fn wait_for_round(t: &mut Table, round: &Value, id: &str, totals: &Totals)
                     .context("send")?;
             }
             Some("error") if v["code"] == "stale" => {}
-            Some("error") => {
-                totals.errors.fetch_add(1, Ordering::Relaxed);
-                eprintln!("refused: {v}");
-                bail!("refused: {v}");
-            }
+            Some("error") => return Err(refusal(&v, totals)),
             _ => {}
         }
     }
     Ok(())
+}
+
+/// Counts and prints a refusal the load run did not expect, as the error that ends the
+/// table's run.
+fn refusal(v: &Value, totals: &Totals) -> anyhow::Error {
+    totals.errors.fetch_add(1, Ordering::Relaxed);
+    eprintln!("refused: {v}");
+    anyhow::anyhow!("refused: {v}")
 }
 
 /// Reads seat `i` until its state is at `round`/`version`.
@@ -498,11 +502,7 @@ async fn wait_for(
             .context("no state for 30 s")??;
         match v["type"].as_str() {
             Some("state") => t.last[i] = v,
-            Some("error") => {
-                totals.errors.fetch_add(1, Ordering::Relaxed);
-                eprintln!("refused: {v}");
-                bail!("refused: {v}");
-            }
+            Some("error") => return Err(refusal(&v, totals)),
             _ => {}
         }
     }
