@@ -112,6 +112,12 @@ impl Adjacency {
         out
     }
 
+    /// The steps the pieces `mine` have onto the empty points `empty`.
+    #[inline]
+    pub(crate) fn steps(&self, mine: u32, empty: u32) -> u32 {
+        self.towards(empty).iter().map(|&x| (mine & x).count_ones()).sum()
+    }
+
     /// Every point next to a point of `x`.
     #[inline]
     fn spread(&self, x: u32) -> u32 {
@@ -219,6 +225,27 @@ fn neighbours_of_point(position: &Position, bit: u32) -> u32 {
         .map_or(0, |p| position.topology().neighbours(p).0)
 }
 
+/// How far placing has gone, in 64ths: the share of a side's pieces no longer in its
+/// hand, from a table (no division in the evaluation).
+#[inline]
+fn placed_64ths(pieces: u8, hand: u8) -> u8 {
+    const MAX: usize = 16;
+    const TABLE: [[u8; MAX]; MAX] = {
+        let mut t = [[0u8; MAX]; MAX];
+        let mut pieces = 1;
+        while pieces < MAX {
+            let mut hand = 0;
+            while hand <= pieces {
+                t[pieces][hand] = ((pieces - hand) * 64 / pieces) as u8;
+                hand += 1;
+            }
+            pieces += 1;
+        }
+        t
+    };
+    TABLE[usize::from(pieces) % MAX][usize::from(hand) % MAX]
+}
+
 fn side(
     position: &Position,
     adjacency: &Adjacency,
@@ -308,10 +335,9 @@ fn side(
             // Mobility and blocked pieces count more as the hand empties: at the end of
             // placing they decide whether a side can move at all (blockades are
             // decided here). The weights grow from the placing ones to the moving ones.
-            let pieces = i32::from(rules.pieces.max(1));
-            let placed = pieces - i32::from(hand);
-            let mobility = MOBILITY_PLACING + (MOBILITY_MOVING - MOBILITY_PLACING) * placed / pieces;
-            score += steps * mobility - blocked * BLOCKED_PIECE * placed / pieces;
+            let phase = i32::from(placed_64ths(rules.pieces, hand));
+            let mobility = MOBILITY_PLACING + (((MOBILITY_MOVING - MOBILITY_PLACING) * phase) >> 6);
+            score += steps * mobility - ((blocked * BLOCKED_PIECE * phase) >> 6);
         } else {
             score += steps * MOBILITY_MOVING - blocked * BLOCKED_PIECE;
             if steps == 0 {

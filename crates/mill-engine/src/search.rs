@@ -25,6 +25,8 @@ const ORDER_BLOCK: i32 = 1 << 25;
 const ORDER_THREAT: i32 = 1 << 23;
 const ORDER_KILLER: i32 = 1 << 24;
 const HISTORY_MAX: i32 = 1 << 20;
+/// A side to move with this many steps or fewer is searched a turn deeper.
+const NARROW_STEPS: u32 = 2;
 /// Half-width of the first root window from depth 4 on.
 const ASPIRATION: i32 = 30;
 const GRAIN: i32 = 8;
@@ -314,6 +316,10 @@ struct Searcher<'a> {
     tb_max: u8,
     /// What a repetition is worth less than even for the side that searches.
     contempt: i32,
+    /// The best root turn of the iteration in progress so far: one whose search there
+    /// finished with a score above every turn searched before it (see
+    /// [`Searcher::root`]), played when the time runs out before the iteration ends.
+    partial: Option<RootTurn>,
 }
 
 impl<'a> Searcher<'a> {
@@ -354,6 +360,7 @@ impl<'a> Searcher<'a> {
             tb_hits: 0,
             tb_max: 0,
             contempt: level.contempt(),
+            partial: None,
         }
     }
 
@@ -383,6 +390,7 @@ impl<'a> Searcher<'a> {
         let mut done: Option<(Vec<RootTurn>, u32)> = None;
         for depth in 1..=self.max_depth {
             self.can_stop = depth > 1;
+            self.partial = None;
             let mut trial = moves.clone();
             let mut window = ASPIRATION;
             let previous = moves[0].score;
@@ -404,6 +412,14 @@ impl<'a> Searcher<'a> {
                 }
             }
             if self.stopped {
+                // The time ran out within the iteration: a turn it already found better
+                // than the last iteration's best, searched one turn deeper, is played.
+                if let (Some(better), Some((moves, _))) = (self.partial.filter(|_| !multi), done.as_mut())
+                    && let Some(i) = moves.iter().position(|m| m.turn == better.turn)
+                {
+                    moves[i].score = better.score;
+                    moves[..=i].rotate_right(1);
+                }
                 break;
             }
             moves = trial;
@@ -421,8 +437,10 @@ impl<'a> Searcher<'a> {
             if best.abs() >= MATE_BOUND && ((MATE - best.abs()) as u32) + 2 < depth {
                 break;
             }
+            // Iterations go on until the time is up: one that the time cuts short still
+            // plays a better turn it found (`Searcher::partial`), so none is wasted.
             if let Some(ms) = self.movetime
-                && self.clock.elapsed_ms().saturating_mul(2) >= ms
+                && self.clock.elapsed_ms() >= ms
             {
                 break;
             }
@@ -516,6 +534,11 @@ impl<'a> Searcher<'a> {
             self.path.pop();
             if self.stopped {
                 return best;
+            }
+            // The first turn with a score inside the window, or any later one that beat
+            // every turn before it (a fail high included), is the best so far.
+            if !multi && score > alpha && score > best {
+                self.partial = Some(RootTurn { turn: m.turn, score });
             }
             // A turn that failed low has only a bound: it sorts last.
             m.score = if multi || score > alpha || i == 0 {
@@ -666,6 +689,9 @@ impl<'a> Searcher<'a> {
         if depth <= 0 || ply >= MAX_PLY - 1 {
             return self.eval(pos);
         }
+        // A side left with one or two steps is near a blockade, which decides many
+        // games: its lines are searched a turn deeper (they are narrow, so it is cheap).
+        let depth = depth + i32::from(ply < MAX_PLY - 16 && self.narrow(pos));
         let pv_node = beta - alpha > 1;
         let key = pos.hash();
         let mut tt_turn = 0;
@@ -817,6 +843,16 @@ impl<'a> Searcher<'a> {
                 .store(key, best_turn, to_tt(best, ply), depth as u32, bound);
         }
         best
+    }
+
+    /// Whether the side to move steps (neither places nor flies) and has at most
+    /// [`NARROW_STEPS`] steps.
+    #[inline]
+    fn narrow(&self, pos: &Position) -> bool {
+        let us = pos.turn();
+        pos.in_hand(us) == 0
+            && pos.on_board(us) > pos.rules().fly_at
+            && self.adjacency.steps(pos.pieces(us).0, pos.empty().0) <= NARROW_STEPS
     }
 
     /// The tablebase's exact score of an ending in the tables.

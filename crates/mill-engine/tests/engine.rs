@@ -356,3 +356,51 @@ fn a_kept_table_makes_the_next_search_of_a_game_cheaper() {
         first.nodes
     );
 }
+
+#[test]
+fn a_search_cut_short_plays_the_better_turn_its_last_iteration_found() {
+    // Positions where one more turn of depth changes Hard's choice: a search that runs
+    // out of nodes just before that iteration ends already plays the deeper choice
+    // (before, the unfinished iteration was thrown away).
+    let search = |p: &Position, limits: Limits| Engine::new(1).search(p, &[], &limits, &mut NoClock).unwrap();
+    let mut checked = 0;
+    let mut positions: Vec<Position> = [
+        ".../.../.../....../.../.../... l 9 9 0 0",
+        "..D/.L./.D./.L.DL./.../.D./L.. l 5 5 0 0",
+        "L.D/.LD/D.L/LD..DL/L.D/.D./L.D l 0 0 0 0",
+        "L../.D./.D./D....L/.../.D./L.D l 0 0 0 0",
+    ]
+    .map(position)
+    .to_vec();
+    // And a few placings: the last legal turn, several times from the start.
+    let mut p = positions[0];
+    for _ in 0..6 {
+        p = p.play(*p.legal_turns().last().unwrap()).unwrap();
+        positions.push(p);
+    }
+    for p in positions {
+        let s = p.to_string();
+        for depth in 3..=9 {
+            let shallow = search(&p, Limits::new(Level::Hard, 1).with_depth(depth - 1));
+            let deep = search(&p, Limits::new(Level::Hard, 1).with_depth(depth));
+            if shallow.turn == deep.turn || deep.nodes < shallow.nodes + 4096 {
+                continue;
+            }
+            // Stopped within the last iteration (the limit is checked every 1024 nodes).
+            let cut = search(&p, Limits::new(Level::Hard, 1).with_nodes(deep.nodes - 2048));
+            assert_eq!(cut.depth, depth - 1, "{s}");
+            assert!(cut.nodes < deep.nodes, "{s}");
+            assert_eq!(
+                notation(&p, cut.turn),
+                notation(&p, deep.turn),
+                "{s} at depth {depth}: the unfinished iteration's better turn"
+            );
+            checked += 1;
+            break;
+        }
+    }
+    assert!(
+        checked >= 2,
+        "only {checked} positions change their choice with depth"
+    );
+}
