@@ -85,6 +85,8 @@ pub struct Settings {
     pub progress: bool,
     /// Games played at once.
     pub jobs: u32,
+    /// End games early when both players agree (see [`Adjudicator`]).
+    pub adjudicate: bool,
 }
 
 /// Reads `NAME=VALUE` options.
@@ -106,7 +108,92 @@ struct Played {
     nodes: u64,
     tb_hits: u64,
     ms: u64,
-    announced_win: bool,
+    /// The player's last score for the turn, if it gave one.
+    eval: Option<Eval>,
+}
+
+/// A player's judgement of the position it played from, for the side to move there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Eval {
+    /// An ordinary score in hundredths of a piece (`score cp N`).
+    Cp(i32),
+    /// A forced win found (`score win N`).
+    Win,
+    /// A forced loss found (`score loss N`).
+    Loss,
+}
+
+/// A draw is adjudicated after this many turns in a row with no removal, both sides out
+/// of hand, in which both players scored the position within ±[`DRAW_SCORE`].
+const DRAW_TURNS: u32 = 30;
+/// Less than half a piece (Hard's contempt scores a repetition 30 from even).
+const DRAW_SCORE: i32 = 40;
+/// A win is adjudicated after this many turns in a row in which one player scored
+/// itself [`WIN_SCORE`] or more ahead and the other itself as far behind.
+const WIN_TURNS: u32 = 8;
+/// Six pieces.
+const WIN_SCORE: i32 = 600;
+
+/// `--adjudicate`: ends a game whose result both players already agree on, as engine
+/// testers do to save time. A win when the player who just moved announced a forced
+/// win and its opponent's last search announced the forced loss (or the other way
+/// round), or after [`WIN_TURNS`] turns in which both scored the same side far ahead;
+/// a draw after [`DRAW_TURNS`] quiet turns of moving with both players' scores near
+/// even. The verbose line says which.
+#[derive(Default)]
+struct Adjudicator {
+    last: [Option<Eval>; 2],
+    flat: u32,
+    /// Turns in a row in which both scores put one side far ahead, and which side
+    /// (0: the first player).
+    lopsided: (u32, usize),
+}
+
+impl Adjudicator {
+    /// After `side` (0: the first player, playing `colour`) played a turn it judged
+    /// `eval`, the adjudicated result of `game`, if any: the winner (`None`: a draw).
+    fn after(
+        &mut self,
+        game: &Game,
+        side: usize,
+        colour: Color,
+        eval: Option<Eval>,
+    ) -> Option<Option<Color>> {
+        self.last[side] = eval;
+        let (mine, theirs) = (self.last[side], self.last[1 - side]);
+        match (mine, theirs) {
+            (Some(Eval::Win), Some(Eval::Loss)) => return Some(Some(colour)),
+            (Some(Eval::Loss), Some(Eval::Win)) => return Some(Some(!colour)),
+            _ => {}
+        }
+        // Far ahead by both players' scores: `side` (this turn's player) is ahead by
+        // `ahead` of them.
+        let far = |e: Option<Eval>, sign: i32| matches!(e, Some(Eval::Cp(cp)) if cp * sign >= WIN_SCORE);
+        let ahead = if far(mine, 1) && far(theirs, -1) {
+            Some(side)
+        } else if far(mine, -1) && far(theirs, 1) {
+            Some(1 - side)
+        } else {
+            None
+        };
+        self.lopsided = match ahead {
+            Some(a) if self.lopsided.1 == a => (self.lopsided.0 + 1, a),
+            Some(a) => (1, a),
+            None => (0, 0),
+        };
+        if self.lopsided.0 >= WIN_TURNS {
+            return Some(Some(if self.lopsided.1 == side { colour } else { !colour }));
+        }
+        let p = game.position();
+        let moving = p.in_hand(Color::Light) == 0 && p.in_hand(Color::Dark) == 0;
+        let near_even = |e: Option<Eval>| matches!(e, Some(Eval::Cp(cp)) if cp.abs() <= DRAW_SCORE);
+        if moving && near_even(mine) && near_even(theirs) {
+            self.flat += 1;
+        } else {
+            self.flat = 0;
+        }
+        (self.flat >= DRAW_TURNS && u32::from(p.quiet_turns()) >= DRAW_TURNS).then_some(None)
+    }
 }
 
 /// A player of the match.
@@ -188,7 +275,11 @@ impl Player {
                     .best_turn(game, &limits, &mut clock)
                     .map_err(|e| format!("no turn to play: {e}"))?;
                 Ok(Played {
-                    announced_win: r.win_in().is_some_and(|n| n > 0),
+                    eval: Some(match r.win_in() {
+                        Some(n) if n > 0 => Eval::Win,
+                        Some(_) => Eval::Loss,
+                        None => Eval::Cp(r.score),
+                    }),
                     turn: r.turn,
                     nodes: r.nodes,
                     tb_hits: r.tb_hits,
@@ -329,7 +420,7 @@ impl UciEngine {
             nodes: info.nodes,
             tb_hits: info.tb_hits,
             ms: clock.elapsed_ms(),
-            announced_win: info.announced_win,
+            eval: info.eval,
         })
     }
 }
@@ -339,7 +430,7 @@ impl UciEngine {
 struct Info {
     nodes: u64,
     tb_hits: u64,
-    announced_win: bool,
+    eval: Option<Eval>,
 }
 
 impl Info {
@@ -354,9 +445,15 @@ impl Info {
                 ["nodes", n] => self.nodes = n.parse().unwrap_or(self.nodes),
                 ["tbhits", n] => self.tb_hits = n.parse().unwrap_or(self.tb_hits),
                 ["win", n] if words.contains(&"score") => {
-                    self.announced_win = n.parse::<i64>().is_ok_and(|n| n > 0);
+                    self.eval = n
+                        .parse::<i64>()
+                        .ok()
+                        .map(|n| if n > 0 { Eval::Win } else { Eval::Loss });
                 }
-                ["cp", _] | ["loss", _] => self.announced_win = false,
+                ["loss", n] if words.contains(&"score") => {
+                    self.eval = n.parse::<i64>().ok().map(|_| Eval::Loss);
+                }
+                ["cp", n] => self.eval = n.parse().ok().map(Eval::Cp),
                 _ => {}
             }
         }
@@ -395,6 +492,8 @@ struct GameResult {
     ms: [u64; 2],
     tb_hits: [u64; 2],
     announced_win: [bool; 2],
+    /// Whether `--adjudicate` ended the game.
+    adjudicated: bool,
     /// The `--verbose` line.
     line: Option<String>,
 }
@@ -415,6 +514,8 @@ fn play_game(
     let mut turn_number = 0u64;
     let (mut nodes, mut ms, mut tb_hits, mut played_turns) = ([0u64; 2], [0u64; 2], [0u64; 2], [0u64; 2]);
     let mut announced_win = [false; 2];
+    let mut adjudicator = Adjudicator::default();
+    let mut adjudicated = None;
     while !game.is_over() && game.turns().len() < 2000 {
         let side = usize::from(game.position().turn() != a_colour);
         let seed = settings.seed ^ (u64::from(g) << 32) ^ (turn_number << 1) ^ side as u64;
@@ -423,20 +524,44 @@ fn play_game(
         nodes[side] += played.nodes;
         tb_hits[side] += played.tb_hits;
         ms[side] += played.ms;
-        announced_win[side] |= played.announced_win;
+        announced_win[side] |= played.eval == Some(Eval::Win);
         game.play(played.turn)
             .map_err(|e| format!("{} played an illegal turn: {e}", names[side]))?;
         turn_number += 1;
+        let colour = if side == 0 { a_colour } else { !a_colour };
+        if settings.adjudicate
+            && !game.is_over()
+            && let Some(result) = adjudicator.after(&game, side, colour, played.eval)
+        {
+            adjudicated = Some(result);
+            break;
+        }
     }
-    let score = match game.outcome() {
-        Some(Outcome::Win { winner, .. }) if winner == a_colour => Score::Win,
-        Some(Outcome::Win { .. }) => Score::Loss,
-        _ => Score::Draw,
+    let winner = match adjudicated {
+        Some(result) => result,
+        None => match game.outcome() {
+            Some(Outcome::Win { winner, .. }) => Some(winner),
+            _ => None,
+        },
+    };
+    let score = match winner {
+        Some(w) if w == a_colour => Score::Win,
+        Some(_) => Score::Loss,
+        None => Score::Draw,
     };
     let line = settings.verbose.then(|| {
-        let result = game
-            .outcome()
-            .map_or("unfinished (2000 turns)".to_string(), |o| o.to_string());
+        let result = match adjudicated {
+            Some(Some(winner)) => format!(
+                "{} wins (adjudicated: both engines see the forced result)",
+                winner.name()
+            ),
+            Some(None) => {
+                format!("draw (adjudicated: both engines within ±{DRAW_SCORE} for {DRAW_TURNS} quiet turns)")
+            }
+            None => game
+                .outcome()
+                .map_or("unfinished (2000 turns)".to_string(), |o| o.to_string()),
+        };
         format!(
             "game {} ({} light): {}; {}",
             g + 1,
@@ -453,6 +578,7 @@ fn play_game(
         ms,
         tb_hits,
         announced_win,
+        adjudicated: adjudicated.is_some(),
         line,
     })
 }
@@ -487,6 +613,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     let (mut turns_total, mut nodes, mut ms, mut played) = (0usize, [0u64; 2], [0u64; 2], [0u64; 2]);
     let mut tb_hits = [0u64; 2];
     let (mut seen_wins, mut slipped) = ([0u32; 2], [0u32; 2]);
+    let mut adjudicated = 0u32;
     let next = AtomicU32::new(0);
     let abort = AtomicBool::new(false);
     let (tx, results) = channel::<(u32, Result<GameResult, String>)>();
@@ -533,6 +660,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             while let Some(r) = waiting.remove(&done) {
                 done += 1;
                 turns_total += r.turns;
+                adjudicated += u32::from(r.adjudicated);
                 for side in 0..2 {
                     played[side] += r.played[side];
                     nodes[side] += r.nodes[side];
@@ -617,6 +745,9 @@ pub fn run(settings: &Settings) -> Result<(), String> {
         "forced wins announced: {} in {} games ({} not won), {} in {} games ({} not won)",
         names[0], seen_wins[0], slipped[0], names[1], seen_wins[1], slipped[1]
     );
+    if settings.adjudicate {
+        println!("adjudicated: {adjudicated} of {games} games");
+    }
     Ok(())
 }
 
@@ -732,15 +863,83 @@ mod tests {
             Info {
                 nodes: 2500,
                 tb_hits: 7,
-                announced_win: true
+                eval: Some(Eval::Win)
             }
         );
         info.read("info string error nodes lots");
         info.read("bestmove d6 nodes 1");
         assert_eq!(info.nodes, 2500);
         info.read("info depth 5 score loss 4 nodes 4000");
-        assert!(!info.announced_win);
+        assert_eq!(info.eval, Some(Eval::Loss));
         assert_eq!(info.tb_hits, 7);
+        info.read("info depth 6 score cp -35 nodes 5000");
+        assert_eq!(info.eval, Some(Eval::Cp(-35)));
+    }
+
+    #[test]
+    fn adjudication_needs_both_players_to_agree() {
+        let moving: Position = "L.D/.LD/D.L/LD..DL/L.D/.D./L.D l 0 0 0 0".parse().unwrap();
+        let game = Game::from_position(moving);
+        // A win announced by one side alone, or conceded alone, is played out.
+        let mut a = Adjudicator::default();
+        assert_eq!(a.after(&game, 0, Color::Light, Some(Eval::Win)), None);
+        assert_eq!(a.after(&game, 1, Color::Dark, Some(Eval::Cp(-200))), None);
+        // The second player now concedes: the first (Light) wins.
+        assert_eq!(
+            a.after(&game, 1, Color::Dark, Some(Eval::Loss)),
+            Some(Some(Color::Light))
+        );
+        // Scores near even end the game only after enough turns, and only once the
+        // position has had as many quiet turns.
+        for (quiet, expect) in [(40, Some(None)), (10, None)] {
+            let game = Game::from_position(
+                format!("L.D/.LD/D.L/LD..DL/L.D/.D./L.D l 0 0 0 {quiet}")
+                    .parse()
+                    .unwrap(),
+            );
+            let mut a = Adjudicator::default();
+            // The first turn has only one player's score: it does not count.
+            for i in 0..DRAW_TURNS {
+                let side = i as usize % 2;
+                assert_eq!(
+                    a.after(&game, side, Color::Light, Some(Eval::Cp(30))),
+                    None,
+                    "turn {i}"
+                );
+            }
+            assert_eq!(
+                a.after(&game, 0, Color::Light, Some(Eval::Cp(-30))),
+                expect,
+                "{quiet} quiet turns"
+            );
+        }
+        // Both scoring Dark (the second player here) far ahead for enough turns; the
+        // first turn has only one player's score and does not count.
+        let mut a = Adjudicator::default();
+        for i in 0..=WIN_TURNS {
+            let side = i as usize % 2;
+            let (colour, cp) = if side == 0 {
+                (Color::Light, -WIN_SCORE - 50)
+            } else {
+                (Color::Dark, WIN_SCORE)
+            };
+            let expect = (i == WIN_TURNS).then_some(Some(Color::Dark));
+            assert_eq!(
+                a.after(&game, side, colour, Some(Eval::Cp(cp))),
+                expect,
+                "turn {i}"
+            );
+        }
+        // One score of half a piece or more starts the count again.
+        let mut a = Adjudicator {
+            flat: DRAW_TURNS - 1,
+            ..Adjudicator::default()
+        };
+        assert_eq!(
+            a.after(&game, 0, Color::Light, Some(Eval::Cp(DRAW_SCORE + 1))),
+            None
+        );
+        assert_eq!(a.flat, 0);
     }
 
     #[test]

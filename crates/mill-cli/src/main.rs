@@ -263,6 +263,11 @@ enum Command {
         /// An option for the second player, likewise.
         #[arg(long = "b-option", value_name = "NAME=VALUE")]
         b_option: Vec<String>,
+        /// End a game early when both players agree on its result: a forced win one
+        /// announces and the other concedes, or 30 quiet turns of moving with both
+        /// scores within ±40 (a draw).
+        #[arg(long)]
+        adjudicate: bool,
         #[command(flatten)]
         rules: RuleArgs,
     },
@@ -463,6 +468,7 @@ fn run(command: Command) -> Result<(), String> {
             jobs,
             a_option,
             b_option,
+            adjudicate,
             rules,
         } => arena::run(&arena::Settings {
             a,
@@ -480,6 +486,7 @@ fn run(command: Command) -> Result<(), String> {
             verbose,
             progress,
             jobs,
+            adjudicate,
         }),
         Command::Convert {
             file,

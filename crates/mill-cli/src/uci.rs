@@ -353,6 +353,12 @@ impl Session {
             }
             match result {
                 Ok(found) => {
+                    // The whole search's count, the unfinished last iteration included
+                    // (the lines above are the completed iterations').
+                    println!(
+                        "info nodes {} tbhits {} time {}",
+                        found.nodes, found.tb_hits, found.elapsed_ms
+                    );
                     println!("bestmove {}", found.turn.first_action().to_text(t));
                     (engine, Some(found.turn))
                 }

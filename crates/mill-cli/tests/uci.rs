@@ -131,6 +131,18 @@ fn a_mill_is_answered_as_its_step_then_its_removal() {
     for field in [" score cp ", " nodes ", " nps ", " pv a7 x"] {
         assert!(info.contains(field), "{info}");
     }
+    // Then the whole search's count, no fewer nodes than its last iteration's.
+    let nodes = |line: &str| -> u64 {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words
+            .iter()
+            .position(|w| *w == "nodes")
+            .unwrap_or_else(|| panic!("{line}"));
+        words[at + 1].parse().unwrap()
+    };
+    let total = &lines[lines.len() - 2];
+    assert!(total.starts_with("info nodes "), "{lines:?}");
+    assert!(nodes(total) >= nodes(info), "{total} after {info}");
     uci.send("position startpos moves a1 g7 a4 g1 a7");
     uci.send("go depth 3");
     let (removal, lines) = uci.bestmove();
