@@ -166,8 +166,8 @@ impl Adjudicator {
             (Some(Eval::Loss), Some(Eval::Win)) => return Some(Some(!colour)),
             _ => {}
         }
-        // Far ahead by both players' scores: `side` (this turn's player) is ahead by
-        // `ahead` of them.
+        // Whether both players' scores put one side far ahead, and which (0: the first
+        // player).
         let far = |e: Option<Eval>, sign: i32| matches!(e, Some(Eval::Cp(cp)) if cp * sign >= WIN_SCORE);
         let ahead = if far(mine, 1) && far(theirs, -1) {
             Some(side)
@@ -551,10 +551,7 @@ fn play_game(
     };
     let line = settings.verbose.then(|| {
         let result = match adjudicated {
-            Some(Some(winner)) => format!(
-                "{} wins (adjudicated: both engines see the forced result)",
-                winner.name()
-            ),
+            Some(Some(winner)) => format!("{} wins (adjudicated: both engines agree)", winner.name()),
             Some(None) => {
                 format!("draw (adjudicated: both engines within ±{DRAW_SCORE} for {DRAW_TURNS} quiet turns)")
             }
