@@ -85,6 +85,14 @@ impl Uci {
     }
 }
 
+/// The word after `name` in an `info` line.
+fn info_field<'a>(line: &'a str, name: &str) -> &'a str {
+    line.split_whitespace()
+        .skip_while(|w| *w != name)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {name} in {line}"))
+}
+
 #[test]
 fn handshake_lists_the_options_and_answers_isready() {
     let mut uci = Uci::start();
@@ -132,14 +140,7 @@ fn a_mill_is_answered_as_its_step_then_its_removal() {
         assert!(info.contains(field), "{info}");
     }
     // Then the whole search's count, no fewer nodes than its last iteration's.
-    let nodes = |line: &str| -> u64 {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let at = words
-            .iter()
-            .position(|w| *w == "nodes")
-            .unwrap_or_else(|| panic!("{line}"));
-        words[at + 1].parse().unwrap()
-    };
+    let nodes = |line: &str| -> u64 { info_field(line, "nodes").parse().unwrap() };
     let total = &lines[lines.len() - 2];
     assert!(total.starts_with("info nodes "), "{lines:?}");
     assert!(nodes(total) >= nodes(info), "{total} after {info}");
@@ -245,11 +246,7 @@ fn contempt_is_what_hard_scores_a_repetition_below_even() {
         let (best, lines) = uci.bestmove();
         assert_eq!(best, "a7-d7", "{lines:?}");
         let info = lines.iter().rfind(|l| l.starts_with("info depth")).unwrap();
-        info.split_whitespace()
-            .skip_while(|w| *w != "cp")
-            .nth(1)
-            .unwrap_or_else(|| panic!("{info}"))
-            .to_string()
+        info_field(info, "cp").to_string()
     };
     assert_eq!(score(&mut uci), "-30");
     uci.send("setoption name Contempt value 0");
