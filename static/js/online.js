@@ -10,7 +10,7 @@ import { localGame } from './rules.js';
 import { createOnlineState } from './page-state.js';
 import { reviewLink } from './review.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
-import { chosenRules, rulesOfPosition } from './variant.js';
+import { chosenRules, DEFAULT_RULES, rulesOfPosition } from './variant.js';
 import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';
 
 /** @typedef {import('./page-state.js').App} App */
@@ -19,7 +19,7 @@ import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js'
 /** @typedef {import('./storage.js').SeatKey} SeatKey */
 
 /** The rule set whose board is mounted for the room being shown. */
-let boardRules = 'nine';
+let boardRules = DEFAULT_RULES;
 
 const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
 
