@@ -1,6 +1,7 @@
 //! Online rooms for Mill: an axum server that is the authority over two-player games,
-//! stores every confirmed action in SQLite before acknowledging it, and pushes the
-//! state to both players over WebSockets. The wire format is docs/PROTOCOL.md.
+//! stores every confirmed action durably before acknowledging it — in SQLite, or in
+//! PostgreSQL, which several instances share — and pushes the state to both players
+//! over WebSockets. The wire format is docs/PROTOCOL.md.
 //!
 //! [`run`] is the whole server on a bound listener; `main` only parses flags, starts
 //! tracing and binds, and tests call `run` the same way on `127.0.0.1:0`.
