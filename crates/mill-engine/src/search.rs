@@ -851,7 +851,7 @@ impl<'a> Searcher<'a> {
     fn narrow(&self, pos: &Position) -> bool {
         let us = pos.turn();
         pos.in_hand(us) == 0
-            && pos.on_board(us) > pos.rules().fly_at
+            && !pos.flies(us)
             && self.adjacency.steps(pos.pieces(us).0, pos.empty().0) <= NARROW_STEPS
     }
 
