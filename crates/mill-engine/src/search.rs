@@ -243,7 +243,17 @@ impl Engine {
             return Err(SearchError::GameOver);
         }
         if limits.level == Level::Beginner {
-            let result = crate::beginner::choose(position, &turns, limits);
+            let turn = crate::beginner::choose(position, &turns, limits.seed);
+            let result = SearchResult {
+                turn,
+                score: 0,
+                // It looks at its own turn only.
+                depth: 1,
+                nodes: 1,
+                pv: vec![turn],
+                elapsed_ms: 0,
+                tb_hits: 0,
+            };
             report(&result);
             return Ok(result);
         }
