@@ -6,11 +6,11 @@ import { blankSnapshot } from './board.js';
 import { $, $button, $input } from './dom.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
-import { localGame } from './rules.js';
+import { DEFAULT_RULES, localGame } from './rules.js';
 import { createOnlineState } from './page-state.js';
 import { reviewLink } from './review.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
-import { chosenRules, DEFAULT_RULES, rulesOfPosition } from './variant.js';
+import { chosenRules, rulesOfPosition } from './variant.js';
 import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';
 
 /** @typedef {import('./page-state.js').App} App */

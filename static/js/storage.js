@@ -3,7 +3,7 @@
 // (window.localStorage in the page, a Map-backed fake in tests) and every access survives
 // a storage that throws (private mode, disabled cookies, quota).
 
-import { DEFAULT_RULES } from './variant.js';
+import { DEFAULT_RULES } from './rules.js';
 
 const PREFIX = 'mill.';
 export const SAVE_KEYS = Object.freeze({ local: 'game.local', computer: 'game.computer' });

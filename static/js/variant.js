@@ -4,6 +4,7 @@
 // checked and made canonical by the WebAssembly's `rules_info`, never here.
 
 import { $ } from './dom.js';
+import { DEFAULT_RULES } from './rules.js';
 
 /** @typedef {import('./page-state.js').App} App */
 
@@ -24,13 +25,6 @@ import { $ } from './dom.js';
  */
 
 const KEY = 'rules';
-
-/**
- * The rule set a game has when nothing names another: Nine Men's Morris with its usual
- * options, as mill-core's default game (tests/unit/variant.test.mjs checks it against the
- * WebAssembly). A position string without a seventh part is under it; the chooser starts on it.
- */
-export const DEFAULT_RULES = 'nine';
 
 /**
  * The rule set chosen on the start screen (a canonical name), {@link DEFAULT_RULES} until one is chosen.

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { translator } from '../../static/js/i18n.js';
+import { DEFAULT_RULES } from '../../static/js/rules.js';
 import { gameSlot } from '../../static/js/storage.js';
-import { DEFAULT_RULES, describeRules, rulesOfPosition } from '../../static/js/variant.js';
+import { describeRules, rulesOfPosition } from '../../static/js/variant.js';
 import { loadWasm } from './helpers.mjs';
 
 test("the page's default rule set is mill-core's default game's, a variant with its usual options", async () => {
