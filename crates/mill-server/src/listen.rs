@@ -212,7 +212,7 @@ pub async fn serve(
         let guard = match settings.limits.open(addr.ip()) {
             Ok(guard) => guard,
             Err(refusal) => {
-                metrics::refused(refusal.code().as_str());
+                metrics::refused(refusal.code());
                 tracing::debug!(ip = %addr.ip(), code = refusal.code().as_str(), "connection refused");
                 tokio::spawn(refuse(tcp, refusal));
                 continue;

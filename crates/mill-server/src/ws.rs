@@ -2,6 +2,7 @@
 //! messages (rate-limited, closing floods with 1008 and oversized frames with 1009),
 //! writes what the room queues for it, pings, and notices silence and shutdown.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
@@ -11,10 +12,10 @@ use tokio::sync::mpsc;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
-use crate::app::AppState;
-use crate::metrics;
+use crate::config::Config;
+use crate::metrics::{self, Refused};
 use crate::protocol::{ClientMsg, CloseCode, Code, ErrorCode, MAX_TEXT, PROTOCOL, ServerMsg};
-use crate::rooms::{ConnId, Outgoing};
+use crate::rooms::{ConnId, Outgoing, Rooms};
 use crate::throttle::{MessageRate, Verdict};
 
 /// Queue between the room and the socket's task; a client that lets it fill up is
@@ -42,19 +43,27 @@ impl Drop for Counted {
     }
 }
 
-/// Counts what goes out: acknowledgements and refusals.
-fn count_outgoing(text: &str) {
-    if text.starts_with(r#"{"type":"ack""#) {
-        if text.contains(r#""duplicate":false"#) {
-            metrics::get().commands.inc();
+/// What a socket needs of the server.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// Every room.
+    pub rooms: Rooms,
+    /// Settings (rates, deadlines).
+    pub config: Arc<Config>,
+    /// Cancelled when the server shuts down.
+    pub shutdown: CancellationToken,
+}
+
+/// The frame for a queued message (a message for this socket alone is counted here,
+/// by its kind), or the code and reason of a close.
+fn frame(out: Outgoing) -> Result<Message, (CloseCode, &'static str)> {
+    match out {
+        Outgoing::Text(text) => Ok(Message::Text(text)),
+        Outgoing::Msg(msg) => {
+            metrics::sent(&msg);
+            Ok(Message::Text(msg.to_text().into()))
         }
-    } else if text.starts_with(r#"{"type":"error""#) {
-        if let Some(code) = serde_json::from_str::<serde_json::Value>(text)
-            .ok()
-            .and_then(|v| v["code"].as_str().map(str::to_string))
-        {
-            metrics::refused(&code);
-        }
+        Outgoing::Close(code, reason) => Err((code, reason)),
     }
 }
 
@@ -70,7 +79,7 @@ struct Seat {
 }
 
 /// Serves one socket of `room` until it closes.
-pub async fn serve(socket: WebSocket, state: AppState, room: String) {
+pub async fn serve(socket: WebSocket, state: Context, room: String) {
     let (mut sink, mut stream) = socket.split();
     let (tx, mut rx) = mpsc::channel::<Outgoing>(QUEUE);
     let mut attached: Option<Seat> = None;
@@ -89,17 +98,13 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
             Some(_) => state.rooms.version(&room).unzip(),
             None => (None, None),
         };
-        let _ = tx.try_send(Outgoing::Text(
-            ServerMsg::Error {
-                id: id.map(str::to_string),
-                code,
-                message: message.to_string(),
-                round,
-                version,
-            }
-            .to_text()
-            .into(),
-        ));
+        let _ = tx.try_send(Outgoing::Msg(ServerMsg::Error {
+            id: id.map(str::to_string),
+            code,
+            message: message.to_string(),
+            round,
+            version,
+        }));
     };
 
     loop {
@@ -109,7 +114,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                     Some(Ok(msg)) => msg,
                     Some(Err(e)) => {
                         if too_big(e) {
-                            metrics::refused(ErrorCode::TooLarge.as_str());
+                            metrics::refused(ErrorCode::TooLarge);
                             let _ = sink.send(Message::Close(Some(CloseFrame {
                                 code: CloseCode::TooBig.code(),
                                 reason: "frame too large".into(),
@@ -142,13 +147,12 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                     Verdict::Flooding => {
                         // What is queued (the refusals among it) goes first, then the
                         // close frame straight to the socket.
-                        while let Ok(Outgoing::Text(text)) = rx.try_recv() {
-                            count_outgoing(text.as_str());
-                            if sink.feed(Message::Text(text)).await.is_err() {
+                        while let Ok(Ok(frame)) = rx.try_recv().map(frame) {
+                            if sink.feed(frame).await.is_err() {
                                 break;
                             }
                         }
-                        metrics::refused("flooding");
+                        metrics::refused(Refused::Flooding);
                         tracing::debug!(%room, "flooding socket closed");
                         let _ = sink.send(Message::Close(Some(CloseFrame {
                             code: CloseCode::Policy.code(),
@@ -171,7 +175,7 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                 };
                 match (&msg, &attached) {
                     (ClientMsg::Ping, _) => {
-                        let _ = tx.try_send(Outgoing::Text(ServerMsg::Pong.to_text().into()));
+                        let _ = tx.try_send(Outgoing::Msg(ServerMsg::Pong));
                     }
                     (ClientMsg::Hello { .. }, Some(_)) => {
                         reply_error(&attached, None, ErrorCode::AlreadyHello.into(), "This socket has already said hello.");
@@ -200,12 +204,9 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                 }
             }
             out = rx.recv() => {
-                let result = match out {
-                    Some(Outgoing::Text(text)) => {
-                        count_outgoing(text.as_str());
-                        sink.send(Message::Text(text)).await
-                    }
-                    Some(Outgoing::Close(code, reason)) => {
+                let result = match out.map(frame) {
+                    Some(Ok(frame)) => sink.send(frame).await,
+                    Some(Err((code, reason))) => {
                         let _ = sink.send(Message::Close(Some(CloseFrame { code: code.code(), reason: reason.into() }))).await;
                         closing = true;
                         break;
@@ -226,16 +227,15 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                 }
             }
             _ = tokio::time::sleep_until(hello_by), if attached.is_none() => {
-                metrics::refused(ErrorCode::HelloTimeout.as_str());
                 let text = ServerMsg::Error {
                     id: None,
                     code: ErrorCode::HelloTimeout.into(),
                     message: "No hello in time; reconnect and say hello first.".into(),
                     round: None,
                     version: None,
-                }
-                .to_text();
-                let _ = sink.send(Message::Text(text.into())).await;
+                };
+                metrics::sent(&text);
+                let _ = sink.send(Message::Text(text.to_text().into())).await;
                 let _ = sink.send(Message::Close(Some(CloseFrame {
                     code: CloseCode::HelloTimeout.code(),
                     reason: "no hello in time".into(),
