@@ -173,6 +173,8 @@ pub async fn serve(socket: WebSocket, state: Context, room: String) {
                         continue;
                     }
                 };
+                // The kind only: a hello's key never reaches a log.
+                tracing::trace!(%room, kind = msg.client_type().as_str(), "message");
                 match (&msg, &attached) {
                     (ClientMsg::Ping, _) => {
                         let _ = tx.try_send(Outgoing::Msg(ServerMsg::Pong));
