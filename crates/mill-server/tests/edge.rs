@@ -244,6 +244,73 @@ async fn hundreds_of_idle_sockets_from_one_address_hurt_no_one_else() {
     server.stop().await;
 }
 
+/// With no cap asked for and more connections than the process may open, someone on
+/// another address is still answered: the caps are clamped to the open-file limit, so
+/// `accept` never runs out of descriptors. The real binary runs under `ulimit -n`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connection_caps_fit_in_the_open_file_limit() {
+    use tokio::io::AsyncBufReadExt;
+    const OPEN_FILES: usize = 200;
+    let _ = rlimit::increase_nofile_limit(4096);
+    let dir = tmp();
+    let db = common::db_arg(&dir.path().join("m.db")).await;
+    let mut child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -n {OPEN_FILES} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_mill-server"))
+        .args([
+            "--addr",
+            "127.0.0.1:0",
+            "--max-conns",
+            "0",
+            "--max-conns-per-ip",
+            "0",
+        ])
+        // Held connections are not let go by the header deadline during the test.
+        .args(["--header-secs", "600", "--db", &db, "--static-dir"])
+        .arg(dir.path())
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start mill-server");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(PATIENCE, lines.next_line())
+        .await
+        .expect("server starts")
+        .unwrap()
+        .expect("a line");
+    let addr: SocketAddr = line
+        .strip_prefix("Mill is running at http://")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+
+    // More silent connections from one address than the server could open.
+    let mut held = Vec::new();
+    for _ in 0..OPEN_FILES + 50 {
+        held.push(connect_from("127.0.0.1", addr).await);
+    }
+    // Another address is answered (in time, not after the held ones go): the server is
+    // full, and says so.
+    let answer = request(addr, "GET", "/api/health", &[]).await;
+    assert_eq!(answer.status, 503, "{}", answer.text());
+    assert_eq!(answer.json()["code"], "server-busy");
+    drop(held);
+    let mut ok = false;
+    for _ in 0..100 {
+        if request(addr, "GET", "/api/health", &[]).await.status == 200 {
+            ok = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(ok, "served again once the connections closed");
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+}
+
 #[tokio::test]
 async fn the_global_cap_answers_503_server_busy() {
     let dir = tmp();
