@@ -376,6 +376,114 @@ async fn flooding_is_closed_with_1008_and_oversized_frames_with_1009() {
     server.stop().await;
 }
 
+/// Holds the database's writes while it lives: on PostgreSQL a lock on the events
+/// table, on SQLite the write lock. SQLite's is let go after at most 2 s whatever
+/// happens, as the server's writer gives up after 5 s of waiting and stops the server.
+enum Stall {
+    Postgres(tokio_postgres::Client, tokio::task::JoinHandle<()>),
+    Sqlite(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>),
+}
+
+impl Stall {
+    async fn start(db: &std::path::Path) -> Stall {
+        match common::target(db).await {
+            mill_server::store::DbTarget::Postgres(url) => {
+                let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+                let task = tokio::spawn(async move {
+                    let _ = conn.await;
+                });
+                client
+                    .batch_execute("BEGIN; LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+                    .await
+                    .unwrap();
+                Stall::Postgres(client, task)
+            }
+            mill_server::store::DbTarget::Sqlite(path) => {
+                let (release, released) = std::sync::mpsc::channel();
+                let (held, holding) = tokio::sync::oneshot::channel();
+                let thread = std::thread::spawn(move || {
+                    let conn = rusqlite::Connection::open(path).unwrap();
+                    conn.busy_timeout(PATIENCE).unwrap();
+                    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+                    let _ = held.send(());
+                    let _ = released.recv_timeout(Duration::from_secs(2));
+                    conn.execute_batch("ROLLBACK").unwrap();
+                });
+                holding.await.unwrap();
+                Stall::Sqlite(release, thread)
+            }
+        }
+    }
+
+    async fn release(self) {
+        match self {
+            Stall::Postgres(client, task) => {
+                client.batch_execute("ROLLBACK").await.unwrap();
+                drop(client);
+                let _ = task.await;
+            }
+            Stall::Sqlite(release, thread) => {
+                let _ = release.send(());
+                tokio::task::spawn_blocking(move || thread.join().unwrap())
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+}
+
+/// A slow database slows a socket down and never closes it. Light's command waits for
+/// a stalled database while Light pings at half its allowance, for longer than its
+/// burst lasts: every ping is answered while the command waits, none is refused, and
+/// the command is acknowledged once the database is back. (The socket used to wait for
+/// the commit before reading again, then judge the backlog of pings all at once:
+/// `rate-limited`, then 1008.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_database_neither_refuses_nor_closes_a_socket_within_its_rate() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let server = Server::start_with(&db, |c| c.messages_per_second = 10).await;
+    let (_room, mut light, mut dark) = server.table().await;
+    // 5 a second against 10 allowed (bursts of 20): 8 s on PostgreSQL, 2 s on SQLite,
+    // whose stall cannot last longer.
+    let pings = if common::on_postgres() { 40 } else { 10 };
+    let stall = Stall::start(&db).await;
+    let id = light.command("offer-draw", json!({})).await;
+    let mut seen = Vec::new();
+    for _ in 0..pings {
+        light.send(json!({"type": "ping"})).await;
+        let next = tokio::time::Instant::now() + Duration::from_millis(200);
+        while let Ok(v) = tokio::time::timeout_at(next, light.recv()).await {
+            seen.push(v);
+        }
+    }
+    let pongs = |seen: &[Value]| seen.iter().filter(|v| v["type"] == "pong").count();
+    // Every pong while the database is held (on PostgreSQL the stall lasts until here).
+    while pongs(&seen) < pings {
+        seen.push(light.recv().await);
+    }
+    stall.release().await;
+    while !seen.iter().any(|v| v["id"] == id.as_str()) {
+        seen.push(light.recv().await);
+    }
+    for v in &seen {
+        assert!(
+            matches!(v["type"].as_str(), Some("pong" | "state" | "ack")),
+            "nothing refused: {v}"
+        );
+    }
+    let ack = seen.iter().find(|v| v["id"] == id.as_str()).unwrap();
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(pongs(&seen), pings);
+    // Still open, and the command took effect.
+    light.send(json!({"type": "ping"})).await;
+    assert_eq!(light.expect("pong").await["type"], "pong");
+    dark.state_where(|s| s["offers"]["draw"] == "light").await;
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn request_bodies_are_bounded_and_missing_things_are_real_404s() {
     let dir = tmp();
