@@ -22,7 +22,7 @@ use tower_http::trace::TraceLayer;
 use crate::assets::{Assets, REVALIDATE};
 use crate::config::Config;
 use crate::error::ApiError;
-use crate::protocol::{MAX_FRAME, PROTOCOL};
+use crate::protocol::{ErrorCode, MAX_FRAME, PROTOCOL};
 use crate::rooms::Rooms;
 use crate::throttle::PerAddress;
 use crate::{keys, metrics, ws};
@@ -116,7 +116,7 @@ fn page(state: &AppState, file: &str, query: Option<&str>, headers: &HeaderMap) 
 
 /// The 404 page (the static directory's `404.html`, else a built-in one).
 fn not_found_page(state: &AppState, headers: &HeaderMap) -> Response {
-    metrics::refused("not-found");
+    metrics::refused(ErrorCode::NotFound);
     state
         .assets
         .serve(NOT_FOUND_PAGE, None, headers, StatusCode::NOT_FOUND)
@@ -160,7 +160,7 @@ async fn table_file(State(state): State<AppState>, req: Request) -> Response {
         .assets
         .serve(path, req.uri().query(), req.headers(), StatusCode::OK)
         .unwrap_or_else(|| {
-            metrics::refused("not-found");
+            metrics::refused(ErrorCode::NotFound);
             (
                 StatusCode::NOT_FOUND,
                 [(header::CACHE_CONTROL, HeaderValue::from_static(REVALIDATE))],
@@ -194,7 +194,7 @@ async fn room_page(state: &AppState, room: &str, headers: &HeaderMap) -> Respons
     if keys::is_room_id(room) && state.rooms.info(room).await.is_ok() {
         return page(state, "index.html", None, headers);
     }
-    metrics::refused("unknown-room");
+    metrics::refused(ErrorCode::UnknownRoom);
     state
         .assets
         .serve(GONE_PAGE, None, headers, StatusCode::NOT_FOUND)
@@ -364,6 +364,11 @@ async fn socket(
         .max_frame_size(MAX_FRAME)
         .on_upgrade(move |socket| {
             let tracker = state.tracker.clone();
-            tracker.track_future(ws::serve(socket, state, room))
+            let context = ws::Context {
+                rooms: state.rooms,
+                config: state.config,
+                shutdown: state.shutdown,
+            };
+            tracker.track_future(ws::serve(socket, context, room))
         })
 }

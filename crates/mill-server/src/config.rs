@@ -39,7 +39,8 @@ pub struct Config {
     pub ping_every: Duration,
     /// Open connections allowed from one IP address (0: unlimited).
     pub max_conns_per_ip: usize,
-    /// Open connections allowed in all (0: unlimited).
+    /// Open connections allowed in all (0: unlimited). `run` lowers both caps to what
+    /// the process's open-file limit allows (`listen::ConnLimits::for_process`).
     pub max_conns: usize,
     /// How long a new WebSocket has to say `hello`.
     pub hello_timeout: Duration,

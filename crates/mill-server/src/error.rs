@@ -105,7 +105,7 @@ impl IntoResponse for ApiError {
         if let ApiError::Internal(detail) = &self {
             tracing::error!(%detail, "request failed");
         }
-        crate::metrics::refused(self.code().as_str());
+        crate::metrics::refused(self.code());
         let body = json!({ "code": self.code(), "message": self.to_string() });
         (self.status(), Json(body)).into_response()
     }

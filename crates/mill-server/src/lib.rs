@@ -70,7 +70,7 @@ pub async fn run(
     }
     let settings = listen::Settings {
         header_timeout: config.header_timeout,
-        limits: listen::ConnLimits::new(config.max_conns_per_ip, config.max_conns),
+        limits: listen::ConnLimits::for_process(config.max_conns_per_ip, config.max_conns),
     };
 
     let token = CancellationToken::new();

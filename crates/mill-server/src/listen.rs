@@ -7,6 +7,14 @@
 //! (`too-many-connections`, per address) or 503 (`server-busy`, in all) and closed, so
 //! one address holding many sockets cannot starve anyone else. The cap's guard lives
 //! inside the connection's I/O, so an upgraded WebSocket keeps counting until it closes.
+//!
+//! The caps never exceed what the process can open ([`ConnLimits::for_process`]): with
+//! more connections than file descriptors, `accept` would fail and nobody, on any
+//! address, would be answered. So the caps are clamped to the open-file limit less a
+//! reserve for the database, the listener and the rest ([`RESERVED_FDS`]), and at most
+//! [`REFUSING`] refusals are being answered at a time, [`REFUSING_PER_IP`] to one
+//! address (each holds its descriptor briefly): the newest refusal is always answered,
+//! and ends the oldest one past those bounds (its answer is usually out by then).
 
 use std::collections::HashMap;
 use std::io;
@@ -68,6 +76,95 @@ impl Refusal {
     }
 }
 
+/// File descriptors kept for everything but client connections: standard streams, the
+/// listener, the runtime's own, the database (SQLite: two connections, each with its
+/// file, WAL and shared memory; PostgreSQL: a pool of 32 and the `LISTEN` connection),
+/// and a file read now and then.
+pub const RESERVED_FDS: u64 = 64;
+
+/// Refusals being answered at the same time (each holds a descriptor for up to 1.5 s);
+/// a newer one ends the oldest (see [`Answering`]).
+pub const REFUSING: usize = 32;
+
+/// Of those, at most this many for one address: an address that keeps coming back over
+/// its cap ends its own older refusals, never another address's.
+pub const REFUSING_PER_IP: usize = 4;
+
+/// The caps (`per_ip`, `total`; 0: none) clamped to a process that may open
+/// `open_files` descriptors: the connections and the refusals being answered must fit
+/// beside [`RESERVED_FDS`]. A cap of none becomes that room.
+pub fn clamp(per_ip: usize, total: usize, open_files: u64) -> (usize, usize) {
+    let room = open_files.saturating_sub(RESERVED_FDS + REFUSING as u64).max(1);
+    let room = usize::try_from(room).unwrap_or(usize::MAX);
+    let total = if total == 0 { room } else { total.min(room) };
+    let per_ip = if per_ip == 0 { 0 } else { per_ip.min(total) };
+    (per_ip, total)
+}
+
+/// Refusals being answered: at most [`REFUSING`], [`REFUSING_PER_IP`] per address. A
+/// new one ends the oldest of its address when that address is at its bound, else the
+/// oldest of all when all places are taken; so whoever asks last is told why, and an
+/// address cannot end another's refusals while it holds its share.
+#[derive(Debug, Default)]
+struct Answering {
+    /// Oldest first: the address, an id, and what ends the refusal early. A std Mutex:
+    /// held for a short scan, never across an await.
+    open: Mutex<std::collections::VecDeque<(IpAddr, u64, CancellationToken)>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl Answering {
+    /// A place for a refusal to `ip`: its id and the token that ends it early.
+    fn take(&self, ip: IpAddr) -> (u64, CancellationToken) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let own = open.iter().filter(|(a, _, _)| *a == ip).count();
+        let oldest = if own >= REFUSING_PER_IP {
+            open.iter().position(|(a, _, _)| *a == ip)
+        } else if open.len() >= REFUSING {
+            Some(0)
+        } else {
+            None
+        };
+        if let Some((_, _, end)) = oldest.and_then(|i| open.remove(i)) {
+            end.cancel();
+        }
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let end = CancellationToken::new();
+        open.push_back((ip, id, end.clone()));
+        (id, end)
+    }
+
+    /// Gives back the place of refusal `id` (if a newer one has not taken it).
+    fn done(&self, id: u64) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        open.retain(|(_, i, _)| *i != id);
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.open.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}
+
+/// The soft limit on open files, if the process has one.
+fn open_file_limit() -> Option<u64> {
+    #[cfg(unix)]
+    {
+        match rlimit::getrlimit(rlimit::Resource::NOFILE) {
+            Ok((soft, _)) if soft != rlimit::INFINITY => Some(soft),
+            Ok(_) => None,
+            Err(e) => {
+                tracing::warn!(error = %e, "could not read the open file limit");
+                None
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
 /// Open connections per address and in all.
 #[derive(Debug)]
 pub struct ConnLimits {
@@ -93,6 +190,34 @@ impl ConnLimits {
             open: Mutex::new(HashMap::new()),
             all: AtomicUsize::new(0),
         })
+    }
+
+    /// The caps, clamped to the process's open-file limit (see [`clamp`]); says so in
+    /// the log when that lowers them.
+    pub fn for_process(per_ip: usize, total: usize) -> Arc<ConnLimits> {
+        let Some(open_files) = open_file_limit() else {
+            return ConnLimits::new(per_ip, total);
+        };
+        let (clamped_per_ip, clamped_total) = clamp(per_ip, total, open_files);
+        if (clamped_per_ip, clamped_total) != (per_ip, total) {
+            tracing::warn!(
+                open_files,
+                reserved = RESERVED_FDS + REFUSING as u64,
+                max_conns = clamped_total,
+                max_conns_per_ip = clamped_per_ip,
+                asked_max_conns = total,
+                asked_max_conns_per_ip = per_ip,
+                "connection caps lowered to what the process can open (0: none per address)"
+            );
+        } else {
+            tracing::info!(
+                open_files,
+                max_conns = total,
+                max_conns_per_ip = per_ip,
+                "connection caps"
+            );
+        }
+        ConnLimits::new(clamped_per_ip, clamped_total)
     }
 
     /// Takes a place for a connection from `ip`.
@@ -194,6 +319,7 @@ pub async fn serve(
     stop: CancellationToken,
 ) -> io::Result<()> {
     let connections = TaskTracker::new();
+    let answering = Arc::new(Answering::default());
     loop {
         let (tcp, addr) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -212,9 +338,18 @@ pub async fn serve(
         let guard = match settings.limits.open(addr.ip()) {
             Ok(guard) => guard,
             Err(refusal) => {
-                metrics::refused(refusal.code().as_str());
+                metrics::refused(refusal.code());
                 tracing::debug!(ip = %addr.ip(), code = refusal.code().as_str(), "connection refused");
-                tokio::spawn(refuse(tcp, refusal));
+                // Within the reserve: a bounded number of refusals at a time.
+                let (id, end) = answering.take(addr.ip());
+                let answering = answering.clone();
+                tokio::spawn(async move {
+                    tokio::select! {
+                        () = refuse(tcp, refusal) => {}
+                        () = end.cancelled() => {}
+                    }
+                    answering.done(id);
+                });
                 continue;
             }
         };
@@ -271,4 +406,49 @@ async fn refuse(mut tcp: TcpStream, refusal: Refusal) {
         Ok::<_, io::Error>(())
     })
     .await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_newest_refusal_ends_the_oldest_of_its_address_then_of_all() {
+        let answering = Answering::default();
+        let flood: IpAddr = "10.0.0.1".parse().unwrap();
+        let other: IpAddr = "10.0.0.2".parse().unwrap();
+        let first: Vec<_> = (0..REFUSING_PER_IP).map(|_| answering.take(flood)).collect();
+        assert!(first.iter().all(|(_, end)| !end.is_cancelled()));
+        // The flood's next refusal ends its own oldest; another address ends nothing.
+        let (_, latest) = answering.take(flood);
+        assert!(first[0].1.is_cancelled() && !first[1].1.is_cancelled());
+        let (mine, _) = answering.take(other);
+        assert!(first[1..].iter().all(|(_, end)| !end.is_cancelled()));
+        assert_eq!(answering.len(), REFUSING_PER_IP + 1);
+        // Places all taken (by many addresses): the oldest of all goes.
+        let many: Vec<_> = (0..REFUSING)
+            .map(|i| answering.take(IpAddr::from([10, 1, (i / 200) as u8, (i % 200) as u8])))
+            .collect();
+        assert_eq!(answering.len(), REFUSING);
+        assert!(latest.is_cancelled());
+        assert!(!many.last().unwrap().1.is_cancelled());
+        answering.done(mine);
+        answering.done(many[REFUSING - 1].0);
+        assert_eq!(answering.len(), REFUSING - 1);
+    }
+
+    #[test]
+    fn caps_fit_in_the_open_file_limit() {
+        let reserve = RESERVED_FDS as usize + REFUSING;
+        // Plenty of files: the caps stand as asked.
+        assert_eq!(clamp(64, 16_384, 1 << 20), (64, 16_384));
+        assert_eq!(clamp(0, 16_384, 1 << 20), (0, 16_384));
+        // Too few: the total is what fits beside the reserve, and no address gets more.
+        assert_eq!(clamp(64, 16_384, 1024), (64, 1024 - reserve));
+        assert_eq!(clamp(5_000, 16_384, 1024), (1024 - reserve, 1024 - reserve));
+        // No cap asked for still gets one.
+        assert_eq!(clamp(0, 0, 2000), (0, 2000 - reserve));
+        // Hardly any files: one connection at a time rather than none.
+        assert_eq!(clamp(0, 0, 10), (0, 1));
+    }
 }

@@ -2,10 +2,12 @@
 //! that no `RUST_LOG` can lift keeps secrets out of the log.
 //!
 //! The cap is why this module exists: at trace level the WebSocket library logs every
-//! frame it reads, and the first frame of a socket is `hello` with the seat key. So the
-//! WebSocket crates (and hyper, whose traces show raw buffers) are held at `info`
-//! whatever `RUST_LOG` says, by a second filter that every event must also pass. Request
-//! spans name the path only, never the query string (see `app.rs`).
+//! frame it reads, and the first frame of a socket is `hello` with the seat key; at
+//! debug level the PostgreSQL driver logs every statement with its parameters, and a
+//! seat's key hash is one of them. So the WebSocket crates, hyper (whose traces show raw
+//! buffers) and the PostgreSQL driver and its pool are held at `info` whatever
+//! `RUST_LOG` says, by a second filter that every event must also pass. Request spans
+//! name the path only, never the query string (see `app.rs`).
 
 use tracing::Level;
 use tracing_subscriber::filter::{EnvFilter, Targets};
@@ -25,12 +27,20 @@ pub enum LogFormat {
 /// What is logged when `RUST_LOG` is not set.
 pub const DEFAULT_FILTER: &str = "info,tower_http=warn";
 
-/// Crates whose verbose levels can show message contents, and the most they may log.
+/// Crates whose verbose levels can show message contents or statement parameters, and
+/// the most they may log. A target matches its crate and every module in it (the
+/// driver logs through `log`, as `tokio_postgres::query` and the like).
 const CAPPED: &[(&str, Level)] = &[
     ("tungstenite", Level::INFO),
     ("tokio_tungstenite", Level::INFO),
     ("hyper", Level::INFO),
     ("hyper_util", Level::INFO),
+    ("tokio_postgres", Level::INFO),
+    ("postgres_protocol", Level::INFO),
+    ("postgres_types", Level::INFO),
+    ("deadpool", Level::INFO),
+    ("deadpool_postgres", Level::INFO),
+    ("deadpool.postgres", Level::INFO),
 ];
 
 /// The cap every event must pass besides `RUST_LOG`'s filter.

@@ -50,7 +50,8 @@ struct Args {
     /// Open connections (HTTP and WebSocket) allowed from one IP address (0: unlimited).
     #[arg(long, env = "MILL_MAX_CONNS_PER_IP", default_value_t = 64)]
     max_conns_per_ip: usize,
-    /// Open connections allowed in all (0: unlimited).
+    /// Open connections allowed in all (0: unlimited). Either cap is lowered to what the
+    /// open-file limit allows, less a reserve for the database and the listener.
     #[arg(long, env = "MILL_MAX_CONNS", default_value_t = 16_384)]
     max_conns: usize,
     /// Seconds a new WebSocket has to send `hello`.

@@ -11,6 +11,8 @@ use prometheus::{
     Encoder, Histogram, HistogramOpts, IntCounter, IntCounterVec, IntGauge, Opts, Registry, TextEncoder,
 };
 
+use crate::protocol::{Code, ErrorCode, ServerMsg};
+
 /// Every metric the server keeps.
 #[derive(Debug)]
 pub struct Metrics {
@@ -94,9 +96,54 @@ pub fn get() -> &'static Metrics {
     &METRICS
 }
 
-/// Counts one refusal with `code` (an error or close code's name).
-pub fn refused(code: &str) {
-    get().refusals.with_label_values(&[code]).inc();
+/// What a refusal is counted under: a protocol code, or the close of a flooding socket
+/// (which has a close code, not an error code).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refused {
+    /// An error code the refusal was answered with.
+    Code(Code),
+    /// A socket closed with 1008 for flooding.
+    Flooding,
+}
+
+impl Refused {
+    /// The `code` label of `mill_refusals_total`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Refused::Code(code) => code.as_str(),
+            Refused::Flooding => "flooding",
+        }
+    }
+}
+
+impl From<Code> for Refused {
+    fn from(code: Code) -> Refused {
+        Refused::Code(code)
+    }
+}
+
+impl From<ErrorCode> for Refused {
+    fn from(code: ErrorCode) -> Refused {
+        Refused::Code(code.into())
+    }
+}
+
+/// Counts one refusal.
+pub fn refused(what: impl Into<Refused>) {
+    get().refusals.with_label_values(&[what.into().label()]).inc();
+}
+
+/// Counts a message as it is written to its socket: a first acknowledgement is a
+/// command done, an error a refusal under its code.
+pub fn sent(msg: &ServerMsg) {
+    match msg {
+        ServerMsg::Ack { duplicate: false, .. } => get().commands.inc(),
+        ServerMsg::Error { code, .. } => refused(*code),
+        ServerMsg::Ack { duplicate: true, .. }
+        | ServerMsg::Welcome { .. }
+        | ServerMsg::Replaced { .. }
+        | ServerMsg::Pong => {}
+    }
 }
 
 /// The text exposition format.

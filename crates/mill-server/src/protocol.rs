@@ -335,6 +335,13 @@ pub enum ControlType {
     Ping,
 }
 
+impl ControlType {
+    /// The `type` string.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
 /// The type of a message a client may send: a control message or a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ClientType {
@@ -362,7 +369,7 @@ impl ClientType {
     /// The `type` string.
     pub fn as_str(self) -> &'static str {
         match self {
-            ClientType::Control(c) => c.into(),
+            ClientType::Control(c) => c.as_str(),
             ClientType::Command(k) => k.as_str(),
         }
     }
@@ -379,7 +386,18 @@ impl std::str::FromStr for ClientType {
 }
 
 /// The types of the messages the server sends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, strum::VariantArray, strum::IntoStaticStr)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum ServerType {
@@ -511,6 +529,64 @@ impl ClientMsg {
                 })
             }
         }
+    }
+
+    /// The message's `type`.
+    pub fn client_type(&self) -> ClientType {
+        match self {
+            ClientMsg::Hello { .. } => ClientType::Control(ControlType::Hello),
+            ClientMsg::Command { command, .. } => ClientType::Command(command.kind()),
+            ClientMsg::Sync => ClientType::Control(ControlType::Sync),
+            ClientMsg::Ping => ClientType::Control(ControlType::Ping),
+        }
+    }
+
+    /// The JSON text a client sends for the message (what [`ClientMsg::parse`] reads).
+    pub fn to_text(&self) -> String {
+        #[derive(Serialize, Default)]
+        struct Out<'a> {
+            #[serde(rename = "type")]
+            kind: &'static str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            protocol: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            key: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            id: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            round: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            version: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            action: Option<&'a str>,
+        }
+        let kind = self.client_type().as_str();
+        let out = match self {
+            ClientMsg::Hello { protocol, key } => Out {
+                kind,
+                protocol: Some(*protocol),
+                key: key.as_deref(),
+                ..Out::default()
+            },
+            ClientMsg::Command {
+                id,
+                round,
+                version,
+                command,
+            } => Out {
+                kind,
+                id: Some(id),
+                round: Some(*round),
+                version: Some(*version),
+                action: command.action_text(),
+                ..Out::default()
+            },
+            ClientMsg::Sync | ClientMsg::Ping => Out {
+                kind,
+                ..Out::default()
+            },
+        };
+        serde_json::to_string(&out).expect("client messages always serialize")
     }
 
     /// `(id, round, version)` for commands; `None` for hello, sync and ping.
@@ -753,6 +829,46 @@ mod tests {
     }
 
     #[test]
+    fn what_a_client_writes_reads_back_the_same() {
+        use strum::VariantArray;
+        let mut messages = vec![
+            ClientMsg::Hello {
+                protocol: PROTOCOL,
+                key: Some("k3y".into()),
+            },
+            ClientMsg::Hello {
+                protocol: 7,
+                key: None,
+            },
+            ClientMsg::Sync,
+            ClientMsg::Ping,
+        ];
+        for &kind in CommandKind::VARIANTS {
+            let action = (kind == CommandKind::Action).then(|| "a1-a4".to_string());
+            messages.push(ClientMsg::Command {
+                id: "c-1".into(),
+                round: 2,
+                version: 9,
+                command: Command::from_parts(kind, action).unwrap(),
+            });
+        }
+        for msg in messages {
+            let text = msg.to_text();
+            assert_eq!(ClientMsg::parse(&text).as_ref(), Ok(&msg), "{text}");
+            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(value["type"], msg.client_type().as_str());
+        }
+        assert_eq!(
+            ClientMsg::Hello {
+                protocol: 1,
+                key: None
+            }
+            .to_text(),
+            r#"{"type":"hello","protocol":1}"#
+        );
+    }
+
+    #[test]
     fn tells_malformed_from_unknown() {
         for bad in [
             "not json",
@@ -795,6 +911,7 @@ mod tests {
         }
         for &t in ServerType::VARIANTS {
             assert_eq!(serde_name(t), t.as_str());
+            assert_eq!(t.as_str().parse::<ServerType>(), Ok(t));
         }
         let client: Vec<_> = ClientType::all().collect();
         assert_eq!(

@@ -1,25 +1,45 @@
-//! One WebSocket: the hello (within a deadline), then a loop that reads the client's
-//! messages (rate-limited, closing floods with 1008 and oversized frames with 1009),
-//! writes what the room queues for it, pings, and notices silence and shutdown.
+//! One WebSocket, as three pieces that run side by side in the socket's task:
+//!
+//! - [`read`] reads the client's frames and judges each against the message rate as it
+//!   arrives (`rate-limited`, and close 1008 past the flood tolerance), closes an
+//!   oversized frame with 1009, and notices silence and a missing `hello`. What needs
+//!   nothing that waits for the database it answers at once: `ping`, refusals of what
+//!   cannot be read, `sync` once the socket holds its place. `hello` and commands go in
+//!   order to
+//! - [`work`], which hands them to the room one at a time (one handler per kind) and
+//!   waits for the database when the room does. Between the two is a bounded queue
+//!   ([`COMMANDS`]): a client with that many messages waiting is not read until one is
+//!   done. So a slow database slows a socket down and never closes it, and the rate
+//!   limit never judges a backlog that the server itself let pile up.
+//! - [`write`] writes what the room and the other pieces queue for the socket, and pings.
+//!
+//! [`serve`] runs them until one of them ends the socket (or the room drops it, or the
+//! server shuts down), lets the work already read finish, then sends the close frame.
 
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use mill_core::Color;
 use tokio::sync::mpsc;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
-use crate::app::AppState;
-use crate::metrics;
+use crate::config::Config;
+use crate::metrics::{self, Refused};
 use crate::protocol::{ClientMsg, CloseCode, Code, ErrorCode, MAX_TEXT, PROTOCOL, ServerMsg};
-use crate::rooms::{ConnId, Outgoing};
+use crate::rooms::{ConnId, Outgoing, Rooms};
 use crate::throttle::{MessageRate, Verdict};
 
-/// Queue between the room and the socket's task; a client that lets it fill up is
+/// Queue between the room and the socket's writer; a client that lets it fill up is
 /// dropped rather than let memory grow.
 const QUEUE: usize = 128;
+/// Messages read and waiting for the room (hello and commands). When it is full the
+/// reader waits: backpressure on the client, never a refusal or a close. A page has one
+/// command in flight at a time.
+pub const COMMANDS: usize = 16;
 /// How long the server waits for the client's answer to its close frame; reading on
 /// until then means the client gets the close code rather than a reset.
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
@@ -42,19 +62,27 @@ impl Drop for Counted {
     }
 }
 
-/// Counts what goes out: acknowledgements and refusals.
-fn count_outgoing(text: &str) {
-    if text.starts_with(r#"{"type":"ack""#) {
-        if text.contains(r#""duplicate":false"#) {
-            metrics::get().commands.inc();
+/// What a socket needs of the server.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// Every room.
+    pub rooms: Rooms,
+    /// Settings (rates, deadlines).
+    pub config: Arc<Config>,
+    /// Cancelled when the server shuts down.
+    pub shutdown: CancellationToken,
+}
+
+/// The frame for a queued message (a message for this socket alone is counted here,
+/// by its kind), or the code and reason of a close.
+fn frame(out: Outgoing) -> Result<Message, (CloseCode, &'static str)> {
+    match out {
+        Outgoing::Text(text) => Ok(Message::Text(text)),
+        Outgoing::Msg(msg) => {
+            metrics::sent(&msg);
+            Ok(Message::Text(msg.to_text().into()))
         }
-    } else if text.starts_with(r#"{"type":"error""#) {
-        if let Some(code) = serde_json::from_str::<serde_json::Value>(text)
-            .ok()
-            .and_then(|v| v["code"].as_str().map(str::to_string))
-        {
-            metrics::refused(&code);
-        }
+        Outgoing::Close(code, reason) => Err((code, reason)),
     }
 }
 
@@ -64,206 +92,333 @@ fn too_big(e: axum::Error) -> bool {
     matches!(e.into_inner().downcast_ref::<Error>(), Some(Error::Capacity(_)))
 }
 
+/// The socket's place in its room, once its hello is taken.
+#[derive(Debug, Clone, Copy)]
 struct Seat {
     conn: ConnId,
+    /// `None` for a spectator.
     seat: Option<Color>,
 }
 
-/// Serves one socket of `room` until it closes.
-pub async fn serve(socket: WebSocket, state: AppState, room: String) {
-    let (mut sink, mut stream) = socket.split();
-    let (tx, mut rx) = mpsc::channel::<Outgoing>(QUEUE);
-    let mut attached: Option<Seat> = None;
-    let kick = CancellationToken::new();
-    let _counted = Counted::new();
-    let rate = MessageRate::new(state.config.messages_per_second);
-    let hello_by = Instant::now() + state.config.hello_timeout;
-    let mut closing = false;
-    let mut heard = Instant::now();
-    let mut ping = tokio::time::interval(state.config.ping_every);
-    ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
-    let idle = state.config.idle_socket;
+/// Why a socket ends, and so what it is sent last.
+#[derive(Debug)]
+enum End {
+    /// The client closed, broke off or went silent: nothing more to send.
+    Gone,
+    /// A frame over the size limit: close 1009.
+    TooBig,
+    /// Past the flood tolerance: what is queued, then close 1008.
+    Flooding,
+    /// No hello in time: the error, then close 4008.
+    HelloTimeout,
+    /// The room's close (a refused hello, a replaced seat), or the server's shutdown.
+    Close(CloseCode, &'static str),
+}
 
-    let reply_error = |attached: &Option<Seat>, id: Option<&str>, code: Code, message: &str| {
-        let (round, version) = match attached {
-            Some(_) => state.rooms.version(&room).unzip(),
-            None => (None, None),
+/// What the pieces of one socket share.
+struct Session {
+    ctx: Context,
+    room: String,
+    /// To the writer; the room gets a clone with the hello.
+    tx: mpsc::Sender<Outgoing>,
+    /// Cancelled when the room drops the socket for falling behind.
+    kick: CancellationToken,
+    /// Set by the first hello the room takes.
+    seat: OnceLock<Seat>,
+}
+
+impl Session {
+    fn send(&self, msg: ServerMsg) {
+        let _ = self.tx.try_send(Outgoing::Msg(msg));
+    }
+
+    fn attached(&self) -> bool {
+        self.seat.get().is_some()
+    }
+
+    /// An `error` for this socket; with the room's round and version once attached.
+    fn refuse(&self, id: Option<&str>, code: impl Into<Code>, message: impl Into<String>) {
+        let (round, version) = match self.attached() {
+            true => self.ctx.rooms.version(&self.room).unzip(),
+            false => (None, None),
         };
-        let _ = tx.try_send(Outgoing::Text(
-            ServerMsg::Error {
-                id: id.map(str::to_string),
-                code,
-                message: message.to_string(),
-                round,
-                version,
-            }
-            .to_text()
-            .into(),
-        ));
-    };
+        self.send(ServerMsg::Error {
+            id: id.map(str::to_string),
+            code: code.into(),
+            message: message.into(),
+            round,
+            version,
+        });
+    }
 
-    loop {
-        tokio::select! {
-            incoming = stream.next() => {
-                let msg = match incoming {
-                    Some(Ok(msg)) => msg,
-                    Some(Err(e)) => {
-                        if too_big(e) {
-                            metrics::refused(ErrorCode::TooLarge.as_str());
-                            let _ = sink.send(Message::Close(Some(CloseFrame {
-                                code: CloseCode::TooBig.code(),
-                                reason: "frame too large".into(),
-                            }))).await;
-                            // The rest of the frame is still unread and the library
-                            // reads no more, so dropping the socket now would reset it
-                            // and lose the close frame: give the client time to read it.
-                            tokio::time::sleep(TOO_BIG_GRACE).await;
-                        }
-                        break;
-                    }
-                    None => break,
-                };
-                heard = Instant::now();
-                let text = match msg {
-                    Message::Text(text) => text,
-                    Message::Binary(_) => {
-                        reply_error(&attached, None, ErrorCode::Malformed.into(), "Binary frames are not part of the protocol; send JSON text.");
-                        continue;
-                    }
-                    Message::Close(_) => break,
-                    Message::Ping(_) | Message::Pong(_) => continue,
-                };
-                match rate.check() {
-                    Verdict::Allow => {}
-                    Verdict::Refuse => {
-                        reply_error(&attached, None, ErrorCode::RateLimited.into(), "Too many messages; slow down.");
-                        continue;
-                    }
-                    Verdict::Flooding => {
-                        // What is queued (the refusals among it) goes first, then the
-                        // close frame straight to the socket.
-                        while let Ok(Outgoing::Text(text)) = rx.try_recv() {
-                            count_outgoing(text.as_str());
-                            if sink.feed(Message::Text(text)).await.is_err() {
-                                break;
-                            }
-                        }
-                        metrics::refused("flooding");
-                        tracing::debug!(%room, "flooding socket closed");
-                        let _ = sink.send(Message::Close(Some(CloseFrame {
-                            code: CloseCode::Policy.code(),
-                            reason: "flooding".into(),
-                        }))).await;
-                        closing = true;
-                        break;
-                    }
-                }
-                if text.len() > MAX_TEXT {
-                    reply_error(&attached, None, ErrorCode::TooLarge.into(), &format!("Messages are limited to {MAX_TEXT} bytes."));
-                    continue;
-                }
-                let msg = match ClientMsg::parse(&text) {
-                    Ok(msg) => msg,
-                    Err(bad) => {
-                        reply_error(&attached, None, bad.code.into(), &bad.message);
-                        continue;
-                    }
-                };
-                match (&msg, &attached) {
-                    (ClientMsg::Ping, _) => {
-                        let _ = tx.try_send(Outgoing::Text(ServerMsg::Pong.to_text().into()));
-                    }
-                    (ClientMsg::Hello { .. }, Some(_)) => {
-                        reply_error(&attached, None, ErrorCode::AlreadyHello.into(), "This socket has already said hello.");
-                    }
-                    (ClientMsg::Hello { protocol, key }, None) => {
-                        if *protocol != PROTOCOL {
-                            reply_error(&attached, None, ErrorCode::ProtocolMismatch.into(), &format!(
-                                "This page speaks protocol {protocol} but the server speaks {PROTOCOL}: reload the page."));
-                            let _ = tx.try_send(Outgoing::Close(CloseCode::ProtocolMismatch, "protocol mismatch"));
-                            continue;
-                        }
-                        match state.rooms.attach(&room, key.as_deref(), &tx, &kick).await {
-                            Ok((conn, seat)) => attached = Some(Seat { conn, seat }),
-                            Err(e) => {
-                                reply_error(&attached, None, e.refusal.code, &e.refusal.message);
-                                let _ = tx.try_send(Outgoing::Close(e.close, "refused"));
-                            }
-                        }
-                    }
-                    (_, None) => {
-                        let id = msg.command_header().map(|h| h.0);
-                        reply_error(&attached, id, ErrorCode::HelloRequired.into(), "Say hello first (with the protocol version and your seat key).");
-                    }
-                    (ClientMsg::Sync, Some(_)) => state.rooms.sync(&room, &tx),
-                    (_, Some(seat)) => state.rooms.command(&room, seat.seat, &tx, &msg).await,
-                }
+    fn hello_required(&self, id: Option<&str>) {
+        self.refuse(
+            id,
+            ErrorCode::HelloRequired,
+            "Say hello first (with the protocol version and your seat key).",
+        );
+    }
+
+    fn already_hello(&self) {
+        self.refuse(
+            None,
+            ErrorCode::AlreadyHello,
+            "This socket has already said hello.",
+        );
+    }
+
+    /// `ping`: `pong`, before or after hello.
+    fn on_ping(&self) {
+        self.send(ServerMsg::Pong);
+    }
+
+    /// `sync`: the room's state again.
+    fn on_sync(&self) {
+        match self.attached() {
+            true => self.ctx.rooms.sync(&self.room, &self.tx),
+            false => self.hello_required(None),
+        }
+    }
+
+    /// `hello`: a seat (with a key) or a place to watch, once per socket.
+    async fn on_hello(&self, protocol: u32, key: Option<&str>) {
+        if self.attached() {
+            return self.already_hello();
+        }
+        if protocol != PROTOCOL {
+            self.refuse(
+                None,
+                ErrorCode::ProtocolMismatch,
+                format!(
+                    "This page speaks protocol {protocol} but the server speaks {PROTOCOL}: reload the page."
+                ),
+            );
+            let _ = self
+                .tx
+                .try_send(Outgoing::Close(CloseCode::ProtocolMismatch, "protocol mismatch"));
+            return;
+        }
+        match self.ctx.rooms.attach(&self.room, key, &self.tx, &self.kick).await {
+            Ok((conn, seat)) => {
+                let _ = self.seat.set(Seat { conn, seat });
             }
-            out = rx.recv() => {
-                let result = match out {
-                    Some(Outgoing::Text(text)) => {
-                        count_outgoing(text.as_str());
-                        sink.send(Message::Text(text)).await
-                    }
-                    Some(Outgoing::Close(code, reason)) => {
-                        let _ = sink.send(Message::Close(Some(CloseFrame { code: code.code(), reason: reason.into() }))).await;
-                        closing = true;
-                        break;
-                    }
-                    None => break,
-                };
-                if result.is_err() {
-                    break;
-                }
-            }
-            _ = ping.tick() => {
-                if heard.elapsed() > idle {
-                    tracing::debug!(%room, "socket silent, dropping");
-                    break;
-                }
-                if sink.send(Message::Ping(Default::default())).await.is_err() {
-                    break;
-                }
-            }
-            _ = tokio::time::sleep_until(hello_by), if attached.is_none() => {
-                metrics::refused(ErrorCode::HelloTimeout.as_str());
-                let text = ServerMsg::Error {
-                    id: None,
-                    code: ErrorCode::HelloTimeout.into(),
-                    message: "No hello in time; reconnect and say hello first.".into(),
-                    round: None,
-                    version: None,
-                }
-                .to_text();
-                let _ = sink.send(Message::Text(text.into())).await;
-                let _ = sink.send(Message::Close(Some(CloseFrame {
-                    code: CloseCode::HelloTimeout.code(),
-                    reason: "no hello in time".into(),
-                }))).await;
-                closing = true;
-                break;
-            }
-            // The room dropped this socket: its queue overflowed.
-            _ = kick.cancelled() => {
-                let _ = sink.send(Message::Close(Some(CloseFrame {
-                    code: CloseCode::TooSlow.code(),
-                    reason: "fell behind".into(),
-                }))).await;
-                closing = true;
-                break;
-            }
-            _ = state.shutdown.cancelled() => {
-                let _ = sink.send(Message::Close(Some(CloseFrame {
-                    code: CloseCode::GoingAway.code(),
-                    reason: "server shutting down".into(),
-                }))).await;
-                closing = true;
-                break;
+            Err(e) => {
+                self.refuse(None, e.refusal.code, e.refusal.message);
+                let _ = self.tx.try_send(Outgoing::Close(e.close, "refused"));
             }
         }
     }
-    if let Some(seat) = attached {
-        state.rooms.detach(&room, seat.conn);
+
+    /// A command: to the room, which answers it (after its commit, when it is done).
+    async fn on_command(&self, msg: &ClientMsg) {
+        match self.seat.get() {
+            Some(seat) => self.ctx.rooms.command(&self.room, seat.seat, &self.tx, msg).await,
+            None => self.hello_required(msg.command_header().map(|h| h.0)),
+        }
+    }
+}
+
+/// Reads the client until it goes, judging each message as it arrives; queues hello
+/// and commands for [`work`] (waiting while [`COMMANDS`] are queued) and answers the
+/// rest at once.
+async fn read(s: &Session, stream: &mut SplitStream<WebSocket>, work: mpsc::Sender<ClientMsg>) -> End {
+    let config = &s.ctx.config;
+    let rate = MessageRate::new(config.messages_per_second);
+    let hello_by = Instant::now() + config.hello_timeout;
+    // A hello has been read (and queued): the deadline is met.
+    let mut hello_read = false;
+    loop {
+        let next = tokio::select! {
+            next = tokio::time::timeout(config.idle_socket, stream.next()) => next,
+            () = tokio::time::sleep_until(hello_by), if !hello_read => return End::HelloTimeout,
+        };
+        let text = match next {
+            Err(_silent) => {
+                tracing::debug!(room = %s.room, "socket silent, dropping");
+                return End::Gone;
+            }
+            Ok(None) | Ok(Some(Ok(Message::Close(_)))) => return End::Gone,
+            Ok(Some(Err(e))) => return if too_big(e) { End::TooBig } else { End::Gone },
+            Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => continue,
+            Ok(Some(Ok(Message::Binary(_)))) => {
+                s.refuse(
+                    None,
+                    ErrorCode::Malformed,
+                    "Binary frames are not part of the protocol; send JSON text.",
+                );
+                continue;
+            }
+            Ok(Some(Ok(Message::Text(text)))) => text,
+        };
+        match rate.check() {
+            Verdict::Allow => {}
+            Verdict::Refuse => {
+                s.refuse(None, ErrorCode::RateLimited, "Too many messages; slow down.");
+                continue;
+            }
+            Verdict::Flooding => return End::Flooding,
+        }
+        if text.len() > MAX_TEXT {
+            s.refuse(
+                None,
+                ErrorCode::TooLarge,
+                format!("Messages are limited to {MAX_TEXT} bytes."),
+            );
+            continue;
+        }
+        let msg = match ClientMsg::parse(&text) {
+            Ok(msg) => msg,
+            Err(bad) => {
+                s.refuse(None, bad.code, bad.message);
+                continue;
+            }
+        };
+        // The kind only: a hello's key never reaches a log.
+        tracing::trace!(room = %s.room, kind = msg.client_type().as_str(), "message");
+        // Answered now unless a hello still in the queue decides the answer.
+        match &msg {
+            ClientMsg::Ping => {
+                s.on_ping();
+                continue;
+            }
+            ClientMsg::Sync if s.attached() || !hello_read => {
+                s.on_sync();
+                continue;
+            }
+            ClientMsg::Command { id, .. } if !hello_read => {
+                s.hello_required(Some(id));
+                continue;
+            }
+            ClientMsg::Hello { .. } if s.attached() => {
+                s.already_hello();
+                continue;
+            }
+            ClientMsg::Hello { .. } => hello_read = true,
+            ClientMsg::Sync | ClientMsg::Command { .. } => {}
+        }
+        if work.send(msg).await.is_err() {
+            return End::Gone;
+        }
+    }
+}
+
+/// Hands what [`read`] queued to the room, one message at a time, until the reader is
+/// gone and the queue is empty.
+async fn work(s: &Session, mut queue: mpsc::Receiver<ClientMsg>) {
+    while let Some(msg) = queue.recv().await {
+        match &msg {
+            ClientMsg::Hello { protocol, key } => s.on_hello(*protocol, key.as_deref()).await,
+            ClientMsg::Command { .. } => s.on_command(&msg).await,
+            ClientMsg::Sync => s.on_sync(),
+            ClientMsg::Ping => s.on_ping(),
+        }
+    }
+}
+
+/// Writes what is queued for the socket, and a ping frame every `ping_every`, until
+/// the socket fails or a close is queued.
+async fn write(
+    s: &Session,
+    sink: &mut SplitSink<WebSocket, Message>,
+    queue: &mut mpsc::Receiver<Outgoing>,
+) -> End {
+    let mut ping = tokio::time::interval(s.ctx.config.ping_every);
+    ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    loop {
+        let next = tokio::select! {
+            out = queue.recv() => match out.map(frame) {
+                Some(Ok(frame)) => frame,
+                Some(Err((code, reason))) => return End::Close(code, reason),
+                None => return End::Gone,
+            },
+            _ = ping.tick() => Message::Ping(Default::default()),
+        };
+        if sink.send(next).await.is_err() {
+            return End::Gone;
+        }
+    }
+}
+
+async fn close(sink: &mut SplitSink<WebSocket, Message>, code: CloseCode, reason: &'static str) {
+    let _ = sink
+        .send(Message::Close(Some(CloseFrame {
+            code: code.code(),
+            reason: reason.into(),
+        })))
+        .await;
+}
+
+/// Serves one socket of `room` until it closes.
+pub async fn serve(socket: WebSocket, ctx: Context, room: String) {
+    let (mut sink, mut stream) = socket.split();
+    let (tx, mut outgoing) = mpsc::channel::<Outgoing>(QUEUE);
+    let (queue, queued) = mpsc::channel::<ClientMsg>(COMMANDS);
+    let _counted = Counted::new();
+    let s = Session {
+        ctx,
+        room,
+        tx,
+        kick: CancellationToken::new(),
+        seat: OnceLock::new(),
+    };
+    let (end, ()) = tokio::join!(
+        async {
+            // When one of these ends the socket, the others are dropped; the reader
+            // takes the queue's sender with it, so `work` finishes what was read (a
+            // command is never cut off half-way) and stops.
+            tokio::select! {
+                end = read(&s, &mut stream, queue) => end,
+                end = write(&s, &mut sink, &mut outgoing) => end,
+                // The room dropped this socket: its queue overflowed.
+                () = s.kick.cancelled() => End::Close(CloseCode::TooSlow, "fell behind"),
+                () = s.ctx.shutdown.cancelled() => End::Close(CloseCode::GoingAway, "server shutting down"),
+            }
+        },
+        work(&s, queued),
+    );
+    let closing = match end {
+        End::Gone => false,
+        End::TooBig => {
+            metrics::refused(ErrorCode::TooLarge);
+            close(&mut sink, CloseCode::TooBig, "frame too large").await;
+            // The rest of the frame is still unread and the library reads no more, so
+            // dropping the socket now would reset it and lose the close frame: give
+            // the client time to read it.
+            tokio::time::sleep(TOO_BIG_GRACE).await;
+            false
+        }
+        End::Flooding => {
+            // What is queued (the refusals among it) goes first, then the close.
+            while let Ok(Ok(frame)) = outgoing.try_recv().map(frame) {
+                if sink.feed(frame).await.is_err() {
+                    break;
+                }
+            }
+            metrics::refused(Refused::Flooding);
+            tracing::debug!(room = %s.room, "flooding socket closed");
+            close(&mut sink, CloseCode::Policy, "flooding").await;
+            true
+        }
+        End::HelloTimeout => {
+            let refusal = ServerMsg::Error {
+                id: None,
+                code: ErrorCode::HelloTimeout.into(),
+                message: "No hello in time; reconnect and say hello first.".into(),
+                round: None,
+                version: None,
+            };
+            metrics::sent(&refusal);
+            let _ = sink.send(Message::Text(refusal.to_text().into())).await;
+            close(&mut sink, CloseCode::HelloTimeout, "no hello in time").await;
+            true
+        }
+        End::Close(code, reason) => {
+            close(&mut sink, code, reason).await;
+            true
+        }
+    };
+    if let Some(seat) = s.seat.get() {
+        s.ctx.rooms.detach(&s.room, seat.conn);
     }
     if closing {
         // Read (and drop) what the client still sends until it answers the close

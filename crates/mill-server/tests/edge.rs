@@ -244,6 +244,73 @@ async fn hundreds_of_idle_sockets_from_one_address_hurt_no_one_else() {
     server.stop().await;
 }
 
+/// With no cap asked for and more connections than the process may open, someone on
+/// another address is still answered: the caps are clamped to the open-file limit, so
+/// `accept` never runs out of descriptors. The real binary runs under `ulimit -n`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connection_caps_fit_in_the_open_file_limit() {
+    use tokio::io::AsyncBufReadExt;
+    const OPEN_FILES: usize = 200;
+    let _ = rlimit::increase_nofile_limit(4096);
+    let dir = tmp();
+    let db = common::db_arg(&dir.path().join("m.db")).await;
+    let mut child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -n {OPEN_FILES} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_mill-server"))
+        .args([
+            "--addr",
+            "127.0.0.1:0",
+            "--max-conns",
+            "0",
+            "--max-conns-per-ip",
+            "0",
+        ])
+        // Held connections are not let go by the header deadline during the test.
+        .args(["--header-secs", "600", "--db", &db, "--static-dir"])
+        .arg(dir.path())
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start mill-server");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(PATIENCE, lines.next_line())
+        .await
+        .expect("server starts")
+        .unwrap()
+        .expect("a line");
+    let addr: SocketAddr = line
+        .strip_prefix("Mill is running at http://")
+        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+
+    // More silent connections from one address than the server could open.
+    let mut held = Vec::new();
+    for _ in 0..OPEN_FILES + 50 {
+        held.push(connect_from("127.0.0.1", addr).await);
+    }
+    // Another address is answered (in time, not after the held ones go): the server is
+    // full, and says so.
+    let answer = request(addr, "GET", "/api/health", &[]).await;
+    assert_eq!(answer.status, 503, "{}", answer.text());
+    assert_eq!(answer.json()["code"], "server-busy");
+    drop(held);
+    let mut ok = false;
+    for _ in 0..100 {
+        if request(addr, "GET", "/api/health", &[]).await.status == 200 {
+            ok = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(ok, "served again once the connections closed");
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+}
+
 #[tokio::test]
 async fn the_global_cap_answers_503_server_busy() {
     let dir = tmp();
@@ -306,6 +373,114 @@ async fn flooding_is_closed_with_1008_and_oversized_frames_with_1009() {
     assert_eq!(dark.error().await["code"], "too-large");
     dark.send(json!({"type": "ping"})).await;
     assert_eq!(dark.expect("pong").await["type"], "pong");
+    server.stop().await;
+}
+
+/// Holds the database's writes while it lives: on PostgreSQL a lock on the events
+/// table, on SQLite the write lock. SQLite's is let go after at most 2 s whatever
+/// happens, as the server's writer gives up after 5 s of waiting and stops the server.
+enum Stall {
+    Postgres(tokio_postgres::Client, tokio::task::JoinHandle<()>),
+    Sqlite(std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>),
+}
+
+impl Stall {
+    async fn start(db: &std::path::Path) -> Stall {
+        match common::target(db).await {
+            mill_server::store::DbTarget::Postgres(url) => {
+                let (client, conn) = tokio_postgres::connect(&url, tokio_postgres::NoTls)
+                    .await
+                    .unwrap();
+                let task = tokio::spawn(async move {
+                    let _ = conn.await;
+                });
+                client
+                    .batch_execute("BEGIN; LOCK TABLE events IN ACCESS EXCLUSIVE MODE")
+                    .await
+                    .unwrap();
+                Stall::Postgres(client, task)
+            }
+            mill_server::store::DbTarget::Sqlite(path) => {
+                let (release, released) = std::sync::mpsc::channel();
+                let (held, holding) = tokio::sync::oneshot::channel();
+                let thread = std::thread::spawn(move || {
+                    let conn = rusqlite::Connection::open(path).unwrap();
+                    conn.busy_timeout(PATIENCE).unwrap();
+                    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+                    let _ = held.send(());
+                    let _ = released.recv_timeout(Duration::from_secs(2));
+                    conn.execute_batch("ROLLBACK").unwrap();
+                });
+                holding.await.unwrap();
+                Stall::Sqlite(release, thread)
+            }
+        }
+    }
+
+    async fn release(self) {
+        match self {
+            Stall::Postgres(client, task) => {
+                client.batch_execute("ROLLBACK").await.unwrap();
+                drop(client);
+                let _ = task.await;
+            }
+            Stall::Sqlite(release, thread) => {
+                let _ = release.send(());
+                tokio::task::spawn_blocking(move || thread.join().unwrap())
+                    .await
+                    .unwrap();
+            }
+        }
+    }
+}
+
+/// A slow database slows a socket down and never closes it. Light's command waits for
+/// a stalled database while Light pings at half its allowance, for longer than its
+/// burst lasts: every ping is answered while the command waits, none is refused, and
+/// the command is acknowledged once the database is back. (The socket used to wait for
+/// the commit before reading again, then judge the backlog of pings all at once:
+/// `rate-limited`, then 1008.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_database_neither_refuses_nor_closes_a_socket_within_its_rate() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let server = Server::start_with(&db, |c| c.messages_per_second = 10).await;
+    let (_room, mut light, mut dark) = server.table().await;
+    // 5 a second against 10 allowed (bursts of 20): 8 s on PostgreSQL, 2 s on SQLite,
+    // whose stall cannot last longer.
+    let pings = if common::on_postgres() { 40 } else { 10 };
+    let stall = Stall::start(&db).await;
+    let id = light.command("offer-draw", json!({})).await;
+    let mut seen = Vec::new();
+    for _ in 0..pings {
+        light.send(json!({"type": "ping"})).await;
+        let next = tokio::time::Instant::now() + Duration::from_millis(200);
+        while let Ok(v) = tokio::time::timeout_at(next, light.recv()).await {
+            seen.push(v);
+        }
+    }
+    let pongs = |seen: &[Value]| seen.iter().filter(|v| v["type"] == "pong").count();
+    // Every pong while the database is held (on PostgreSQL the stall lasts until here).
+    while pongs(&seen) < pings {
+        seen.push(light.recv().await);
+    }
+    stall.release().await;
+    while !seen.iter().any(|v| v["id"] == id.as_str()) {
+        seen.push(light.recv().await);
+    }
+    for v in &seen {
+        assert!(
+            matches!(v["type"].as_str(), Some("pong" | "state" | "ack")),
+            "nothing refused: {v}"
+        );
+    }
+    let ack = seen.iter().find(|v| v["id"] == id.as_str()).unwrap();
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(pongs(&seen), pings);
+    // Still open, and the command took effect.
+    light.send(json!({"type": "ping"})).await;
+    assert_eq!(light.expect("pong").await["type"], "pong");
+    dark.state_where(|s| s["offers"]["draw"] == "light").await;
     server.stop().await;
 }
 

@@ -1,6 +1,7 @@
 //! What the real `mill-server` binary writes to its log: at `RUST_LOG=trace` a whole
-//! game leaves no seat key and no query string in it; `--log-format json` writes one
-//! JSON object per line.
+//! game leaves no seat key, no key hash and no query string in it, on SQLite and (under
+//! scripts/with-postgres) on PostgreSQL, whose driver logs statements' parameters;
+//! `--log-format json` writes one JSON object per line.
 
 mod common;
 
@@ -9,6 +10,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 use common::{Client, Rng, http, legal_action};
+use mill_server::keys::hash_key;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -19,7 +21,7 @@ async fn spawn(dir: &Path, log: &Path, rust_log: &str, extra: &[&str]) -> (Child
         .args(["--messages-per-second", "100000"])
         .args(extra)
         .arg("--db")
-        .arg(dir.join("logs.db"))
+        .arg(common::db_arg(&dir.join("logs.db")).await)
         .arg("--static-dir")
         .arg(dir)
         .env("RUST_LOG", rust_log)
@@ -55,7 +57,7 @@ async fn stop(mut child: Child) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_whole_game_at_trace_level_logs_no_seat_key_and_no_query_string() {
+async fn a_whole_game_at_trace_level_logs_no_seat_key_no_key_hash_and_no_query_string() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("server.log");
     let (child, addr) = spawn(dir.path(), &log, "trace", &[]).await;
@@ -107,6 +109,27 @@ async fn a_whole_game_at_trace_level_logs_no_seat_key_and_no_query_string() {
     ] {
         assert!(!text.contains(secret.as_str()), "the {name} is in the log");
     }
+    for (name, key) in [("light", &light_key), ("dark", &dark_key)] {
+        for shown in spellings(&hash_key(key)) {
+            assert!(
+                !text.contains(&shown),
+                "the {name} key's hash is in the log as {shown}"
+            );
+        }
+    }
+}
+
+/// The ways a log line could show a hash: hex either case (also as PostgreSQL's `\x`
+/// bytea text) and Rust's `Debug` of its bytes, `[12, 250, …]`. Only a long enough
+/// prefix is looked for, so a line cut short still counts.
+fn spellings(hash: &[u8; 32]) -> Vec<String> {
+    let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+    let debug = format!("{:?}", &hash[..]);
+    vec![
+        hex[..24].to_string(),
+        hex[..24].to_uppercase(),
+        debug[..debug.len() / 2].to_string(),
+    ]
 }
 
 #[tokio::test]

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use clap::Parser;
 use futures_util::{SinkExt, StreamExt};
+use mill_server::protocol::{ClientMsg, Command, ErrorCode, PROTOCOL, ServerType};
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -70,6 +71,23 @@ enum Sub {
 }
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// The type of a server message, if it is one.
+fn kind(v: &Value) -> Option<ServerType> {
+    v["type"].as_str()?.parse().ok()
+}
+
+/// A command's frame, made on the `round` and `version` of a state (JSON numbers).
+fn command(id: String, round: &Value, version: &Value, command: Command) -> Message {
+    let number = |v: &Value| v.as_u64().and_then(|n| u32::try_from(n).ok()).unwrap_or(0);
+    let msg = ClientMsg::Command {
+        id,
+        round: number(round),
+        version: number(version),
+        command,
+    };
+    Message::Text(msg.to_text().into())
+}
 
 /// Writes `rooms` rooms with `actions` random legal placements (and removals) each.
 fn seed(db: &std::path::Path, rooms: usize, actions: usize) -> anyhow::Result<()> {
@@ -199,12 +217,12 @@ async fn main() -> anyhow::Result<()> {
                         tokio::select! {
                             _ = &mut wait => break true,
                             m = next_json(light) => match m {
-                                Ok(v) if v["type"] == "state" => t.last[0] = v,
+                                Ok(v) if kind(&v) == Some(ServerType::State) => t.last[0] = v,
                                 Ok(_) => {}
                                 Err(_) => break false,
                             },
                             m = next_json(dark) => match m {
-                                Ok(v) if v["type"] == "state" => t.last[1] = v,
+                                Ok(v) if kind(&v) == Some(ServerType::State) => t.last[1] = v,
                                 Ok(_) => {}
                                 Err(_) => break false,
                             },
@@ -314,10 +332,16 @@ async fn open_table(addrs: [SocketAddr; 2]) -> anyhow::Result<Table> {
     for (addr, key) in addrs.into_iter().zip([&created["key"], &joined["key"]]) {
         let url = format!("ws://{addr}/api/rooms/{room}/ws");
         let (mut ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
-        let hello = json!({"type": "hello", "protocol": 1, "key": key});
-        ws.send(Message::Text(hello.to_string().into())).await?;
+        let hello = ClientMsg::Hello {
+            protocol: PROTOCOL,
+            key: key.as_str().map(str::to_string),
+        };
+        ws.send(Message::Text(hello.to_text().into())).await?;
         let welcome = next_json(&mut ws).await?;
-        anyhow::ensure!(welcome["type"] == "welcome", "hello refused: {welcome}");
+        anyhow::ensure!(
+            kind(&welcome) == Some(ServerType::Welcome),
+            "hello refused: {welcome}"
+        );
         last.push(next_json(&mut ws).await?);
         seats.push(ws);
     }
@@ -331,7 +355,7 @@ async fn open_table(addrs: [SocketAddr; 2]) -> anyhow::Result<Table> {
             && table.last[i]["seats"]["dark"]["online"] == true)
         {
             let v = next_json(&mut table.seats[i]).await?;
-            if v["type"] == "state" {
+            if kind(&v) == Some(ServerType::State) {
                 table.last[i] = v;
             }
         }
@@ -374,13 +398,13 @@ async fn play(mut t: Table, think: Duration, totals: Arc<Totals>) -> Vec<u32> {
         if !state["result"].is_null() {
             totals.rounds.fetch_add(1, Ordering::Relaxed);
             for i in 0..2 {
-                let msg = json!({"type": "new-round", "id": format!("{id}-{i}"),
-                    "round": state["round"], "version": state["version"]});
-                if t.seats[i]
-                    .send(Message::Text(msg.to_string().into()))
-                    .await
-                    .is_err()
-                {
+                let msg = command(
+                    format!("{id}-{i}"),
+                    &state["round"],
+                    &state["version"],
+                    Command::NewRound,
+                );
+                if t.seats[i].send(msg).await.is_err() {
                     totals.dropped.fetch_add(1, Ordering::Relaxed);
                     return latencies;
                 }
@@ -402,14 +426,9 @@ async fn play(mut t: Table, think: Duration, totals: Arc<Totals>) -> Vec<u32> {
             totals.errors.fetch_add(1, Ordering::Relaxed);
             break;
         };
-        let msg = json!({"type": "action", "id": id, "round": state["round"],
-            "version": state["version"], "action": action});
+        let msg = command(id, &state["round"], &state["version"], Command::Action(action));
         let sent = Instant::now();
-        if t.seats[mover]
-            .send(Message::Text(msg.to_string().into()))
-            .await
-            .is_err()
-        {
+        if t.seats[mover].send(msg).await.is_err() {
             totals.dropped.fetch_add(1, Ordering::Relaxed);
             return latencies;
         }
@@ -460,20 +479,22 @@ async fn wait_for_round(t: &mut Table, round: &Value, id: &str, totals: &Totals)
                 .context("no state for 30 s")?;
             (i, m?)
         };
-        match v["type"].as_str() {
-            Some("state") => t.last[i] = v,
+        let stale = v["code"] == ErrorCode::Stale.as_str();
+        match kind(&v) {
+            Some(ServerType::State) => t.last[i] = v,
             // The error carries the room's round and version as they are now.
-            Some("error") if v["code"] == "stale" && v["round"] != *round && tries < 10 => {
+            Some(ServerType::Error) if stale && v["round"] != *round && tries < 10 => {
                 tries += 1;
-                let msg = json!({"type": "new-round", "id": format!("{id}-{i}-again{tries}"),
-                    "round": v["round"], "version": v["version"]});
-                t.seats[i]
-                    .send(Message::Text(msg.to_string().into()))
-                    .await
-                    .context("send")?;
+                let msg = command(
+                    format!("{id}-{i}-again{tries}"),
+                    &v["round"],
+                    &v["version"],
+                    Command::NewRound,
+                );
+                t.seats[i].send(msg).await.context("send")?;
             }
-            Some("error") if v["code"] == "stale" => {}
-            Some("error") => return Err(refusal(&v, totals)),
+            Some(ServerType::Error) if stale => {}
+            Some(ServerType::Error) => return Err(refusal(&v, totals)),
             _ => {}
         }
     }
@@ -500,9 +521,9 @@ async fn wait_for(
         let v = tokio::time::timeout(Duration::from_secs(30), next_json(&mut t.seats[i]))
             .await
             .context("no state for 30 s")??;
-        match v["type"].as_str() {
-            Some("state") => t.last[i] = v,
-            Some("error") => return Err(refusal(&v, totals)),
+        match kind(&v) {
+            Some(ServerType::State) => t.last[i] = v,
+            Some(ServerType::Error) => return Err(refusal(&v, totals)),
             _ => {}
         }
     }

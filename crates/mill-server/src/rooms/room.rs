@@ -30,15 +30,17 @@ pub type ConnId = u64;
 /// What a socket's task is asked to send.
 #[derive(Debug, Clone)]
 pub enum Outgoing {
-    /// A text frame.
+    /// A text frame made once for many sockets (the state).
     Text(Utf8Bytes),
+    /// A message for this socket alone; its task writes it and counts it by kind.
+    Msg(ServerMsg),
     /// A close frame, after which the task ends.
     Close(CloseCode, &'static str),
 }
 
 impl Outgoing {
     pub(super) fn msg(msg: &ServerMsg) -> Outgoing {
-        Outgoing::Text(msg.to_text().into())
+        Outgoing::Msg(msg.clone())
     }
 }
 
