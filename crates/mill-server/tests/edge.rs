@@ -484,6 +484,40 @@ async fn a_stalled_database_neither_refuses_nor_closes_a_socket_within_its_rate(
     server.stop().await;
 }
 
+/// While a seat's command waits for a stalled database, the room keeps sending that
+/// socket states (spectators coming and going, more than its queue of 128 holds): they
+/// are written as they come, so the socket is not dropped for falling behind. (Its task
+/// used to wait for the commit and write nothing meanwhile.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_database_does_not_make_a_waiting_socket_fall_behind() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let server = Server::start(&db).await;
+    let (room, mut light, mut dark) = server.table().await;
+    let stall = Stall::start(&db).await;
+    let id = light.command("offer-draw", json!({})).await;
+    let mut seen = Vec::new();
+    for _ in 0..70 {
+        let watcher = Client::hello(server.addr, &room, None).await;
+        watcher.close().await;
+        // Read what has come, so the client's own buffers never hold the server back.
+        for seat in [&mut light, &mut dark] {
+            while let Ok(v) = tokio::time::timeout(Duration::from_millis(20), seat.recv()).await {
+                seen.push(v);
+            }
+        }
+    }
+    stall.release().await;
+    while !seen.iter().any(|v| v["id"] == id.as_str()) {
+        seen.push(light.recv().await);
+    }
+    let ack = seen.iter().find(|v| v["id"] == id.as_str()).unwrap();
+    assert_eq!(ack["type"], "ack", "{ack}");
+    light.send(json!({"type": "ping"})).await;
+    assert_eq!(light.expect("pong").await["type"], "pong");
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn request_bodies_are_bounded_and_missing_things_are_real_404s() {
     let dir = tmp();
