@@ -209,6 +209,19 @@ impl Session {
         }
     }
 
+    /// Answers `msg` at once if nothing queued before it can change the answer (a hello
+    /// still waiting for the room can); false if it is for [`work`].
+    fn answered_now(&self, msg: &ClientMsg, hello_read: bool) -> bool {
+        match msg {
+            ClientMsg::Ping => self.on_ping(),
+            ClientMsg::Sync if self.attached() || !hello_read => self.on_sync(),
+            ClientMsg::Command { id, .. } if !hello_read => self.hello_required(Some(id)),
+            ClientMsg::Hello { .. } if self.attached() => self.already_hello(),
+            ClientMsg::Hello { .. } | ClientMsg::Sync | ClientMsg::Command { .. } => return false,
+        }
+        true
+    }
+
     /// A command: to the room, which answers it (after its commit, when it is done).
     async fn on_command(&self, msg: &ClientMsg) {
         match self.seat.get() {
@@ -275,27 +288,10 @@ async fn read(s: &Session, stream: &mut SplitStream<WebSocket>, work: mpsc::Send
         };
         // The kind only: a hello's key never reaches a log.
         tracing::trace!(room = %s.room, kind = msg.client_type().as_str(), "message");
-        // Answered now unless a hello still in the queue decides the answer.
-        match &msg {
-            ClientMsg::Ping => {
-                s.on_ping();
-                continue;
-            }
-            ClientMsg::Sync if s.attached() || !hello_read => {
-                s.on_sync();
-                continue;
-            }
-            ClientMsg::Command { id, .. } if !hello_read => {
-                s.hello_required(Some(id));
-                continue;
-            }
-            ClientMsg::Hello { .. } if s.attached() => {
-                s.already_hello();
-                continue;
-            }
-            ClientMsg::Hello { .. } => hello_read = true,
-            ClientMsg::Sync | ClientMsg::Command { .. } => {}
+        if s.answered_now(&msg, hello_read) {
+            continue;
         }
+        hello_read |= matches!(msg, ClientMsg::Hello { .. });
         if work.send(msg).await.is_err() {
             return End::Gone;
         }
@@ -348,6 +344,57 @@ async fn close(sink: &mut SplitSink<WebSocket, Message>, code: CloseCode, reason
         .await;
 }
 
+/// Sends what `end` calls for; true when a close frame went out (the client's answer
+/// to it is then waited for).
+async fn finish(
+    end: End,
+    s: &Session,
+    sink: &mut SplitSink<WebSocket, Message>,
+    outgoing: &mut mpsc::Receiver<Outgoing>,
+) -> bool {
+    match end {
+        End::Gone => false,
+        End::TooBig => {
+            metrics::refused(ErrorCode::TooLarge);
+            close(sink, CloseCode::TooBig, "frame too large").await;
+            // The rest of the frame is still unread and the library reads no more, so
+            // dropping the socket now would reset it and lose the close frame: give
+            // the client time to read it.
+            tokio::time::sleep(TOO_BIG_GRACE).await;
+            false
+        }
+        End::Flooding => {
+            // What is queued (the refusals among it) goes first, then the close.
+            while let Ok(Ok(frame)) = outgoing.try_recv().map(frame) {
+                if sink.feed(frame).await.is_err() {
+                    break;
+                }
+            }
+            metrics::refused(Refused::Flooding);
+            tracing::debug!(room = %s.room, "flooding socket closed");
+            close(sink, CloseCode::Policy, "flooding").await;
+            true
+        }
+        End::HelloTimeout => {
+            let refusal = ServerMsg::Error {
+                id: None,
+                code: ErrorCode::HelloTimeout.into(),
+                message: "No hello in time; reconnect and say hello first.".into(),
+                round: None,
+                version: None,
+            };
+            metrics::sent(&refusal);
+            let _ = sink.send(Message::Text(refusal.to_text().into())).await;
+            close(sink, CloseCode::HelloTimeout, "no hello in time").await;
+            true
+        }
+        End::Close(code, reason) => {
+            close(sink, code, reason).await;
+            true
+        }
+    }
+}
+
 /// Serves one socket of `room` until it closes.
 pub async fn serve(socket: WebSocket, ctx: Context, room: String) {
     let (mut sink, mut stream) = socket.split();
@@ -376,47 +423,7 @@ pub async fn serve(socket: WebSocket, ctx: Context, room: String) {
         },
         work(&s, queued),
     );
-    let closing = match end {
-        End::Gone => false,
-        End::TooBig => {
-            metrics::refused(ErrorCode::TooLarge);
-            close(&mut sink, CloseCode::TooBig, "frame too large").await;
-            // The rest of the frame is still unread and the library reads no more, so
-            // dropping the socket now would reset it and lose the close frame: give
-            // the client time to read it.
-            tokio::time::sleep(TOO_BIG_GRACE).await;
-            false
-        }
-        End::Flooding => {
-            // What is queued (the refusals among it) goes first, then the close.
-            while let Ok(Ok(frame)) = outgoing.try_recv().map(frame) {
-                if sink.feed(frame).await.is_err() {
-                    break;
-                }
-            }
-            metrics::refused(Refused::Flooding);
-            tracing::debug!(room = %s.room, "flooding socket closed");
-            close(&mut sink, CloseCode::Policy, "flooding").await;
-            true
-        }
-        End::HelloTimeout => {
-            let refusal = ServerMsg::Error {
-                id: None,
-                code: ErrorCode::HelloTimeout.into(),
-                message: "No hello in time; reconnect and say hello first.".into(),
-                round: None,
-                version: None,
-            };
-            metrics::sent(&refusal);
-            let _ = sink.send(Message::Text(refusal.to_text().into())).await;
-            close(&mut sink, CloseCode::HelloTimeout, "no hello in time").await;
-            true
-        }
-        End::Close(code, reason) => {
-            close(&mut sink, code, reason).await;
-            true
-        }
-    };
+    let closing = finish(end, &s, &mut sink, &mut outgoing).await;
     if let Some(seat) = s.seat.get() {
         s.ctx.rooms.detach(&s.room, seat.conn);
     }
