@@ -13,6 +13,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 mod arena;
+mod mif;
 mod tb;
 mod uci;
 
@@ -221,6 +222,12 @@ enum Command {
     },
     /// Speak UCI on standard input and output (see docs/UCI.md).
     Uci,
+    /// The Mill Interchange Format 1.0: convert, validate, and the interoperability
+    /// adapter (see docs/MIF.md).
+    Mif {
+        #[command(subcommand)]
+        command: mif::MifCommand,
+    },
     /// The endgame tablebase: generate, probe, verify.
     Tb {
         #[command(subcommand)]
@@ -384,6 +391,7 @@ fn parse_position(text: Option<&str>, args: &RuleArgs) -> Result<Position, Strin
 fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Uci => uci::run(),
+        Command::Mif { command } => mif::run(command),
         Command::Tb { command } => match command {
             TbCommand::Generate { dir, max, rules } => {
                 tb::generate(&dir, max, rules.rules()?.unwrap_or(NINE))
