@@ -344,3 +344,180 @@ fn legal_actions_list_placements_moves_and_owed_removals_in_order() {
     assert_eq!(targets, ["g1", "d1", "a1"]);
     assert_eq!(canonical_mfen(ORIGIN, None).unwrap_err().code, "manifest-missing");
 }
+
+mod mstate {
+    use super::*;
+    use mill_core::mif::mstate::{read, write};
+    use mill_core::{Game, Outcome};
+
+    fn random_game(seed: u64, rules: &'static Rules) -> Game {
+        let mut game = Game::from_position(Position::start(rules));
+        let mut s = seed;
+        while !game.is_over() && game.actions().len() < 400 {
+            let turns = game.legal_turns();
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            game.play(turns[(s % turns.len() as u64) as usize]).unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn games_round_trip_through_mstate() {
+        for (seed, rules) in [
+            (1, "nine"),
+            (2, "nine+dark-first"),
+            (3, "twelve+per-mill"),
+            (4, "nine+protect-off+fly-0"),
+        ] {
+            let rules = Rules::parse(rules).unwrap();
+            let game = random_game(0x9e37_79b9_7f4a_7c15 ^ seed, rules);
+            let doc = write(&game, 0).unwrap();
+            let text = canonical(&doc);
+            let (back, ply) = read(&text, None).unwrap();
+            assert_eq!(ply, 0);
+            assert_eq!(back.actions(), game.actions(), "{rules}");
+            assert_eq!(back.outcome(), game.outcome());
+            assert_eq!(doc["ruleset"]["mode"], json!("portable"));
+            assert_eq!(
+                doc["current"],
+                json!(mill_core::Mfen::from_game(&game).write().unwrap())
+            );
+        }
+    }
+
+    #[test]
+    fn a_threefold_repetition_is_in_the_window_and_ends_the_game() {
+        // Moving back and forth from a moving position: the third occurrence draws.
+        let start = Position::from_str_variant(".L./.../..D/D...../L../..D/..L l 0 0 0 0", Variant::Nine);
+        let mut game = Game::from_position(start.unwrap());
+        for t in [
+            "d7-d6", "a4-b4", "d6-d7", "b4-a4", "d7-d6", "a4-b4", "d6-d7", "b4-a4",
+        ] {
+            let turn = t
+                .parse::<mill_core::Notation>()
+                .unwrap()
+                .to_turn(game.position().topology())
+                .unwrap();
+            game.play(turn).unwrap();
+        }
+        assert!(
+            matches!(game.outcome(), Some(Outcome::Draw { .. })),
+            "{:?}",
+            game.outcome()
+        );
+        let doc = write(&game, 30).unwrap();
+        let window = doc["repetitionHistory"].as_array().unwrap();
+        assert_eq!(window.len(), 9, "the origin and every boundary since");
+        assert_eq!(window[0]["source"], json!("origin"));
+        assert_eq!(window[0]["key"], window[8]["key"]);
+        assert_eq!(window[8]["eventSeq"], json!(8));
+        assert!(
+            doc["current"].as_str().unwrap().ends_with(" 8 38 d:repetition"),
+            "{}",
+            doc["current"]
+        );
+        assert!(read(&canonical(&doc), None).is_ok());
+    }
+
+    #[test]
+    fn resignation_and_agreement_are_events() {
+        let mut game = Game::new(Variant::Nine);
+        game.play(mill_core::Turn::place(
+            game.position().topology().point("a1").unwrap(),
+        ))
+        .unwrap();
+        let mut resigned = game.clone();
+        resigned.resign(mill_core::Color::Dark).unwrap();
+        let doc = write(&resigned, 0).unwrap();
+        assert_eq!(
+            doc["events"][1],
+            json!({"seq": 2, "actor": "b", "type": "resign"})
+        );
+        assert_eq!(
+            read(&canonical(&doc), None).unwrap().0.outcome(),
+            resigned.outcome()
+        );
+        let mut agreed = game;
+        agreed.agree_draw().unwrap();
+        let doc = write(&agreed, 0).unwrap();
+        assert_eq!(
+            doc["events"][2],
+            json!({"seq": 3, "actor": "w", "type": "accept-draw", "offerEventSeq": 2})
+        );
+        assert_eq!(
+            doc["claims"],
+            json!([{"source": "event", "actor": "b", "eventSeq": 2, "kind": "draw-offer", "status": "accepted", "resolvedEventSeq": 3}])
+        );
+        assert_eq!(
+            read(&canonical(&doc), None).unwrap().0.outcome(),
+            agreed.outcome()
+        );
+    }
+
+    #[test]
+    fn checkpoints_are_verified_never_repaired() {
+        let game = random_game(7, Variant::Nine.rules());
+        let doc = write(&game, 0).unwrap();
+        let code = |patch: &dyn Fn(&mut Value), manifest: Option<&Manifest>| {
+            let mut d = doc.clone();
+            patch(&mut d);
+            read(&canonical(&d), manifest).unwrap_err().code
+        };
+        assert_eq!(
+            code(
+                &|d| d["current"] = json!(ORIGIN.replace(" b p p", " w p p")),
+                None
+            ),
+            "checkpoint-mismatch"
+        );
+        assert_eq!(
+            code(
+                &|d| d["repetitionHistory"] = json!([{"source": "origin", "key": {}}]),
+                None
+            ),
+            "repetition-history-mismatch"
+        );
+        assert_eq!(
+            code(&|d| d["claims"] = json!([{"x": 1}]), None),
+            "claims-mismatch"
+        );
+        assert_eq!(
+            code(&|d| d["ruleset"]["semanticDigest"] = json!(D1_SEMANTIC), None),
+            "semantic-digest-mismatch"
+        );
+        let reference = |d: &mut Value| {
+            let r = d["ruleset"].as_object_mut().unwrap();
+            r.remove("manifest");
+            r.insert("mode".into(), json!("reference"));
+        };
+        assert_eq!(code(&reference, None), "manifest-missing");
+        let ours = Manifest::of_rules(Variant::Nine.rules()).unwrap();
+        let mut d = doc.clone();
+        reference(&mut d);
+        assert!(read(&canonical(&d), Some(&ours)).is_ok());
+        // The specification's example manifest plays draws we do not.
+        assert_eq!(
+            code(
+                &|d| {
+                    d["ruleset"] = json!({"mode": "reference", "id": "example-morris", "version": 1, "semanticDigest": D1_SEMANTIC})
+                },
+                Some(&Manifest::from_value(d1()).unwrap())
+            ),
+            "unsupported-ruleset"
+        );
+        // An event out of turn.
+        assert_eq!(
+            code(&|d| d["events"][0]["actor"] = json!("b"), None),
+            "actor-not-to-move"
+        );
+        assert_eq!(
+            code(
+                &|d| d["events"][0] = json!({"seq": 1, "actor": "w", "type": "remove", "target": {"zone": "board", "at": "a1"}}),
+                None
+            ),
+            "remove-without-obligation"
+        );
+    }
+}

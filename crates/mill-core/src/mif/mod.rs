@@ -12,6 +12,8 @@
 //!   outer/inner ring exchange, on points, boards and MFEN records.
 //! - [`identity`]: repetition observations, the `reset-count-smt-v1` sparse Merkle
 //!   summary, `decision-state-v1` and their digests.
+//! - [`mstate`]: MSTATE/1.0, a whole game (envelope, origin, events, checkpoints),
+//!   written for and replayed under the rule sets this crate plays.
 //! - [`legal`]: the `legal-actions-v1` projection the interoperability harness compares.
 //! - [`capabilities`]: this implementation's MIFCAP/1.0 object.
 //! - [`json`]: strict I-JSON reading and RFC 8785 canonical JSON (JCS).
@@ -20,8 +22,9 @@
 //! names one; [`MifError::diagnostics`] wraps errors as a MIFDIAG/1.0 object.
 //!
 //! Not implemented (refused with `unsupported/unsupported-operation` by the command
-//! line's adapter): MSTATE replay and resumption states, MIFPOS envelopes, logical-turn
-//! projection, MIFCONV and MIFINV documents — see `docs/MIF.md`.
+//! line's adapter): MSTATE under rules this crate does not play (claims, pre-origin
+//! seeds), resumption states, MIFPOS envelopes, logical-turn projection, MIFCONV and
+//! MIFINV documents — see `docs/MIF.md`.
 
 use serde_json::{Map, Value, json};
 
@@ -31,6 +34,7 @@ pub mod json;
 pub mod legal;
 pub mod mpk;
 pub mod mrs;
+pub mod mstate;
 pub mod transform;
 
 /// The state profile of the 24-point board.
