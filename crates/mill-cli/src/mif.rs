@@ -1,9 +1,10 @@
 //! `mill mif`: the Mill Interchange Format 1.0 on the command line (see docs/MIF.md).
 //!
-//! - `convert`: a position string, MFEN or game record to the MPK key of its (final)
-//!   position, its MFEN, or the MRS manifest of its rules;
-//! - `validate`: an MFEN, MPK or MRS text checked and written in canonical form, or its
-//!   MIFDIAG/1.0 diagnostics (exit status 1);
+//! - `convert`: a position string, MFEN or game record to the MSTATE of the game, the
+//!   MPK key or MFEN of its (final) position, or the MRS manifest of its rules;
+//! - `validate`: an MFEN, MPK, MRS or MSTATE text checked (an MSTATE replayed and its
+//!   checkpoints verified) and written in canonical form, or its MIFDIAG/1.0
+//!   diagnostics (exit status 1);
 //! - `adapter`: the interoperability harness's `MIF-INTEROP/1` protocol, one JSON
 //!   request a line on standard input, one response a line on standard output.
 //!
@@ -13,9 +14,9 @@
 use clap::{Subcommand, ValueEnum};
 use mill_core::mif::json::{canonical, parse};
 use mill_core::mif::legal::{canonical_mfen, legal_actions};
-use mill_core::mif::mpk;
 use mill_core::mif::mrs::Manifest;
 use mill_core::mif::{MifError, capabilities::capabilities};
+use mill_core::mif::{mpk, mstate};
 use mill_core::{Mfen, Rules};
 use serde_json::{Map, Value, json};
 use std::io::{BufRead, Write};
@@ -70,6 +71,8 @@ pub enum Target {
     Mfen,
     /// The MRS/1.0 manifest of the rules, as canonical JSON.
     Mrs,
+    /// The whole game as MSTATE/1.0 (canonical JSON, the manifest inside).
+    Mstate,
 }
 
 /// What `mill mif validate` reads.
@@ -81,6 +84,8 @@ pub enum Kind {
     Mpk,
     /// An MRS/1.0 manifest (JSON).
     Mrs,
+    /// An MSTATE/1.0 game (JSON), replayed and its checkpoints verified.
+    Mstate,
 }
 
 fn rules_named(name: Option<&str>) -> Result<Option<&'static Rules>, String> {
@@ -123,6 +128,11 @@ pub fn run(command: MifCommand) -> Result<(), String> {
                     };
                     println!("{}", mfen.write().map_err(|e| e.to_string())?);
                 }
+                Target::Mstate => {
+                    let ply = start_ply.unwrap_or_else(|| Mfen::from_position(game.start()).primary_ply);
+                    let doc = mstate::write(game, ply).map_err(|e| e.to_string())?;
+                    println!("{}", canonical(&doc));
+                }
                 Target::Mpk | Target::Mrs => {
                     let manifest = Manifest::of_rules(game.position().rules()).map_err(|e| e.to_string())?;
                     let key = mpk::of_position(game.position(), &manifest).map_err(|e| e.to_string())?;
@@ -152,6 +162,9 @@ pub fn run(command: MifCommand) -> Result<(), String> {
             let checked = match format {
                 Kind::Mfen => canonical_mfen(text, manifest.as_ref()).map(|(_, t)| t),
                 Kind::Mpk => mpk::canonicalize(text, manifest.as_ref()),
+                Kind::Mstate => {
+                    mstate::read(text, manifest.as_ref()).and_then(|_| parse(text).map(|v| canonical(&v)))
+                }
                 Kind::Mrs => Manifest::parse(text).map(|m| {
                     eprintln!("semanticDigest {}", m.semantic_digest);
                     eprintln!("documentDigest {}", m.document_digest);

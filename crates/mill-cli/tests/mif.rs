@@ -205,3 +205,30 @@ fn convert_writes_keys_and_manifests_and_validate_prints_canonical_forms() {
     let o = mill(&["mif", "validate", "--format", "mfen", "--text", mfen], "");
     assert!(stdout(&o).contains("manifest-missing"));
 }
+
+#[test]
+fn a_game_goes_out_as_mstate_and_validates() {
+    let record = "[Variant \"nine+dark-first\"]\n\n1. a1 d2 2. g1\n";
+    let o = mill(&["mif", "convert", "--to", "mstate"], record);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = stdout(&o);
+    let doc: Value = serde_json::from_str(text.trim()).unwrap();
+    assert_eq!(
+        doc["events"][0],
+        json!({"seq": 1, "actor": "b", "type": "place", "at": "a1"})
+    );
+    assert_eq!(doc["ruleset"]["manifest"]["turn"]["initial"], json!("b"));
+    let o = mill(
+        &["mif", "validate", "--format", "mstate", "--text", text.trim()],
+        "",
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(stdout(&o), text);
+    let tampered = text.replace("\"at\":\"g1\"", "\"at\":\"g7\"");
+    let o = mill(
+        &["mif", "validate", "--format", "mstate", "--text", tampered.trim()],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("checkpoint-mismatch"), "{}", stdout(&o));
+}
