@@ -343,6 +343,19 @@ fn legal_actions_list_placements_moves_and_owed_removals_in_order() {
         .collect();
     assert_eq!(targets, ["g1", "d1", "a1"]);
     assert_eq!(canonical_mfen(ORIGIN, None).unwrap_err().code, "manifest-missing");
+    // White to move, blocked, without flying: the game is over, not a boundary to list.
+    let never_flies = Manifest::of_rules(Rules::parse("nine+fly-0").unwrap()).unwrap();
+    let blocked = "MFEN/1.0 mill24-state-v1 WB.BWBWB/......../........ w m m 0,0 - 0 20 -";
+    let e = legal_actions(&never_flies, blocked).unwrap_err();
+    assert_eq!(
+        (e.category, e.code.as_str()),
+        ("inconsistent", "unstabilized-boundary"),
+        "{e}"
+    );
+    assert_eq!(
+        canonical_mfen(blocked, Some(&never_flies)).unwrap_err().code,
+        "automatic-terminal-ongoing"
+    );
 }
 
 mod mstate {

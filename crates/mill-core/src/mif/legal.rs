@@ -27,9 +27,17 @@ pub fn canonical_mfen(text: &str, manifest: Option<&Manifest>) -> Result<(Mfen, 
     Ok((mfen, written))
 }
 
-/// The `legal-actions-v1` document of `current` under `manifest`.
+/// The `legal-actions-v1` document of `current` under `manifest`. A position said to
+/// go on that the rules end at once (blockade, too few pieces…) is not a stable
+/// boundary: `inconsistent/unstabilized-boundary`, as the harness's projection asks.
 pub fn legal_actions(manifest: &Manifest, current: &str) -> Result<Value, MifError> {
-    let (mfen, canonical) = canonical_mfen(current, Some(manifest))?;
+    let (mfen, canonical) = canonical_mfen(current, Some(manifest)).map_err(|e| {
+        if e.code == "automatic-terminal-ongoing" {
+            MifError::new("inconsistent", "unstabilized-boundary", e.message)
+        } else {
+            e
+        }
+    })?;
     let p = mfen.position;
     let t = p.topology();
     let ordinal = |point| {
