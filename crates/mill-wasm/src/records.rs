@@ -160,7 +160,7 @@ impl WasmGame {
     /// was.
     pub fn load_record_text(&mut self, text: &str) -> String {
         let result = Record::parse(text).map_err(RecordFailure::from).map(|record| {
-            self.game = record.game;
+            self.replace(record.game, None);
             Imported {
                 ok: true,
                 header: HeaderJson {
@@ -178,9 +178,8 @@ impl WasmGame {
     /// the start as MFEN, every action and the checkpoints, `{"ok":true,"text":…}`; the
     /// boards of Three and Six have none (`unrepresentable-under-profile`).
     pub fn mstate(&self) -> String {
-        let start_ply = Mfen::from_position(self.game.start()).primary_ply;
         answer(
-            mstate::write(&self.game, start_ply)
+            mstate::write(&self.game, self.start_ply())
                 .map(|doc| Text {
                     ok: true,
                     text: canonical(&doc),
@@ -196,8 +195,8 @@ impl WasmGame {
     pub fn load_mstate(&mut self, text: &str) -> String {
         let result = mstate::read(text.trim(), None)
             .map_err(mif_failure)
-            .map(|(game, _)| {
-                self.game = game;
+            .map(|(game, ply)| {
+                self.replace(game, Some(ply));
                 Text {
                     ok: true,
                     text: self.game.position().to_string(),
@@ -207,10 +206,10 @@ impl WasmGame {
     }
 
     /// The current position as MFEN, with the game's outcome and count of placements
-    /// and moves: `{"ok":true,"text":…}`.
+    /// and moves (counted on from an MFEN start's own count): `{"ok":true,"text":…}`.
     pub fn mfen(&self) -> String {
         answer(
-            Mfen::from_game(&self.game)
+            Mfen::of_game(&self.game, self.start_ply())
                 .write()
                 .map(|text| Text { ok: true, text })
                 .map_err(mfen_failure),
@@ -227,7 +226,7 @@ impl WasmGame {
         let result = rules_or(rules, self.game.position().rules())
             .and_then(|rules| Mfen::parse(text, rules).map_err(|e| mfen_refusal(text, rules, e)))
             .map(|m| {
-                self.game = Game::from_position(m.position);
+                self.replace(Game::from_position(m.position), Some(m.primary_ply));
                 Text {
                     ok: true,
                     text: m.position.to_string(),
@@ -345,6 +344,31 @@ mod tests {
         let reply = json(&g.load_mfen(&text.replace("006000", "002000"), None));
         assert_eq!(reply["error"]["code"], "obligation-target-mismatch");
         assert_eq!(g.snapshot(), before);
+    }
+
+    #[test]
+    fn an_mfen_start_keeps_its_count_of_placements_and_moves() {
+        let mut g = WasmGame::new();
+        let text = "MFEN/1.0 mill24-state-v1 WWW...../BBB...../........ w m m 0,0 - 0 40 -";
+        assert_eq!(json(&g.load_mfen(text, None))["ok"], true);
+        assert_eq!(json(&g.mfen())["text"], text);
+        assert_eq!(json(&g.play("g7-g4"))["ok"], true);
+        let after = json(&g.mfen())["text"].as_str().unwrap().to_string();
+        assert!(after.ends_with(" 1 41 -"), "{after}");
+        let doc: serde_json::Value =
+            serde_json::from_str(json(&g.mstate())["text"].as_str().unwrap()).unwrap();
+        assert_eq!(doc["origin"], text);
+        let mut other = WasmGame::new();
+        assert_eq!(json(&other.load_mstate(&canonical(&doc)))["ok"], true);
+        assert_eq!(json(&other.mfen())["text"], after.as_str());
+        // A new start forgets it; a restart keeps the same start.
+        g.restart();
+        assert_eq!(json(&g.mfen())["text"], text);
+        assert_eq!(
+            json(&g.load_position(".../.../.../....../.../.../... l 9 9 0 0"))["ok"],
+            true
+        );
+        assert!(json(&g.mfen())["text"].as_str().unwrap().ends_with(" 0 0 -"));
     }
 
     #[test]
