@@ -229,11 +229,45 @@ fn operate(operation: &str, payload: &Value) -> Result<Value, MifError> {
             })?;
             Ok(json!({"document": legal_actions(&manifest, text("current")?)?}))
         }
-        "execute" | "replay" | "transform" | "project-logical-turns" => Err(MifError::new(
-            "unsupported",
-            "unsupported-operation",
-            format!("{operation} is not implemented by this adapter (see docs/MIF.md)"),
-        )),
+        "execute" | "replay" | "transform" | "project-logical-turns" => {
+            // Not implemented; but what the specification validates first (the manifest,
+            // a reference envelope's manifest, the equivalence gate, the history a
+            // repetition root needs) is still checked and refused with its own code.
+            let manifest = manifest()?;
+            let reference = payload.pointer("/mstate/ruleset/mode") == Some(&json!("reference"));
+            if reference && manifest.is_none() {
+                return Err(MifError::new(
+                    "integrity",
+                    "manifest-missing",
+                    "a reference MSTATE is read with its manifest",
+                ));
+            }
+            if operation == "transform" {
+                if field("requireEquivalence") == Some(&json!(true)) && field("invariance").is_none() {
+                    return Err(MifError::new(
+                        "ineligible",
+                        "transform-invariance-undeclared",
+                        "equivalence needs an invariance declaration (MIFINV) for the exact semantic digest and transform profile",
+                    ));
+                }
+                let root = payload.pointer("/document/repetitionSummary");
+                if field("kind") == Some(&json!("decision-state"))
+                    && root.is_some_and(|r| !r.is_null())
+                    && field("repetitionHistory").is_none()
+                {
+                    return Err(MifError::new(
+                        "ineligible",
+                        "insufficient-transform-history",
+                        "a repetition root is rebuilt from its observations, which were not given",
+                    ));
+                }
+            }
+            Err(MifError::new(
+                "unsupported",
+                "unsupported-operation",
+                format!("{operation} is not implemented by this adapter (see docs/MIF.md)"),
+            ))
+        }
         other => Err(MifError::new(
             "unsupported",
             "unsupported-operation",

@@ -86,6 +86,26 @@ fn the_adapter_answers_every_request_in_order() {
             json!({"manifest": dark, "current": black_start}),
         ),
         request("replay", "replay", json!({"mstate": {}})),
+        request(
+            "reference",
+            "replay",
+            json!({"mstate": {"ruleset": {"mode": "reference"}}}),
+        ),
+        request(
+            "gate",
+            "transform",
+            json!({"kind": "mstate", "document": {}, "manifest": nine, "transform": "r90ccw", "verifyReplay": true, "requireEquivalence": true}),
+        ),
+        request(
+            "root",
+            "transform",
+            json!({"kind": "decision-state", "document": {"repetitionSummary": {"root": "sha256:00"}}, "manifest": nine, "transform": "r90ccw", "verifyReplay": false, "requireEquivalence": false}),
+        ),
+        request(
+            "policy",
+            "execute",
+            json!({"manifest": {"format": "MRS/1.0"}, "origin": start, "events": [], "repetitionSeed": [], "preOriginClaims": []}),
+        ),
         "{\"protocol\":\"MIF-INTEROP/1\",\"protocol\":\"MIF-INTEROP/1\"}".to_string(),
         request("weird", "dance", json!({})),
     ];
@@ -106,6 +126,10 @@ fn the_adapter_answers_every_request_in_order() {
         "mpk",
         "legal",
         "replay",
+        "reference",
+        "gate",
+        "root",
+        "policy",
     ]
     .into_iter()
     .enumerate()
@@ -137,8 +161,12 @@ fn the_adapter_answers_every_request_in_order() {
     assert_eq!(actions.len(), 24);
     assert_eq!(actions[0], json!({"actor": "b", "type": "place", "at": "a7"}));
     assert_eq!(code(7), "unsupported-operation");
-    assert_eq!(code(8), "duplicate-member-after-unescape");
-    assert_eq!(code(9), "unsupported-operation");
+    assert_eq!(code(8), "manifest-missing");
+    assert_eq!(code(9), "transform-invariance-undeclared");
+    assert_eq!(code(10), "insufficient-transform-history");
+    assert_eq!(code(11), "schema", "the manifest is validated first");
+    assert_eq!(code(12), "duplicate-member-after-unescape");
+    assert_eq!(code(13), "unsupported-operation");
 }
 
 #[test]
