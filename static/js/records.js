@@ -1,9 +1,11 @@
-// Owns records in and out on the game page: "Copy record" and "Copy MFEN" (the game as a
-// text record, the position as MFEN, both written by mill-core through the wasm) for every
+// Owns records in and out on the game page: "Copy record", "Copy MFEN" and "Copy MIF game"
+// (the game as a text record, the position as MFEN, the game as the Mill Interchange
+// Format's MSTATE that other Mill programs read; all written by mill-core through the
+// wasm) for every
 // game on screen — same device, vs computer, online (players and spectators: the round as
 // the server's state has it, with its room, round and result) and under review (the
 // position shown, for MFEN) — and the Import dialog, which reads a record, a position
-// string or MFEN into the same-device game, or starts a vs-computer game from it
+// string, MFEN or an MSTATE game into the same-device game, or starts a vs-computer game from it
 // (vs-computer.js's startComputerFrom). What a record says is the rules' business: a bad
 // one comes back as the rules' error, naming the turn or line, and the game stays as it
 // was. MFEN does not name its rules, so the dialog asks which (the 24-point rule sets:
@@ -185,6 +187,14 @@ export function bindRecordTools(app) {
     const reply = game?.mfen();
     if (!reply) return;
     if (reply.ok) copy(app, reply.text, 'records.copiedMfen');
+    // Three's and Six's boards have none: the rules' words and code say so.
+    else $('record-copied').textContent = `${reply.error.message} [${reply.error.code}]`;
+  });
+  $('copy-mstate').addEventListener('click', async () => {
+    const game = await gameToWrite(app, false);
+    const reply = game?.mstate();
+    if (!reply) return;
+    if (reply.ok) copy(app, reply.text, 'records.copiedMstate');
     // Three's and Six's boards have none: the rules' words and code say so.
     else $('record-copied').textContent = `${reply.error.message} [${reply.error.code}]`;
   });

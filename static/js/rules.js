@@ -21,6 +21,8 @@ import { snapshotFromView } from './board.js';
  * @property {(text: string) => string} load_record_text
  * @property {() => string} mfen
  * @property {(text: string, rules?: string) => string} load_mfen
+ * @property {() => string} mstate
+ * @property {(text: string) => string} load_mstate
  * @property {(rules: string) => string} start_rules
  * @property {() => string} rules
  *
@@ -54,6 +56,8 @@ import { snapshotFromView } from './board.js';
  * @property {(header: RecordHeader) => TextReply} recordText  the game as a text record
  * @property {(text: string) => Reply} loadRecordText  replaces the game with a text record's
  * @property {() => TextReply} mfen  the position as MFEN (Mill Interchange Format 1.0)
+ * @property {() => TextReply} mstate  the whole game as MIF's MSTATE/1.0 (one line of JSON)
+ * @property {(text: string) => Reply} loadMstate  replaces the game with an MSTATE document's
  * @property {(text: string, rules?: string) => Reply} loadMfen  a new game from an MFEN position, read under
  *   `rules` (a rule-set name; absent: the game's own)
  * @property {(rules: string) => Reply} startRules  a new game from the start under a rule set ("six+per-mill")
@@ -114,6 +118,8 @@ export function localGame(mod) {
     loadRecordText: (text) => parse(game.load_record_text(text)),
     mfen: () => parse(game.mfen()),
     loadMfen: (text, rules) => parse(game.load_mfen(text, rules)),
+    mstate: () => parse(game.mstate()),
+    loadMstate: (text) => parse(game.load_mstate(text)),
     startRules: (rules) => parse(game.start_rules(rules)),
     rulesName: () => parse(game.rules()).rules,
     rulesInfo: () => parse(game.rules()),
@@ -121,13 +127,15 @@ export function localGame(mod) {
 }
 
 /**
- * What pasted text is: MFEN (its signature), a position string (six fields, the board
- * with '/', or seven with the rule set), else a game record.
- * @param {string} text @returns {'mfen' | 'position' | 'record'}
+ * What pasted text is: MFEN (its signature), an MSTATE game (MIF's JSON, naming its
+ * format), a position string (six fields, the board with '/', or seven with the rule
+ * set), else a game record.
+ * @param {string} text @returns {'mfen' | 'mstate' | 'position' | 'record'}
  */
 export function importKind(text) {
   const s = text.trim();
   if (s.startsWith('MFEN/')) return 'mfen';
+  if (s.startsWith('{') && s.includes('"MSTATE/1.0"')) return 'mstate';
   const fields = s.split(/\s+/);
   if ((fields.length === 6 || fields.length === 7) && fields[0].includes('/') && /^[ld]$/.test(fields[1]) && !s.includes('[')) return 'position';
   return 'record';
@@ -142,6 +150,7 @@ export function importKind(text) {
 export function loadText(game, text, mfenRules) {
   const kind = importKind(text);
   if (kind === 'mfen') return game.loadMfen(text, mfenRules);
+  if (kind === 'mstate') return game.loadMstate(text);
   if (kind === 'position') return game.loadPosition(text);
   return game.loadRecordText(text);
 }

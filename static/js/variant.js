@@ -66,6 +66,7 @@ export function describeRules(rules, t) {
     else if (option === 'protect-on') words.push(t('variant.says.protect-on'));
     else if (option === 'fly-0') words.push(t('variant.says.no-flying'));
     else if (option.startsWith('fly-')) words.push(t('variant.says.fly', { n: option.slice(4) }));
+    else if (option === 'dark-first') words.push(t('variant.says.dark-first'));
   }
   return words.join(' · ');
 }

@@ -14,6 +14,8 @@ test('pasted text is taken for MFEN, a position string or a record', () => {
   // Six turns are a record, not a position.
   assert.equal(importKind('a1 b2 d1 d2 g1xd2 f4'), 'record');
   assert.equal(importKind(''), 'record');
+  assert.equal(importKind(' {"format":"MSTATE/1.0","events":[]}\n'), 'mstate');
+  assert.equal(importKind('{"format":"MRS/1.0"}'), 'record', 'a manifest is not a game');
 });
 
 test('the date is written YYYY.MM.DD', () => {

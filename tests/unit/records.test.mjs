@@ -55,6 +55,26 @@ test('MFEN round trip: export, import into a fresh game, same position', () => {
   assert.equal(typeof bad.error.code, 'string');
 });
 
+test('a game copied as MIF (MSTATE) and imported into another gives the same game', () => {
+  const game = played(['a1', 'b2', 'd1', 'd2', 'g1', 'xd2', 'f4']);
+  const out = JSON.parse(game.mstate());
+  assert.equal(out.ok, true);
+  const doc = JSON.parse(out.text);
+  assert.equal(doc.format, 'MSTATE/1.0');
+  assert.equal(doc.ruleset.manifest.id, 'x-mill-nine');
+  assert.deepEqual(doc.events[5], { seq: 6, actor: 'w', type: 'remove', target: { zone: 'board', at: 'd2' } });
+  const other = new mod.WasmGame();
+  assert.equal(JSON.parse(other.load_mstate(out.text)).ok, true);
+  assert.deepEqual(JSON.parse(other.snapshot()), JSON.parse(game.snapshot()));
+  // Another program's manifest with rules this page does not play: refused, game unchanged.
+  const foreign = { ...doc, ruleset: { ...doc.ruleset, manifest: { ...doc.ruleset.manifest, placing: { ...doc.ruleset.manifest.placing, movementAllowed: true } } } };
+  const before = other.snapshot();
+  const refused = JSON.parse(other.load_mstate(JSON.stringify(foreign)));
+  assert.equal(refused.ok, false);
+  assert.equal(refused.error.code, 'semantic-digest-mismatch');
+  assert.equal(other.snapshot(), before);
+});
+
 test('MFEN of Twelve: refused under Nine with the rule set it fits, read under Twelve when asked', () => {
   const twelve = 'MFEN/1.0 mill24-state-v1 W......./......../........ b p p 11,12 - 0 1 -';
   const game = played([]);

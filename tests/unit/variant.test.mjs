@@ -33,6 +33,8 @@ test('rule sets in words, with the options that differ from the usual ones', () 
     "Nine Men's Morris · one removal per mill · mills do not protect · no flying",
   );
   assert.equal(describeRules('six+fly-4', ru), 'Мельница на 6 фишек · прыжки с 4 фишками');
+  assert.equal(describeRules('nine+dark-first', en), "Nine Men's Morris · Dark places first");
+  assert.equal(describeRules('nine+dark-first', ru), 'Мельница на 9 фишек · первыми ставят тёмные');
   for (const v of ['three', 'six', 'nine', 'twelve']) assert.notEqual(describeRules(v, ru), describeRules(v, en));
 });
 

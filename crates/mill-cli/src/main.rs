@@ -13,6 +13,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 mod arena;
+mod mif;
 mod tb;
 mod uci;
 
@@ -45,6 +46,15 @@ struct RuleArgs {
     /// (default: 3, or 4 in twelve, 0 in three).
     #[arg(long = "fly-at", value_name = "N")]
     fly_at: Option<u8>,
+    /// The side that places first: light (default) or dark.
+    #[arg(long, value_enum)]
+    first: Option<FirstArg>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FirstArg {
+    Light,
+    Dark,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -74,6 +84,7 @@ impl RuleArgs {
             && self.removals.is_none()
             && self.protect.is_none()
             && self.fly_at.is_none()
+            && self.first.is_none()
         {
             return Ok(None);
         }
@@ -85,6 +96,11 @@ impl RuleArgs {
         };
         let default = variant.default_options();
         let options = Options {
+            first: match self.first {
+                None => default.first,
+                Some(FirstArg::Light) => mill_core::Color::Light,
+                Some(FirstArg::Dark) => mill_core::Color::Dark,
+            },
             removals: match self.removals {
                 None => default.removals,
                 Some(RemovalsArg::One) => RemovalRule::One,
@@ -146,10 +162,12 @@ enum Command {
         /// What to print.
         #[arg(long, value_enum)]
         to: Output,
-        /// The rule set the input is read under (`nine`, `six`, `twelve+per-mill`, …):
-        /// MFEN carries none, a six-part position string neither.
-        #[arg(long, default_value = "nine")]
-        variant: String,
+        /// The rule set the input is read under (`nine`, `six`, `twelve+per-mill`,
+        /// `nine+dark-first`, …). MFEN carries none, so MFEN input needs it (it is
+        /// refused with `manifest-missing` otherwise, never guessed); a six-part
+        /// position string is read under it, or Nine's usual rules.
+        #[arg(long)]
+        variant: Option<String>,
         /// For a record: the date, YYYY.MM.DD.
         #[arg(long)]
         date: Option<String>,
@@ -160,7 +178,8 @@ enum Command {
         #[arg(long)]
         dark: Option<String>,
     },
-    /// List the legal turns, one per line, in notation.
+    /// List the legal turns, one per line, in notation; while a removal is owed, the
+    /// ways to finish the turn (`xd2`, or `xd2xf4` for two removals).
     Legal {
         /// The position string (default: the start position).
         #[arg(long)]
@@ -203,6 +222,12 @@ enum Command {
     },
     /// Speak UCI on standard input and output (see docs/UCI.md).
     Uci,
+    /// The Mill Interchange Format 1.0: convert, validate, and the interoperability
+    /// adapter (see docs/MIF.md).
+    Mif {
+        #[command(subcommand)]
+        command: mif::MifCommand,
+    },
     /// The endgame tablebase: generate, probe, verify.
     Tb {
         #[command(subcommand)]
@@ -366,6 +391,7 @@ fn parse_position(text: Option<&str>, args: &RuleArgs) -> Result<Position, Strin
 fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Uci => uci::run(),
+        Command::Mif { command } => mif::run(command),
         Command::Tb { command } => match command {
             TbCommand::Generate { dir, max, rules } => {
                 tb::generate(&dir, max, rules.rules()?.unwrap_or(NINE))
@@ -393,8 +419,15 @@ fn run(command: Command) -> Result<(), String> {
         Command::Legal { position, rules } => {
             let pos = parse_position(position.as_deref(), &rules)?;
             let t = pos.topology();
-            for turn in pos.legal_turns() {
-                println!("{}", turn.to_notation(t));
+            if pos.pending_removals() > 0 {
+                for choice in pos.removal_choices() {
+                    let text: String = choice.iter().map(|&at| format!("x{}", t.name(at))).collect();
+                    println!("{text}");
+                }
+            } else {
+                for turn in pos.legal_turns() {
+                    println!("{}", turn.to_notation(t));
+                }
             }
             Ok(())
         }
@@ -502,8 +535,10 @@ fn run(command: Command) -> Result<(), String> {
                 Some(text) => text,
                 None => read_record(file.as_deref())?,
             };
-            let variant = Rules::parse(&variant).map_err(|e| e.to_string())?;
-            let mut record = read_any(&input, from, variant)?;
+            let variant = variant
+                .map(|v| Rules::parse(&v).map_err(|e| e.to_string()))
+                .transpose()?;
+            let (mut record, start_ply) = read_any(&input, from, variant)?;
             for (slot, value) in [
                 (&mut record.header.date, date),
                 (&mut record.header.light, light),
@@ -515,10 +550,13 @@ fn run(command: Command) -> Result<(), String> {
             }
             match to {
                 Output::Position => println!("{}", record.game.position()),
-                Output::Mfen => println!(
-                    "{}",
-                    Mfen::from_game(&record.game).write().map_err(|e| e.to_string())?
-                ),
+                Output::Mfen => {
+                    let mfen = match start_ply {
+                        Some(ply) => Mfen::of_game(&record.game, ply),
+                        None => Mfen::from_game(&record.game),
+                    };
+                    println!("{}", mfen.write().map_err(|e| e.to_string())?);
+                }
                 Output::Record => {
                     // Check what is written, so that a bad --date is refused here.
                     let text = record.to_string();
@@ -549,8 +587,14 @@ fn run(command: Command) -> Result<(), String> {
 }
 
 /// Reads a position string, MFEN or record as a record (a position is a record with
-/// no turns that starts there; MFEN keeps its outcome).
-fn read_any(input: &str, from: Format, variant: &'static Rules) -> Result<Record, String> {
+/// no turns that starts there; MFEN keeps its outcome), with MFEN's count of
+/// placements and moves, which a record does not hold. MFEN names no rules: without
+/// `variant` it is refused (`manifest-missing`), as the Mill Interchange Format asks.
+fn read_any(
+    input: &str,
+    from: Format,
+    variant: Option<&'static Rules>,
+) -> Result<(Record, Option<u64>), String> {
     let text = input.trim();
     let looks_like_position = {
         let fields: Vec<&str> = text.split_whitespace().collect();
@@ -564,10 +608,13 @@ fn read_any(input: &str, from: Format, variant: &'static Rules) -> Result<Record
     };
     let start = |position: Position| Record::new(Game::from_position(position), Header::default());
     match from {
-        Format::Position => Position::from_str_variant(text, variant)
-            .map(start)
+        Format::Position => Position::from_str_variant(text, variant.unwrap_or(NINE))
+            .map(|p| (start(p), None))
             .map_err(|e| format!("bad position string: {e}")),
         Format::Mfen => {
+            let variant = variant.ok_or(
+                "MFEN names no rules (manifest-missing): say which with --variant, e.g. --variant nine",
+            )?;
             let mfen = Mfen::parse(text, variant).map_err(|e| format!("bad MFEN ({}): {e}", e.code()))?;
             let mut record = start(mfen.position);
             match mfen.outcome {
@@ -584,9 +631,11 @@ fn read_any(input: &str, from: Format, variant: &'static Rules) -> Result<Record
                 }
                 _ => {}
             }
-            Ok(record)
+            Ok((record, Some(mfen.primary_ply)))
         }
-        Format::Record | Format::Auto => Record::parse(text).map_err(|e| format!("bad record: {e}")),
+        Format::Record | Format::Auto => Record::parse(text)
+            .map(|r| (r, None))
+            .map_err(|e| format!("bad record: {e}")),
     }
 }
 

@@ -111,7 +111,18 @@ fn convert_between_position_strings_mfen_and_records() {
     let o = mill(&["convert", "--text", start, "--to", "mfen"], "");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(stdout(&o), format!("{start_mfen}\n"));
-    let o = mill(&["convert", "--text", start_mfen, "--to", "position"], "");
+    let o = mill(
+        &[
+            "convert",
+            "--text",
+            start_mfen,
+            "--to",
+            "position",
+            "--variant",
+            "nine",
+        ],
+        "",
+    );
     assert_eq!(stdout(&o), format!("{start}\n"));
 
     // A record from standard input: its final position, as MFEN, and as a record.
@@ -177,6 +188,8 @@ fn convert_names_what_is_wrong() {
             "MFEN/1.0 mill24-state-v1 ......../......../........ w m m 9,9 - 0 0 -",
             "--to",
             "position",
+            "--variant",
+            "nine",
         ],
         "",
     );
@@ -188,6 +201,127 @@ fn convert_names_what_is_wrong() {
     let o = mill(&["convert", "--help"], "");
     assert!(stdout(&o).contains("MFEN"));
 }
+
+#[test]
+fn convert_mfen_to_mfen_keeps_the_count_of_placements_and_moves() {
+    for mfen in [
+        "MFEN/1.0 mill24-state-v1 WWW...../BBB...../........ w m m 0,0 - 0 40 -",
+        "MFEN/1.0 mill24-state-v1 W......./B......./........ w p p 8,8 - 0 6 -",
+        "MFEN/1.0 mill24-state-v1 W......./B......./........ w p p 8,8 - 0 2 -",
+    ] {
+        let o = mill(
+            &[
+                "convert",
+                "--text",
+                mfen,
+                "--from",
+                "mfen",
+                "--to",
+                "mfen",
+                "--variant",
+                "nine",
+            ],
+            "",
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o), format!("{mfen}\n"));
+    }
+}
+
+#[test]
+fn convert_refuses_mfen_without_its_rules() {
+    let mfen = "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 0 0 -";
+    for args in [
+        &["convert", "--text", mfen, "--to", "position"][..],
+        &["convert", "--text", mfen, "--from", "mfen", "--to", "mfen"][..],
+    ] {
+        let o = mill(args, "");
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(o.stdout.is_empty());
+        assert!(stderr(&o).contains("manifest-missing"), "{}", stderr(&o));
+    }
+    // A record names its rules, a six-part position string is Nine's: both still convert.
+    let o = mill(&["convert", "--to", "mfen"], "1. a1 b2\n");
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn legal_lists_the_removals_while_one_is_owed() {
+    let o = mill(
+        &["legal", "--position", "LLL/.../.../....../.../.../DDD l 0 0 1 0"],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<String> = stdout(&o).lines().map(String::from).collect();
+    assert_eq!(
+        lines,
+        ["xa1", "xd1", "xg1"],
+        "every Dark piece stands in the mill"
+    );
+    let perft = mill(
+        &[
+            "perft",
+            "1",
+            "--actions",
+            "--position",
+            "LLL/.../.../....../.../.../DDD l 0 0 1 0",
+        ],
+        "",
+    );
+    assert_eq!(stdout(&perft), format!("1 {}\n", lines.len()));
+    // Two removals owed (a removal per mill): each set once, in an order that works.
+    let o = mill(
+        &[
+            "legal",
+            "--position",
+            "LLL/.../.../L...../.../D../LDD l 0 0 2 0",
+            "--removals",
+            "per-mill",
+        ],
+        "",
+    );
+    let text = stdout(&o);
+    let sets: Vec<&str> = text.lines().collect();
+    assert_eq!(sets.len(), 3, "{text}{}", stderr(&o));
+    assert!(sets.iter().all(|l| l.matches('x').count() == 2), "{text}");
+}
+
+#[test]
+fn dark_first_rules_start_with_dark_and_read_mfen_with_black_to_move() {
+    let mfen = "MFEN/1.0 mill24-state-v1 ......../......../........ b p p 9,9 - 0 0 -";
+    let o = mill(
+        &["convert", "--text", mfen, "--to", "position", "--variant", "nine"],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(1), "Black does not place first in Nine");
+    let o = mill(
+        &[
+            "convert",
+            "--text",
+            mfen,
+            "--to",
+            "position",
+            "--variant",
+            "nine+dark-first",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        ".../.../.../....../.../.../... d 9 9 0 0 nine+dark-first\n"
+    );
+    let o = mill(
+        &["replay", "-", "--variant", "nine", "--first", "dark"],
+        "a1 d2\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        ".../.../.../....../.../.L./D.. d 8 8 0 0 nine+dark-first\nresult: ongoing\n"
+    );
+}
+
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }

@@ -169,7 +169,9 @@ impl fmt::Display for PositionError {
             PositionError::Quiet(s) => write!(f, "quiet turns must be a number, found {s:?}"),
             PositionError::TooManyPieces(c) => write!(f, "{c} has more pieces than the rules give"),
             PositionError::HandsOutOfTurn => {
-                f.write_str("the pieces in hand do not match the side to move (light places first)")
+                f.write_str(
+                    "the pieces in hand do not match the side to move (light places first, or dark under dark-first rules)",
+                )
             }
             PositionError::ImpossiblePending => f.write_str(
                 "a pending removal needs a mill of the side to move and an opponent piece on the board",

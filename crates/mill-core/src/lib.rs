@@ -7,6 +7,8 @@ mod color;
 mod error;
 mod game;
 pub mod mfen;
+#[cfg(feature = "mif")]
+pub mod mif;
 mod notation;
 mod outcome;
 pub mod perft;

@@ -25,7 +25,8 @@
 //!
 //! MFEN carries no rules: the caller says which [`Rules`] it is read under (any rule
 //! set on the 24-point board: Nine or Twelve Men's Morris, with any options). Light is
-//! MIF's White (`w`, moving first), Dark its Black. The project's rules need none of
+//! MIF's White (`w`), Dark its Black (`b`); which of them places first is the rules'
+//! [`Rules::first`] (`dark-first` for MIF's `turn.initial` `b`). The project's rules need none of
 //! the standard extensions (`lm`, `pc`, `ul`), so a record carrying one, or anything
 //! MIF does not define, is refused rather than guessed at, as the format asks.
 //!
@@ -34,9 +35,10 @@
 //! side that has just placed its last piece and owes a removal is already `m`. A bare
 //! [`Position`] does not know how many placements and moves led to it: it writes the
 //! smallest count consistent with it (placements made plus quiet turns, plus one if
-//! needed for the side to move); a [`Game`] writes the real count. A finished game's
-//! MFEN names no side to move: reading one, the count decides it (Light makes the
-//! odd-numbered placements and moves).
+//! needed for the side to move); a [`Game`] writes the real count, counted on from the
+//! count its start was read with ([`Mfen::of_game`]). A finished game's MFEN names no
+//! side to move: reading one, the count decides it (the side that places first makes
+//! the odd-numbered placements and moves).
 
 use crate::bitboard::{Bitboard, Point};
 use crate::color::Color;
@@ -297,13 +299,13 @@ impl Mfen {
             - position.in_hand(Color::Light) as u64
             - position.in_hand(Color::Dark) as u64;
         let mut ply = placed + position.quiet_turns() as u64;
-        // Light makes the even-numbered primaries; the remover made the last one.
-        let last_by_light = if position.pending_removals() > 0 {
-            position.turn() == Color::Light
+        // The first side makes the odd-numbered primaries; the remover made the last one.
+        let last_by_first = if position.pending_removals() > 0 {
+            position.turn() == rules.first
         } else {
-            position.turn() == Color::Dark
+            position.turn() != rules.first
         };
-        if (ply % 2 == 1) != last_by_light {
+        if (ply % 2 == 1) != last_by_first {
             ply += 1;
         }
         Mfen {
@@ -314,9 +316,16 @@ impl Mfen {
     }
 
     /// A game's current position, with its outcome (repetition, resignation and
-    /// agreement included) and the placements and moves played.
+    /// agreement included) and the placements and moves played, counted from the
+    /// smallest count that fits its start (see [`Mfen::of_game`] to keep a known one).
     pub fn from_game(game: &Game) -> Mfen {
-        let start = Mfen::from_position(game.start());
+        Mfen::of_game(game, Mfen::from_position(game.start()).primary_ply)
+    }
+
+    /// Like [`Mfen::from_game`], for a game whose start had `start_primary_ply`
+    /// placements and moves behind it (as an MFEN record read as its start says): a
+    /// reader keeps MFEN's count rather than recomputing it.
+    pub fn of_game(game: &Game, start_primary_ply: u64) -> Mfen {
         let played = game
             .actions()
             .iter()
@@ -324,7 +333,7 @@ impl Mfen {
             .count() as u64;
         Mfen {
             position: *game.position(),
-            primary_ply: start.primary_ply + played,
+            primary_ply: start_primary_ply.saturating_add(played),
             outcome: game.outcome(),
         }
     }
@@ -476,12 +485,12 @@ impl Mfen {
                         "a finished game has phase o, action o and no obligation",
                     ));
                 }
-                // The next side to move follows from the count: Light made the
-                // even-numbered primaries.
+                // The next side to move follows from the count: the first side made
+                // the odd-numbered primaries.
                 if primary_ply % 2 == 0 {
-                    Color::Light
+                    rules.first
                 } else {
-                    Color::Dark
+                    !rules.first
                 }
             }
         };

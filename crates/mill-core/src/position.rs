@@ -126,7 +126,7 @@ impl Default for Position {
 
 impl Position {
     /// The start position of `variant` with its usual rules: empty board, all pieces in
-    /// hand, Light to move.
+    /// hand, Light to move (the side that places first, [`Rules::first`]).
     pub fn new(variant: Variant) -> Position {
         Position::start(variant.rules())
     }
@@ -138,7 +138,7 @@ impl Position {
             rules: rules.id(),
             board: [0; 2],
             hand: [pieces; 2],
-            turn: Color::Light,
+            turn: rules.first,
             pending: 0,
             quiet: 0,
             hash: 0,
@@ -844,6 +844,45 @@ impl Position {
         }
     }
 
+    /// Mid-turn (removals owed), every way to finish the turn: each set of pieces that
+    /// can be removed, once, in the first order found in which the removals can be made
+    /// (protection is judged before each). Empty at a turn boundary: a caller listing
+    /// what may be played next asks [`Position::legal_turns`] there, this here.
+    pub fn removal_choices(&self) -> Vec<Vec<Point>> {
+        let mut choices: Vec<Vec<Point>> = Vec::new();
+        let mut seen: Vec<u32> = Vec::new();
+        let mut path: ArrayVec<Point, { crate::turn::MAX_REMOVALS }> = ArrayVec::new();
+        self.removal_paths(&mut path, 0, &mut |path, set| {
+            if !seen.contains(&set) {
+                seen.push(set);
+                choices.push(path.to_vec());
+            }
+        });
+        choices
+    }
+
+    fn removal_paths(
+        &self,
+        path: &mut ArrayVec<Point, { crate::turn::MAX_REMOVALS }>,
+        set: u32,
+        push: &mut impl FnMut(&[Point], u32),
+    ) {
+        if self.pending == 0 {
+            if !path.is_empty() {
+                push(path, set);
+            }
+            return;
+        }
+        for at in self.removable() {
+            if let Ok(next) = self.play_action(Action::Remove { at })
+                && path.try_push(at).is_ok()
+            {
+                next.removal_paths(path, set | 1 << at.0, push);
+                path.pop();
+            }
+        }
+    }
+
     /// How many turns [`Position::removal_sets`] lists for this step.
     fn count_removal_sets(&self, from: Option<Point>, to: Point) -> u64 {
         let step = match from {
@@ -936,14 +975,18 @@ impl Position {
                 return Err(PositionError::TooManyPieces(c));
             }
         }
-        // Light places first: compare placements made, at turn boundaries and mid-turn.
+        // The rules' first side places first: compare placements made, at turn
+        // boundaries and mid-turn.
         if hand != [0, 0] {
+            let first = rules.first;
             let placed = [rules.pieces - hand[0], rules.pieces - hand[1]];
-            let light_ahead = placed[0] == placed[1] + 1;
-            let level = placed[0] == placed[1];
-            let ok = match (turn, pending > 0) {
-                (Color::Light, false) | (Color::Dark, true) => level,
-                (Color::Dark, false) | (Color::Light, true) => light_ahead,
+            let (by_first, by_second) = (placed[first.index()], placed[(!first).index()]);
+            let first_ahead = by_first == by_second + 1;
+            let level = by_first == by_second;
+            let first_to_move = turn == first;
+            let ok = match (first_to_move, pending > 0) {
+                (true, false) | (false, true) => level,
+                (false, false) | (true, true) => first_ahead,
             };
             if !ok {
                 return Err(PositionError::HandsOutOfTurn);

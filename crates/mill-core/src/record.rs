@@ -23,7 +23,8 @@
 //!   position string or MFEN, when it is not the variant's empty board. Other tags are
 //!   kept as they are.
 //! - The turns follow, numbered by rounds: `3.` before Light's turn of round 3, `3...`
-//!   before a Dark turn that opens the record. Numbers are optional when reading, but
+//!   before a Dark turn that opens the record (under `dark-first` rules a round opens
+//!   with Dark's turn, and `3...` is Light's). Numbers are optional when reading, but
 //!   must be right when present. `{…}` is a comment. The result may close the turns
 //!   and must then agree with the header.
 //! - Reading replays every turn under the rules: a malformed record is refused with a
@@ -214,16 +215,18 @@ fn valid_date(date: &str) -> bool {
             .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit() || *c == b'?')
 }
 
-/// The label of the record's `index`-th turn (from 0) when the first is `first`'s.
-fn round_of(index: usize, first: Color) -> (usize, Color) {
-    let k = index + first.index();
-    (k / 2 + 1, if k % 2 == 0 { Color::Light } else { Color::Dark })
+/// The round of the record's `index`-th turn (from 0) when the first is `first`'s and
+/// each round opens with `opener`'s turn (the side the rules let place first), and
+/// whether that turn opens its round.
+fn round_of(index: usize, first: Color, opener: Color) -> (usize, bool) {
+    let k = index + usize::from(first != opener);
+    (k / 2 + 1, k % 2 == 0)
 }
 
-fn label(index: usize, first: Color) -> String {
-    match round_of(index, first) {
-        (round, Color::Light) => format!("{round}."),
-        (round, Color::Dark) => format!("{round}..."),
+fn label(index: usize, first: Color, opener: Color) -> String {
+    match round_of(index, first, opener) {
+        (round, true) => format!("{round}."),
+        (round, false) => format!("{round}..."),
     }
 }
 
@@ -349,6 +352,7 @@ impl Record {
         };
         let mut game = Game::from_position(start);
         let first = start.turn();
+        let opener = start.rules().first;
         let t = start.topology();
 
         // Tokens, with comments taken out.
@@ -362,7 +366,7 @@ impl Record {
                     let index = game_turn_count(&tokens);
                     return Err(RecordError::Turn {
                         number: index + 1,
-                        label: label(index, first),
+                        label: label(index, first, opener),
                         text: "{".into(),
                         problem: TurnProblem::UnclosedComment,
                     });
@@ -376,7 +380,7 @@ impl Record {
         for token in tokens {
             let err = |index: usize, problem: TurnProblem| RecordError::Turn {
                 number: index + 1,
-                label: label(index, first),
+                label: label(index, first, opener),
                 text: token.to_string(),
                 problem,
             };
@@ -388,7 +392,7 @@ impl Record {
                 continue;
             }
             if let Some(number) = token.strip_suffix('.') {
-                let expected = label(index, first);
+                let expected = label(index, first, opener);
                 let number = number.trim_end_matches('.');
                 if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
                     if token != expected {
@@ -541,10 +545,11 @@ impl fmt::Display for Record {
         }
         writeln!(f)?;
         let first = game.start().turn();
+        let opener = rules.first;
         let mut line = String::new();
         for (i, text) in turn_texts(game).iter().enumerate() {
-            let piece = if i == 0 || round_of(i, first).1 == Color::Light {
-                format!("{} {text}", label(i, first))
+            let piece = if i == 0 || round_of(i, first, opener).1 {
+                format!("{} {text}", label(i, first, opener))
             } else {
                 text.clone()
             };

@@ -4,13 +4,15 @@
 //! A [`Variant`] names a game of the family (Three, Six, Nine or Twelve Men's Morris)
 //! with its board and its usual numbers; [`Options`] are the choices a player may change
 //! on a board with removals (how many removals a double mill earns, whether mills
-//! protect, when a side flies). Every combination is one [`Rules`] value in a static
+//! protect, when a side flies), and on every board which side places first. Every combination is one [`Rules`] value in a static
 //! table, so a [`Position`](crate::Position) carries its rules as a one-byte index and
 //! the rest of the crate reads every number from here.
 //!
-//! A rule set is written `nine`, `six+per-mill`, `twelve+protect-off+fly-0`: the variant,
+//! A rule set is written `nine`, `six+per-mill`, `twelve+protect-off+fly-0`,
+//! `nine+dark-first`: the variant,
 //! then each option that differs from the variant's default (see [`Rules::parse`]).
 
+use crate::color::Color;
 use crate::topology::{MORRIS_9, MORRIS_16, MORRIS_24, MORRIS_24_DIAGONALS, Topology};
 use core::fmt;
 
@@ -88,6 +90,7 @@ impl Variant {
     /// The options the variant is played with unless a player changes them.
     pub const fn default_options(self) -> Options {
         Options {
+            first: Color::Light,
             removals: RemovalRule::One,
             protect: true,
             fly_at: match self {
@@ -136,11 +139,16 @@ impl fmt::Display for Variant {
     }
 }
 
-/// The rule options of a board with removals.
+/// The rule options: who places first (every board), and on a board with removals how
+/// removals, protection and flying work.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 pub struct Options {
+    /// The side that places first: Light (the usual rule, `light-first`) or Dark
+    /// (`dark-first`, as some programs and the Mill Interchange Format allow).
+    #[cfg_attr(feature = "serde", serde(default = "light"))]
+    pub first: Color,
     /// Removals earned by a piece that closes several mills at once.
     pub removals: RemovalRule,
     /// Whether pieces in mills are protected while the owner has pieces outside mills.
@@ -149,12 +157,18 @@ pub struct Options {
     pub fly_at: u8,
 }
 
+#[cfg(feature = "serde")]
+fn light() -> Color {
+    Color::Light
+}
+
 /// Why a rule set could not be made or read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RulesError {
     /// Not one of `three`, `six`, `nine`, `twelve`.
     UnknownVariant(String),
-    /// Not one of `per-mill`, `one`, `protect-on`, `protect-off`, `fly-N`.
+    /// Not one of `per-mill`, `one`, `protect-on`, `protect-off`, `fly-N`,
+    /// `light-first`, `dark-first`.
     UnknownOption(String),
     /// The variant has no removals, so its options cannot change.
     NoOptions(Variant),
@@ -175,7 +189,7 @@ impl fmt::Display for RulesError {
             }
             RulesError::UnknownOption(s) => write!(
                 f,
-                "unknown rule option {s:?}: use per-mill, one, protect-on, protect-off or fly-N"
+                "unknown rule option {s:?}: use per-mill, one, protect-on, protect-off, fly-N, light-first or dark-first"
             ),
             RulesError::NoOptions(v) => write!(
                 f,
@@ -209,6 +223,8 @@ pub struct Rules {
     pub fly_at: u8,
     /// A side with fewer pieces than this (board plus hand) has lost.
     pub lose_below: u8,
+    /// The side that places first.
+    pub first: Color,
     /// Whether closing a line wins the game at once instead of earning a removal
     /// (Three Men's Morris).
     pub mill_wins: bool,
@@ -231,12 +247,15 @@ const MAX_FLY: usize = MAX_FLY_AT as usize;
 /// Every combination has an entry; the table is padded to 256 so that indexing it with
 /// a position's `u8` needs no bounds check (the unused entries are never handed out).
 const TABLE_LEN: usize = 256;
-const _: () = assert!(4 * 2 * 2 * (MAX_FLY + 1) <= TABLE_LEN);
+const _: () = assert!(2 * 4 * 2 * 2 * (MAX_FLY + 1) <= TABLE_LEN);
 
+/// The table index of a rule set. Light-first rule sets keep the indexes they had
+/// before the first player became an option; Dark-first ones follow them.
 const fn index(variant: Variant, o: Options) -> usize {
     let removals = matches!(o.removals, RemovalRule::PerMill) as usize;
     let protect = o.protect as usize;
-    (((variant as usize * 2) + removals) * 2 + protect) * (MAX_FLY + 1) + o.fly_at as usize
+    let first = matches!(o.first, Color::Dark) as usize;
+    ((((first * 4 + variant as usize) * 2) + removals) * 2 + protect) * (MAX_FLY + 1) + o.fly_at as usize
 }
 
 static TABLE: [Rules; TABLE_LEN] = {
@@ -247,6 +266,7 @@ static TABLE: [Rules; TABLE_LEN] = {
         topology: &MORRIS_24,
         pieces: 0,
         fly_at: 0,
+        first: Color::Light,
         lose_below: 0,
         mill_wins: false,
         removals: RemovalRule::One,
@@ -256,8 +276,13 @@ static TABLE: [Rules; TABLE_LEN] = {
     };
     let mut table = [PLACEHOLDER; TABLE_LEN];
     let mut v = 0;
-    while v < Variant::ALL.len() {
-        let variant = Variant::ALL[v];
+    while v < 2 * Variant::ALL.len() {
+        let first = if v < Variant::ALL.len() {
+            Color::Light
+        } else {
+            Color::Dark
+        };
+        let variant = Variant::ALL[v % Variant::ALL.len()];
         let mut r = 0;
         while r < 2 {
             let mut p = 0;
@@ -265,6 +290,7 @@ static TABLE: [Rules; TABLE_LEN] = {
                 let mut fly = 0;
                 while fly <= MAX_FLY {
                     let options = Options {
+                        first,
                         removals: if r == 1 {
                             RemovalRule::PerMill
                         } else {
@@ -281,6 +307,7 @@ static TABLE: [Rules; TABLE_LEN] = {
                         topology: variant.topology(),
                         pieces: variant.pieces(),
                         fly_at: fly as u8,
+                        first,
                         lose_below: 3,
                         mill_wins: !variant.has_removals(),
                         removals: options.removals,
@@ -305,7 +332,11 @@ pub static NINE: &Rules = &TABLE[index(Variant::Nine, Variant::Nine.default_opti
 impl Rules {
     /// The rule set of `variant` played with `options`.
     pub fn of(variant: Variant, options: Options) -> Result<&'static Rules, RulesError> {
-        if !variant.has_removals() && options != variant.default_options() {
+        let usual = variant.default_options();
+        if !variant.has_removals()
+            && (options.removals, options.protect, options.fly_at)
+                != (usual.removals, usual.protect, usual.fly_at)
+        {
             return Err(RulesError::NoOptions(variant));
         }
         if options.fly_at > MAX_FLY_AT {
@@ -319,7 +350,8 @@ impl Rules {
 
     /// Reads a rule set written as [`Rules`]' `Display` writes it: the variant's name,
     /// then `+`-separated options that differ from its defaults: `per-mill` (or `one`),
-    /// `protect-off` (or `protect-on`), `fly-N`. For example `six+per-mill+fly-0`.
+    /// `protect-off` (or `protect-on`), `fly-N`, `dark-first` (or `light-first`). For
+    /// example `six+per-mill+fly-0`.
     pub fn parse(text: &str) -> Result<&'static Rules, RulesError> {
         let mut parts = text.split('+');
         let name = parts.next().unwrap_or_default();
@@ -328,6 +360,12 @@ impl Rules {
         for part in parts {
             if let Some(rule) = RemovalRule::from_name(part) {
                 options.removals = rule;
+            } else if part == "light-first" || part == "dark-first" {
+                options.first = if part == "dark-first" {
+                    Color::Dark
+                } else {
+                    Color::Light
+                };
             } else if part == "protect-on" || part == "protect-off" {
                 options.protect = part == "protect-on";
             } else if let Some(n) = part.strip_prefix("fly-").and_then(|n| n.parse::<u8>().ok()) {
@@ -359,6 +397,7 @@ impl Rules {
     /// The options this rule set is played with.
     pub const fn options(&self) -> Options {
         Options {
+            first: self.first,
             removals: self.removals,
             protect: self.protect_mills,
             fly_at: self.fly_at,
@@ -442,6 +481,9 @@ impl fmt::Display for Rules {
         if self.fly_at != default.fly_at {
             write!(f, "+fly-{}", self.fly_at)?;
         }
+        if self.first != default.first {
+            write!(f, "+{}-first", self.first.name())?;
+        }
         Ok(())
     }
 }
@@ -457,28 +499,37 @@ mod tests {
             assert_eq!(default.variant, variant);
             assert!(default.is_default());
             assert_eq!(default.to_string(), variant.name());
-            for removals in [RemovalRule::One, RemovalRule::PerMill] {
-                for protect in [true, false] {
-                    for fly_at in 0..=MAX_FLY_AT {
-                        let options = Options {
-                            removals,
-                            protect,
-                            fly_at,
-                        };
-                        let Ok(rules) = Rules::of(variant, options) else {
-                            assert!(!variant.has_removals());
-                            continue;
-                        };
-                        assert_eq!(rules.options(), options);
-                        assert_eq!(Rules::parse(&rules.to_string()), Ok(rules));
-                        assert_eq!(Rules::from_id(rules.id()), Some(rules));
-                    }
-                }
+            for (removals, protect, fly_at, first) in [RemovalRule::One, RemovalRule::PerMill]
+                .into_iter()
+                .flat_map(|r| [true, false].map(|p| (r, p)))
+                .flat_map(|(r, p)| (0..=MAX_FLY_AT).map(move |f| (r, p, f)))
+                .flat_map(|(r, p, f)| Color::ALL.map(|c| (r, p, f, c)))
+            {
+                let options = Options {
+                    first,
+                    removals,
+                    protect,
+                    fly_at,
+                };
+                let Ok(rules) = Rules::of(variant, options) else {
+                    assert!(!variant.has_removals());
+                    continue;
+                };
+                assert_eq!(rules.options(), options);
+                assert_eq!(rules.first, first);
+                assert_eq!(Rules::parse(&rules.to_string()), Ok(rules));
+                assert_eq!(Rules::from_id(rules.id()), Some(rules));
             }
         }
         assert_eq!(NINE.to_string(), "nine");
         assert_eq!(NINE.fly_at, 3);
         assert_eq!(Variant::Twelve.rules().fly_at, 4);
+        assert_eq!(NINE.first, Color::Light);
+        let dark_first = Rules::parse("nine+dark-first").unwrap();
+        assert_eq!(dark_first.first, Color::Dark);
+        assert_eq!(dark_first.to_string(), "nine+dark-first");
+        assert_eq!(Rules::parse("three+dark-first").unwrap().first, Color::Dark);
+        assert_eq!(Rules::parse("nine+light-first"), Ok(NINE));
     }
 
     #[test]

@@ -429,3 +429,49 @@ fn records_carry_their_rule_set() {
         })
     );
 }
+
+#[test]
+fn dark_first_places_first_and_is_the_mirror_of_the_usual_game() {
+    let rules = Rules::parse("nine+dark-first").unwrap();
+    assert_eq!(rules.first, Color::Dark);
+    let start = Position::start(rules);
+    assert_eq!(start.turn(), Color::Dark);
+    assert_eq!(
+        start.to_string(),
+        ".../.../.../....../.../.../... d 9 9 0 0 nine+dark-first"
+    );
+    // Placements alternate from Dark: Dark is one ahead on Light's turn.
+    assert!(
+        ".../.../.../....../.../.../D.. l 9 8 0 0 nine+dark-first"
+            .parse::<Position>()
+            .is_ok()
+    );
+    assert_eq!(
+        ".../.../.../....../.../.../... l 9 9 0 0 nine+dark-first".parse::<Position>(),
+        Err(PositionError::HandsOutOfTurn)
+    );
+    assert_eq!(
+        ".../.../.../....../.../.../... d 9 9 0 0".parse::<Position>(),
+        Err(PositionError::HandsOutOfTurn)
+    );
+    // The same game with the colours' roles swapped: the same counts at every depth.
+    let usual = Position::start(Variant::Nine.rules());
+    for depth in 1..=3 {
+        assert_eq!(
+            mill_core::perft::perft(&start, depth),
+            mill_core::perft::perft(&usual, depth)
+        );
+    }
+    // A record under these rules numbers its rounds from Dark's turn and reads back.
+    let mut game = Game::from_position(start);
+    for t in ["a1", "d2", "d1"] {
+        let next = turn(game.position(), t);
+        game.play(next).unwrap();
+    }
+    let record = mill_core::Record::new(game.clone(), mill_core::Header::default()).to_string();
+    assert!(record.contains("1. a1 d2 2. d1 *"), "{record}");
+    assert_eq!(
+        mill_core::Record::parse(&record).unwrap().game.position(),
+        game.position()
+    );
+}

@@ -40,6 +40,9 @@ pub use variants::{rules_info, variants};
 #[derive(Clone)]
 pub struct WasmGame {
     game: Game,
+    /// The placements and moves behind the start, when it was read from MFEN or an
+    /// MSTATE (which carry that count); otherwise the smallest count that fits is written.
+    start_ply: Option<u64>,
 }
 
 impl fmt::Debug for WasmGame {
@@ -65,6 +68,7 @@ impl WasmGame {
     pub fn new() -> WasmGame {
         WasmGame {
             game: Game::new(Variant::Nine),
+            start_ply: None,
         }
     }
 
@@ -106,7 +110,7 @@ impl WasmGame {
     /// Replaces the game with a new one starting from a position string.
     /// Returns `{"ok":true}` or an error with code `bad-position`; on error nothing changes.
     pub fn load_position(&mut self, text: &str) -> String {
-        let result = parse_position(text).map(|start| self.game = Game::from_position(start));
+        let result = parse_position(text).map(|start| self.replace(Game::from_position(start), None));
         reply(result)
     }
 
@@ -145,11 +149,24 @@ impl WasmGame {
     /// agreed draw the board has not overtaken; on any error (code `bad-record`, naming
     /// the action or the result) the game is unchanged.
     pub fn import_record(&mut self, json: &str) -> String {
-        reply(self.replay(json).map(|game| self.game = game))
+        reply(self.replay(json).map(|game| self.replace(game, None)))
     }
 }
 
 impl WasmGame {
+    /// Replaces the game, with the count of placements and moves behind its start when
+    /// the text it came from said it.
+    pub(crate) fn replace(&mut self, game: Game, start_ply: Option<u64>) {
+        self.game = game;
+        self.start_ply = start_ply;
+    }
+
+    /// The placements and moves behind the start: as read, else the smallest that fits.
+    pub(crate) fn start_ply(&self) -> u64 {
+        self.start_ply
+            .unwrap_or_else(|| mill_core::Mfen::from_position(self.game.start()).primary_ply)
+    }
+
     /// The wrapped game, for Rust callers (the engine's helpers, tests).
     pub fn game(&self) -> &Game {
         &self.game

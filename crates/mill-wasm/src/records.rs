@@ -1,7 +1,9 @@
-//! Records in and out for the page: the game as a text record (tags and turns) and
-//! positions as MFEN, through `mill-core`'s `record` and `mfen` modules. Every method
+//! Records in and out for the page: the game as a text record (tags and turns) or as
+//! the Mill Interchange Format's MSTATE (a whole game other Mill programs read), and
+//! positions as MFEN, through `mill-core`'s `record`, `mif::mstate` and `mfen` modules. Every method
 //! answers JSON and changes nothing on error, like the rest of [`WasmGame`].
 
+use mill_core::mif::{MifError, json::canonical, mstate};
 use mill_core::{Game, Header, Mfen, Position, Record, RecordError, Rules, Variant};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -25,7 +27,7 @@ struct HeaderJson {
 /// read under, since MFEN does not say its rules and the page must not guess them.
 #[derive(Debug, Serialize)]
 struct RecordFailure {
-    code: &'static str,
+    code: String,
     message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     turn: Option<usize>,
@@ -49,9 +51,9 @@ fn answer<T: Serialize>(result: Result<T, RecordFailure>) -> String {
     }
 }
 
-fn failure(code: &'static str, message: String) -> RecordFailure {
+fn failure(code: impl Into<String>, message: String) -> RecordFailure {
     RecordFailure {
-        code,
+        code: code.into(),
         message,
         turn: None,
         line: None,
@@ -67,7 +69,7 @@ impl From<RecordError> for RecordFailure {
             RecordError::Result(_) => (None, None),
         };
         RecordFailure {
-            code: e.code(),
+            code: e.code().to_string(),
             message: e.to_string(),
             turn,
             line,
@@ -93,6 +95,13 @@ struct Converted {
     ok: bool,
     position: String,
     mfen: String,
+}
+
+fn mif_failure(e: MifError) -> RecordFailure {
+    failure(
+        e.code.clone(),
+        format!("Not a game this page can read as MIF: {}", e.message),
+    )
 }
 
 fn mfen_failure(e: mill_core::MfenError) -> RecordFailure {
@@ -151,7 +160,7 @@ impl WasmGame {
     /// was.
     pub fn load_record_text(&mut self, text: &str) -> String {
         let result = Record::parse(text).map_err(RecordFailure::from).map(|record| {
-            self.game = record.game;
+            self.replace(record.game, None);
             Imported {
                 ok: true,
                 header: HeaderJson {
@@ -165,11 +174,42 @@ impl WasmGame {
         answer(result)
     }
 
+    /// The whole game as MIF's MSTATE/1.0: one line of JSON holding the rules' manifest,
+    /// the start as MFEN, every action and the checkpoints, `{"ok":true,"text":…}`; the
+    /// boards of Three and Six have none (`unrepresentable-under-profile`).
+    pub fn mstate(&self) -> String {
+        answer(
+            mstate::write(&self.game, self.start_ply())
+                .map(|doc| Text {
+                    ok: true,
+                    text: canonical(&doc),
+                })
+                .map_err(mif_failure),
+        )
+    }
+
+    /// Replaces the game with the one an MSTATE/1.0 document records, replayed under
+    /// the rules its manifest maps to and checked against its checkpoints. Errors carry
+    /// MIF's code (`unsupported-ruleset` for rules this page does not play,
+    /// `checkpoint-mismatch`, …) and change nothing.
+    pub fn load_mstate(&mut self, text: &str) -> String {
+        let result = mstate::read(text.trim(), None)
+            .map_err(mif_failure)
+            .map(|(game, ply)| {
+                self.replace(game, Some(ply));
+                Text {
+                    ok: true,
+                    text: self.game.position().to_string(),
+                }
+            });
+        answer(result)
+    }
+
     /// The current position as MFEN, with the game's outcome and count of placements
-    /// and moves: `{"ok":true,"text":…}`.
+    /// and moves (counted on from an MFEN start's own count): `{"ok":true,"text":…}`.
     pub fn mfen(&self) -> String {
         answer(
-            Mfen::from_game(&self.game)
+            Mfen::of_game(&self.game, self.start_ply())
                 .write()
                 .map(|text| Text { ok: true, text })
                 .map_err(mfen_failure),
@@ -186,7 +226,7 @@ impl WasmGame {
         let result = rules_or(rules, self.game.position().rules())
             .and_then(|rules| Mfen::parse(text, rules).map_err(|e| mfen_refusal(text, rules, e)))
             .map(|m| {
-                self.game = Game::from_position(m.position);
+                self.replace(Game::from_position(m.position), Some(m.primary_ply));
                 Text {
                     ok: true,
                     text: m.position.to_string(),
@@ -304,6 +344,64 @@ mod tests {
         let reply = json(&g.load_mfen(&text.replace("006000", "002000"), None));
         assert_eq!(reply["error"]["code"], "obligation-target-mismatch");
         assert_eq!(g.snapshot(), before);
+    }
+
+    #[test]
+    fn an_mfen_start_keeps_its_count_of_placements_and_moves() {
+        let mut g = WasmGame::new();
+        let text = "MFEN/1.0 mill24-state-v1 WWW...../BBB...../........ w m m 0,0 - 0 40 -";
+        assert_eq!(json(&g.load_mfen(text, None))["ok"], true);
+        assert_eq!(json(&g.mfen())["text"], text);
+        assert_eq!(json(&g.play("g7-g4"))["ok"], true);
+        let after = json(&g.mfen())["text"].as_str().unwrap().to_string();
+        assert!(after.ends_with(" 1 41 -"), "{after}");
+        let doc: serde_json::Value =
+            serde_json::from_str(json(&g.mstate())["text"].as_str().unwrap()).unwrap();
+        assert_eq!(doc["origin"], text);
+        let mut other = WasmGame::new();
+        assert_eq!(json(&other.load_mstate(&canonical(&doc)))["ok"], true);
+        assert_eq!(json(&other.mfen())["text"], after.as_str());
+        // A new start forgets it; a restart keeps the same start.
+        g.restart();
+        assert_eq!(json(&g.mfen())["text"], text);
+        assert_eq!(
+            json(&g.load_position(".../.../.../....../.../.../... l 9 9 0 0"))["ok"],
+            true
+        );
+        assert!(json(&g.mfen())["text"].as_str().unwrap().ends_with(" 0 0 -"));
+    }
+
+    #[test]
+    fn a_game_goes_out_and_comes_back_as_mstate() {
+        let mut g = played(&["a1", "b2", "d1", "d2", "g1", "xd2", "f4"]);
+        let reply = json(&g.mstate());
+        assert_eq!(reply["ok"], true, "{reply}");
+        let text = reply["text"].as_str().unwrap().to_string();
+        let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(doc["format"], "MSTATE/1.0");
+        assert_eq!(doc["events"][5]["target"]["at"], "d2");
+        let mut other = WasmGame::new();
+        let reply = json(&other.load_mstate(&text));
+        assert_eq!(reply["ok"], true, "{reply}");
+        assert_eq!(other.snapshot(), g.snapshot());
+        assert_eq!(other.export_record(), g.export_record());
+        // A tampered checkpoint is refused with MIF's code, and nothing changes.
+        let before = other.snapshot();
+        let current = doc["current"].as_str().unwrap();
+        assert!(current.ends_with(" w p p 6,6 - 0 6 -"), "{current}");
+        let tampered = text.replace(current, &current.replace(" 0 6 -", " 0 7 -"));
+        let reply = json(&other.load_mstate(&tampered));
+        assert_eq!(reply["error"]["code"], "checkpoint-mismatch", "{reply}");
+        assert_eq!(other.snapshot(), before);
+        // Six's board has no MIF form.
+        assert_eq!(
+            json(&g.load_record_text("[Variant \"six\"]\n\n1. a1"))["ok"],
+            true
+        );
+        assert_eq!(
+            json(&g.mstate())["error"]["code"],
+            "unrepresentable-under-profile"
+        );
     }
 
     #[test]

@@ -109,7 +109,7 @@ impl WasmGame {
     /// `twelve+per-mill`). Returns `{"ok":true}` or an error with code `bad-rules`; on
     /// error nothing changes.
     pub fn start_rules(&mut self, rules: &str) -> String {
-        reply(parse_rules(rules).map(|r| self.game = Game::from_position(Position::start(r))))
+        reply(parse_rules(rules).map(|r| self.replace(Game::from_position(Position::start(r)), None)))
     }
 
     /// The rule set this game is played under, as [`RulesJson`].

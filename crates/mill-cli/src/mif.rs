@@ -1,0 +1,340 @@
+//! `mill mif`: the Mill Interchange Format 1.0 on the command line (see docs/MIF.md).
+//!
+//! - `convert`: a position string, MFEN or game record to the MSTATE of the game, the
+//!   MPK key or MFEN of its (final) position, or the MRS manifest of its rules;
+//! - `validate`: an MFEN, MPK, MRS or MSTATE text checked (an MSTATE replayed and its
+//!   checkpoints verified) and written in canonical form, or its MIFDIAG/1.0
+//!   diagnostics (exit status 1);
+//! - `adapter`: the interoperability harness's `MIF-INTEROP/1` protocol, one JSON
+//!   request a line on standard input, one response a line on standard output.
+//!
+//! The formats themselves live in `mill_core::mif`; this module reads, dispatches and
+//! prints.
+
+use clap::{Subcommand, ValueEnum};
+use mill_core::mif::json::{canonical, parse};
+use mill_core::mif::legal::{canonical_mfen, legal_actions};
+use mill_core::mif::mrs::Manifest;
+use mill_core::mif::{MifError, capabilities::capabilities};
+use mill_core::mif::{mpk, mstate};
+use mill_core::{Mfen, Rules};
+use serde_json::{Map, Value, json};
+use std::io::{BufRead, Write};
+
+/// `mill mif …`.
+#[derive(Subcommand)]
+pub enum MifCommand {
+    /// Convert a position string, MFEN or game record (as `mill convert` reads them) to
+    /// the MPK key or MFEN of its final position, or the MRS manifest of its rules.
+    Convert {
+        /// The input file; `-` or nothing reads standard input (not read for `--to mrs`).
+        file: Option<String>,
+        /// The input itself instead of a file.
+        #[arg(long, conflicts_with = "file")]
+        text: Option<String>,
+        /// What to print.
+        #[arg(long, value_enum)]
+        to: Target,
+        /// The rule set (`nine`, `twelve+per-mill`, `nine+dark-first`, …); MFEN input
+        /// needs it.
+        #[arg(long)]
+        variant: Option<String>,
+    },
+    /// Check an MFEN, MPK or MRS text and print it in canonical form, or print its
+    /// MIFDIAG/1.0 diagnostics and exit with status 1.
+    Validate {
+        /// The input file; `-` or nothing reads standard input.
+        file: Option<String>,
+        /// The input itself instead of a file.
+        #[arg(long, conflicts_with = "file")]
+        text: Option<String>,
+        /// What the input is.
+        #[arg(long, value_enum)]
+        format: Kind,
+        /// The MRS manifest (a JSON file) MFEN and MPK are read under.
+        #[arg(long, conflicts_with = "variant")]
+        manifest: Option<String>,
+        /// Instead of --manifest: the rule set whose manifest to read under.
+        #[arg(long)]
+        variant: Option<String>,
+    },
+    /// Speak the interoperability harness's MIF-INTEROP/1 on standard input and output.
+    Adapter,
+}
+
+/// What `mill mif convert` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Target {
+    /// The MPK/1.0 structural key of the (final) position.
+    Mpk,
+    /// The (final) position as MFEN/1.0.
+    Mfen,
+    /// The MRS/1.0 manifest of the rules, as canonical JSON.
+    Mrs,
+    /// The whole game as MSTATE/1.0 (canonical JSON, the manifest inside).
+    Mstate,
+}
+
+/// What `mill mif validate` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Kind {
+    /// MFEN/1.0.
+    Mfen,
+    /// MPK/1.0.
+    Mpk,
+    /// An MRS/1.0 manifest (JSON).
+    Mrs,
+    /// An MSTATE/1.0 game (JSON), replayed and its checkpoints verified.
+    Mstate,
+}
+
+fn rules_named(name: Option<&str>) -> Result<Option<&'static Rules>, String> {
+    name.map(|n| Rules::parse(n).map_err(|e| e.to_string()))
+        .transpose()
+}
+
+fn input(file: Option<&str>, text: Option<String>) -> Result<String, String> {
+    match text {
+        Some(t) => Ok(t),
+        None => super::read_record(file),
+    }
+}
+
+/// Runs one `mill mif` command.
+pub fn run(command: MifCommand) -> Result<(), String> {
+    match command {
+        MifCommand::Adapter => adapter(),
+        MifCommand::Convert {
+            file,
+            text,
+            to,
+            variant,
+        } => {
+            let rules = rules_named(variant.as_deref())?;
+            if to == Target::Mrs {
+                let manifest =
+                    Manifest::of_rules(rules.unwrap_or(mill_core::NINE)).map_err(|e| e.to_string())?;
+                println!("{}", manifest.canonical());
+                return Ok(());
+            }
+            let text = input(file.as_deref(), text)?;
+            let (record, start_ply) = super::read_any(&text, super::Format::Auto, rules)?;
+            let game = &record.game;
+            match to {
+                Target::Mfen => {
+                    let mfen = match start_ply {
+                        Some(ply) => Mfen::of_game(game, ply),
+                        None => Mfen::from_game(game),
+                    };
+                    println!("{}", mfen.write().map_err(|e| e.to_string())?);
+                }
+                Target::Mstate => {
+                    let ply = start_ply.unwrap_or_else(|| Mfen::from_position(game.start()).primary_ply);
+                    let doc = mstate::write(game, ply).map_err(|e| e.to_string())?;
+                    println!("{}", canonical(&doc));
+                }
+                Target::Mpk | Target::Mrs => {
+                    let manifest = Manifest::of_rules(game.position().rules()).map_err(|e| e.to_string())?;
+                    let key = mpk::of_position(game.position(), &manifest).map_err(|e| e.to_string())?;
+                    println!("{key}");
+                }
+            }
+            Ok(())
+        }
+        MifCommand::Validate {
+            file,
+            text,
+            format,
+            manifest,
+            variant,
+        } => {
+            let text = input(file.as_deref(), text)?;
+            let text = text.strip_suffix('\n').unwrap_or(&text);
+            let manifest = match (manifest, rules_named(variant.as_deref())?) {
+                (Some(path), _) => {
+                    let doc =
+                        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
+                    Some(Manifest::parse(&doc).map_err(|e| format!("the manifest {path}: {e}"))?)
+                }
+                (None, Some(rules)) => Some(Manifest::of_rules(rules).map_err(|e| e.to_string())?),
+                (None, None) => None,
+            };
+            let checked = match format {
+                Kind::Mfen => canonical_mfen(text, manifest.as_ref()).map(|(_, t)| t),
+                Kind::Mpk => mpk::canonicalize(text, manifest.as_ref()),
+                Kind::Mstate => {
+                    mstate::read(text, manifest.as_ref()).and_then(|_| parse(text).map(|v| canonical(&v)))
+                }
+                Kind::Mrs => Manifest::parse(text).map(|m| {
+                    eprintln!("semanticDigest {}", m.semantic_digest);
+                    eprintln!("documentDigest {}", m.document_digest);
+                    m.canonical()
+                }),
+            };
+            match checked {
+                Ok(t) => {
+                    println!("{t}");
+                    Ok(())
+                }
+                Err(e) => {
+                    println!("{}", canonical(&e.diagnostics()));
+                    Err(format!("{e}"))
+                }
+            }
+        }
+    }
+}
+
+/// The harness's operations this adapter answers; the others are refused with
+/// `unsupported/unsupported-operation` (see docs/MIF.md).
+fn operate(operation: &str, payload: &Value) -> Result<Value, MifError> {
+    let field = |name: &str| payload.get(name);
+    let manifest = || -> Result<Option<Manifest>, MifError> {
+        field("manifest").cloned().map(Manifest::from_value).transpose()
+    };
+    let text = |name: &str| {
+        field(name).and_then(Value::as_str).ok_or_else(|| {
+            MifError::new("syntax", "schema", format!("payload member {name} is a string"))
+                .at(format!("/{name}"))
+        })
+    };
+    match operation {
+        "capabilities" => Ok(json!({"capabilities": capabilities("mill", env!("CARGO_PKG_VERSION"))})),
+        "canonicalize" => {
+            let value = text("value")?;
+            let value = match text("format")? {
+                "MFEN/1.0" => canonical_mfen(value, manifest()?.as_ref())?.1,
+                "MPK/1.0" => {
+                    let key = mpk::Key::parse(value)?;
+                    key.check(manifest()?.as_ref())?;
+                    key.canonical().0
+                }
+                other => {
+                    return Err(MifError::new(
+                        "unsupported",
+                        "unsupported-format",
+                        format!("canonicalize reads MFEN/1.0 or MPK/1.0, not {other}"),
+                    ));
+                }
+            };
+            Ok(json!({"value": value}))
+        }
+        "project-legal-actions" => {
+            let manifest = manifest()?.ok_or_else(|| {
+                MifError::new(
+                    "integrity",
+                    "manifest-missing",
+                    "legal actions are projected under a manifest",
+                )
+            })?;
+            Ok(json!({"document": legal_actions(&manifest, text("current")?)?}))
+        }
+        "execute" | "replay" | "transform" | "project-logical-turns" => {
+            // Not implemented; but what the specification validates first (the manifest,
+            // a reference envelope's manifest, the equivalence gate, the history a
+            // repetition root needs) is still checked and refused with its own code.
+            let manifest = manifest()?;
+            let reference = payload.pointer("/mstate/ruleset/mode") == Some(&json!("reference"));
+            if reference && manifest.is_none() {
+                return Err(MifError::new(
+                    "integrity",
+                    "manifest-missing",
+                    "a reference MSTATE is read with its manifest",
+                ));
+            }
+            if operation == "transform" {
+                if field("requireEquivalence") == Some(&json!(true)) && field("invariance").is_none() {
+                    return Err(MifError::new(
+                        "ineligible",
+                        "transform-invariance-undeclared",
+                        "equivalence needs an invariance declaration (MIFINV) for the exact semantic digest and transform profile",
+                    ));
+                }
+                let root = payload.pointer("/document/repetitionSummary");
+                if field("kind") == Some(&json!("decision-state"))
+                    && root.is_some_and(|r| !r.is_null())
+                    && field("repetitionHistory").is_none()
+                {
+                    return Err(MifError::new(
+                        "ineligible",
+                        "insufficient-transform-history",
+                        "a repetition root is rebuilt from its observations, which were not given",
+                    ));
+                }
+            }
+            Err(MifError::new(
+                "unsupported",
+                "unsupported-operation",
+                format!("{operation} is not implemented by this adapter (see docs/MIF.md)"),
+            ))
+        }
+        other => Err(MifError::new(
+            "unsupported",
+            "unsupported-operation",
+            format!("no operation {other:?} in MIF-INTEROP/1"),
+        )),
+    }
+}
+
+/// One response line for one request line.
+fn respond(line: &str) -> Value {
+    let request = parse(line);
+    let (id, operation) = match &request {
+        Ok(v) => (
+            v.get("requestId").cloned().unwrap_or(Value::Null),
+            v.get("operation").cloned().unwrap_or(Value::Null),
+        ),
+        Err(_) => (Value::Null, Value::Null),
+    };
+    let outcome = request.and_then(|v| {
+        let envelope = v
+            .as_object()
+            .filter(|o| {
+                o.len() == 5
+                    && o.get("protocol") == Some(&json!("MIF-INTEROP/1"))
+                    && o.get("kind") == Some(&json!("request"))
+                    && o.get("requestId").is_some_and(Value::is_string)
+                    && o.get("payload").is_some_and(Value::is_object)
+            })
+            .ok_or_else(|| {
+                MifError::new(
+                    "syntax",
+                    "schema",
+                    "a request holds exactly protocol MIF-INTEROP/1, kind request, requestId, operation and payload",
+                )
+            })?;
+        let operation = envelope.get("operation").and_then(Value::as_str).unwrap_or("");
+        operate(operation, envelope.get("payload").unwrap_or(&Value::Null))
+    });
+    let mut r = Map::new();
+    r.insert("protocol".into(), json!("MIF-INTEROP/1"));
+    r.insert("kind".into(), json!("response"));
+    r.insert("requestId".into(), id);
+    r.insert("operation".into(), operation);
+    match outcome {
+        Ok(result) => {
+            r.insert("status".into(), json!("ok"));
+            r.insert("result".into(), result);
+        }
+        Err(e) => {
+            r.insert("status".into(), json!("error"));
+            r.insert("diagnostics".into(), e.diagnostics());
+        }
+    }
+    Value::Object(r)
+}
+
+/// The adapter's loop: a response line per request line, until end of input.
+fn adapter() -> Result<(), String> {
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        writeln!(out, "{}", canonical(&respond(&line))).map_err(|e| e.to_string())?;
+        out.flush().map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
