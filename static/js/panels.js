@@ -8,7 +8,7 @@ import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
 import { onlineView } from './protocol.js';
 import { viewRecordTools } from './records.js';
-import { viewReview, viewReviewRecord } from './review.js';
+import { reviewStops, turnCounter, viewReview, viewReviewRecord } from './review.js';
 import { gameSlot, hasProgress } from './storage.js';
 import { chosenRules } from './variant.js';
 
@@ -157,7 +157,8 @@ function reviewStatus({ t, review }) {
   const source = review?.source;
   if (review?.error) return [t(source?.kind === 'round' ? 'review.error' : 'review.gameError', { message: review.error }), 'alert'];
   if (!review?.positions.length) return [t(source?.kind === 'round' ? 'online.connecting' : 'status.loading'), 'wait'];
-  const at = { at: review.at, total: review.positions.length - 1 };
+  // Counted in turns: a removal is part of its turn (review.js's stops).
+  const at = turnCounter(review.at, reviewStops(review.positions, review.ends));
   return [source?.kind === 'round' ? t('review.status', { round: source.round, ...at }) : t('review.statusGame', at), 'wait'];
 }
 

@@ -87,23 +87,49 @@ export function recordsAt(record, positions, ends) {
 }
 
 /**
- * Where a step key leads from `at` among `count` positions; null for other keys.
- * @param {string} key @param {number} at @param {number} count @returns {number | null}
+ * The positions stepping stops at: the start and the end of every complete turn (a
+ * removal is part of its turn, not a step of its own), and the last position when the
+ * game ends mid-turn (a placement still owing its removal).
+ * @param {Snapshot[]} positions @param {number[]} ends  analysis.js's turnEnds
+ * @returns {number[]}
  */
-export function stepFor(key, at, count) {
-  const last = count - 1;
+export function reviewStops(positions, ends) {
+  const last = positions.length - 1;
+  return last >= 0 && ends[ends.length - 1] !== last ? [...ends, last] : [...ends];
+}
+
+/**
+ * Where a step key leads from the position `at`, among the stops (reviewStops, in
+ * order): ←/→ the stop before or after, Home and End the first and last; null for
+ * other keys or no stops.
+ * @param {string} key @param {number} at @param {number[]} stops @returns {number | null}
+ */
+export function stepFor(key, at, stops) {
+  if (stops.length === 0) return null;
+  const first = stops[0];
+  const last = stops[stops.length - 1];
   switch (key) {
     case 'ArrowLeft':
-      return Math.max(0, at - 1);
+      return [...stops].reverse().find((i) => i < at) ?? first;
     case 'ArrowRight':
-      return Math.min(last, at + 1);
+      return stops.find((i) => i > at) ?? last;
     case 'Home':
-      return 0;
+      return first;
     case 'End':
       return last;
     default:
       return null;
   }
+}
+
+/**
+ * The turn counter: the position `at` as the turns played to reach it, out of the
+ * game's turns (a turn left without its removal at the end counts as one).
+ * @param {number} at @param {number[]} stops @returns {{ at: number, total: number }}
+ */
+export function turnCounter(at, stops) {
+  const k = stops.filter((i) => i <= at).length - 1;
+  return { at: Math.max(0, k), total: Math.max(0, stops.length - 1) };
 }
 
 /**
@@ -264,7 +290,7 @@ export function bindReviewControls(app) {
   const go = (/** @type {string} */ key) => {
     const review = app.page.mode === 'review' ? app.page.review : null;
     if (!review || review.positions.length === 0) return false;
-    const to = stepFor(key, review.at, review.positions.length);
+    const to = stepFor(key, review.at, reviewStops(review.positions, review.ends));
     if (to === null) return false;
     goTo(app, to);
     return true;
@@ -361,10 +387,15 @@ export function viewReviewRecord(page) {
   // Its turns are buttons: the keyboard reaches (and scrolls) the list through them.
   list.removeAttribute('tabindex');
   // The current turn in view inside the list only (not the page: a phone would jump).
+  // Measured against the list's own box: offsetTop counts from the positioned ancestor.
   const on = /** @type {HTMLElement | null} */ (list.querySelector('[aria-current]'));
   if (on) {
-    if (on.offsetTop < list.scrollTop) list.scrollTop = on.offsetTop;
-    else if (on.offsetTop + on.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = on.offsetTop + on.offsetHeight - list.clientHeight;
+    const box = list.getBoundingClientRect();
+    const row = /** @type {HTMLElement} */ (on.closest('li') ?? on).getBoundingClientRect();
+    const top = row.top - box.top + list.scrollTop;
+    const bottom = row.bottom - box.top + list.scrollTop;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
   } else if (current === 0) list.scrollTop = 0;
 }
 
