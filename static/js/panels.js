@@ -2,7 +2,7 @@
 // (banner, start hints, player cards, status line, result, move list, controls), each
 // reading the state and writing only its own part of the DOM. No panel changes the state.
 
-import { other, recordRows, statusOf } from './board.js';
+import { reasonText, recordRows, statusOf } from './board.js';
 import { computerStatus, resultForPerson } from './computer.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
@@ -187,7 +187,8 @@ function viewResult({ t, snap, o, vs, human }) {
     : out.kind === 'win'
       ? t('result.win', { side: t(`color.${out.winner}`) })
       : t('result.draw');
-  $('result-reason').textContent = t(`reason.${out.reason}`, { loser: out.winner ? t(`color.${other(out.winner)}`) : '' });
+  // Said to the person whose side it is (a seat, vs computer), else of the sides.
+  $('result-reason').textContent = reasonText(out, o ? o.seat : vs ? human ?? null : null, t);
 }
 
 /** The move list, numbered by turn pairs (under review, review.js's). @param {Frame} f */
