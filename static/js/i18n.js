@@ -44,6 +44,10 @@ const en = {
   'newGame.confirmText': 'The game in progress will be lost.',
   'newGame.confirm': 'Start over',
   'newGame.keep': 'Keep playing',
+  // New game after an import; Import asking first.
+  'newGame.fromImport': 'Restart from the imported position',
+  'records.importConfirm': 'Loading this game replaces the game in progress, which will be lost.',
+  // New game after an import — end
   'undo': 'Undo',
   'record': 'Moves',
   'record.empty': 'No moves yet',
@@ -202,6 +206,11 @@ const en = {
   'mark.inaccuracy': 'inaccuracy',
   'mark.mistake': 'mistake',
   'mark.blunder': 'blunder',
+  // The round and the score (panels.js's viewRoundScore).
+  'online.round': 'Round {round}',
+  'online.roundScore': 'Round {round} · You {mine} – {theirs}',
+  'online.roundScoreWatch': 'Round {round} · Light {light} – {dark} Dark',
+  // The round and the score — end
   'online.newRound': 'New round',
   'online.newRoundAsked': 'New round asked — waiting for {side}',
   'online.newRoundOffered': '{side} asks for a new round',
@@ -260,6 +269,10 @@ const ru = {
   'newGame.confirmText': 'Текущая партия будет потеряна.',
   'newGame.confirm': 'Начать заново',
   'newGame.keep': 'Продолжить игру',
+  // New game after an import; Import asking first.
+  'newGame.fromImport': 'Начать заново с загруженной позиции',
+  'records.importConfirm': 'Загруженная партия заменит текущую: текущая будет потеряна.',
+  // New game after an import — end
   'undo': 'Отменить ход',
   'record': 'Ходы',
   'record.empty': 'Ходов пока нет',
@@ -417,6 +430,11 @@ const ru = {
   'mark.inaccuracy': 'неточность',
   'mark.mistake': 'ошибка',
   'mark.blunder': 'грубая ошибка',
+  // The round and the score (panels.js's viewRoundScore).
+  'online.round': 'Партия {round}',
+  'online.roundScore': 'Партия {round} · Вы {mine} – {theirs}',
+  'online.roundScoreWatch': 'Партия {round} · Светлые {light} – {dark} Тёмные',
+  // The round and the score — end
   'online.newRound': 'Новая партия',
   'online.newRoundAsked': 'Новая партия предложена — ждём ответа ({side})',
   'online.newRoundOffered': '{side} предлагают новую партию',

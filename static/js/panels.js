@@ -6,7 +6,8 @@ import { reasonText, recordRows, statusOf } from './board.js';
 import { computerStatus, resultForPerson } from './computer.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
-import { onlineView } from './protocol.js';
+import { importedStart } from './local.js';
+import { onlineView, roomScore, scoreText } from './protocol.js';
 import { viewRecordTools } from './records.js';
 import { reviewStops, turnCounter, viewReview, viewReviewRecord } from './review.js';
 import { gameSlot, hasProgress } from './storage.js';
@@ -233,6 +234,8 @@ function viewLocalControls({ page, snap, vs, human }) {
     $button('undo').disabled = vs ? !vs.canUndo() : !snap || snap.actions === 0;
     $('new-game').classList.toggle('primary', !!snap?.outcome);
   }
+  // An imported game can be started again from where it was imported; New game is the rule set's start.
+  $('restart-import').hidden = !(local && page.game && importedStart(page.game));
 }
 
 /**
@@ -285,8 +288,27 @@ function viewOnlineControls({ page, t, o, view }) {
   const watching = !o.seat && !!o.state;
   $('seat-note').hidden = !o.seat && !watching;
   $('seat-note').textContent = o.seat ? t('online.youAre', { side: t(`color.${o.seat}`) }) : watching ? t('online.watchingNote') : '';
+  viewRoundScore(t, o);
   // Everyone in the room sees how many watch (a server that does not count sends nothing).
   const viewers = o.state?.spectators ?? 0;
   $('viewers').hidden = viewers === 0;
   $('viewers').textContent = viewers ? t(pluralKey(page.lang, 'online.viewers', viewers), { n: viewers }) : '';
+}
+
+/**
+ * From the second round: which round this is and the score of the rounds so far, the
+ * person's first ("Round 3 · You 1½ – ½"), a spectator's as Light – Dark.
+ * @param {import('./types.js').Translate} t @param {OnlineState} o
+ */
+function viewRoundScore(t, o) {
+  const line = $('round-score');
+  const state = o.state;
+  line.hidden = !state || state.round < 2;
+  if (!state || state.round < 2) return;
+  const score = roomScore(state.round, o.rounds, state.result ?? null);
+  if (!score.known) line.textContent = t('online.round', { round: state.round });
+  else if (o.seat) {
+    const theirs = o.seat === 'light' ? 'dark' : 'light';
+    line.textContent = t('online.roundScore', { round: state.round, mine: scoreText(score[o.seat]), theirs: scoreText(score[theirs]) });
+  } else line.textContent = t('online.roundScoreWatch', { round: state.round, light: scoreText(score.light), dark: scoreText(score.dark) });
 }

@@ -10,7 +10,8 @@
 // the rules' `mfenRefused` says why Three's and Six's boards have none).
 
 import { $, $button, $dialog, radios } from './dom.js';
-import { refreshLocal } from './local.js';
+import { confirmNewGame } from './dialog.js';
+import { gameInProgress, refreshLocal } from './local.js';
 import { importKind, loadText, localGame } from './rules.js';
 import { gameSlot, saveGame } from './storage.js';
 import { describeRules, rememberRules, rulesOfPosition } from './variant.js';
@@ -218,6 +219,8 @@ export function bindRecordTools(app) {
     if (!importable(page)) return void dialog.close();
     const text = area.value;
     const rules = importKind(text) === 'mfen' ? rulesSelect.value : undefined;
+    if (!(await mayReplace(app, text, rules))) return;
+    if (!importable(page)) return void dialog.close();
     let reply;
     if (page.mode === 'computer') {
       const side = radios('import-side').find((input) => input.checked)?.value ?? 'to-move';
@@ -237,6 +240,22 @@ export function bindRecordTools(app) {
       area.focus();
     }
   });
+}
+
+/**
+ * Import asks before it replaces a game in progress, as New game does; a text that does
+ * not load is not asked about (Load then says why). True to go on.
+ * @param {App} app @param {string} text @param {string | undefined} rules
+ */
+async function mayReplace(app, text, rules) {
+  const { page } = app;
+  if (!gameInProgress(page) || !page.game) return true;
+  const mod = await app.rules();
+  if (!mod || !page.game) return false;
+  const probe = localGame(mod);
+  probe.startRules(page.game.rulesName());
+  if (!loadText(probe, text, rules).ok) return true;
+  return confirmNewGame(page.t('records.importConfirm'));
 }
 
 /** Shows the tools wherever there is a game on screen; Import in same device and vs computer. @param {PageState} page */

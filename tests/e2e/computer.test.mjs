@@ -324,7 +324,7 @@ test('the person’s winning turn ends the game with “You win!”', async () =
   await point(page, 'g4').click();
   await page.locator('#result').waitFor();
   assert.equal(await page.locator('#result-title').innerText(), 'You win!');
-  assert.equal(await page.locator('#result-reason').innerText(), 'Light has no legal move.');
+  assert.equal(await page.locator('#result-reason').innerText(), 'Your opponent (Light) has no legal move.');
   assert.equal(await page.locator('.card.winner').getAttribute('data-side'), 'dark');
   await shot(page, 'computer-08-you-win-desktop');
   // Undo takes the winning turn back (there is no computer reply to it).

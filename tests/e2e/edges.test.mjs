@@ -103,3 +103,67 @@ test('1. review: the move list follows the position shown, and ←/→ step by w
   assert.deepEqual(page.errors, []);
   await context.close();
 });
+
+// Three a side, both out of hand, Light to move.
+const POSITION = '.L./..D/.../.....L/.D./D../L.. l 0 0 0 0';
+const IMPORTED = { d7: 'light', f6: 'dark', g4: 'light', d3: 'dark', b2: 'dark', a1: 'light' };
+
+test('3. New game after an import is the rule set’s start; the imported position has its own restart', async () => {
+  for (const mode of ['local', 'computer']) {
+    const { context, page } = await open('/');
+    await page.locator(`#start-${mode}`).click();
+    await page.locator('#board-host [data-point]').first().waitFor();
+    assert.equal(await page.locator('#restart-import').isVisible(), false, `${mode}: nothing imported yet`);
+    await importText(page, POSITION);
+    await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+    assert.deepEqual((await readBoard(page)).pieces, IMPORTED, mode);
+    // A turn from the imported position, then back to it.
+    await clickAction(page, 'a1-d1');
+    await page.locator('#restart-import').click();
+    await page.locator('#confirm-new-ok').click();
+    await page.waitForFunction(() => document.querySelector('#board-host [data-point="a1"]')?.classList.contains('light'));
+    assert.deepEqual((await readBoard(page)).pieces, IMPORTED, `${mode}: restarted at the imported position`);
+    // New game: the empty board of Nine Men's Morris, nine in hand each.
+    await page.locator('#new-game').click();
+    await page.waitForFunction(() => !document.querySelector('#board-host [data-point].light, #board-host [data-point].dark'));
+    assert.deepEqual((await readBoard(page)).pieces, {}, `${mode}: New game starts from the empty board`);
+    assert.equal(await page.locator('.card[data-side="light"] .in-hand b').innerText(), '9');
+    assert.equal(await page.locator('#restart-import').isVisible(), false, `${mode}: nothing imported any more`);
+    // And it stays so: the saved game is the new one.
+    await page.reload();
+    await page.locator('#board-host [data-point]').first().waitFor();
+    assert.deepEqual((await readBoard(page)).pieces, {}, `${mode}: after a reload`);
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  }
+});
+
+test('4. Import asks before it replaces a game in progress; a text that does not load is not asked about', async () => {
+  const { context, page } = await open('/', { viewport: PHONE });
+  await page.locator('#start-local').click();
+  for (const a of ['d6', 'a1']) await clickAction(page, a);
+  await page.locator('#import-record').click();
+  await page.locator('#import-text').fill('1. a1 a1');
+  await page.locator('#import-load').click();
+  await page.locator('#import-error').filter({ hasText: /\S/ }).waitFor();
+  assert.equal(await page.locator('#confirm-new').isVisible(), false, 'no question about a text that does not load');
+  await page.locator('#import-text').fill(POSITION);
+  await page.locator('#import-load').click();
+  await page.locator('#confirm-new').waitFor();
+  assert.equal(await page.locator('#confirm-new-text').innerText(), 'Loading this game replaces the game in progress, which will be lost.');
+  await page.locator('#confirm-new-keep').click();
+  assert.deepEqual((await readBoard(page)).pieces, { d6: 'light', a1: 'dark' }, 'kept');
+  assert.equal(await page.locator('#import-dialog').isVisible(), true, 'the import stays open');
+  await page.locator('#import-load').click();
+  await page.locator('#confirm-new-ok').click();
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  assert.deepEqual((await readBoard(page)).pieces, IMPORTED);
+  // A finished or empty game is replaced without a question.
+  await page.locator('#new-game').click();
+  await page.waitForFunction(() => !document.querySelector('#board-host [data-point].light, #board-host [data-point].dark'));
+  await importText(page, POSITION);
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  assert.equal(await page.locator('#confirm-new').isVisible(), false);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});

@@ -232,6 +232,8 @@ test('on a Six game, MFEN is read as Nine or Twelve, and Copy MFEN says why Six 
   assert.equal(await page.locator('#import-side').isVisible(), false, 'no side to choose on the same device');
   assert.deepEqual(await axeSerious(page), [], 'import dialog with the MFEN rule choice, English, light theme');
   await page.locator('#import-load').click();
+  // The Six game has a turn played: Import asks before replacing it.
+  await page.locator('#confirm-new-ok').click();
   await page.waitForFunction(() => !document.getElementById('import-dialog').open);
   assert.equal(await page.locator('#board-host [data-point]').count(), 24);
   assert.match(await page.locator('#game-rules').innerText(), /Nine/);
