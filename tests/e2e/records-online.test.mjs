@@ -61,7 +61,7 @@ test('players and a spectator copy the online round with its room, round and res
   // Dark resigns: the record ends 1-0 by resignation, for both players and the spectator.
   dark.on('dialog', (d) => d.accept());
   await dark.locator('#resign').click();
-  await light.locator('#result-reason', { hasText: 'Dark resigned.' }).waitFor();
+  await light.locator('#result-reason', { hasText: 'Your opponent (Dark) resigned.' }).waitFor();
   await light.locator('#copy-record').click();
   await light.locator('#record-copied', { hasText: 'The record is copied.' }).waitFor();
   const record = await clipboard(light);
