@@ -191,6 +191,8 @@ const en = {
   'analysis.graph': 'Evaluation over the game, Light above the middle line, Dark below; click a turn to see it',
   'analysis.progress': 'The engine is judging the positions: {done} of {total}',
   'analysis.done': 'All {total} positions judged',
+  // Review's fixed budget (review.js): the same answer each time, and how deep it looked.
+  'analysis.budget': 'Each position: {nodes} nodes, the same every time; depth {depth}',
   'analysis.waiting': 'Waiting for the engine…',
   'analysis.midTurn': 'The turn is not complete: the removal follows',
   'analysis.failed': 'The engine could not judge this position: {message}',
@@ -415,6 +417,8 @@ const ru = {
   'analysis.graph': 'Оценка по ходу партии: выше средней линии — перевес светлых, ниже — тёмных; нажмите на ход, чтобы его увидеть',
   'analysis.progress': 'Движок оценивает позиции: {done} из {total}',
   'analysis.done': 'Оценены все позиции: {total}',
+  // Review's fixed budget (review.js): the same answer each time, and how deep it looked.
+  'analysis.budget': 'Каждая позиция: {nodes} узлов, всегда одинаково; глубина {depth}',
   'analysis.waiting': 'Ждём оценку движка…',
   'analysis.midTurn': 'Ход не закончен: дальше снятие фишки',
   'analysis.failed': 'Движок не смог оценить позицию: {message}',

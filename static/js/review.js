@@ -7,7 +7,7 @@
 // engine judges them in its own worker (analysis.js). Read-only: the board never takes a
 // click here; it shows the engine's better turn where a turn was marked.
 
-import { ANALYSIS_MS, betterHint, createAnalysis, describeJudgement, drawGraph, GLYPHS, markTurns, turnAtX, turnEnds, turnOf } from './analysis.js';
+import { ANALYSIS_NODES, betterHint, createAnalysis, describeJudgement, drawGraph, GLYPHS, markTurns, turnAtX, turnEnds, turnOf } from './analysis.js';
 import { blankSnapshot, recordRows } from './board.js';
 import { engineWorker } from './computer.js';
 import { $, $button } from './dom.js';
@@ -222,7 +222,7 @@ async function startReview(app, source, load) {
     review.analysis = createAnalysis({
       records: recordsAt(record, review.positions, review.ends),
       analyst: engineWorker(),
-      movetime: ANALYSIS_MS,
+      nodes: ANALYSIS_NODES,
       onJudged: () => page.review === review && show(app, review),
     });
     review.analysis.start();
@@ -428,6 +428,12 @@ export function viewReview(page) {
   const progress = $('analysis-progress');
   const done = analysis?.done ?? 0;
   progress.textContent = done < judged.length ? t('analysis.progress', { done, total: judged.length }) : t('analysis.done', { total: judged.length });
+  // How far it looked: the budget (the same each time) and the depths it reached.
+  const depths = judged.flatMap((j) => (j?.ok && !j.over && !j.tablebase ? [j.depth] : []));
+  $('analysis-budget').textContent = t('analysis.budget', {
+    nodes: ANALYSIS_NODES.toLocaleString(page.lang),
+    depth: depths.length ? `${Math.min(...depths)}–${Math.max(...depths)}` : '…',
+  });
   drawGraph(/** @type {SVGSVGElement} */ (/** @type {unknown} */ ($('eval-graph'))), judged, marks, k);
   $('eval-graph').setAttribute('aria-label', t('analysis.graph'));
 

@@ -167,3 +167,30 @@ test('4. Import asks before it replaces a game in progress; a text that does not
   assert.deepEqual(page.errors, []);
   await context.close();
 });
+
+test('2. review: the same game judged twice says the same, and says how deep it looked', async () => {
+  const { context, page } = await open('/');
+  await page.locator('#start-local').click();
+  for (const a of actionsOf('a1 g7 a4 g1 d6 g4xa1 d1')) await clickAction(page, a);
+  /** Everything the analysis says, position by position. */
+  const judgement = async () => {
+    await page.locator('#review-open').click();
+    await page.waitForFunction(() => document.getElementById('analysis-progress')?.textContent === 'All 8 positions judged', null, { timeout: 60_000 });
+    const said = [await page.locator('#analysis-budget').innerText(), await page.locator('#eval-graph .graph-line').getAttribute('points')];
+    await page.keyboard.press('Home');
+    for (let k = 0; k <= 7; k += 1) {
+      await waitStatus(page, `Review · turn ${k} / 7`);
+      said.push(`${k}: ${await page.locator('#analysis-eval').innerText()} | ${await page.locator('#analysis-mark').innerText()}`);
+      await page.keyboard.press('ArrowRight');
+    }
+    await page.locator('#review-back').click();
+    await page.locator('#local-controls').waitFor();
+    return said;
+  };
+  const first = await judgement();
+  assert.match(first[0], /^Each position: 300,000 nodes, the same every time; depth \d+–\d+$/);
+  assert.ok(first.some((line) => /Better: /.test(line)), `d6 is marked with a better turn: ${first.join('\n')}`);
+  assert.deepEqual(await judgement(), first);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
