@@ -126,7 +126,9 @@ function statusText({ page, t, snap, o, view, vs, human }) {
   // A spectator (no seat) is told whose move it is, like a player waiting.
   const s = (vs && computerStatus(snap, human, vs.failed)) || statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
   const params = Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, t(`color.${v}`)]));
-  return [t(onlineWording(s.key, o, snap), params), s.tone];
+  // Vs computer the person's own turn is "Your turn: …", as online.
+  const key = vs && !snap.outcome && snap.turn === human ? s.key.replace(/^status\./, 'status.you.') : onlineWording(s.key, o, snap);
+  return [t(key, params), s.tone];
 }
 
 /**

@@ -330,8 +330,18 @@ export function bindReviewControls(app) {
     const k = turnAtX(/** @type {MouseEvent} */ (event).clientX - box.left, box.width, review.ends.length);
     goTo(app, review.ends[k]);
   });
-  $('review-open').addEventListener('click', () => openGameReview(app));
-  $('review-back').addEventListener('click', () => app.route());
+  // The button pressed hides with the screen it was on: the focus goes on to what the
+  // person does next (stepping back through the game; on return, reviewing it again),
+  // not to the page's <body>.
+  $('review-open').addEventListener('click', async () => {
+    await openGameReview(app);
+    if (app.page.mode === 'review') $button('review-prev').focus();
+  });
+  $('review-back').addEventListener('click', async () => {
+    await app.route();
+    if (!$('review-open').hidden) $button('review-open').focus();
+    else app.page.board?.focus();
+  });
 }
 
 /**

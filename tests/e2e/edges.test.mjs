@@ -194,3 +194,49 @@ test('2. review: the same game judged twice says the same, and says how deep it 
   assert.deepEqual(page.errors, []);
   await context.close();
 });
+
+test('7. the focus follows "Review the game" and "Back to the game"; rule options are big enough targets', async () => {
+  const { context, page } = await open('/', { viewport: PHONE });
+  const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName.toLowerCase());
+  // The protection checkbox: at least 24 × 24 px (WCAG 2.2 target size).
+  await page.locator('#rule-options summary').click();
+  const box = await page.locator('#opt-protect').boundingBox();
+  assert.ok(box.width >= 24 && box.height >= 24, JSON.stringify(box));
+  await page.locator('#start-local').click();
+  for (const a of ['d6', 'a1']) await clickAction(page, a);
+  await page.locator('#review-open').focus();
+  await page.keyboard.press('Enter');
+  await waitStatus(page, 'Review · turn 2 / 2');
+  assert.equal(await focused(), 'review-prev');
+  await page.keyboard.press('Enter');
+  await waitStatus(page, 'Review · turn 1 / 2');
+  await page.locator('#review-back').focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#local-controls').waitFor();
+  assert.equal(await focused(), 'review-open');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('8. the start screen’s three modes fit the screen; vs computer opens at the top and says “Your turn”', async () => {
+  for (const [viewport, locale] of [
+    [DESKTOP, 'en-US'],
+    [DESKTOP, 'ru-RU'],
+    [PHONE, 'en-US'],
+    [PHONE, 'ru-RU'],
+  ]) {
+    const { context, page } = await open('/', { viewport, locale });
+    await page.locator('#start-computer').waitFor();
+    const bottom = await page.evaluate(() => document.getElementById('start-computer').getBoundingClientRect().bottom);
+    assert.ok(bottom <= viewport.height, `${locale} ${viewport.width}: the third mode ends at ${bottom}px of ${viewport.height}`);
+    // Even from a start screen scrolled down, the game opens with its header in view.
+    await page.evaluate(() => window.scrollTo(0, 40));
+    await page.locator('#start-computer').click();
+    await page.locator('#board-host [data-point]').first().waitFor();
+    await page.waitForFunction(() => document.querySelector('#status').dataset.tone === 'act');
+    assert.equal(await page.evaluate(() => window.scrollY), 0, `${locale} ${viewport.width}`);
+    assert.equal(await page.locator('#status').innerText(), locale === 'en-US' ? 'Your turn: place a piece' : 'Ваш ход: поставьте фишку');
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  }
+});
