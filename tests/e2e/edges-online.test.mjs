@@ -130,3 +130,55 @@ test('three rounds: result lines for each seat and a spectator in both languages
   for (const [name, page] of Object.entries(pages)) assert.deepEqual(page.errors, [], name);
   await Promise.all([lightContext.close(), darkContext.close(), watchContext.close()]);
 });
+
+/**
+ * WebAudio as browsers give it before a person's gesture: suspended, resumed only once
+ * there was one (headless Chromium counts the page as activated from the start, so the
+ * gesture is recorded here); notes recorded.
+ */
+function strictAudio() {
+  window.notes = [];
+  let gestured = false;
+  for (const type of ['pointerdown', 'keydown']) addEventListener(type, () => (gestured = true), true);
+  window.AudioContext = class {
+    state = 'suspended';
+    currentTime = 0;
+    destination = {};
+    resume() {
+      if (gestured) this.state = 'running';
+      return Promise.resolve();
+    }
+    createOscillator() {
+      const osc = { frequency: {}, connect: (g) => g, start: () => window.notes.push(osc.frequency.value), stop() {} };
+      return osc;
+    }
+    createGain() {
+      return { gain: { setValueAtTime() {}, exponentialRampToValueAtTime() {} }, connect: (d) => d };
+    }
+  };
+}
+
+test('10. the first turn before any touch is told by the title; the first touch lets the sound play from then on', async () => {
+  const lightContext = await env.browser.newContext({ viewport: PHONE });
+  const light = await openPage(lightContext, `${env.server.url}/`);
+  await light.locator('#start-friend').click();
+  await light.waitForURL(/\/r\/[a-z0-9]+$/);
+  const darkContext = await env.browser.newContext({ viewport: PHONE });
+  await darkContext.addInitScript(strictAudio);
+  const dark = await openPage(darkContext, light.url());
+  await waitText(dark, 'status', 'Waiting for Light to move');
+  await clickAction(light, 'd6');
+  await waitText(dark, 'status', 'Your turn: place a piece');
+  // Nothing could sound: the title says it, though the tab is in view.
+  await dark.waitForFunction(() => document.title === '● Your turn · Mill');
+  assert.equal(await dark.evaluate(() => window.notes.length), 0);
+  // The first touch (here, the move itself) starts the audio and answers the title.
+  await clickAction(dark, 'a1');
+  await dark.waitForFunction(() => document.title === 'Mill');
+  await clickAction(light, 'd5');
+  await waitText(dark, 'status', 'Your turn: place a piece');
+  await dark.waitForFunction(() => window.notes.length === 2);
+  assert.equal(await dark.title(), 'Mill');
+  assert.deepEqual(dark.errors, []);
+  await Promise.all([lightContext.close(), darkContext.close()]);
+});
