@@ -59,7 +59,7 @@
  * @property {Snapshot[]} positions  before the first action and after each one; empty until loaded
  * @property {number[]} ends  the positions the engine judges (the start, each complete turn's end), as indices into `positions`
  * @property {number} at  the position shown, an index into `positions`
- * @property {string | null} error  why the game cannot be shown (the server's or the rules' words)
+ * @property {string | null} error  why the game cannot be shown, as a code (i18n `review.why.<code>`: the server's error code, `replay`, `network`)
  * @property {ReturnType<typeof import('./analysis.js').createAnalysis> | null} analysis  the engine judging `ends` in its worker; stopped on leaving
  */
 

@@ -158,7 +158,11 @@ function personalResult(snap, o, vs, human) {
 /** Under review: which position of the game is shown. @param {PageState} page @returns {[string, string]} */
 function reviewStatus({ t, review }) {
   const source = review?.source;
-  if (review?.error) return [t(source?.kind === 'round' ? 'review.error' : 'review.gameError', { message: review.error }), 'alert'];
+  if (review?.error) {
+    const key = `review.why.${review.error}`;
+    const message = t(key) === key ? t('review.why.network') : t(key);
+    return [t(source?.kind === 'round' ? 'review.error' : 'review.gameError', { message }), 'alert'];
+  }
   if (!review?.positions.length) return [t(source?.kind === 'round' ? 'online.connecting' : 'status.loading'), 'wait'];
   // Counted in turns: a removal is part of its turn (review.js's stops).
   const at = turnCounter(review.at, reviewStops(review.positions, review.ends));

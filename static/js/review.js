@@ -154,9 +154,11 @@ export function recordOnScreen(page, startPosition) {
  */
 export function openReview(app, roomId, round) {
   return startReview(app, { kind: 'round', roomId, round }, async () => {
-    const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/rounds/${round}`);
+    const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/rounds/${round}`).catch(() => null);
+    if (!res) throw new Error('network');
     const body = await res.json().catch(() => ({}));
-    if (!res.ok) throw new Error(body.message ?? String(res.status));
+    // The server's code (review.why.* says it in words), never its English message.
+    if (!res.ok) throw new Error(typeof body.code === 'string' ? body.code : 'network');
     return body;
   });
 }
@@ -208,7 +210,11 @@ async function startReview(app, source, load) {
   let record = null;
   try {
     record = await load();
-    review.positions = reviewPositions(game, record);
+    try {
+      review.positions = reviewPositions(game, record);
+    } catch {
+      throw new Error('replay');
+    }
     review.ends = turnEnds(review.positions);
     review.at = review.positions.length - 1;
     review.record = record;
@@ -452,7 +458,7 @@ export function viewReview(page) {
   const evalLine = $('analysis-eval');
   if (review.ends[k] !== review.at) evalLine.textContent = t('analysis.midTurn');
   else if (!j) evalLine.textContent = t('analysis.waiting');
-  else if (!j.ok) evalLine.textContent = t('analysis.failed', { message: j.error?.message ?? '' });
+  else if (!j.ok) evalLine.textContent = t('analysis.failed');
   else {
     const d = describeJudgement(j);
     const params = { ...d.params, ...(d.params.side ? { side: t(`color.${d.params.side}`) } : {}) };

@@ -240,3 +240,28 @@ test('8. the start screen’s three modes fit the screen; vs computer opens at t
     await context.close();
   }
 });
+
+test('6. a Russian import error has no English in it and names the turn; Copy MFEN only where the board has MFEN', async () => {
+  const { context, page } = await open('/', { locale: 'ru-RU', viewport: PHONE });
+  await page.locator('#start-local').click();
+  await page.locator('#board-host [data-point]').first().waitFor();
+  await importText(page, '1. a1 a1');
+  const error = page.locator('#import-error');
+  await error.filter({ hasText: /\S/ }).waitFor();
+  assert.equal(await error.innerText(), 'Ничего не загружено: ход 2: эта точка уже занята.');
+  for (const text of ['[Variant "nine"]\n[Date nope]\n\n1. a1', '1. a1 b2 2. d1 d2 3. g1', 'MFEN/1.0 mill24-state-v1 ......../......../........ w m m 9,9 - 0 0 -', 'LLL/.../... l 9 9 0 0']) {
+    await page.locator('#import-text').fill(text);
+    await page.evaluate(() => (document.getElementById('import-error').textContent = ''));
+    await page.locator('#import-load').click();
+    await page.waitForFunction(() => /Ничего не загружено/.test(document.getElementById('import-error').textContent));
+    const words = (await error.innerText()).replace(/MFEN/g, '');
+    assert.doesNotMatch(words, /[A-Za-z]|\[/, `no English and no code: ${words}`);
+  }
+  await page.locator('#import-cancel').click();
+  assert.equal(await page.locator('#copy-mfen').isVisible(), true, 'Nine has MFEN');
+  await importText(page, '[Variant "three"]\n\n1. a1');
+  await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  assert.equal(await page.locator('#copy-mfen').isVisible(), false, 'Three has none');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
