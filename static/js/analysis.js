@@ -1,6 +1,6 @@
 // Owns the engine's judgement of a game under review: which positions are judged (the
 // start and the end of every complete turn), asking the engine for each in turn with a
-// short budget (in its own Web Worker, so the page never freezes; stopped when the
+// fixed budget of nodes, so a review says the same each time (in its own Web Worker, so the page never freezes; stopped when the
 // review is left), each turn's mark by the drop it caused, and the evaluation graph.
 //
 // The engine (crates/mill-wasm/src/analysis.rs) answers every position from Light's
@@ -23,8 +23,11 @@ import { TABLEBASE_MANIFEST } from './tablebase.js';
 /** @typedef {import('./types.js').Side} Side */
 /** @typedef {import('./types.js').Snapshot} Snapshot */
 
-/** The search's budget for each position, in milliseconds. */
-export const ANALYSIS_MS = 200;
+/**
+ * The search's budget for each position, in nodes (positions visited), not time: the same
+ * game is judged the same way each time it is reviewed, on any device, however busy.
+ */
+export const ANALYSIS_NODES = 300_000;
 
 /** The thresholds of the marks, in value units (see the top of this file). */
 export const THRESHOLDS = Object.freeze({ inaccuracy: 0.1, mistake: 0.2, blunder: 0.3 });
@@ -200,10 +203,10 @@ export function turnAtX(x, width, count, xpad = GRAPH_XPAD) {
 /**
  * Judges the positions one after the other, calling `onJudged` after each, until all
  * are done or `stop()` is called (which cancels the search under way).
- * @param {{ records: string[], analyst: Analyst, onJudged: () => void, movetime?: number }} options
- *   records: the game's record (export_record JSON) up to each turn end
+ * @param {{ records: string[], analyst: Analyst, onJudged: () => void, nodes?: number }} options
+ *   records: the game's record (export_record JSON) up to each turn end; nodes: each search's budget
  */
-export function createAnalysis({ records, analyst, onJudged, movetime = ANALYSIS_MS }) {
+export function createAnalysis({ records, analyst, onJudged, nodes = ANALYSIS_NODES }) {
   /** @type {(Judgement | null)[]} */
   const judged = records.map(() => null);
   let stopped = false;
@@ -212,7 +215,7 @@ export function createAnalysis({ records, analyst, onJudged, movetime = ANALYSIS
   async function run() {
     while (!stopped && next < records.length) {
       const k = next++;
-      const reply = await analyst.search({ kind: 'analyse', record: records[k], movetime, tablebase: TABLEBASE_MANIFEST });
+      const reply = await analyst.search({ kind: 'analyse', record: records[k], nodes, tablebase: TABLEBASE_MANIFEST });
       if (stopped) return;
       judged[k] = reply?.ok ? reply : { ...reply, ok: false };
       onJudged();

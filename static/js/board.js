@@ -218,6 +218,24 @@ export function statusOf(snapshot, ui, seat = null) {
   return { key: flying ? 'status.fly' : 'status.move', params: { side }, tone: 'act' };
 }
 
+/** The reasons a win gives a loser, said to that side ("You resigned.") or of it. */
+const PERSONAL_REASONS = Object.freeze(['pieces', 'blocked', 'resignation']);
+
+/**
+ * Why the game ended, in words, as `viewer` sees it: the side this screen plays (an online
+ * seat, the person vs the computer), or null when both sides or a spectator look on. The
+ * loser reads "You resigned.", the winner "Your opponent (Light) resigned.", anyone else
+ * "Light resigned."; draws and a winning line read the same for all.
+ * @param {import('./types.js').Outcome} outcome @param {import('./types.js').Side | null} viewer
+ * @param {import('./types.js').Translate} t @returns {string}
+ */
+export function reasonText(outcome, viewer, t) {
+  const loser = outcome.kind === 'win' && outcome.winner ? other(outcome.winner) : null;
+  const params = loser ? { loser: t(`color.${loser}`), loserOf: t(`color.of.${loser}`) } : {};
+  if (!loser || !PERSONAL_REASONS.includes(outcome.reason) || !viewer) return t(`reason.${outcome.reason}`, params);
+  return t(`reason.${viewer === loser ? 'you' : 'opponent'}.${outcome.reason}`, params);
+}
+
 /** The accessible name of a point, e.g. "d6, Light piece, can move". */
 export function accessibleName(snapshot, ui, name, t, canAct = true) {
   const s = pointState(snapshot, ui, name, canAct);

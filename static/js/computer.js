@@ -239,9 +239,15 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
     return busy === null && !isComputerToMove(snapshot(), s.human);
   }
 
-  function newGame() {
+  /**
+   * A new game with a new seed: from the rule set's start, or with `fromImport` again
+   * from the position the game was imported at (restart).
+   * @param {boolean} [fromImport]
+   */
+  function newGame(fromImport = false) {
     cancel();
-    game.restart();
+    if (fromImport) game.restart();
+    else game.startRules(game.rulesName());
     s.seed = newSeed() >>> 0;
     save();
     return move();
@@ -300,7 +306,10 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
       save();
       return move();
     },
-    newGame,
+    /** A new game from the rule set's start. */
+    newGame: () => newGame(),
+    /** The imported game again, from the position it was imported at. */
+    restartImport: () => newGame(true),
     /**
      * Keeps the game. A search under way starts again at the new level (as does one that
      * failed); a turn already being shown finishes, and the level applies from the next.

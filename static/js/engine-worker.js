@@ -7,7 +7,7 @@
 //          | { id, ok: false, error: { code, message } }
 //
 // Review's analysis (analysis.js, in a worker of its own) asks about one position at a time:
-//   request: { id, kind: 'analyse', record, movetime, tablebase? }
+//   request: { id, kind: 'analyse', record, nodes, tablebase? }   (a fixed budget: the same answer each time)
 //   reply:   { id, ok: true, toMove, score, value, winIn, over, best, actions, pv, depth, … }
 //
 // `tablebase` is the URL of the server's manifest of endgame tables: when the game is in
@@ -19,7 +19,7 @@
 // The page cancels a search by terminating the worker (computer.js); there is no
 // cancel message, as a running search never reads one.
 
-import init, { analyse, best_turn as bestTurn, load_tablebase as loadTablebase, tablebase_wanted as tablebaseWanted } from '/pkg/mill_wasm.js';
+import init, { analyse_nodes as analyseNodes, best_turn as bestTurn, load_tablebase as loadTablebase, tablebase_wanted as tablebaseWanted } from '/pkg/mill_wasm.js';
 import { createTables } from './tablebase.js';
 
 const ready = init();
@@ -30,14 +30,14 @@ self.millTables = tables.status;
 self.millMemory = async () => (await ready).memory.buffer.byteLength;
 
 self.addEventListener('message', async (event) => {
-  const { id, kind, record, level, seed, movetime, tablebase } = event.data ?? {};
+  const { id, kind, record, level, seed, movetime, nodes, tablebase } = event.data ?? {};
   let reply;
   try {
     await ready;
     if (typeof tablebase === 'string' && tablebase) await tables.prepare(String(record), tablebase);
     reply = JSON.parse(
       kind === 'analyse'
-        ? analyse(String(record), Number(movetime))
+        ? analyseNodes(String(record), Number(nodes))
         : bestTurn(String(record), String(level), Number(seed), Number(movetime)),
     );
   } catch (error) {

@@ -77,19 +77,42 @@ export function bindLocalControls(app) {
     refreshLocal(app);
   });
 
-  $('new-game').addEventListener('click', async () => {
+  /** New game: the rule set's start; `fromImport`: the imported position again. @param {boolean} fromImport */
+  const startOver = async (fromImport) => {
     const { mode, game, computer } = page;
     if (mode !== 'local' && mode !== 'computer') return;
     // Vs computer the computer's opening turn (the person playing Dark, or a game imported
     // on the computer's move) is no game to lose.
-    const opening = computer ? computer.opening : 0;
-    if (newGameNeedsConfirm(page.snapshot, opening) && !(await confirmNewGame(page.t('newGame.confirmText')))) return;
+    if (gameInProgress(page) && !(await confirmNewGame(page.t('newGame.confirmText')))) return;
     // The page may have moved on while the question was open.
     if (page.mode !== mode || page.game !== game) return;
     app.setNotice(null);
-    if (mode === 'computer') return void computer.newGame();
-    game.restart();
+    if (mode === 'computer') return void (fromImport ? computer.restartImport() : computer.newGame());
+    if (fromImport) game.restart();
+    else game.startRules(game.rulesName());
     saveLocal(app);
     refreshLocal(app);
-  });
+  };
+  $('new-game').addEventListener('click', () => startOver(false));
+  $('restart-import').addEventListener('click', () => startOver(true));
+}
+
+/**
+ * Whether replacing the game on screen (same device, vs computer) would lose a game in
+ * progress: played beyond the computer's opening turn, and not over.
+ * @param {import('./page-state.js').PageState} page
+ */
+export function gameInProgress(page) {
+  const opening = page.mode === 'computer' && page.computer ? page.computer.opening : 0;
+  return newGameNeedsConfirm(page.snapshot, opening);
+}
+
+/**
+ * The position a same-device or vs-computer game was imported at, or null when it starts
+ * where its rule set does (then New game and a restart are the same).
+ * @param {import('./rules.js').LocalGame} game @returns {string | null}
+ */
+export function importedStart(game) {
+  const { start } = JSON.parse(game.exportRecord());
+  return start !== game.rulesInfo().start ? start : null;
 }

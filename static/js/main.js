@@ -39,6 +39,8 @@ const app = {
     viewNotice(page);
   },
   showScreen(name) {
+    // Another screen opens at its top (the header in view), wherever the last one was scrolled.
+    if (document.body.dataset.screen !== name) window.scrollTo(0, 0);
     $('start').hidden = name !== 'start';
     $('game').hidden = name !== 'game';
     document.body.dataset.screen = name;

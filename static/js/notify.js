@@ -1,7 +1,8 @@
 // Owns telling the person that something happened while they looked away: the tab title
 // when it is their turn or the game ended in a background tab, a short sound for their
-// turn and for a mill (WebAudio, no sound files), a buzz on phones that vibrate, and the
-// remembered mute switch. `newsOf` (what changed between two redraws) is pure and
+// turn and for a mill (WebAudio, no sound files; started on the person's first gesture, as
+// browsers require, and the title says a turn whose sound could not play yet), a buzz on
+// phones that vibrate, and the remembered mute switch. `newsOf` (what changed between two redraws) is pure and
 // unit-tested; the notifier around it touches the document, the audio and the vibrator.
 
 /** @typedef {import('./page-state.js').PageState} PageState */
@@ -73,22 +74,55 @@ export function createNotifier({ storage, doc = document, nav = navigator, Audio
   let audio = null;
   /** @type {PageState | null} */
   let shown = null;
+  /** Your turn came and its sound could not play (no gesture yet): the title says it, tab visible or not. */
+  let unheard = false;
 
   const hidden = () => doc.visibilityState === 'hidden';
 
   function title() {
     if (!shown) return;
     const { t } = shown;
-    const text = alert && hidden() ? `● ${t(`notify.${alert}`)} · ${t('app.title')}` : t('app.title');
+    const text = alert && (hidden() || unheard) ? `● ${t(`notify.${alert}`)} · ${t('app.title')}` : t('app.title');
     if (doc.title !== text) doc.title = text;
   }
 
-  /** Two short notes up for "your turn", a low pair for a mill. @param {'turn' | 'mill'} kind */
+  /**
+   * Starts (or resumes) the audio inside a person's gesture: before any, browsers keep it
+   * suspended, and the first turn's sound would be lost. The gesture also answers an
+   * unheard turn's title.
+   */
+  function onGesture() {
+    if (Audio && !muted) {
+      try {
+        audio ??= new Audio();
+        if (audio.state === 'suspended') audio.resume().catch(() => {});
+      } catch {
+        // No audio here: the title and the board still say it.
+      }
+    }
+    if (unheard) {
+      unheard = false;
+      if (!hidden()) alert = null;
+      title();
+    }
+  }
+  doc.addEventListener('pointerdown', onGesture, true);
+  doc.addEventListener('keydown', onGesture, true);
+
+  /**
+   * Two short notes up for "your turn", a low pair for a mill; false when they cannot
+   * sound now (muted, no audio, or not yet allowed: no gesture so far).
+   * @param {'turn' | 'mill'} kind @returns {boolean}
+   */
   function tone(kind) {
-    if (muted || !Audio) return;
+    if (muted || !Audio) return false;
+    // Created before any gesture, the browser refuses it (and says so in the console).
+    if (!audio && nav.userActivation?.hasBeenActive === false) return false;
     try {
       audio ??= new Audio();
       if (audio.state === 'suspended') audio.resume().catch(() => {});
+      // Notes scheduled on a suspended context would sound late, at the next gesture.
+      if (audio.state !== 'running') return false;
       const notes = kind === 'turn' ? [660, 880] : [392, 523];
       notes.forEach((freq, i) => {
         const start = audio.currentTime + i * 0.09;
@@ -103,8 +137,10 @@ export function createNotifier({ storage, doc = document, nav = navigator, Audio
         osc.start(start);
         osc.stop(start + 0.18);
       });
+      return true;
     } catch {
       // No audio here (or not allowed yet): the title and the board still say it.
+      return false;
     }
   }
 
@@ -132,8 +168,13 @@ export function createNotifier({ storage, doc = document, nav = navigator, Audio
       if (hidden() && news.over) alert = 'gameOver';
       else if (hidden() && news.yourTurn) alert = 'yourTurn';
       else if (alert === 'yourTurn' && !now?.mine) alert = null;
-      if (news.mill) tone('mill');
-      else if (news.yourTurn) tone('turn');
+      if (!now?.mine) unheard = false;
+      const heard = news.mill ? tone('mill') : news.yourTurn && tone('turn');
+      // A turn whose sound could not play is told by the title instead, even in view.
+      if (news.yourTurn && !heard && !muted) {
+        alert = 'yourTurn';
+        unheard = true;
+      }
       // Before the person has touched the page the browser refuses (and logs an error).
       if (news.yourTurn && !muted && nav.userActivation?.hasBeenActive !== false) nav.vibrate?.(120);
       title();

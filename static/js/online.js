@@ -83,7 +83,10 @@ export async function openRoom(app, roomId) {
   app.showScreen('game');
   app.render();
   let seat = page.seats.get(roomId) ?? seatFor(storage, roomId);
-  if (!seat) {
+  // Both seats taken (room info says so): watch without asking to join, whose refusal
+  // (409) the browser would log as an error on every spectator's visit.
+  const full = !!info?.seats?.light?.taken && !!info?.seats?.dark?.taken;
+  if (!seat && !full) {
     try {
       const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/join`, JSON_POST);
       const body = await res.json().catch(() => ({}));
@@ -132,7 +135,13 @@ const HANDLERS = {
     o.fresh = false;
   },
   [SERVER_TYPES.STATE](app, o, msg) {
+    // A new round: the notes of the last one (a copied record, a refusal) are gone.
+    if (o.state && o.state.round !== msg.round) {
+      $('record-copied').textContent = '';
+      app.setNotice(null);
+    }
     o.state = msg;
+    fetchPastRounds(app, o, msg.round);
     o.fresh = true;
     app.page.snapshot = snapshotFromState(msg);
     ensureRoomBoard(app, rulesOfPosition(app.page.snapshot.position));
@@ -150,6 +159,27 @@ const HANDLERS = {
     else if (msg.code !== ERROR_CODES.STALE) app.setNotice(null, app.page.t('online.error', { message: msg.message }));
   },
 };
+
+/**
+ * The results of the rounds before `round`, for the score line: each finished round's
+ * record once (GET /api/rooms/<id>/rounds/<n>; the `state` carries only the current
+ * round's result). A round that fails to come is asked again with the next state.
+ * @param {App} app @param {OnlineState} o @param {number} round
+ */
+function fetchPastRounds(app, o, round) {
+  for (let n = 1; n < round; n += 1) {
+    if (o.rounds.has(n)) continue;
+    o.rounds.set(n, null);
+    fetch(`/api/rooms/${encodeURIComponent(o.roomId)}/rounds/${n}`)
+      .then((res) => (res.ok ? res.json() : null))
+      .catch(() => null)
+      .then((body) => {
+        if (body?.result) o.rounds.set(n, { winner: body.result.winner ?? null, reason: String(body.result.reason) });
+        else o.rounds.delete(n);
+        if (app.page.online === o) app.render();
+      });
+  }
+}
 
 /**
  * The board of the rules the room's state names, should room info not have said them.

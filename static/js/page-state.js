@@ -38,7 +38,12 @@
  * @property {string | null} gone  an i18n key when the room cannot be played any more
  * @property {(() => string) | null} ids  makes command ids (protocol.js's commandIds)
  * @property {RoomConnection | null} conn  the socket, once the seat is known
+ * @property {Map<number, RoundResult | null>} rounds  finished earlier rounds' results by
+ *   number, from GET /api/rooms/<id>/rounds/<n> (the `state` carries only the current
+ *   round's); null while that round's record is on its way or failed to come
  */
+
+/** @typedef {{ winner: Side | null, reason: string }} RoundResult  a round's result, as the server writes it */
 
 /**
  * @typedef {{ kind: 'round', roomId: string, round: number } | { kind: 'game', from: 'local' | 'computer' | 'online', header?: import('./rules.js').RecordHeader }} ReviewSource
@@ -54,7 +59,7 @@
  * @property {Snapshot[]} positions  before the first action and after each one; empty until loaded
  * @property {number[]} ends  the positions the engine judges (the start, each complete turn's end), as indices into `positions`
  * @property {number} at  the position shown, an index into `positions`
- * @property {string | null} error  why the game cannot be shown (the server's or the rules' words)
+ * @property {string | null} error  why the game cannot be shown, as a code (i18n `review.why.<code>`: the server's error code, `replay`, `network`)
  * @property {ReturnType<typeof import('./analysis.js').createAnalysis> | null} analysis  the engine judging `ends` in its worker; stopped on leaving
  */
 
@@ -102,7 +107,7 @@ export function createPageState(lang, t) {
  * @param {string} roomId @returns {OnlineState}
  */
 export function createOnlineState(roomId) {
-  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null };
+  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, rounds: new Map() };
 }
 
 /**

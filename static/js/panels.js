@@ -2,13 +2,14 @@
 // (banner, start hints, player cards, status line, result, move list, controls), each
 // reading the state and writing only its own part of the DOM. No panel changes the state.
 
-import { other, recordRows, statusOf } from './board.js';
+import { reasonText, recordRows, statusOf } from './board.js';
 import { computerStatus, resultForPerson } from './computer.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
-import { onlineView } from './protocol.js';
+import { importedStart } from './local.js';
+import { onlineView, roomScore, scoreText } from './protocol.js';
 import { viewRecordTools } from './records.js';
-import { viewReview, viewReviewRecord } from './review.js';
+import { reviewStops, turnCounter, viewReview, viewReviewRecord } from './review.js';
 import { gameSlot, hasProgress } from './storage.js';
 import { chosenRules } from './variant.js';
 
@@ -125,7 +126,9 @@ function statusText({ page, t, snap, o, view, vs, human }) {
   // A spectator (no seat) is told whose move it is, like a player waiting.
   const s = (vs && computerStatus(snap, human, vs.failed)) || statusOf(snap, page.board?.ui ?? { selected: null }, o ? o.seat ?? 'spectator' : null);
   const params = Object.fromEntries(Object.entries(s.params).map(([k, v]) => [k, t(`color.${v}`)]));
-  return [t(onlineWording(s.key, o, snap), params), s.tone];
+  // Vs computer the person's own turn is "Your turn: …", as online.
+  const key = vs && !snap.outcome && snap.turn === human ? s.key.replace(/^status\./, 'status.you.') : onlineWording(s.key, o, snap);
+  return [t(key, params), s.tone];
 }
 
 /**
@@ -155,9 +158,14 @@ function personalResult(snap, o, vs, human) {
 /** Under review: which position of the game is shown. @param {PageState} page @returns {[string, string]} */
 function reviewStatus({ t, review }) {
   const source = review?.source;
-  if (review?.error) return [t(source?.kind === 'round' ? 'review.error' : 'review.gameError', { message: review.error }), 'alert'];
+  if (review?.error) {
+    const key = `review.why.${review.error}`;
+    const message = t(key) === key ? t('review.why.network') : t(key);
+    return [t(source?.kind === 'round' ? 'review.error' : 'review.gameError', { message }), 'alert'];
+  }
   if (!review?.positions.length) return [t(source?.kind === 'round' ? 'online.connecting' : 'status.loading'), 'wait'];
-  const at = { at: review.at, total: review.positions.length - 1 };
+  // Counted in turns: a removal is part of its turn (review.js's stops).
+  const at = turnCounter(review.at, reviewStops(review.positions, review.ends));
   return [source?.kind === 'round' ? t('review.status', { round: source.round, ...at }) : t('review.statusGame', at), 'wait'];
 }
 
@@ -186,7 +194,8 @@ function viewResult({ t, snap, o, vs, human }) {
     : out.kind === 'win'
       ? t('result.win', { side: t(`color.${out.winner}`) })
       : t('result.draw');
-  $('result-reason').textContent = t(`reason.${out.reason}`, { loser: out.winner ? t(`color.${other(out.winner)}`) : '' });
+  // Said to the person whose side it is (a seat, vs computer), else of the sides.
+  $('result-reason').textContent = reasonText(out, o ? o.seat : vs ? human ?? null : null, t);
 }
 
 /** The move list, numbered by turn pairs (under review, review.js's). @param {Frame} f */
@@ -231,6 +240,8 @@ function viewLocalControls({ page, snap, vs, human }) {
     $button('undo').disabled = vs ? !vs.canUndo() : !snap || snap.actions === 0;
     $('new-game').classList.toggle('primary', !!snap?.outcome);
   }
+  // An imported game can be started again from where it was imported; New game is the rule set's start.
+  $('restart-import').hidden = !(local && page.game && importedStart(page.game));
 }
 
 /**
@@ -283,8 +294,27 @@ function viewOnlineControls({ page, t, o, view }) {
   const watching = !o.seat && !!o.state;
   $('seat-note').hidden = !o.seat && !watching;
   $('seat-note').textContent = o.seat ? t('online.youAre', { side: t(`color.${o.seat}`) }) : watching ? t('online.watchingNote') : '';
+  viewRoundScore(t, o);
   // Everyone in the room sees how many watch (a server that does not count sends nothing).
   const viewers = o.state?.spectators ?? 0;
   $('viewers').hidden = viewers === 0;
   $('viewers').textContent = viewers ? t(pluralKey(page.lang, 'online.viewers', viewers), { n: viewers }) : '';
+}
+
+/**
+ * From the second round: which round this is and the score of the rounds so far, the
+ * person's first ("Round 3 · You 1½ – ½"), a spectator's as Light – Dark.
+ * @param {import('./types.js').Translate} t @param {OnlineState} o
+ */
+function viewRoundScore(t, o) {
+  const line = $('round-score');
+  const state = o.state;
+  line.hidden = !state || state.round < 2;
+  if (!state || state.round < 2) return;
+  const score = roomScore(state.round, o.rounds, state.result ?? null);
+  if (!score.known) line.textContent = t('online.round', { round: state.round });
+  else if (o.seat) {
+    const theirs = o.seat === 'light' ? 'dark' : 'light';
+    line.textContent = t('online.roundScore', { round: state.round, mine: scoreText(score[o.seat]), theirs: scoreText(score[theirs]) });
+  } else line.textContent = t('online.roundScoreWatch', { round: state.round, light: scoreText(score.light), dark: scoreText(score.dark) });
 }

@@ -81,3 +81,36 @@ export function onlineView(state, seat, connection) {
     opponentAskedNewRound: over && newRound.includes(opponent),
   };
 }
+
+/**
+ * The room's score so far: each finished round's result (the earlier rounds' from
+ * `past`, the current one's from its state once it is over), a win 1 and a draw ½ to
+ * each side. `known` is false while an earlier round's result is still missing.
+ * @param {number} round  the current round @param {Map<number, { winner: import('./types.js').Side | null } | null>} past
+ * @param {{ winner: import('./types.js').Side | null } | null} current  the current round's result, null while it is played
+ * @returns {{ light: number, dark: number, known: boolean }}
+ */
+export function roomScore(round, past, current) {
+  const score = { light: 0, dark: 0, known: true };
+  const add = (/** @type {{ winner: import('./types.js').Side | null }} */ result) => {
+    if (result.winner) score[result.winner] += 1;
+    else {
+      score.light += 0.5;
+      score.dark += 0.5;
+    }
+  };
+  for (let n = 1; n < round; n += 1) {
+    const result = past.get(n);
+    if (result) add(result);
+    else score.known = false;
+  }
+  if (current) add(current);
+  return score;
+}
+
+/** A score as people write it: 0, ½, 1, 1½. @param {number} n */
+export function scoreText(n) {
+  const whole = Math.floor(n);
+  const half = n - whole >= 0.5;
+  return half ? `${whole || ''}½` : String(whole);
+}

@@ -12,8 +12,9 @@
 // the rules' `mfenRefused` says why Three's and Six's boards have none).
 
 import { $, $button, $dialog, radios } from './dom.js';
-import { refreshLocal } from './local.js';
-import { importKind, loadText, localGame } from './rules.js';
+import { confirmNewGame } from './dialog.js';
+import { gameInProgress, refreshLocal } from './local.js';
+import { importKind, loadedRules, loadText, localGame } from './rules.js';
 import { gameSlot, saveGame } from './storage.js';
 import { describeRules, rememberRules, rulesOfPosition } from './variant.js';
 import { startComputerFrom } from './vs-computer.js';
@@ -141,15 +142,38 @@ export function mfenRulesChoice(game, variants) {
 }
 
 /**
- * The Import dialog's message for a refusal: the rules' words (and code), and for MFEN
- * what to do: another board has no MFEN, or the rule sets it would read under.
+ * The Import dialog's message for a refusal, in the page's words from the rules' codes
+ * (the turn or line at fault named; no code or English text of the rules shown), and for
+ * MFEN what to do: another board has no MFEN, or the rule sets it would read under.
  * @param {NonNullable<Reply['error']>} error @param {import('./types.js').Translate} t
  */
 export function importFailure(error, t) {
-  const words = [`${t('records.importFailed')} ${error.message} [${error.code}]`];
+  const words = [t('records.importFailed'), failureWords(error, t)];
   if (error.code === 'unrepresentable-under-profile') words.push(t('records.mfenNoBoard'));
   if (error.fits?.length) words.push(t('records.mfenFits', { rules: error.fits.map((r) => describeRules(r, t)).join(', ') }));
   return words.join(' ');
+}
+
+/** What a refusal's code means, in words. @param {NonNullable<Reply['error']>} error @param {import('./types.js').Translate} t */
+function failureWords(error, t) {
+  switch (error.code) {
+    case 'bad-turn': {
+      const key = `records.why.${error.reason ?? ''}`;
+      const why = t(key) === key ? t('records.why.other') : t(key);
+      return t('records.error.turn', { turn: error.turn ?? '?', why });
+    }
+    case 'bad-header':
+      return t('records.error.header', { line: error.line ?? '?' });
+    case 'bad-result':
+      return t('records.error.result');
+    case 'bad-position':
+      return t('records.error.position');
+    case 'bad-rules':
+      return t('records.error.rules');
+    default:
+      // MFEN's own codes (syntax, an extension these rules lack, an inconsistent state, …).
+      return t('records.error.mfen');
+  }
 }
 
 /** @param {App} app @param {string} text @param {string} doneKey */
@@ -187,8 +211,8 @@ export function bindRecordTools(app) {
     const reply = game?.mfen();
     if (!reply) return;
     if (reply.ok) copy(app, reply.text, 'records.copiedMfen');
-    // Three's and Six's boards have none: the rules' words and code say so.
-    else $('record-copied').textContent = `${reply.error.message} [${reply.error.code}]`;
+    // Three's and Six's boards have none (the button is hidden there; this is the fallback).
+    else $('record-copied').textContent = page.t('records.mfenNoBoardCopy');
   });
   $('copy-mstate').addEventListener('click', async () => {
     const game = await gameToWrite(app, false);
@@ -228,6 +252,8 @@ export function bindRecordTools(app) {
     if (!importable(page)) return void dialog.close();
     const text = area.value;
     const rules = importKind(text) === 'mfen' ? rulesSelect.value : undefined;
+    if (!(await mayReplace(app, text, rules))) return;
+    if (!importable(page)) return void dialog.close();
     let reply;
     if (page.mode === 'computer') {
       const side = radios('import-side').find((input) => input.checked)?.value ?? 'to-move';
@@ -249,6 +275,35 @@ export function bindRecordTools(app) {
   });
 }
 
+/**
+ * Import asks before it replaces a game in progress, as New game does; a text that does
+ * not load is not asked about (Load then says why). True to go on.
+ * @param {App} app @param {string} text @param {string | undefined} rules
+ */
+async function mayReplace(app, text, rules) {
+  const { page } = app;
+  if (!gameInProgress(page) || !page.game) return true;
+  const mod = await app.rules();
+  if (!mod || !page.game) return false;
+  const probe = localGame(mod);
+  probe.startRules(page.game.rulesName());
+  if (!loadText(probe, text, rules).ok) return true;
+  return confirmNewGame(page.t('records.importConfirm'));
+}
+
+/**
+ * Why the game on screen has no MFEN (the rules' `mfenRefused`), or null: from the game
+ * itself, else (online, review) from the rules its position names, once the rules loaded.
+ * @param {PageState} page
+ */
+function mfenRefusedOnScreen(page) {
+  if ((page.mode === 'local' || page.mode === 'computer') && page.game) return page.game.rulesInfo().mfenRefused;
+  const mod = loadedRules();
+  if (!mod || !page.snapshot?.position) return null;
+  const info = JSON.parse(mod.rules_info(rulesOfPosition(page.snapshot.position)));
+  return info.ok === false ? null : info.mfenRefused ?? null;
+}
+
 /** Shows the tools wherever there is a game on screen; Import in same device and vs computer. @param {PageState} page */
 export function viewRecordTools(page) {
   const review = page.mode === 'review' ? page.review : null;
@@ -256,5 +311,7 @@ export function viewRecordTools(page) {
     importable(page) || (page.mode === 'online' && !!page.online?.state) || (!!review?.record && review.positions.length > 0);
   $('record-tools').hidden = !shown;
   $('import-record').hidden = !importable(page);
+  // MFEN has no form for Three's and Six's boards: no button that can only fail there.
+  $('copy-mfen').hidden = !!mfenRefusedOnScreen(page);
   if (!shown) $('record-copied').textContent = '';
 }

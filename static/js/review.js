@@ -7,7 +7,7 @@
 // engine judges them in its own worker (analysis.js). Read-only: the board never takes a
 // click here; it shows the engine's better turn where a turn was marked.
 
-import { ANALYSIS_MS, betterHint, createAnalysis, describeJudgement, drawGraph, GLYPHS, markTurns, turnAtX, turnEnds, turnOf } from './analysis.js';
+import { ANALYSIS_NODES, betterHint, createAnalysis, describeJudgement, drawGraph, GLYPHS, markTurns, turnAtX, turnEnds, turnOf } from './analysis.js';
 import { blankSnapshot, recordRows } from './board.js';
 import { engineWorker } from './computer.js';
 import { $, $button } from './dom.js';
@@ -87,23 +87,49 @@ export function recordsAt(record, positions, ends) {
 }
 
 /**
- * Where a step key leads from `at` among `count` positions; null for other keys.
- * @param {string} key @param {number} at @param {number} count @returns {number | null}
+ * The positions stepping stops at: the start and the end of every complete turn (a
+ * removal is part of its turn, not a step of its own), and the last position when the
+ * game ends mid-turn (a placement still owing its removal).
+ * @param {Snapshot[]} positions @param {number[]} ends  analysis.js's turnEnds
+ * @returns {number[]}
  */
-export function stepFor(key, at, count) {
-  const last = count - 1;
+export function reviewStops(positions, ends) {
+  const last = positions.length - 1;
+  return last >= 0 && ends[ends.length - 1] !== last ? [...ends, last] : [...ends];
+}
+
+/**
+ * Where a step key leads from the position `at`, among the stops (reviewStops, in
+ * order): ←/→ the stop before or after, Home and End the first and last; null for
+ * other keys or no stops.
+ * @param {string} key @param {number} at @param {number[]} stops @returns {number | null}
+ */
+export function stepFor(key, at, stops) {
+  if (stops.length === 0) return null;
+  const first = stops[0];
+  const last = stops[stops.length - 1];
   switch (key) {
     case 'ArrowLeft':
-      return Math.max(0, at - 1);
+      return [...stops].reverse().find((i) => i < at) ?? first;
     case 'ArrowRight':
-      return Math.min(last, at + 1);
+      return stops.find((i) => i > at) ?? last;
     case 'Home':
-      return 0;
+      return first;
     case 'End':
       return last;
     default:
       return null;
   }
+}
+
+/**
+ * The turn counter: the position `at` as the turns played to reach it, out of the
+ * game's turns (a turn left without its removal at the end counts as one).
+ * @param {number} at @param {number[]} stops @returns {{ at: number, total: number }}
+ */
+export function turnCounter(at, stops) {
+  const k = stops.filter((i) => i <= at).length - 1;
+  return { at: Math.max(0, k), total: Math.max(0, stops.length - 1) };
 }
 
 /**
@@ -128,9 +154,11 @@ export function recordOnScreen(page, startPosition) {
  */
 export function openReview(app, roomId, round) {
   return startReview(app, { kind: 'round', roomId, round }, async () => {
-    const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/rounds/${round}`);
+    const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/rounds/${round}`).catch(() => null);
+    if (!res) throw new Error('network');
     const body = await res.json().catch(() => ({}));
-    if (!res.ok) throw new Error(body.message ?? String(res.status));
+    // The server's code (review.why.* says it in words), never its English message.
+    if (!res.ok) throw new Error(typeof body.code === 'string' ? body.code : 'network');
     return body;
   });
 }
@@ -182,7 +210,11 @@ async function startReview(app, source, load) {
   let record = null;
   try {
     record = await load();
-    review.positions = reviewPositions(game, record);
+    try {
+      review.positions = reviewPositions(game, record);
+    } catch {
+      throw new Error('replay');
+    }
     review.ends = turnEnds(review.positions);
     review.at = review.positions.length - 1;
     review.record = record;
@@ -196,7 +228,7 @@ async function startReview(app, source, load) {
     review.analysis = createAnalysis({
       records: recordsAt(record, review.positions, review.ends),
       analyst: engineWorker(),
-      movetime: ANALYSIS_MS,
+      nodes: ANALYSIS_NODES,
       onJudged: () => page.review === review && show(app, review),
     });
     review.analysis.start();
@@ -264,7 +296,7 @@ export function bindReviewControls(app) {
   const go = (/** @type {string} */ key) => {
     const review = app.page.mode === 'review' ? app.page.review : null;
     if (!review || review.positions.length === 0) return false;
-    const to = stepFor(key, review.at, review.positions.length);
+    const to = stepFor(key, review.at, reviewStops(review.positions, review.ends));
     if (to === null) return false;
     goTo(app, to);
     return true;
@@ -304,8 +336,18 @@ export function bindReviewControls(app) {
     const k = turnAtX(/** @type {MouseEvent} */ (event).clientX - box.left, box.width, review.ends.length);
     goTo(app, review.ends[k]);
   });
-  $('review-open').addEventListener('click', () => openGameReview(app));
-  $('review-back').addEventListener('click', () => app.route());
+  // The button pressed hides with the screen it was on: the focus goes on to what the
+  // person does next (stepping back through the game; on return, reviewing it again),
+  // not to the page's <body>.
+  $('review-open').addEventListener('click', async () => {
+    await openGameReview(app);
+    if (app.page.mode === 'review') $button('review-prev').focus();
+  });
+  $('review-back').addEventListener('click', async () => {
+    await app.route();
+    if (!$('review-open').hidden) $button('review-open').focus();
+    else app.page.board?.focus();
+  });
 }
 
 /**
@@ -361,10 +403,15 @@ export function viewReviewRecord(page) {
   // Its turns are buttons: the keyboard reaches (and scrolls) the list through them.
   list.removeAttribute('tabindex');
   // The current turn in view inside the list only (not the page: a phone would jump).
+  // Measured against the list's own box: offsetTop counts from the positioned ancestor.
   const on = /** @type {HTMLElement | null} */ (list.querySelector('[aria-current]'));
   if (on) {
-    if (on.offsetTop < list.scrollTop) list.scrollTop = on.offsetTop;
-    else if (on.offsetTop + on.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = on.offsetTop + on.offsetHeight - list.clientHeight;
+    const box = list.getBoundingClientRect();
+    const row = /** @type {HTMLElement} */ (on.closest('li') ?? on).getBoundingClientRect();
+    const top = row.top - box.top + list.scrollTop;
+    const bottom = row.bottom - box.top + list.scrollTop;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (bottom > list.scrollTop + list.clientHeight) list.scrollTop = bottom - list.clientHeight;
   } else if (current === 0) list.scrollTop = 0;
 }
 
@@ -397,6 +444,12 @@ export function viewReview(page) {
   const progress = $('analysis-progress');
   const done = analysis?.done ?? 0;
   progress.textContent = done < judged.length ? t('analysis.progress', { done, total: judged.length }) : t('analysis.done', { total: judged.length });
+  // How far it looked: the budget (the same each time) and the depths it reached.
+  const depths = judged.flatMap((j) => (j?.ok && !j.over && !j.tablebase ? [j.depth] : []));
+  $('analysis-budget').textContent = t('analysis.budget', {
+    nodes: ANALYSIS_NODES.toLocaleString(page.lang),
+    depth: depths.length ? `${Math.min(...depths)}–${Math.max(...depths)}` : '…',
+  });
   drawGraph(/** @type {SVGSVGElement} */ (/** @type {unknown} */ ($('eval-graph'))), judged, marks, k);
   $('eval-graph').setAttribute('aria-label', t('analysis.graph'));
 
@@ -405,7 +458,7 @@ export function viewReview(page) {
   const evalLine = $('analysis-eval');
   if (review.ends[k] !== review.at) evalLine.textContent = t('analysis.midTurn');
   else if (!j) evalLine.textContent = t('analysis.waiting');
-  else if (!j.ok) evalLine.textContent = t('analysis.failed', { message: j.error?.message ?? '' });
+  else if (!j.ok) evalLine.textContent = t('analysis.failed');
   else {
     const d = describeJudgement(j);
     const params = { ...d.params, ...(d.params.side ? { side: t(`color.${d.params.side}`) } : {}) };

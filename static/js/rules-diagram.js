@@ -7,7 +7,7 @@
 //   const d = mountDiagram(figureElement, spec, { mod, t, lang });   // spec: rules-diagrams.js
 //   d.setLanguage(t, lang);
 
-import { statusOf } from './board.js';
+import { reasonText, statusOf } from './board.js';
 import { checkMovers, highlightSummary, piecesOf, togglePick, turnNote } from './rules-logic.js';
 import { localGame } from './rules.js';
 import { listOf } from './rules-text.js';
@@ -212,9 +212,8 @@ export function mountDiagram(figure, spec, { mod, t, lang }) {
     const tr = state.t;
     if (s.outcome) {
       const o = s.outcome;
-      const loser = o.winner ? tr(`color.${o.winner === 'light' ? 'dark' : 'light'}`) : '';
       const head = o.kind === 'win' ? tr('result.win', { side: tr(`color.${o.winner}`) }) : tr('result.draw');
-      return `${head}. ${tr(`reason.${o.reason}`, { loser })}`;
+      return `${head}. ${reasonText(o, null, tr)}`;
     }
     const st = statusOf(s, board.ui);
     return tr(st.key, { ...st.params, side: tr(`color.${st.params.side}`) });

@@ -33,7 +33,7 @@ import { snapshotFromView } from './board.js';
  * @property {() => string} variants  every variant with its usual rules
  * @property {(text: string, rules?: string) => string} convert_position  a position string or MFEN in both forms
  *
- * @typedef {{ ok: boolean, error?: { code: string, message: string, turn?: number, line?: number, fits?: string[] } }} Reply
+ * @typedef {{ ok: boolean, error?: { code: string, message: string, turn?: number, reason?: string, line?: number, fits?: string[] } }} Reply
  *   the answer to play, import_record, load_position and the record and MFEN calls:
  *   `error` when not ok (with the record's `turn` or `line` at fault; for MFEN the rule
  *   sets it does read under, `fits`), and then nothing changed
@@ -79,6 +79,13 @@ const WASM_MODULE = '/pkg/mill_wasm.js';
 
 /** @type {Promise<WasmModule> | null} */
 let ready = null;
+/** @type {WasmModule | null} the module once loaded, for the views that cannot wait */
+let loaded = null;
+
+/** The rules' module if it has loaded, else null. @returns {WasmModule | null} */
+export function loadedRules() {
+  return loaded;
+}
 
 /**
  * Loads the WebAssembly module once. Resolves to the wasm-bindgen exports.
@@ -87,6 +94,7 @@ let ready = null;
 export function loadRules() {
   ready ??= import(WASM_MODULE).then(async (mod) => {
     await mod.default();
+    loaded = mod;
     return mod;
   });
   // A failed load may be a passing network error: let the next call try again.

@@ -43,7 +43,7 @@ export async function startComputer(app) {
       saveGame(storage, slot, record);
       saveSettings(storage, settings);
     },
-    onError: (error) => app.setNotice(null, page.t('computer.error', { message: error.message })),
+    onError: () => app.setNotice('computer.error'),
   });
   page.mode = 'computer';
   page.game = game;

@@ -74,7 +74,7 @@ test('Vs computer: several turns by clicks, each answered with a legal turn; the
   await shot(page, 'computer-01-start-phone');
   assert.match(await page.locator('#start-computer').innerText(), /Vs computer/);
   await startComputer(page);
-  assert.equal(await statusText(page), 'Light: place a piece');
+  assert.equal(await statusText(page), 'Your turn: place a piece');
   assert.equal(await page.locator('.card[data-side="dark"] .you').textContent(), 'computer');
   assert.equal(await page.locator('input[name="computer-level"][value="medium"]').isChecked(), true);
   assert.equal(await page.locator('input[name="computer-side"][value="light"]').isChecked(), true);
@@ -98,7 +98,7 @@ test('Vs computer: several turns by clicks, each answered with a legal turn; the
     assert.equal(turns.length, 2 * (turn + 1), `record after turn ${turn + 1}: ${turns}`);
     assert.equal(turns.at(-2), action);
     assertComputerTurn(before, after, turns.at(-1));
-    assert.match(await statusText(page), /^Light/);
+    assert.match(await statusText(page), /^Your turn/);
   }
   await shot(page, 'computer-02-four-turns-phone');
   const turns = await recordTurns(page);
@@ -112,7 +112,7 @@ test('Vs computer: several turns by clicks, each answered with a legal turn; the
   // Undo takes back the person's turn and the computer's reply.
   await page.locator('#undo').click();
   assert.deepEqual(await recordTurns(page), turns.slice(0, -2));
-  assert.match(await statusText(page), /^Light: place/);
+  assert.match(await statusText(page), /^Your turn: place/);
   assert.equal(JSON.parse(await saved(page, 'mill.game.computer')).actions.length, turns.length - 2);
 
   // A reload comes back to the same vs-computer game, level and side; the same-device save is untouched.
@@ -157,7 +157,7 @@ test('the computer’s removal is shown as a step after its move', async () => {
   const turn = (await recordTurns(page)).at(-1);
   assert.match(turn, /^d1-g1x(a1|d2|f4|d7|b4)$/);
   assert.equal(after.pieces[turn.slice(-2)], undefined);
-  assert.match(await statusText(page), /^Light: pick a piece/);
+  assert.match(await statusText(page), /^Your turn: pick a piece/);
   assert.deepEqual(page.errors, []);
   await context.close();
 });
@@ -172,7 +172,7 @@ test('moving: the person moves a piece by clicks and the computer answers with a
     },
   });
   await startComputer(page);
-  assert.equal(await statusText(page), 'Light: pick a piece to move');
+  assert.equal(await statusText(page), 'Your turn: pick a piece to move');
   for (let turn = 0; turn < 2; turn++) {
     let board = await readBoard(page);
     const from = board.canSelect[0];
@@ -198,7 +198,7 @@ test('moving: the person moves a piece by clicks and the computer answers with a
     assert.equal(after.pieces[dfrom], undefined);
     for (const r of removed) assert.equal(after.pieces[r], undefined);
     assert.deepEqual(after.lastTo, [to]);
-    assert.match(await statusText(page), /^Light/);
+    assert.match(await statusText(page), /^Your turn/);
   }
   await shot(page, 'computer-09-moving-phone');
   assert.deepEqual(page.errors, []);
@@ -214,7 +214,7 @@ test('playing Dark makes the computer open; Undo then waits for the person’s o
   assert.equal(turns.length, 1);
   const board = await readBoard(page);
   assert.equal(board.pieces[turns[0]], 'light');
-  assert.equal(await statusText(page), 'Dark: place a piece');
+  assert.equal(await statusText(page), 'Your turn: place a piece');
   assert.equal(await page.locator('.card[data-side="light"] .you').textContent(), 'computer');
   assert.equal(await page.locator('#undo').isDisabled(), true);
   await shot(page, 'computer-04-dark-desktop');
@@ -236,7 +236,7 @@ test('playing Dark makes the computer open; Undo then waits for the person’s o
   await page.locator('#confirm-new-ok').click();
   await page.waitForFunction(() => document.querySelectorAll('#record li').length === 0);
   assert.equal(await page.locator('input[name="computer-side"][value="light"]').isChecked(), true);
-  assert.equal(await statusText(page), 'Light: place a piece');
+  assert.equal(await statusText(page), 'Your turn: place a piece');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
@@ -283,7 +283,7 @@ test('the page stays responsive while the computer thinks, and Undo cancels the 
     document.querySelector('#undo').click();
     return { before, after: status.textContent, records: document.querySelectorAll('#record li').length };
   });
-  assert.deepEqual(undo, { before: { tone: 'wait', disabled: false }, after: 'Light: place a piece', records: 0 });
+  assert.deepEqual(undo, { before: { tone: 'wait', disabled: false }, after: 'Your turn: place a piece', records: 0 });
 
   // In Russian this time; the status says the computer thinks.
   await page.locator('#lang').click();
@@ -320,17 +320,17 @@ test('the person’s winning turn ends the game with “You win!”', async () =
     },
   });
   await startComputer(page);
-  assert.equal(await statusText(page), 'Dark: place a piece');
+  assert.equal(await statusText(page), 'Your turn: place a piece');
   await point(page, 'g4').click();
   await page.locator('#result').waitFor();
   assert.equal(await page.locator('#result-title').innerText(), 'You win!');
-  assert.equal(await page.locator('#result-reason').innerText(), 'Light has no legal move.');
+  assert.equal(await page.locator('#result-reason').innerText(), 'Your opponent (Light) has no legal move.');
   assert.equal(await page.locator('.card.winner').getAttribute('data-side'), 'dark');
   await shot(page, 'computer-08-you-win-desktop');
   // Undo takes the winning turn back (there is no computer reply to it).
   await page.locator('#undo').click();
   assert.equal(await page.locator('#result').isHidden(), true);
-  assert.equal(await statusText(page), 'Dark: place a piece');
+  assert.equal(await statusText(page), 'Your turn: place a piece');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
@@ -351,7 +351,7 @@ test('when the computer’s worker cannot start, the page says so and a level ch
   await page.locator('label:has(input[value="medium"])').click();
   await computerDone(page);
   assert.equal((await recordTurns(page)).length, 2);
-  assert.match(await statusText(page), /^Light: place/);
+  assert.match(await statusText(page), /^Your turn: place/);
   assert.equal(await page.locator('#notice').isHidden(), true);
   assert.deepEqual(page.errors, []);
   await context.close();
@@ -416,7 +416,7 @@ test('New game starts over, and the computer screen looks right on a desktop', a
   await page.locator('#confirm-new-ok').click();
   await page.waitForFunction(() => document.querySelectorAll('#record li').length === 0);
   assert.deepEqual(await recordTurns(page), []);
-  assert.equal(await statusText(page), 'Light: place a piece');
+  assert.equal(await statusText(page), 'Your turn: place a piece');
   assert.equal(JSON.parse(await saved(page, 'mill.game.computer')).actions.length, 0);
   assert.notEqual(JSON.parse(await saved(page, 'mill.computer.settings')).seed, before, 'a new game got the old seed');
   assert.deepEqual(page.errors, []);

@@ -226,7 +226,8 @@ test('New game after a finished game does not ask; the question is in Russian to
   await preloadStorage(context, { 'mill.game.local': JSON.stringify({ start, actions: ['g4-g1', 'xb6'] }) });
   const page = await openPage(context, `${env.server.url}/#local`);
   await page.locator('#result').waitFor();
-  await page.locator('#new-game').click();
+  // The game began at a position of its own: it restarts there, without asking either.
+  await page.locator('#restart-import').click();
   assert.equal(await confirmOpen(page), false);
   assert.equal(await page.locator('#result').isVisible(), false);
   assert.equal(await page.locator('#record li').count(), 0);

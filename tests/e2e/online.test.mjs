@@ -175,7 +175,8 @@ test('draw offer, decline, accept; new round needs both; resign', async () => {
   assert.equal(await light.locator('#result-title').innerText(), 'You won');
   assert.equal(await light.locator('#status').innerText(), 'You won');
   assert.equal(await dark.locator('#result-title').innerText(), 'You lost');
-  assert.equal(await light.locator('#result-reason').innerText(), 'Dark resigned.');
+  assert.equal(await light.locator('#result-reason').innerText(), 'Your opponent (Dark) resigned.');
+  assert.equal(await dark.locator('#result-reason').innerText(), 'You resigned.');
   await shot(light, 'online-06-resigned-desktop');
   assert.deepEqual(light.errors, []);
   await lightContext.close();

@@ -59,7 +59,7 @@ test('a same-device game is reviewed: steps by the move list, keys and graph; ma
   for (const action of actionsOf(GAME)) await clickAction(page, action);
   const played = await readBoard(page);
   await page.locator('#review-open').click();
-  await waitStatus(page, 'Review · 7 / 7');
+  await waitStatus(page, 'Review · turn 6 / 6');
   assert.equal(await page.locator('#analysis').isVisible(), true);
   for (const id of ['#local-controls', '#import-record', '#review-open']) assert.equal(await page.locator(id).isVisible(), false, id);
   // The game reviewed can still be copied (records.js), not replaced.
@@ -80,12 +80,12 @@ test('a same-device game is reviewed: steps by the move list, keys and graph; ma
 
   // The move list: a click on g1 shows the position after it.
   await page.locator('#record button.turn', { hasText: 'g1' }).click();
-  await waitStatus(page, 'Review · 4 / 7');
+  await waitStatus(page, 'Review · turn 4 / 6');
   assert.deepEqual((await readBoard(page)).pieces, { a1: 'light', g7: 'dark', a4: 'light', g1: 'dark' });
   assert.ok((await graph(page)).current < g.current, 'the graph marks the turn shown');
   // → shows d6, the marked turn: its mark in words and the better turn on the board.
   await page.keyboard.press('ArrowRight');
-  await waitStatus(page, 'Review · 5 / 7');
+  await waitStatus(page, 'Review · turn 5 / 6');
   const mark = await page.locator('#analysis-mark').innerText();
   assert.match(mark, /^Light d6: (inaccuracy|mistake|blunder)\. Better: (a7x\w\d|g4)$/);
   const better = mark.split('Better: ')[1];
@@ -94,21 +94,23 @@ test('a same-device game is reviewed: steps by the move list, keys and graph; ma
   assert.equal(await page.locator('#record button.turn[aria-current]').textContent(), `d6${glyph}, ${d6.mark}`, 'the glyph, and the mark in words');
   await shot(page, 'review-02-marked-turn-desktop');
   assert.deepEqual(await axeSerious(page), [], 'a marked turn, light theme');
-  // → again: g4 waits for its removal, a position of its own, not judged.
+  // → again: the whole of g4xa1, its removal included (a removal is no step of its own).
   await page.keyboard.press('ArrowRight');
-  await waitStatus(page, 'Review · 6 / 7');
-  assert.equal(await page.locator('#analysis-eval').innerText(), 'The turn is not complete: the removal follows');
-  assert.equal(await hint(page), '');
+  await waitStatus(page, 'Review · turn 6 / 6');
+  assert.deepEqual((await readBoard(page)).pieces, played.pieces);
+  await page.keyboard.press('ArrowLeft');
+  await waitStatus(page, 'Review · turn 5 / 6');
+  assert.equal((await readBoard(page)).pieces.a1, 'light', 'back before g4xa1 in one step');
   await page.keyboard.press('Home');
-  await waitStatus(page, 'Review · 0 / 7');
+  await waitStatus(page, 'Review · turn 0 / 6');
   assert.deepEqual((await readBoard(page)).pieces, {});
   assert.match(await page.locator('#analysis-eval').innerText(), /^Evaluation [+−±]\d\.\d \(plus: Light is better\) · engine’s turn \w\d+ \(depth \d+\)$/);
   await page.keyboard.press('End');
-  await waitStatus(page, 'Review · 7 / 7');
+  await waitStatus(page, 'Review · turn 6 / 6');
   // The graph: a click near its left end shows the first turn's position.
   const box = await page.locator('#eval-graph').boundingBox();
   await page.mouse.click(box.x + box.width / 6 + 2, box.y + box.height / 2);
-  await waitStatus(page, 'Review · 1 / 7');
+  await waitStatus(page, 'Review · turn 1 / 6');
   assert.deepEqual((await readBoard(page)).pieces, { a1: 'light' });
   // Read-only: a click on the board plays nothing.
   await page.locator('#board-host [data-point="d2"]').click({ force: true });
@@ -116,7 +118,7 @@ test('a same-device game is reviewed: steps by the move list, keys and graph; ma
 
   assert.deepEqual(await axeSerious(page), [], 'review screen, English');
   await page.locator('#lang').click();
-  await waitStatus(page, 'Просмотр · 1 / 7');
+  await waitStatus(page, 'Просмотр · ход 1 / 6');
   assert.equal(await page.locator('#analysis-progress').innerText(), 'Оценены все позиции: 7');
   assert.deepEqual(await axeSerious(page), [], 'review screen, Russian');
   await page.locator('#lang').click();
@@ -141,7 +143,7 @@ test('an imported record is reviewed on a phone, the engine stopping when the re
   await page.locator('#import-load').click();
   await page.waitForFunction(() => !document.getElementById('import-dialog').open);
   await page.locator('#review-open').click();
-  await waitStatus(page, 'Review · 9 / 9');
+  await waitStatus(page, 'Review · turn 8 / 8');
   await waitJudged(page, 9);
   const list = await turns(page);
   assert.deepEqual(list.map((t) => t.text), ['a1', 'g7', 'a4', 'g1', 'd6', 'g4xa1', 'd1', 'd7']);
@@ -149,16 +151,16 @@ test('an imported record is reviewed on a phone, the engine stopping when the re
   assert.equal((await graph(page)).points, 9);
   // Keys and the move list step through the positions.
   await page.keyboard.press('ArrowLeft');
-  await waitStatus(page, 'Review · 8 / 9');
+  await waitStatus(page, 'Review · turn 7 / 8');
   await page.locator('#record button.turn', { hasText: 'd6' }).click();
-  await waitStatus(page, 'Review · 5 / 9');
+  await waitStatus(page, 'Review · turn 5 / 8');
   assert.notEqual(await page.locator('#analysis-mark').innerText(), '');
   assert.deepEqual(await axeSerious(page), [], 'a marked turn, dark theme');
   await page.locator('#record button.turn', { hasText: 'a4' }).click();
-  await waitStatus(page, 'Review · 3 / 9');
+  await waitStatus(page, 'Review · turn 3 / 8');
   assert.deepEqual((await readBoard(page)).pieces, { a1: 'light', g7: 'dark', a4: 'light' });
   await page.locator('#review-first').click();
-  await waitStatus(page, 'Review · 0 / 9');
+  await waitStatus(page, 'Review · turn 0 / 8');
   await shot(page, 'review-03-imported-phone');
   assert.deepEqual(await axeSerious(page), []);
 
@@ -166,7 +168,7 @@ test('an imported record is reviewed on a phone, the engine stopping when the re
   await page.locator('#review-back').click();
   await page.locator('#local-controls').waitFor();
   await page.locator('#review-open').click();
-  await waitStatus(page, 'Review · 9 / 9');
+  await waitStatus(page, 'Review · turn 8 / 8');
   await page.locator('#review-back').click();
   await page.locator('#local-controls').waitFor();
   await page.waitForTimeout(300);
@@ -184,12 +186,12 @@ test('an ending of three pieces a side is judged by the endgame tablebase', asyn
   await page.waitForFunction(() => !document.getElementById('import-dialog').open);
   await clickAction(page, 'a1-a4');
   await page.locator('#review-open').click();
-  await waitStatus(page, 'Review · 1 / 1');
+  await waitStatus(page, 'Review · turn 1 / 1');
   // The worker solves the three-a-side tables first: seconds, once.
   await waitJudged(page, 2);
   assert.match(await page.locator('#analysis-eval').innerText(), /^Tablebase: (a draw with best play|(Light|Dark) wins \(turns left: \d+\))( · engine’s turn \S+ \(depth \d+\))?$/);
   await page.keyboard.press('Home');
-  await waitStatus(page, 'Review · 0 / 1');
+  await waitStatus(page, 'Review · turn 0 / 1');
   assert.match(await page.locator('#analysis-eval').innerText(), /^Tablebase: /);
   assert.deepEqual(page.errors, []);
   await context.close();

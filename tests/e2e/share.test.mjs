@@ -33,7 +33,7 @@ test('a resigned round is shared by a link that opens it for review, read-only',
   }
   // A round in progress is reviewed from the room, and "Back to the game" returns to it.
   await dark.locator('#review-open').click();
-  await waitStatus(dark, 'Review · 3 / 3');
+  await waitStatus(dark, 'Review · turn 3 / 3');
   assert.deepEqual((await readBoard(dark)).pieces, { a1: 'light', b2: 'dark', a4: 'light' });
   await dark.locator('#review-back').click();
   await dark.locator('#resign').waitFor();
@@ -51,7 +51,7 @@ test('a resigned round is shared by a link that opens it for review, read-only',
   // Someone else opens the link: the final position, the result, and no seat controls.
   const viewerContext = await env.browser.newContext({ viewport: PHONE });
   const viewer = await openPage(viewerContext, link);
-  await waitStatus(viewer, 'Review · round 1 · 3 / 3');
+  await waitStatus(viewer, 'Review · round 1 · turn 3 / 3');
   assert.deepEqual((await readBoard(viewer)).pieces, { a1: 'light', b2: 'dark', a4: 'light' });
   assert.equal(await viewer.locator('#result').isVisible(), true);
   for (const id of ['#online-controls', '#local-controls', '#invite']) {
@@ -66,22 +66,22 @@ test('a resigned round is shared by a link that opens it for review, read-only',
   assert.deepEqual(await axeSerious(viewer), []);
   // Buttons and keys step through the positions; the board takes no click.
   await viewer.locator('#review-prev').click();
-  await waitStatus(viewer, 'Review · round 1 · 2 / 3');
+  await waitStatus(viewer, 'Review · round 1 · turn 2 / 3');
   assert.deepEqual((await readBoard(viewer)).pieces, { a1: 'light', b2: 'dark' });
   assert.equal(await viewer.locator('#result').isVisible(), false);
   await viewer.keyboard.press('Home');
-  await waitStatus(viewer, 'Review · round 1 · 0 / 3');
+  await waitStatus(viewer, 'Review · round 1 · turn 0 / 3');
   assert.deepEqual((await readBoard(viewer)).pieces, {});
   await point(viewer, 'd6').click({ force: true });
   assert.deepEqual((await readBoard(viewer)).pieces, {}, 'read-only');
   // Arrows step even with the focus on the board.
   await viewer.keyboard.press('ArrowRight');
-  await waitStatus(viewer, 'Review · round 1 · 1 / 3');
+  await waitStatus(viewer, 'Review · round 1 · turn 1 / 3');
   await viewer.keyboard.press('End');
-  await waitStatus(viewer, 'Review · round 1 · 3 / 3');
+  await waitStatus(viewer, 'Review · round 1 · turn 3 / 3');
   // In Russian too.
   await viewer.locator('#lang').click();
-  await waitStatus(viewer, 'Просмотр · партия 1 · 3 / 3');
+  await waitStatus(viewer, 'Просмотр · партия 1 · ход 3 / 3');
   assert.deepEqual(await axeSerious(viewer), []);
 
   // A round still being played, or one that does not exist, says why.

@@ -151,10 +151,10 @@ test('the run judges the positions in order, one at a time, and stop() cancels t
     },
   };
   let updates = 0;
-  const run = createAnalysis({ records: ['r0', 'r1', 'r2'], analyst, onJudged: () => updates++, movetime: 50 });
+  const run = createAnalysis({ records: ['r0', 'r1', 'r2'], analyst, onJudged: () => updates++, nodes: 50 });
   assert.equal(run.done, 0);
   run.start();
-  assert.deepEqual(asked, [{ kind: 'analyse', record: 'r0', movetime: 50, tablebase: TABLEBASE_MANIFEST }]);
+  assert.deepEqual(asked, [{ kind: 'analyse', record: 'r0', nodes: 50, tablebase: TABLEBASE_MANIFEST }]);
   release();
   await new Promise((r) => setImmediate(r));
   assert.equal(run.done, 1);
@@ -177,7 +177,7 @@ test('on the real engine, a turn that leaves a mill to the opponent is marked, w
   const positions = reviewPositions(localGame(mod), record);
   const ends = turnEnds(positions);
   const analyst = {
-    search: async (request) => JSON.parse(mod.analyse(request.record, request.movetime)),
+    search: async (request) => JSON.parse(mod.analyse_nodes(request.record, request.nodes)),
     cancel() {},
   };
   let finished;
@@ -185,7 +185,7 @@ test('on the real engine, a turn that leaves a mill to the opponent is marked, w
   const run = createAnalysis({
     records: recordsAt(record, positions, ends),
     analyst,
-    movetime: 150,
+    nodes: 100_000,
     onJudged: () => run.done === ends.length && finished(),
   });
   run.start();
@@ -199,4 +199,22 @@ test('on the real engine, a turn that leaves a mill to the opponent is marked, w
   assert.ok(d6.drop >= THRESHOLDS.inaccuracy);
   assert.match(d6.better, /^(a7x|g4)/, 'close the mill or block Dark’s');
   assert.ok(run.judged[5].value < run.judged[4].value, 'Light’s value fell');
+});
+
+test('on the real engine, the same game is judged the same way twice (a budget of nodes, not time)', async () => {
+  const record = { start: START, actions: ['a1', 'g7', 'a4', 'g1', 'd6', 'g4', 'xa1', 'd2'] };
+  const positions = reviewPositions(localGame(mod), record);
+  const ends = turnEnds(positions);
+  const judgeAll = async () => {
+    const analyst = { search: async (request) => JSON.parse(mod.analyse_nodes(request.record, request.nodes)), cancel() {} };
+    let finished;
+    const done = new Promise((r) => (finished = r));
+    const run = createAnalysis({ records: recordsAt(record, positions, ends), analyst, nodes: 30_000, onJudged: () => run.done === ends.length && finished() });
+    run.start();
+    await done;
+    return run.judged.map((j) => ({ best: j.best, score: j.score, depth: j.depth, nodes: j.nodes }));
+  };
+  const first = await judgeAll();
+  assert.ok(first.every((j) => j.depth >= 1), JSON.stringify(first));
+  assert.deepEqual(await judgeAll(), first);
 });

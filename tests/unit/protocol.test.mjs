@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { backoffDelay, command, commandIds, lastPlayedBy, onlineView, snapshotFromState } from '../../static/js/protocol.js';
+import { backoffDelay, command, commandIds, lastPlayedBy, onlineView, roomScore, scoreText, snapshotFromState } from '../../static/js/protocol.js';
 
 // The example `state` from docs/PROTOCOL.md.
 const state = {
@@ -150,4 +150,18 @@ test('a declined offer is told to the side that made it, not to the one that dec
   // An older server sends neither field.
   assert.equal(onlineView(state, 'light', 'open').declinedMine, null);
   assert.equal(onlineView(state, 'dark', 'open').takebackAskedToMe, false);
+});
+
+test('the room score counts a win 1 and a draw ½ each, the current round once it is over', () => {
+  const past = new Map([
+    [1, { winner: 'dark', reason: 'blocked' }],
+    [2, { winner: null, reason: 'agreement' }],
+  ]);
+  assert.deepEqual(roomScore(3, past, null), { light: 0.5, dark: 1.5, known: true });
+  assert.deepEqual(roomScore(3, past, { winner: 'light' }), { light: 1.5, dark: 1.5, known: true });
+  assert.deepEqual(roomScore(1, new Map(), null), { light: 0, dark: 0, known: true });
+  // A round whose record has not come yet: the score is not known.
+  assert.equal(roomScore(3, new Map([[1, null], [2, past.get(2)]]), null).known, false);
+  assert.equal(roomScore(3, new Map([[2, past.get(2)]]), null).known, false);
+  assert.deepEqual([0, 0.5, 1, 1.5, 2, 12.5].map(scoreText), ['0', '½', '1', '1½', '2', '12½']);
 });

@@ -93,11 +93,26 @@ test("MFEN is offered under the game's rules first, then the variants that have 
   assert.deepEqual(mfenRulesChoice(info('six', true), variants), ['nine', 'twelve']);
 });
 
-test('an import refusal gives the rules words, the code, and what to do for MFEN', () => {
+test('an import refusal is said in the page’s words, the turn or line named, no code or English of the rules', () => {
   const t = translator('en');
+  const ru = translator('ru');
   const fits = importFailure({ code: 'bad-position', message: 'too many pieces', fits: ['twelve'] }, t);
-  assert.equal(fits, 'Nothing was loaded: too many pieces [bad-position] It reads as Twelve Men\'s Morris: choose that above.');
-  const board = importFailure({ code: 'unrepresentable-under-profile', message: 'no board' }, translator('ru'));
-  assert.match(board, /^Ничего не загружено: no board \[unrepresentable-under-profile\] Для этой доски в MFEN нет формы/);
-  assert.equal(importFailure({ code: 'bad-turn', message: 'turn 4' }, t), 'Nothing was loaded: turn 4 [bad-turn]');
+  assert.equal(fits, 'Nothing was loaded: this position cannot be read under these rules. It reads as Twelve Men\'s Morris: choose that above.');
+  const board = importFailure({ code: 'unrepresentable-under-profile', message: 'no board' }, ru);
+  assert.match(board, /^Ничего не загружено: это не позиция MFEN, которую можно прочитать по этим правилам\. Для этой доски в MFEN нет формы/);
+  const turn = { code: 'bad-turn', message: 'turn 2 (1... a1): illegal: that point is already taken', turn: 2, reason: 'occupied' };
+  assert.equal(importFailure(turn, t), 'Nothing was loaded: turn 2: that point is already taken.');
+  assert.equal(importFailure(turn, ru), 'Ничего не загружено: ход 2: эта точка уже занята.');
+  assert.equal(importFailure({ ...turn, reason: 'something-new' }, ru), 'Ничего не загружено: ход 2: его нельзя сыграть в этой позиции.');
+  assert.equal(importFailure({ code: 'bad-header', message: 'line 3: bad', line: 3 }, ru), 'Ничего не загружено: строка 3 заголовка записи не читается.');
+  // Every code the rules give has its words in both languages, and no Latin letters in Russian.
+  const codes = ['notation', 'move-number', 'after-result', 'unclosed-comment', 'game-over', 'removal-pending', 'no-removal-pending', 'occupied', 'empty-point', 'not-your-piece', 'not-adjacent', 'still-placing', 'nothing-in-hand', 'not-opponent-piece', 'protected', 'removal-missing', 'unexpected-removal', 'off-board'];
+  for (const reason of codes) {
+    const line = importFailure({ ...turn, reason }, ru);
+    assert.doesNotMatch(line, /[A-Za-z]/, line);
+    assert.notEqual(line, importFailure({ ...turn, reason: 'something-new' }, ru), reason);
+  }
+  for (const code of ['bad-result', 'bad-rules', 'syntax', 'unsupported-extension', 'obligation-target-mismatch']) {
+    assert.doesNotMatch(importFailure({ code, message: 'English words' }, ru).replace('MFEN', ''), /[A-Za-z]/, code);
+  }
 });

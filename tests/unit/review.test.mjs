@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 
-import { reviewFromPath, reviewLink, reviewPositions, stepFor } from '../../static/js/review.js';
+import { turnEnds } from '../../static/js/analysis.js';
+import { reviewFromPath, reviewLink, reviewPositions, reviewStops, stepFor, turnCounter } from '../../static/js/review.js';
 import { localGame } from '../../static/js/rules.js';
 import { loadWasm } from './helpers.mjs';
 
@@ -53,12 +54,27 @@ test('a record that does not replay is an error, not a wrong board', () => {
   assert.throws(() => reviewPositions(game, { ...bad, start: 'nonsense', actions: [] }));
 });
 
-test('keys step through the positions and stop at both ends', () => {
-  assert.equal(stepFor('ArrowRight', 0, 3), 1);
-  assert.equal(stepFor('ArrowRight', 2, 3), 2);
-  assert.equal(stepFor('ArrowLeft', 0, 3), 0);
-  assert.equal(stepFor('ArrowLeft', 2, 3), 1);
-  assert.equal(stepFor('Home', 2, 3), 0);
-  assert.equal(stepFor('End', 0, 3), 2);
-  assert.equal(stepFor('a', 0, 3), null);
+test('keys step through the turns, a removal with its turn, and stop at both ends', () => {
+  // a7 closes the a-file mill and xb2 removes: one turn, two actions.
+  const record = { start: START, actions: ['a1', 'b2', 'a4', 'b4', 'a7', 'xb2', 'd6'] };
+  const positions = reviewPositions(localGame(mod), record);
+  const stops = reviewStops(positions, turnEnds(positions));
+  assert.deepEqual(stops, [0, 1, 2, 3, 4, 6, 7], 'the mill before its removal is no stop');
+  assert.equal(stepFor('ArrowRight', 4, stops), 6, 'a7 and xb2 in one step');
+  assert.equal(stepFor('ArrowLeft', 6, stops), 4);
+  assert.equal(stepFor('ArrowRight', 7, stops), 7);
+  assert.equal(stepFor('ArrowLeft', 0, stops), 0);
+  assert.equal(stepFor('Home', 6, stops), 0);
+  assert.equal(stepFor('End', 0, stops), 7);
+  assert.equal(stepFor('a', 0, stops), null);
+  assert.equal(stepFor('End', 0, []), null);
+  // The counter counts turns: six turns, seven actions.
+  assert.deepEqual(turnCounter(7, stops), { at: 6, total: 6 });
+  assert.deepEqual(turnCounter(6, stops), { at: 5, total: 6 });
+  assert.deepEqual(turnCounter(0, stops), { at: 0, total: 6 });
+  // A game that ends owing its removal: that last position is a stop, its turn counted.
+  const open = reviewPositions(localGame(mod), { start: START, actions: record.actions.slice(0, 5) });
+  const openStops = reviewStops(open, turnEnds(open));
+  assert.deepEqual(openStops, [0, 1, 2, 3, 4, 5]);
+  assert.deepEqual(turnCounter(5, openStops), { at: 5, total: 5 });
 });

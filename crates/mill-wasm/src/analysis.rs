@@ -50,6 +50,34 @@ pub fn analyse(record_json: &str, movetime_ms: f64) -> String {
     analyse_record(record_json, &limits, &mut PerformanceClock::start())
 }
 
+/// The most nodes a request may ask [`analyse_nodes`] for.
+pub const MAX_ANALYSIS_NODES: f64 = 100_000_000.0;
+
+/// One position of a game, judged by a search of a fixed number of nodes rather than a
+/// time: the same record gives the same answer on any device, however busy, so a review
+/// says the same thing each time it is opened (the search starts from an empty table
+/// every time, see [`mill_engine::Engine::keep_table`]).
+///
+/// - `record_json`: as for [`analyse`].
+/// - `nodes`: the search's budget, 1 to 100 000 000 positions visited (a whole number).
+///
+/// Answers as [`analyse`] does; `depth` is the deepest iteration the budget completed.
+/// Errors: `bad-record`, `bad-nodes`, `mid-turn`.
+#[wasm_bindgen]
+pub fn analyse_nodes(record_json: &str, nodes: f64) -> String {
+    if !(nodes.is_finite() && nodes.fract() == 0.0 && (1.0..=MAX_ANALYSIS_NODES).contains(&nodes)) {
+        return reply(Err(Failure::new(
+            "bad-nodes",
+            format!(
+                "The nodes for a position must be a whole number from 1 to {MAX_ANALYSIS_NODES}, not {nodes}."
+            ),
+        )));
+    }
+    // Checked above: a whole number in u64's range.
+    let limits = Limits::new(Level::Hard, 0).with_nodes(nodes as u64);
+    analyse_record(record_json, &limits, &mut PerformanceClock::start())
+}
+
 /// The most pieces a side may have for the tables this worker solves itself.
 pub const TABLE_PIECES: u8 = 3;
 
@@ -197,6 +225,25 @@ mod tests {
         // Outside the tables' class: a search, not exact.
         let opening = judge(&["a1"], 2);
         assert_eq!(opening["tablebase"], false);
+    }
+
+    #[test]
+    fn a_node_budget_gives_the_same_answer_every_time() {
+        let game = record(&["a1", "g7", "a4", "g1", "d6"]);
+        let first = json(&analyse_nodes(&game, 20_000.0));
+        assert_eq!(first["ok"], true, "{first}");
+        // Another position in between: nothing of it is kept for the next request.
+        let _ = analyse_nodes(&record(&["d6", "d2"]), 20_000.0);
+        let again = json(&analyse_nodes(&game, 20_000.0));
+        for field in ["best", "score", "depth", "nodes", "pv"] {
+            assert_eq!(first[field], again[field], "{field}: {first} vs {again}");
+        }
+        assert!(first["depth"].as_u64().unwrap() >= 1);
+        let code = |reply: String| json(&reply)["error"]["code"].as_str().unwrap().to_string();
+        for bad in [0.0, -5.0, 1.5, f64::NAN, f64::INFINITY, 1e12] {
+            assert_eq!(code(analyse_nodes(&game, bad)), "bad-nodes", "{bad}");
+        }
+        assert_eq!(code(analyse_nodes("{", 100.0)), "bad-record");
     }
 
     #[test]

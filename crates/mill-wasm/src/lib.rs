@@ -11,7 +11,8 @@
 //! `{"ok":false,"error":{"code":…,"message":…}}` and leave the game unchanged.
 //!
 //! The computer opponent (`mill-engine`) is here too: [`best_turn`] answers a search
-//! request for the page's Web Worker (see the `engine` module), and [`analyse`] judges
+//! request for the page's Web Worker (see the `engine` module), and [`analyse`] (by time) or
+//! [`analyse_nodes`] (by a fixed budget of nodes, what review uses) judges
 //! one position of a game for review (the `analysis` module).
 //!
 //! The JSON shapes are documented in `static/js/README.md` (the page side of the contract).
@@ -25,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
 mod analysis;
-pub use analysis::analyse;
+pub use analysis::{analyse, analyse_nodes};
 mod engine;
 pub use engine::best_turn;
 mod records;

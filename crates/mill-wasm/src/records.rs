@@ -4,6 +4,7 @@
 //! answers JSON and changes nothing on error, like the rest of [`WasmGame`].
 
 use mill_core::mif::{MifError, json::canonical, mstate};
+use mill_core::record::TurnProblem;
 use mill_core::{Game, Header, Mfen, Position, Record, RecordError, Rules, Variant};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
@@ -31,6 +32,12 @@ struct RecordFailure {
     message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     turn: Option<usize>,
+    /// For `bad-turn`, what is wrong with the turn as a code, so the page can say it in
+    /// its own words: the rules' [`PlayError::code`](mill_core::PlayError::code) when the
+    /// turn is illegal (`occupied`, `not-adjacent`, …), else `notation`, `move-number`,
+    /// `after-result` or `unclosed-comment`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     line: Option<usize>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -56,6 +63,7 @@ fn failure(code: impl Into<String>, message: String) -> RecordFailure {
         code: code.into(),
         message,
         turn: None,
+        reason: None,
         line: None,
         fits: Vec::new(),
     }
@@ -68,10 +76,21 @@ impl From<RecordError> for RecordFailure {
             RecordError::Header { line, .. } => (None, Some(*line)),
             RecordError::Result(_) => (None, None),
         };
+        let reason = match &e {
+            RecordError::Turn { problem, .. } => Some(match problem {
+                TurnProblem::Notation(_) => "notation",
+                TurnProblem::Illegal(play) => play.code(),
+                TurnProblem::MoveNumber { .. } => "move-number",
+                TurnProblem::AfterResult => "after-result",
+                TurnProblem::UnclosedComment => "unclosed-comment",
+            }),
+            _ => None,
+        };
         RecordFailure {
             code: e.code().to_string(),
             message: e.to_string(),
             turn,
+            reason,
             line,
             fits: Vec::new(),
         }
@@ -305,6 +324,16 @@ mod tests {
                 .as_str()
                 .unwrap()
                 .contains("turn 5 (3. g1xd3)")
+        );
+        assert_eq!(g.snapshot(), before);
+        // What is wrong with the turn, as a code the page words itself.
+        let mut reason = |text: &str| json(&g.load_record_text(text))["error"]["reason"].clone();
+        assert_eq!(reason("1. a1 a1"), "occupied");
+        assert_eq!(reason("1. a1 zz9"), "notation");
+        assert_eq!(reason("1. a1 b2 3. d1"), "move-number");
+        assert_eq!(
+            json(&g.load_record_text("[Date nope]\n"))["error"].get("reason"),
+            None
         );
         assert_eq!(g.snapshot(), before);
 
