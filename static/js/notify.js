@@ -83,13 +83,17 @@ export function createNotifier({ storage, doc = document, nav = navigator, Audio
     if (doc.title !== text) doc.title = text;
   }
 
-  /** Two short notes up for "your turn", a low pair for a mill. @param {'turn' | 'mill'} kind */
+  /**
+   * Two short notes up for "your turn", a low pair for a mill, one high note when the
+   * person's clock goes under ten seconds.
+   * @param {'turn' | 'mill' | 'low'} kind
+   */
   function tone(kind) {
     if (muted || !Audio) return;
     try {
       audio ??= new Audio();
       if (audio.state === 'suspended') audio.resume().catch(() => {});
-      const notes = kind === 'turn' ? [660, 880] : [392, 523];
+      const notes = kind === 'turn' ? [660, 880] : kind === 'mill' ? [392, 523] : [988];
       notes.forEach((freq, i) => {
         const start = audio.currentTime + i * 0.09;
         const osc = audio.createOscillator();
@@ -121,6 +125,10 @@ export function createNotifier({ storage, doc = document, nav = navigator, Audio
     setMuted(value) {
       muted = value;
       storage.set(SOUND_KEY, value ? 'off' : 'on');
+    },
+    /** The person's own clock went under ten seconds (clock-view.js): one short note. */
+    lowTime() {
+      tone('low');
     },
     /** After a redraw: tells what changed since the last one. @param {PageState} page */
     update(page) {

@@ -38,6 +38,7 @@
  * @property {string | null} gone  an i18n key when the room cannot be played any more
  * @property {(() => string) | null} ids  makes command ids (protocol.js's commandIds)
  * @property {RoomConnection | null} conn  the socket, once the seat is known
+ * @property {number} clockOffset  the page's clock minus the server's, from the latest state's `clock.at` (clock.js's serverOffset); 0 untimed
  */
 
 /**
@@ -102,7 +103,7 @@ export function createPageState(lang, t) {
  * @param {string} roomId @returns {OnlineState}
  */
 export function createOnlineState(roomId) {
-  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null };
+  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, clockOffset: 0 };
 }
 
 /**

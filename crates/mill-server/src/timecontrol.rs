@@ -379,8 +379,26 @@ pub struct ClockView {
     /// While the side to move has not made its first turn: the milliseconds it has left
     /// for it as of `at`, after which the round is aborted; else `None`.
     pub first_turn: Option<i64>,
+    /// When the present player may claim the win or call a draw because the opponent
+    /// has been away for the grace (server time, Unix milliseconds; it may be past);
+    /// `None` while both are present, in correspondence, and once the round is over.
+    /// The page counts down to it.
+    pub claim_at: Option<i64>,
     /// The room's time control.
     pub control: TimeControl,
+}
+
+impl ClockView {
+    /// The view with the claim's time for an opponent away since `away_since` (Unix
+    /// ms), or without one (`None`: nobody is away). Nothing to claim once the round is
+    /// over or in correspondence.
+    pub fn with_claim(mut self, away_since: Option<i64>, over: bool) -> ClockView {
+        self.claim_at = match (away_since, self.control.grace_ms()) {
+            (Some(since), Some(grace)) if !over => Some(since + grace),
+            _ => None,
+        };
+        self
+    }
 }
 
 impl Clocks {
@@ -605,6 +623,7 @@ impl Clocks {
             running,
             at: now,
             first_turn,
+            claim_at: None,
             control: self.control,
         }
     }
@@ -1151,8 +1170,15 @@ mod tests {
             json,
             serde_json::json!({
                 "light": 180_000, "dark": 180_000, "running": null, "at": 2_500,
-                "first_turn": 29_500, "control": {"initial": 180, "increment": 2}
+                "first_turn": 29_500, "claim_at": null, "control": {"initial": 180, "increment": 2}
             })
         );
+        // Dark away since 3 s: Light may claim after the grace (3+2: 40 s).
+        let view = c.view(2_500).with_claim(Some(3_000), false);
+        assert_eq!(view.claim_at, Some(43_000));
+        assert!(may_claim(c.control(), 3_000, 43_000));
+        assert_eq!(c.view(2_500).with_claim(Some(3_000), true).claim_at, None, "over");
+        let post = Clocks::new(TimeControl::Correspondence { days: 1 }, Light, 0);
+        assert_eq!(post.view(0).with_claim(Some(0), false).claim_at, None);
     }
 }
