@@ -1,5 +1,5 @@
 -- Online games on a clock (crates/mill-server/src/timecontrol.rs), as SQLite's
--- 05-clocks: a room's time control (live: initial and increment seconds; correspondence:
+-- 06-clocks: a room's time control (live: initial and increment seconds; correspondence:
 -- days per turn; all NULL: untimed, as every room before this migration), within the
 -- ranges `POST /api/rooms` accepts.
 ALTER TABLE rooms

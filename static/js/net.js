@@ -4,9 +4,13 @@
 // parsed; nothing here knows the game.
 
 import { backoffDelay, FINAL_CLOSE_CODES, PROTOCOL } from './protocol.js';
+import { CLIENT_TYPES, CLOSE_CODES, SERVER_TYPES } from './wire.js';
 
 const PING_EVERY = 10_000;
 const SILENCE_LIMIT = 30_000;
+const PING = JSON.stringify({ type: CLIENT_TYPES.PING });
+/** The page's own close code for a server gone silent: never sent by the server, so not the protocol's. */
+const SILENT = 4999;
 
 /**
  * connectRoom({ roomId, key, onMessage, onConnection }) → { send, close, reconnect }
@@ -30,15 +34,16 @@ export function connectRoom({ roomId, key, onMessage, onConnection, WebSocketImp
     ws.addEventListener('open', () => {
       if (socket !== ws) return;
       lastHeard = Date.now();
-      ws.send(JSON.stringify(key ? { type: 'hello', protocol: PROTOCOL, key } : { type: 'hello', protocol: PROTOCOL }));
+      const hello = { type: CLIENT_TYPES.HELLO, protocol: PROTOCOL };
+      ws.send(JSON.stringify(key ? { ...hello, key } : hello));
       clearInterval(pingTimer);
       pingTimer = setInterval(() => {
         if (Date.now() - lastHeard > SILENCE_LIMIT) {
-          ws.close(4999, 'silent');
-          onClosed(ws, 4999);
+          ws.close(SILENT, 'silent');
+          onClosed(ws, SILENT);
           return;
         }
-        if (ws.readyState === 1) ws.send('{"type":"ping"}');
+        if (ws.readyState === 1) ws.send(PING);
       }, PING_EVERY);
     });
     ws.addEventListener('message', (event) => {
@@ -50,11 +55,11 @@ export function connectRoom({ roomId, key, onMessage, onConnection, WebSocketImp
       } catch {
         return;
       }
-      if (msg.type === 'welcome') {
+      if (msg.type === SERVER_TYPES.WELCOME) {
         attempt = 0;
         onConnection('open');
       }
-      if (msg.type !== 'pong') onMessage(msg);
+      if (msg.type !== SERVER_TYPES.PONG) onMessage(msg);
     });
     ws.addEventListener('close', (event) => onClosed(ws, event.code));
     ws.addEventListener('error', () => {
@@ -107,14 +112,14 @@ export function connectRoom({ roomId, key, onMessage, onConnection, WebSocketImp
       clearInterval(pingTimer);
       globalThis.removeEventListener?.('online', nudge);
       globalThis.document?.removeEventListener?.('visibilitychange', onVisible);
-      socket?.close(1000);
+      socket?.close(CLOSE_CODES.NORMAL);
       socket = null;
     },
     /** Reconnect now (after "replaced", when the person chooses to play in this tab). */
     reconnect() {
       stopped = false;
       attempt = 0;
-      socket?.close(1000);
+      socket?.close(CLOSE_CODES.NORMAL);
       socket = null;
       open();
     },

@@ -8,7 +8,7 @@ import { bindClockChoice, clockRequest } from './clock-view.js';
 import { $, $button, $input } from './dom.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
-import { localGame } from './rules.js';
+import { DEFAULT_RULES, localGame } from './rules.js';
 import { createOnlineState } from './page-state.js';
 import { reviewLink } from './review.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
@@ -21,7 +21,7 @@ import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js'
 /** @typedef {import('./storage.js').SeatKey} SeatKey */
 
 /** The rule set whose board is mounted for the room being shown. */
-let boardRules = 'nine';
+let boardRules = DEFAULT_RULES;
 
 const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' };
 

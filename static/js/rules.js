@@ -61,6 +61,14 @@ import { snapshotFromView } from './board.js';
  * @property {() => import('./variant.js').RulesInfo} rulesInfo  what the game's rule set is
  */
 
+/**
+ * The rule set of mill-core's default game, known before the WebAssembly has loaded: Nine
+ * Men's Morris with its usual options. A position string without a seventh part is under
+ * it, the variant chooser starts on it, and its games keep the save slots of the time
+ * before the variants. tests/unit/variant.test.mjs checks it against the WebAssembly.
+ */
+export const DEFAULT_RULES = 'nine';
+
 // A variable, not a literal, so the type checker does not look for the generated file
 // (wasm-bindgen runs with --no-typescript); WasmModule above is its type.
 const WASM_MODULE = '/pkg/mill_wasm.js';

@@ -3,17 +3,20 @@
 // (window.localStorage in the page, a Map-backed fake in tests) and every access survives
 // a storage that throws (private mode, disabled cookies, quota).
 
+import { DEFAULT_RULES } from './rules.js';
+
 const PREFIX = 'mill.';
 export const SAVE_KEYS = Object.freeze({ local: 'game.local', computer: 'game.computer' });
 
 /**
  * The save slot of a mode's game under a rule set: one saved game per mode and rule set,
- * so choosing another variant never overwrites a game. Nine Men's Morris keeps the mode's
- * own slot (`local`, `computer`); other rule sets get `local.six`, `computer.twelve+per-mill`.
+ * so choosing another variant never overwrites a game. The default rule set (Nine Men's
+ * Morris) keeps the mode's own slot (`local`, `computer`); other rule sets get `local.six`,
+ * `computer.twelve+per-mill`.
  * @param {'local' | 'computer'} mode @param {string} rules
  */
 export function gameSlot(mode, rules) {
-  return rules === 'nine' ? mode : `${mode}.${rules}`;
+  return rules === DEFAULT_RULES ? mode : `${mode}.${rules}`;
 }
 
 /** @param {string} slot */

@@ -4,6 +4,7 @@
 // checked and made canonical by the WebAssembly's `rules_info`, never here.
 
 import { $ } from './dom.js';
+import { DEFAULT_RULES } from './rules.js';
 
 /** @typedef {import('./page-state.js').App} App */
 
@@ -26,11 +27,11 @@ import { $ } from './dom.js';
 const KEY = 'rules';
 
 /**
- * The rule set chosen on the start screen (a canonical name), `nine` until one is chosen.
+ * The rule set chosen on the start screen (a canonical name), {@link DEFAULT_RULES} until one is chosen.
  * @param {import('./storage.js').SafeStorage} storage
  */
 export function chosenRules(storage) {
-  return storage.get(KEY) || 'nine';
+  return storage.get(KEY) || DEFAULT_RULES;
 }
 
 /**
@@ -43,11 +44,11 @@ export function rememberRules(storage, rules) {
 }
 
 /**
- * The rule-set name of a position string: its seventh part, or `nine`.
+ * The rule-set name of a position string: its seventh part, or {@link DEFAULT_RULES}.
  * @param {string} position
  */
 export function rulesOfPosition(position) {
-  return position.trim().split(/\s+/)[6] ?? 'nine';
+  return position.trim().split(/\s+/)[6] ?? DEFAULT_RULES;
 }
 
 /**
@@ -102,6 +103,9 @@ function showInControls(info) {
  */
 export function bindVariantChooser(app) {
   const { storage } = app;
+  // Until the WebAssembly says what the chosen rule set means, the chooser shows the
+  // default one (whose name is its variant's, its options being the usual ones).
+  /** @type {HTMLSelectElement} */ ($('variant')).value = DEFAULT_RULES;
   /** @type {((text: string) => { ok: boolean, rules?: RulesInfo, error?: { message: string } }) | null} */
   let info = null;
   const ready = app.rules().then((mod) => {

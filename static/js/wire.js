@@ -88,6 +88,7 @@ export const CLOSE_CODES = Object.freeze({
   HELLO_TIMEOUT: 4008,
   ROOM_FULL: 4009,
   ROOM_DAMAGED: 4010,
+  TOO_SLOW: 4011,
 });
 
 /** Close codes after which the page must not reconnect by itself. */

@@ -243,9 +243,11 @@ impl Position {
         }
     }
 
+    /// Whether `color` flies: out of hand and down to the flying threshold, it may move a
+    /// piece to any empty point ([`Phase::Flying`]).
     #[inline]
-    fn flies(&self, color: Color) -> bool {
-        self.hand[color.index()] == 0 && self.on_board(color) <= self.rules().fly_at
+    pub fn flies(&self, color: Color) -> bool {
+        self.hand[color.index()] == 0 && self.rules().flies_with(self.board[color.index()].count_ones())
     }
 
     /// The opponent pieces that may be removed now: pieces outside mills, or every
@@ -712,7 +714,7 @@ impl Position {
             for to in empty {
                 n += weight(None, to, own | 1 << to.0);
             }
-        } else if own.count_ones() <= rules.fly_at as u32 {
+        } else if rules.flies_with(own.count_ones()) {
             for from in Bitboard(own) {
                 let rest = own & !(1 << from.0);
                 for to in empty {
@@ -775,7 +777,7 @@ impl Position {
             for to in empty {
                 f(None, to, own | 1 << to.0);
             }
-        } else if own.count_ones() <= rules.fly_at as u32 {
+        } else if rules.flies_with(own.count_ones()) {
             for from in Bitboard(own) {
                 for to in empty {
                     f(Some(from), to, (own & !(1 << from.0)) | 1 << to.0);

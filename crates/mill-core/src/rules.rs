@@ -376,6 +376,14 @@ impl Rules {
         self.topology
     }
 
+    /// Whether a side out of hand with `on_board` pieces on the board flies (moves to any
+    /// empty point). The one statement of the flying rule: positions
+    /// ([`Position::flies`](crate::Position::flies)), the engine and the tablebase call it.
+    #[inline]
+    pub fn flies_with(&self, on_board: u32) -> bool {
+        on_board <= u32::from(self.fly_at)
+    }
+
     /// Which of a side's `pieces` (a bitboard) its opponent may remove: the pieces
     /// outside mills, or all of them when every one stands in a mill or protection is
     /// off. The one statement of the protection rule; positions and the tablebase call it.

@@ -108,6 +108,9 @@ fn flying_only_with_exactly_three_pieces_after_placing() {
     // Three on board with pieces in hand: still placing, cannot move at all.
     let placing = setup(&["a7", "a1", "g1"], &["d3", "d2", "f4"], "l 2 2 0 0");
     assert_eq!(placing.phase(Color::Light), Phase::Placing);
+    // `flies` says the same as the phases, for the engine and the tablebase.
+    assert!(p.flies(Color::Light) && !p.flies(Color::Dark));
+    assert!(!p4.flies(Color::Light) && !placing.flies(Color::Light));
     assert_eq!(
         placing.play_action(action(&placing, "a7-e5")),
         Err(PlayError::StillPlacing)

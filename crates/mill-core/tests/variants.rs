@@ -231,6 +231,7 @@ fn fly_at_zero_never_flies_and_fly_at_four_flies_with_four() {
         "l 0 0 0 0",
     );
     assert_eq!(never.phase(Color::Light), Phase::Moving);
+    assert!(!never.flies(Color::Light) && !never.rules().flies_with(3));
     assert_eq!(
         never.play_action(action(&never, "a4-f4")),
         Err(PlayError::NotAdjacent)
@@ -250,6 +251,8 @@ fn fly_at_zero_never_flies_and_fly_at_four_flies_with_four() {
         "l 0 0 0 0",
     );
     assert_eq!(four.phase(Color::Light), Phase::Flying);
+    assert!(four.flies(Color::Light) && four.flies(Color::Dark));
+    assert!(four.rules().flies_with(4) && !four.rules().flies_with(5));
     assert!(four.play_action(action(&four, "c4-g7")).is_ok());
     assert_eq!(four.rules().to_string(), "nine+fly-4");
 }

@@ -9,13 +9,12 @@
 //! always gives the same game. Nothing here knows the board's size: the lines come
 //! from the position's [`Topology`](mill_core::Topology).
 
-use crate::search::SearchResult;
-use crate::{Limits, mix};
+use crate::mix;
 use mill_core::{Position, Turn, TurnList};
 
-/// The beginner's turn in `position`, which has `turns` (not empty).
-pub(crate) fn choose(position: &Position, turns: &TurnList, limits: &Limits) -> SearchResult {
-    let mut rng = mix(limits.seed ^ position.hash() ^ 0x0042_4547_494e);
+/// The beginner's turn in `position`, which has `turns` (not empty), under `seed`.
+pub(crate) fn choose(position: &Position, turns: &TurnList, seed: u64) -> Turn {
+    let mut rng = mix(seed ^ position.hash() ^ 0x0042_4547_494e);
     let mut pick = |candidates: &[Turn]| {
         rng = mix(rng);
         candidates[(rng % candidates.len() as u64) as usize]
@@ -26,7 +25,7 @@ pub(crate) fn choose(position: &Position, turns: &TurnList, limits: &Limits) -> 
         .filter(|t| !t.removals().is_empty())
         .collect();
     let blocks = opponent_thirds(position);
-    let turn = if !closing.is_empty() {
+    if !closing.is_empty() {
         // Pick the step first, then its removal, so a step with many removal choices
         // is not preferred over one with few.
         let step = pick(&closing);
@@ -47,16 +46,6 @@ pub(crate) fn choose(position: &Position, turns: &TurnList, limits: &Limits) -> 
         } else {
             pick(&blocking)
         }
-    };
-    SearchResult {
-        turn,
-        score: 0,
-        // It looks at its own turn only.
-        depth: 1,
-        nodes: 1,
-        pv: vec![turn],
-        elapsed_ms: 0,
-        tb_hits: 0,
     }
 }
 
@@ -75,12 +64,10 @@ fn opponent_thirds(position: &Position) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Level;
 
     fn turn_text(s: &str, seed: u64) -> String {
         let p: Position = s.parse().unwrap();
-        let r = choose(&p, &p.legal_turns(), &Limits::new(Level::Beginner, seed));
-        r.turn.to_notation(p.topology())
+        choose(&p, &p.legal_turns(), seed).to_notation(p.topology())
     }
 
     #[test]

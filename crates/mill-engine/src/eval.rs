@@ -262,8 +262,8 @@ fn side(
     let hand = position.in_hand(c);
     let on_board = position.on_board(c);
     let placing = hand > 0;
-    let flying = !placing && on_board <= rules.fly_at;
-    let they_reach_anywhere = position.in_hand(!c) > 0 || position.on_board(!c) <= rules.fly_at;
+    let flying = position.flies(c);
+    let they_reach_anywhere = position.in_hand(!c) > 0 || position.flies(!c);
 
     let mut score = (on_board as i32 + hand as i32) * PIECE;
 

@@ -243,7 +243,17 @@ impl Engine {
             return Err(SearchError::GameOver);
         }
         if limits.level == Level::Beginner {
-            let result = crate::beginner::choose(position, &turns, limits);
+            let turn = crate::beginner::choose(position, &turns, limits.seed);
+            let result = SearchResult {
+                turn,
+                score: 0,
+                // It looks at its own turn only.
+                depth: 1,
+                nodes: 1,
+                pv: vec![turn],
+                elapsed_ms: 0,
+                tb_hits: 0,
+            };
             report(&result);
             return Ok(result);
         }
@@ -851,7 +861,7 @@ impl<'a> Searcher<'a> {
     fn narrow(&self, pos: &Position) -> bool {
         let us = pos.turn();
         pos.in_hand(us) == 0
-            && pos.on_board(us) > pos.rules().fly_at
+            && !pos.flies(us)
             && self.adjacency.steps(pos.pieces(us).0, pos.empty().0) <= NARROW_STEPS
     }
 

@@ -494,7 +494,7 @@ impl Tablebase {
         let rules = self.rules();
         let t = rules.topology;
         let empty = t.all().0 & !(us | them);
-        let flies = us.count_ones() <= u32::from(rules.fly_at);
+        let flies = rules.flies_with(us.count_ones());
         let mut pieces = us;
         while pieces != 0 {
             let from = pieces.trailing_zeros();
@@ -686,7 +686,7 @@ impl Tablebase {
         let rules = self.rules();
         let t = rules.topology;
         let empty = t.all().0 & !(mover | other);
-        let flies = mover.count_ones() <= u32::from(rules.fly_at);
+        let flies = rules.flies_with(mover.count_ones());
         let mut pieces = mover;
         while pieces != 0 {
             let to = pieces.trailing_zeros();

@@ -6,8 +6,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::db::DbError;
 use crate::protocol::ErrorCode;
+use crate::store::DbError;
 
 /// An HTTP API failure.
 #[derive(Debug, thiserror::Error)]

@@ -1,6 +1,7 @@
 //! Online rooms for Mill: an axum server that is the authority over two-player games,
-//! stores every confirmed action in SQLite before acknowledging it, and pushes the
-//! state to both players over WebSockets. The wire format is docs/PROTOCOL.md.
+//! stores every confirmed action durably before acknowledging it — in SQLite, or in
+//! PostgreSQL, which several instances share — and pushes the state to both players
+//! over WebSockets. The wire format is docs/PROTOCOL.md.
 //!
 //! [`run`] is the whole server on a bound listener; `main` only parses flags, starts
 //! tracing and binds, and tests call `run` the same way on `127.0.0.1:0`.
@@ -12,13 +13,11 @@ pub mod app;
 pub mod assets;
 pub mod clock;
 pub mod config;
-pub mod db;
 pub mod error;
 pub mod keys;
 pub mod listen;
 pub mod logging;
 pub mod metrics;
-pub mod pg;
 pub mod protocol;
 pub mod rooms;
 pub mod store;
@@ -43,7 +42,7 @@ pub use crate::config::Config;
 pub enum ServerError {
     /// The database could not be opened or read.
     #[error(transparent)]
-    Db(#[from] db::DbError),
+    Db(#[from] store::DbError),
     /// The listener failed.
     #[error("listener: {0}")]
     Io(#[from] std::io::Error),
@@ -58,8 +57,8 @@ pub async fn run(
 ) -> Result<(), ServerError> {
     // Rooms are not read here: each is loaded when first asked for (rooms.rs).
     let (store, running) = store::Store::open(&config.db).await?;
-    let (rooms, presence) = rooms::Rooms::new(store, config.clock.clone());
-    let background = rooms.start_background(presence);
+    let rooms = rooms::Rooms::new(store, config.clock.clone());
+    let background = rooms.start_background();
     tracing::info!(db = %config.db, "database open");
 
     let assets = assets::Assets::load(&config.static_dir, config.tb_dir.as_deref())?;

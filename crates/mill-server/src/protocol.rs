@@ -206,6 +206,9 @@ pub enum CloseCode {
     RoomFull = 4009,
     /// The room's stored events do not replay; it is set aside.
     RoomDamaged = 4010,
+    /// The socket fell behind: what the room sent it filled its queue. Reconnect for
+    /// a fresh state.
+    TooSlow = 4011,
 }
 
 impl CloseCode {
@@ -228,7 +231,8 @@ impl CloseCode {
             | CloseCode::GoingAway
             | CloseCode::Policy
             | CloseCode::TooBig
-            | CloseCode::HelloTimeout => false,
+            | CloseCode::HelloTimeout
+            | CloseCode::TooSlow => false,
         }
     }
 }

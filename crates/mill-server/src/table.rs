@@ -49,8 +49,10 @@ pub struct Table {
     new_round: ByColor<bool>,
     seq: u32,
     /// The rounds before the current one, oldest first (round `i + 1` at `i`); each
-    /// ended with a result before the next began.
-    past: Vec<Game>,
+    /// ended with a result before the next began. Shared, so that a command can be
+    /// tried on a copy of the table (the room installs it once stored) without copying
+    /// every finished round.
+    past: std::sync::Arc<Vec<Game>>,
 }
 
 /// A finished round's record, for review (`GET /api/rooms/{room}/rounds/{n}`).
@@ -105,7 +107,7 @@ impl Table {
             declined: None,
             new_round: ByColor::default(),
             seq: 0,
-            past: Vec::new(),
+            past: std::sync::Arc::new(Vec::new()),
         }
     }
 
@@ -313,7 +315,7 @@ impl Table {
                     let rules = self.rules();
                     let finished =
                         std::mem::replace(&mut self.game, Game::from_position(Position::start(rules)));
-                    self.past.push(finished);
+                    std::sync::Arc::make_mut(&mut self.past).push(finished);
                     self.draw_offer = None;
                     self.takeback_offer = None;
                     self.new_round = ByColor::default();

@@ -244,7 +244,14 @@ pub async fn serve(socket: WebSocket, state: AppState, room: String) {
                 break;
             }
             // The room dropped this socket: its queue overflowed.
-            _ = kick.cancelled() => break,
+            _ = kick.cancelled() => {
+                let _ = sink.send(Message::Close(Some(CloseFrame {
+                    code: CloseCode::TooSlow.code(),
+                    reason: "fell behind".into(),
+                }))).await;
+                closing = true;
+                break;
+            }
             _ = state.shutdown.cancelled() => {
                 let _ = sink.send(Message::Close(Some(CloseFrame {
                     code: CloseCode::GoingAway.code(),

@@ -1,4 +1,4 @@
-//! The clocks' columns and event kinds in both schemas (migrations/sqlite/05-clocks,
+//! The clocks' columns and event kinds in both schemas (migrations/sqlite/06-clocks,
 //! migrations/postgres/04-clocks): what a timed room and its events may store, and that
 //! the database refuses what `POST /api/rooms` and timecontrol.rs never make. SQLite
 //! always; PostgreSQL under scripts/with-postgres (its migrations read from the files, in
@@ -64,7 +64,9 @@ const REFUSED: &[&str] = &[
 #[test]
 fn sqlite_stores_the_clocks_and_refuses_what_no_clock_makes() {
     let mut conn = rusqlite::Connection::open_in_memory().unwrap();
-    mill_server::db::migrations().to_latest(&mut conn).unwrap();
+    mill_server::store::sqlite::migrations()
+        .to_latest(&mut conn)
+        .unwrap();
     for sql in ACCEPTED {
         conn.execute(sql, []).unwrap_or_else(|e| panic!("{sql}: {e}"));
     }

@@ -92,8 +92,7 @@ fn analyse_record(record_json: &str, limits: &Limits, clock: &mut dyn Clock) -> 
     let exact = tables
         .as_ref()
         .is_some_and(|tb| tb.probe(game.position()).is_some());
-    let judged = match with_engine(|engine| {
-        engine.set_tablebase(tables);
+    let judged = match with_engine(tables, |engine| {
         mill_engine::analyse(engine, &game, limits, clock)
     }) {
         Ok(a) => a,

@@ -7,11 +7,15 @@
 //!
 //! One [`Engine`] (and its transposition table, [`TT_MB`] megabytes) is allocated on the
 //! first request and reused by every later one. Hard plays from the endgame tables the
-//! worker has loaded for the game's rule set (the `tables` module), if any.
+//! worker has loaded for the game's rule set (the `tables` module), if any; the engine
+//! holds them only while it searches, so the `tables` module changes them in place
+//! without asking it to let go.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use mill_core::Game;
+use mill_engine::tb::Tablebase;
 use mill_engine::{Clock, Engine, Level, Limits, SearchError, SearchResult};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -53,18 +57,18 @@ pub fn best_turn(record_json: &str, level: &str, seed: f64, movetime_ms: f64) ->
     search_record(record_json, &limits, &mut PerformanceClock::start())
 }
 
-/// Runs `f` on the shared engine, allocating it on the first call.
-pub(crate) fn with_engine<R>(f: impl FnOnce(&mut Engine) -> R) -> R {
-    ENGINE.with(|cell| f(cell.borrow_mut().get_or_insert_with(|| Engine::new(TT_MB))))
-}
-
-/// The engine lets go of its tables (so they can be changed in place).
-pub(crate) fn drop_tables() {
+/// Runs `f` on the shared engine (allocated on the first call) with `tables`; the engine
+/// lets go of them when `f` returns, so that the worker's tables stay the `tables`
+/// module's alone and are changed in place, not copied.
+pub(crate) fn with_engine<R>(tables: Option<Arc<Tablebase>>, f: impl FnOnce(&mut Engine) -> R) -> R {
     ENGINE.with(|cell| {
-        if let Some(engine) = cell.borrow_mut().as_mut() {
-            engine.set_tablebase(None);
-        }
-    });
+        let mut slot = cell.borrow_mut();
+        let engine = slot.get_or_insert_with(|| Engine::new(TT_MB));
+        engine.set_tablebase(tables);
+        let result = f(engine);
+        engine.set_tablebase(None);
+        result
+    })
 }
 
 /// Checks a request's level, seed and time and turns them into the engine's limits.
@@ -132,10 +136,7 @@ fn search_record(record_json: &str, limits: &Limits, clock: &mut dyn Clock) -> S
         Err(e) => return reply(Err(e)),
     };
     let tables = crate::tables::for_rules(game.position().rules());
-    let result = with_engine(|engine| {
-        engine.set_tablebase(tables);
-        engine.best_turn(&game, limits, clock)
-    });
+    let result = with_engine(tables, |engine| engine.best_turn(&game, limits, clock));
     match result {
         Ok(found) => to_json(&Found::of(&game, &found)),
         Err(SearchError::MidTurn) => reply(Err(Failure::new(
@@ -329,6 +330,10 @@ mod tests {
         );
         assert_eq!(after["tbHits"], 1);
         assert!(after["score"].as_i64().unwrap() > 29_000, "{after}");
+        // The engine let go of the tables after its search: besides this handle only the
+        // worker's slot holds them, so the next class loads into them in place.
+        let held = crate::tables::for_rules(mill_core::Variant::Nine.rules()).unwrap();
+        assert_eq!(Arc::strong_count(&held), 2);
         // Medium does not use them.
         let medium = search(&r, Limits::new(Level::Medium, 1));
         assert_eq!(medium["tbHits"], 0, "{medium}");

@@ -32,9 +32,9 @@ pub(crate) fn for_rules(rules: &'static Rules) -> Option<Arc<Tablebase>> {
 }
 
 /// Changes the worker's tables for `rules` (new ones if it held another rule set's). The
-/// engine's reference is dropped first, so the tables are changed in place, not copied.
+/// engine holds them only during a search (`engine::with_engine`), so they are changed in
+/// place, not copied.
 fn update<R>(rules: &'static Rules, f: impl FnOnce(&mut Tablebase) -> R) -> R {
-    crate::engine::drop_tables();
     TABLES.with(|cell| {
         let mut slot = cell.borrow_mut();
         if !slot.as_ref().is_some_and(|tb| tb.rules() == rules) {

@@ -76,7 +76,7 @@ fn seed(db: &std::path::Path, rooms: usize, actions: usize) -> anyhow::Result<()
     use mill_core::{Action, Game, Variant};
     use mill_server::keys;
     let started = Instant::now();
-    let mut conn = mill_server::db::open(db).context("open the database")?;
+    let mut conn = mill_server::store::sqlite::open(db).context("open the database")?;
     let mut rng = rand::rngs::StdRng::from_rng(&mut rand::rng());
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)?

@@ -17,7 +17,7 @@
 //!   whichever instance the retry reaches; the rows returned say which events were
 //!   stored. A batch that fails is split until the one event at fault fails alone;
 //! - changes are announced on the channel `mill_rooms`, and each instance LISTENs and
-//!   reads the rooms' new rows (`Rooms::read_news`). Payload: `<rooms> <origin>`, where
+//!   reads the rooms' new rows (the room logic's [`Instances::changed`]). Payload: `<rooms> <origin>`, where
 //!   `<rooms>` is one room id or several joined by commas (room ids are letters and
 //!   digits) and `<origin>` the writing instance's id, so an instance skips its own
 //!   news, or `*` (presence changes: every instance looks again). The writer sends
@@ -47,22 +47,30 @@ use futures_util::StreamExt;
 use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_postgres::{AsyncMessage, NoTls};
 
-use crate::db::{DbError, StoredEvent, StoredRoom};
+use mill_core::Color;
+
+use super::types::{
+    Append, Appended, DbError, Instances, News, Presence, StoredEvent, StoredRoom, key_hash, parse_command,
+    parse_seat, seat_name,
+};
 
 /// The PostgreSQL migrations, in order (the number is the schema version).
 const MIGRATIONS: &[(i32, &str)] = &[
-    (1, include_str!("../../../migrations/postgres/01-init.sql")),
-    (2, include_str!("../../../migrations/postgres/02-seat-claims.sql")),
+    (1, include_str!("../../../../migrations/postgres/01-init.sql")),
+    (
+        2,
+        include_str!("../../../../migrations/postgres/02-seat-claims.sql"),
+    ),
     (
         3,
-        include_str!("../../../migrations/postgres/03-batch-notify.sql"),
+        include_str!("../../../../migrations/postgres/03-batch-notify.sql"),
     ),
 ];
 
 /// An instance whose heartbeat is older than this is taken for dead.
 const DEAD_AFTER_SECS: i32 = 30;
 /// How often an instance refreshes its heartbeat.
-pub const HEARTBEAT: Duration = Duration::from_secs(5);
+const HEARTBEAT: Duration = Duration::from_secs(5);
 
 impl From<tokio_postgres::Error> for DbError {
     fn from(e: tokio_postgres::Error) -> Self {
@@ -80,53 +88,8 @@ impl From<deadpool_postgres::PoolError> for DbError {
     }
 }
 
-/// What became of an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Inserted {
-    /// Committed.
-    Applied,
-    /// Another command already holds this (room, round, seq).
-    Conflict,
-    /// This seat's client id is already stored (a retry).
-    Duplicate,
-}
-
-/// One event to store.
-#[derive(Debug, Clone)]
-pub struct NewEvent<'a> {
-    /// Room id.
-    pub room: &'a str,
-    /// Round.
-    pub round: u32,
-    /// Place in the round.
-    pub seq: u32,
-    /// "light"/"dark".
-    pub seat: &'static str,
-    /// Event kind.
-    pub kind: &'static str,
-    /// Action text.
-    pub action: Option<&'a str>,
-    /// Client id.
-    pub client_id: &'a str,
-    /// Now (Unix ms).
-    pub at: i64,
-}
-
-/// A room's news since a given place.
-#[derive(Debug, Clone)]
-pub struct News {
-    /// The Dark seat's key hash, if taken.
-    pub dark_key: Option<[u8; 32]>,
-    /// Events at or after the place asked for, in order.
-    pub events: Vec<StoredEvent>,
-    /// Seats held by a socket on another live instance.
-    pub remote: [bool; 2],
-    /// The newest claim on each seat by another live instance (see [`Pg::presence`]).
-    pub claims: [Option<i64>; 2],
-}
-
 /// The pool and this instance's identity.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Pg {
     pool: Pool,
     config: tokio_postgres::Config,
@@ -134,16 +97,48 @@ pub struct Pg {
     pub instance: String,
     /// The queue of the group-commit writer (see [`write_loop`]).
     writer: mpsc::UnboundedSender<Job>,
+    /// Presence and activity, written in order by one task ([`presence_loop`]).
+    presence: mpsc::UnboundedSender<Published>,
+    /// Who hears of claims, once [`Pg::start`] has been called.
+    rooms: Arc<std::sync::OnceLock<Arc<dyn Instances>>>,
+}
+
+impl std::fmt::Debug for Pg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pg")
+            .field("instance", &self.instance)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A job for the presence task.
+#[derive(Debug)]
+enum Published {
+    /// A seat's holder on this instance changed.
+    Seat(Presence),
+    /// A connection came or went.
+    Touch(String, i64),
 }
 
 fn i(n: u32) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
-fn hash(bytes: Vec<u8>, what: &str) -> Result<[u8; 32], DbError> {
-    bytes
-        .try_into()
-        .map_err(|_| DbError::Corrupt(format!("key hash of {what}")))
+/// One row of `SELECT round, seq, seat, kind, action, client_id, at` (from column
+/// `first` on) as an event.
+fn event_row(r: &tokio_postgres::Row, first: usize, room: &str) -> Result<StoredEvent, DbError> {
+    let number = |n: usize| {
+        u32::try_from(r.get::<_, i32>(first + n))
+            .map_err(|_| DbError::Corrupt(format!("a negative place in room {room}")))
+    };
+    Ok(StoredEvent {
+        round: number(0)?,
+        seq: number(1)?,
+        seat: parse_seat(r.get(first + 2), room)?,
+        command: parse_command(r.get(first + 3), r.get(first + 4), room)?,
+        client_id: r.get(first + 5),
+        at: r.get(first + 6),
+    })
 }
 
 impl Pg {
@@ -171,12 +166,16 @@ impl Pg {
             .map_err(|e| DbError::Postgres(e.to_string()))?;
         let (writer, queue) = mpsc::unbounded_channel();
         tokio::spawn(write_loop(pool.clone(), instance.clone(), queue));
+        let (presence, presence_queue) = mpsc::unbounded_channel();
         let pg = Pg {
             pool,
             config,
             instance,
             writer,
+            presence,
+            rooms: Arc::new(std::sync::OnceLock::new()),
         };
+        tokio::spawn(presence_loop(pg.clone(), presence_queue));
         pg.migrate().await?;
         let client = pg.pool.get().await?;
         client
@@ -257,17 +256,18 @@ impl Pg {
 
     /// Stores one event through this instance's group-commit writer; returns once the
     /// transaction holding it has committed (or failed).
-    pub async fn insert_event(&self, e: &NewEvent<'_>) -> Result<Inserted, DbError> {
+    pub async fn append(&self, a: Append) -> Result<Appended, DbError> {
         let (done, answer) = oneshot::channel();
+        let e = a.event;
         let job = Job {
             event: Event {
-                room: e.room.to_string(),
+                room: a.room,
                 round: i(e.round),
                 seq: i(e.seq),
-                seat: e.seat,
-                kind: e.kind,
-                action: e.action.map(str::to_string),
-                client_id: e.client_id.to_string(),
+                seat: seat_name(e.seat),
+                kind: e.command.kind().as_str(),
+                action: e.command.action_text().map(str::to_string),
+                client_id: e.client_id,
                 at: e.at,
             },
             done,
@@ -301,11 +301,10 @@ impl Pg {
             .query("SELECT color, key_hash FROM seats WHERE room_id = $1", &[&id])
             .await?
         {
-            let color: String = row.get(0);
-            let key = hash(row.get(1), id)?;
-            match color.as_str() {
-                "light" => room.light_key = Some(key),
-                _ => room.dark_key = Some(key),
+            let key = key_hash(row.get(1), id)?;
+            match parse_seat(row.get(0), id)? {
+                Color::Light => room.light_key = Some(key),
+                Color::Dark => room.dark_key = Some(key),
             }
         }
         room.events = self.events(&client, id, 1, 0).await?;
@@ -324,40 +323,38 @@ impl Pg {
     ) -> Result<Vec<StoredEvent>, DbError> {
         let stmt = client
             .prepare_cached(
-                "SELECT round, seat, kind, action, client_id, at FROM events
+                "SELECT round, seq, seat, kind, action, client_id, at FROM events
                  WHERE room_id = $1 AND (round, seq) >= ($2, $3) ORDER BY round, seq",
             )
             .await?;
         let rows = client.query(&stmt, &[&id, &i(round), &i(seq)]).await?;
-        Ok(rows
-            .iter()
-            .map(|r| StoredEvent {
-                round: u32::try_from(r.get::<_, i32>(0)).unwrap_or(0),
-                seat: r.get(1),
-                kind: r.get(2),
-                action: r.get(3),
-                client_id: r.get(4),
-                at: r.get(5),
-            })
-            .collect())
+        rows.iter().map(|r| event_row(r, 0, id)).collect()
     }
 
-    /// The room's events from (round, seq) on, its Dark seat, and its seats held on
-    /// other live instances.
-    pub async fn news(&self, id: &str, round: u32, seq: u32) -> Result<News, DbError> {
-        let mut all = self.news_many(&[(id.to_string(), round, seq)]).await?;
-        Ok(all.pop().map(|(_, news)| news).unwrap_or(News {
-            dark_key: None,
-            events: Vec::new(),
-            remote: [false; 2],
-            claims: [None; 2],
-        }))
+    /// Where a seat's client id is stored: (round, seq).
+    pub async fn find(
+        &self,
+        room: &str,
+        seat: Color,
+        client_id: &str,
+    ) -> Result<Option<(u32, u32)>, DbError> {
+        let client = self.pool.get().await?;
+        let stmt = client
+            .prepare_cached(
+                "SELECT round, seq FROM events WHERE room_id = $1 AND seat = $2 AND client_id = $3",
+            )
+            .await?;
+        let row = client
+            .query_opt(&stmt, &[&room, &seat_name(seat), &client_id])
+            .await?;
+        Ok(row.map(|r| (r.get::<_, i32>(0) as u32, r.get::<_, i32>(1) as u32)))
     }
 
-    /// [`Pg::news`] for many rooms at once, in three statements whatever their number
+    /// The events of many rooms from a (round, seq) each on, their Dark seats, and
+    /// their seats held on other live instances, for many rooms at once, in three statements whatever their number
     /// (sent together on one connection): the read side of the batched writes, for an
     /// instance told by one NOTIFY that many rooms changed. Answers in the order asked.
-    pub async fn news_many(&self, wanted: &[(String, u32, u32)]) -> Result<Vec<(String, News)>, DbError> {
+    pub async fn news(&self, wanted: &[(String, u32, u32)]) -> Result<Vec<News>, DbError> {
         let client = self.pool.get().await?;
         let ids: Vec<&str> = wanted.iter().map(|w| w.0.as_str()).collect();
         let rounds: Vec<i32> = wanted.iter().map(|w| i(w.1)).collect();
@@ -366,7 +363,7 @@ impl Pg {
             async {
                 let stmt = client
                     .prepare_cached(
-                        "SELECT e.room_id, e.round, e.seat, e.kind, e.action, e.client_id, e.at
+                        "SELECT e.room_id, e.round, e.seq, e.seat, e.kind, e.action, e.client_id, e.at
                          FROM unnest($1::text[], $2::int[], $3::int[]) AS w(room_id, round, seq)
                          JOIN events e ON e.room_id = w.room_id AND (e.round, e.seq) >= (w.round, w.seq)
                          ORDER BY e.room_id, e.round, e.seq",
@@ -396,113 +393,41 @@ impl Pg {
             },
         )
         .await?;
-        let mut out: std::collections::HashMap<String, News> = wanted
-            .iter()
-            .map(|w| {
-                (
-                    w.0.clone(),
-                    News {
-                        dark_key: None,
-                        events: Vec::new(),
-                        remote: [false; 2],
-                        claims: [None; 2],
-                    },
-                )
-            })
-            .collect();
+        let mut out: std::collections::HashMap<String, News> =
+            wanted.iter().map(|w| (w.0.clone(), News::default())).collect();
         for r in &events {
             let room: String = r.get(0);
+            let event = event_row(r, 1, &room)?;
             if let Some(news) = out.get_mut(&room) {
-                news.events.push(StoredEvent {
-                    round: u32::try_from(r.get::<_, i32>(1)).unwrap_or(0),
-                    seat: r.get(2),
-                    kind: r.get(3),
-                    action: r.get(4),
-                    client_id: r.get(5),
-                    at: r.get(6),
-                });
+                news.events.push(event);
             }
         }
         for r in &seats {
             let room: String = r.get(0);
-            let key = hash(r.get(1), &room)?;
+            let key = key_hash(r.get(1), &room)?;
             if let Some(news) = out.get_mut(&room) {
                 news.dark_key = Some(key);
             }
         }
         for r in &presence {
             let room: String = r.get(0);
-            let seat: String = r.get(1);
+            let seat = parse_seat(r.get(1), &room)?;
             if let Some(news) = out.get_mut(&room) {
-                let at = usize::from(seat == "dark");
+                let at = usize::from(seat == Color::Dark);
                 news.remote[at] = true;
                 news.claims[at] = r.get(2);
             }
         }
         Ok(wanted
             .iter()
-            .filter_map(|w| out.remove(&w.0).map(|news| (w.0.clone(), news)))
+            .map(|w| out.remove(&w.0).unwrap_or_default())
             .collect())
-    }
-
-    /// Publishes (or withdraws) this instance's socket on a seat; also counts as activity.
-    /// Publishing claims the seat: it returns the claim's number, newer than every claim
-    /// on any seat before it (a socket replacing another on this instance claims again).
-    pub async fn presence(
-        &self,
-        room: &str,
-        seat: &str,
-        online: bool,
-        at: i64,
-    ) -> Result<Option<i64>, DbError> {
-        let client = self.pool.get().await?;
-        let mut claim = None;
-        if online {
-            let row = client
-                .query_opt(
-                    "INSERT INTO presence (room_id, seat, instance_id) VALUES ($1, $2, $3)
-                     ON CONFLICT (room_id, seat, instance_id)
-                     DO UPDATE SET claim = nextval('presence_claim')
-                     RETURNING claim",
-                    &[&room, &seat, &self.instance],
-                )
-                .await?;
-            claim = row.map(|r| r.get(0));
-        } else {
-            client
-                .execute(
-                    "DELETE FROM presence WHERE room_id = $1 AND seat = $2 AND instance_id = $3",
-                    &[&room, &seat, &self.instance],
-                )
-                .await?;
-        }
-        self.touch_with(&client, room, at).await?;
-        Ok(claim)
-    }
-
-    /// A connection came or went.
-    pub async fn touch(&self, room: &str, at: i64) -> Result<(), DbError> {
-        let client = self.pool.get().await?;
-        self.touch_with(&client, room, at).await
-    }
-
-    async fn touch_with(
-        &self,
-        client: &deadpool_postgres::Client,
-        room: &str,
-        at: i64,
-    ) -> Result<(), DbError> {
-        let stmt = client
-            .prepare_cached("UPDATE rooms SET active_at = GREATEST(active_at, $2) WHERE id = $1")
-            .await?;
-        client.execute(&stmt, &[&room, &at]).await?;
-        Ok(())
     }
 
     /// Refreshes this instance's heartbeat and deletes instances (with their presence)
     /// that stopped refreshing theirs. Returns `true` if this instance had been taken
     /// for dead and has come back: its presence is gone and must be published again.
-    pub async fn heartbeat(&self) -> Result<bool, DbError> {
+    async fn heartbeat(&self) -> Result<bool, DbError> {
         let client = self.pool.get().await?;
         let n = client
             .execute(
@@ -542,30 +467,105 @@ impl Pg {
         Ok(())
     }
 
-    /// Deletes up to `limit` rooms idle since `cutoff` with no socket on any instance;
-    /// returns their ids. Safe with several instances purging at once.
-    /// `held` are rooms this instance holds in memory (a socket whose presence may not
-    /// be published yet): they stay too.
-    pub async fn purge(&self, cutoff: i64, limit: i64, held: &[String]) -> Result<Vec<String>, DbError> {
+    /// Rooms idle since `cutoff` with no socket on any instance, at most `limit`.
+    pub async fn idle_rooms(&self, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
         let client = self.pool.get().await?;
         let rows = client
             .query(
-                "DELETE FROM rooms WHERE id IN (
-                     SELECT id FROM rooms r WHERE active_at < $1
-                       AND NOT EXISTS (SELECT 1 FROM presence p WHERE p.room_id = r.id)
-                       AND NOT (id = ANY($3))
-                     LIMIT $2 FOR UPDATE SKIP LOCKED)
-                 RETURNING id",
-                &[&cutoff, &limit, &held],
+                "SELECT id FROM rooms r WHERE active_at < $1
+                   AND NOT EXISTS (SELECT 1 FROM presence p WHERE p.room_id = r.id)
+                 LIMIT $2",
+                &[&cutoff, &(limit as i64)],
             )
             .await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
+    /// Deletes those of `rooms` still idle since `cutoff` with no socket on any
+    /// instance; returns them. Instances purging at once wait for each other's row
+    /// locks, and a room is deleted once.
+    pub async fn purge(&self, rooms: Vec<String>, cutoff: i64) -> Result<Vec<String>, DbError> {
+        let client = self.pool.get().await?;
+        let rows = client
+            .query(
+                "DELETE FROM rooms r WHERE id = ANY($1) AND active_at < $2
+                   AND NOT EXISTS (SELECT 1 FROM presence p WHERE p.room_id = r.id)
+                 RETURNING id",
+                &[&rooms, &cutoff],
+            )
+            .await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    /// Queues a seat's holder on this instance for publication.
+    pub fn publish(&self, presence: Presence) {
+        let _ = self.presence.send(Published::Seat(presence));
+    }
+
+    /// Queues a note of activity in a room.
+    pub fn touch_later(&self, room: &str, at: i64) {
+        let _ = self.presence.send(Published::Touch(room.to_string(), at));
+    }
+
+    /// Starts what sharing the database takes, telling `rooms` what the others do: the
+    /// LISTEN connection and the task that gathers its announcements into batches of
+    /// rooms, the presence writer, and the heartbeat. Abort them at shutdown.
+    pub fn start(&self, rooms: Arc<dyn Instances>) -> Vec<tokio::task::JoinHandle<()>> {
+        let mut tasks = Vec::new();
+        let (news_tx, mut news_rx) = mpsc::unbounded_channel();
+        tasks.push(tokio::spawn(self.clone().listen(news_tx)));
+        let changed = rooms.clone();
+        tasks.push(tokio::spawn(async move {
+            // Every room announced while the last batches were being read makes the
+            // next batch (a `None` stands for every room); a few batches are read at
+            // once, so one slow read does not hold the news of every other room.
+            let readers = Arc::new(Semaphore::new(3));
+            while let Some(first) = news_rx.recv().await {
+                let Ok(reader) = readers.clone().acquire_owned().await else {
+                    break;
+                };
+                let mut ids = Some(Vec::new());
+                for id in std::iter::once(first).chain(std::iter::from_fn(|| news_rx.try_recv().ok())) {
+                    match (id, &mut ids) {
+                        (Some(id), Some(list)) => list.push(id),
+                        (None, _) => ids = None,
+                        (Some(_), None) => {}
+                    }
+                    if ids.as_ref().is_some_and(|l| l.len() >= 1024) {
+                        break;
+                    }
+                }
+                if let Some(list) = &mut ids {
+                    list.sort_unstable();
+                    list.dedup();
+                }
+                let changed = changed.clone();
+                tokio::spawn(async move {
+                    changed.changed(ids).await;
+                    drop(reader);
+                });
+            }
+        }));
+        let _ = self.rooms.set(rooms.clone());
+        let pg = self.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut every = tokio::time::interval(HEARTBEAT);
+            loop {
+                every.tick().await;
+                match pg.heartbeat().await {
+                    Ok(true) => rooms.forgotten(),
+                    Ok(false) => {}
+                    Err(e) => tracing::warn!(error = %e, "heartbeat failed"),
+                }
+            }
+        }));
+        tasks
+    }
+
     /// Listens on `mill_rooms` on a connection of its own and sends the id of every room
     /// that another instance changed (`None` after the connection was lost and made
     /// again: every room in memory may have missed news). Runs until `out` closes.
-    pub async fn listen(self, out: mpsc::UnboundedSender<Option<String>>) {
+    async fn listen(self, out: mpsc::UnboundedSender<Option<String>>) {
         let mut first = true;
         loop {
             match self.config.connect(NoTls).await {
@@ -620,6 +620,89 @@ impl Pg {
     }
 }
 
+/// Writes presence and activity in the order they were queued, and tells the rooms
+/// (once [`Pg::start`] has named them) each claim that committed. Ends when every
+/// handle to the store is gone.
+async fn presence_loop(pg: Pg, mut jobs: mpsc::UnboundedReceiver<Published>) {
+    // The loop's own handle must not keep the queue open.
+    let (pool, instance, rooms) = (pg.pool.clone(), pg.instance.clone(), pg.rooms.clone());
+    drop(pg);
+    let pg = PresenceWriter { pool, instance };
+    while let Some(job) = jobs.recv().await {
+        let result = match &job {
+            Published::Seat(p) => pg.presence(&p.room, p.seat, p.holder.is_some(), p.at).await,
+            Published::Touch(room, at) => pg.touch(room, *at).await.map(|()| None),
+        };
+        match (result, &job) {
+            (Ok(Some(claim)), Published::Seat(p)) => {
+                if let Some(rooms) = rooms.get() {
+                    rooms.claimed(p, claim);
+                }
+            }
+            (Ok(_), _) => {}
+            (Err(e), _) => tracing::warn!(error = %e, "publishing presence failed"),
+        }
+    }
+}
+
+/// The presence task's connection to the database (without the queue's sender, so
+/// that the queue closes with the last [`Pg`]).
+struct PresenceWriter {
+    pool: Pool,
+    instance: String,
+}
+
+impl PresenceWriter {
+    /// Publishes (or withdraws) this instance's socket on a seat; also counts as activity.
+    /// Publishing claims the seat: it returns the claim's number, newer than every claim
+    /// on any seat before it (a socket replacing another on this instance claims again).
+    async fn presence(&self, room: &str, seat: Color, online: bool, at: i64) -> Result<Option<i64>, DbError> {
+        let seat = seat_name(seat);
+        let client = self.pool.get().await?;
+        let mut claim = None;
+        if online {
+            let row = client
+                .query_opt(
+                    "INSERT INTO presence (room_id, seat, instance_id) VALUES ($1, $2, $3)
+                     ON CONFLICT (room_id, seat, instance_id)
+                     DO UPDATE SET claim = nextval('presence_claim')
+                     RETURNING claim",
+                    &[&room, &seat, &self.instance],
+                )
+                .await?;
+            claim = row.map(|r| r.get(0));
+        } else {
+            client
+                .execute(
+                    "DELETE FROM presence WHERE room_id = $1 AND seat = $2 AND instance_id = $3",
+                    &[&room, &seat, &self.instance],
+                )
+                .await?;
+        }
+        self.touch_with(&client, room, at).await?;
+        Ok(claim)
+    }
+
+    /// A connection came or went.
+    async fn touch(&self, room: &str, at: i64) -> Result<(), DbError> {
+        let client = self.pool.get().await?;
+        self.touch_with(&client, room, at).await
+    }
+
+    async fn touch_with(
+        &self,
+        client: &deadpool_postgres::Client,
+        room: &str,
+        at: i64,
+    ) -> Result<(), DbError> {
+        let stmt = client
+            .prepare_cached("UPDATE rooms SET active_at = GREATEST(active_at, $2) WHERE id = $1")
+            .await?;
+        client.execute(&stmt, &[&room, &at]).await?;
+        Ok(())
+    }
+}
+
 /// Most events in one transaction: bounds a batch's statement and keeps its NOTIFY
 /// payloads few (each at most [`ROOMS_PER_PAYLOAD`] rooms).
 const MAX_BATCH: usize = 1024;
@@ -646,7 +729,7 @@ struct Event {
 #[derive(Debug)]
 struct Job {
     event: Event,
-    done: oneshot::Sender<Result<Inserted, DbError>>,
+    done: oneshot::Sender<Result<Appended, DbError>>,
 }
 
 /// The group-commit writer: takes every event waiting in the queue (up to
@@ -726,7 +809,7 @@ async fn write_jobs(pool: &Pool, instance: &str, mut jobs: Vec<Job>) {
 /// commits before its answer arrives (tokio-postgres reads up to ReadyForQuery). The
 /// events not stored are then looked up: a retry whose client id is stored already,
 /// or another command holding the place.
-async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<Vec<Inserted>, DbError> {
+async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<Vec<Appended>, DbError> {
     let client = pool.get().await?;
     let insert = client
         .prepare_cached(
@@ -777,7 +860,7 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
         .iter()
         .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
         .collect();
-    let mut outcomes: Vec<Option<Inserted>> = events
+    let mut outcomes: Vec<Option<Appended>> = events
         .iter()
         .map(|e| {
             // `remove`: of two identical events in one batch, only the first was stored.
@@ -788,7 +871,7 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
                 e.seat.to_string(),
                 e.client_id.clone(),
             );
-            stored.remove(&key).then_some(Inserted::Applied)
+            stored.remove(&key).then_some(Appended::Stored)
         })
         .collect();
     let lost: Vec<usize> = (0..events.len()).filter(|&n| outcomes[n].is_none()).collect();
@@ -797,7 +880,7 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
         let pick = |f: fn(&Event) -> &str| -> Vec<&str> { lost.iter().map(|&n| f(events[n])).collect() };
         let found = client
             .query(
-                "SELECT room_id, seat, client_id FROM events
+                "SELECT room_id, seat, client_id, round, seq FROM events
                  WHERE (room_id, seat, client_id) IN
                        (SELECT * FROM unnest($1::text[], $2::text[], $3::text[]))",
                 &[
@@ -807,20 +890,24 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
                 ],
             )
             .await?;
-        let dups: HashSet<(String, String, String)> =
-            found.iter().map(|r| (r.get(0), r.get(1), r.get(2))).collect();
+        let dups: std::collections::HashMap<(String, String, String), (i32, i32)> = found
+            .iter()
+            .map(|r| ((r.get(0), r.get(1), r.get(2)), (r.get(3), r.get(4))))
+            .collect();
         for n in lost {
             let e = events[n];
             let key = (e.room.clone(), e.seat.to_string(), e.client_id.clone());
-            outcomes[n] = Some(if dups.contains(&key) {
-                Inserted::Duplicate
-            } else {
-                Inserted::Conflict
+            outcomes[n] = Some(match dups.get(&key) {
+                Some(&(round, seq)) => Appended::Duplicate {
+                    round: round as u32,
+                    seq: seq as u32,
+                },
+                None => Appended::PlaceTaken,
             });
         }
     }
     Ok(outcomes
         .into_iter()
-        .map(|o| o.unwrap_or(Inserted::Conflict))
+        .map(|o| o.unwrap_or(Appended::PlaceTaken))
         .collect())
 }

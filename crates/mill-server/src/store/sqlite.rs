@@ -1,5 +1,5 @@
-//! The SQLite file: opening it, its migrations, loading rooms at start-up, and the
-//! single writer thread.
+//! The SQLite backend: the file, its migrations, loading rooms, and the single writer
+//! thread. One process owns the file, so "other instances" never exist here.
 //!
 //! Every write goes through one thread that takes all the jobs waiting in its queue,
 //! runs them in one transaction and commits once (group commit), and only then runs
@@ -18,6 +18,10 @@ use rusqlite::{Connection, params};
 use rusqlite_migration::Migrations;
 use tokio::sync::oneshot;
 
+use super::types::{
+    Append, Appended, DbError, StoredEvent, StoredRoom, key_hash, parse_command, parse_seat, seat_name,
+};
+
 static MIGRATIONS_DIR: Dir = include_dir!("$CARGO_MANIFEST_DIR/../../migrations/sqlite");
 
 static MIGRATIONS: LazyLock<Migrations<'static>> =
@@ -25,26 +29,6 @@ static MIGRATIONS: LazyLock<Migrations<'static>> =
 
 /// Most jobs committed together.
 const MAX_BATCH: usize = 4096;
-
-/// A database failure.
-#[derive(Debug, thiserror::Error)]
-pub enum DbError {
-    /// SQLite refused.
-    #[error(transparent)]
-    Sqlite(#[from] rusqlite::Error),
-    /// Migrations failed.
-    #[error(transparent)]
-    Migration(#[from] rusqlite_migration::Error),
-    /// The writer thread has stopped.
-    #[error("the database writer has stopped")]
-    WriterGone,
-    /// A stored row does not make sense.
-    #[error("corrupt data: {0}")]
-    Corrupt(String),
-    /// PostgreSQL refused or could not be reached.
-    #[error("PostgreSQL: {0}")]
-    Postgres(String),
-}
 
 /// The schema's migrations (for a `validate` test).
 pub fn migrations() -> &'static Migrations<'static> {
@@ -62,40 +46,6 @@ pub fn open(path: &Path) -> Result<Connection, DbError> {
     conn.pragma_update(None, "busy_timeout", 5000)?;
     MIGRATIONS.to_latest(&mut conn)?;
     Ok(conn)
-}
-
-/// One stored event.
-#[derive(Debug, Clone)]
-pub struct StoredEvent {
-    /// Round number.
-    pub round: u32,
-    /// Seat ("light"/"dark").
-    pub seat: String,
-    /// Event kind.
-    pub kind: String,
-    /// Action text for actions.
-    pub action: Option<String>,
-    /// Client-made id.
-    pub client_id: String,
-    /// When it was stored (Unix ms).
-    pub at: i64,
-}
-
-/// One stored room with everything needed to rebuild it.
-#[derive(Debug, Clone)]
-pub struct StoredRoom {
-    /// Room id.
-    pub id: String,
-    /// Last activity (Unix ms).
-    pub active_at: i64,
-    /// The rule set's name (`rooms.variant`: `nine` for rooms older than the variants).
-    pub variant: String,
-    /// Seat key hashes.
-    pub light_key: Option<[u8; 32]>,
-    /// Seat key hashes.
-    pub dark_key: Option<[u8; 32]>,
-    /// Events in order.
-    pub events: Vec<StoredEvent>,
 }
 
 /// Reads one room with its seats and events, in order; `None` if there is no such room.
@@ -124,33 +74,59 @@ pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbEr
     let mut rows = stmt.query(params![id])?;
     while let Some(row) = rows.next()? {
         let color: String = row.get(0)?;
-        let hash: Vec<u8> = row.get(1)?;
-        let hash: [u8; 32] = hash
-            .try_into()
-            .map_err(|_| DbError::Corrupt(format!("key hash of room {id}")))?;
-        match color.as_str() {
-            "light" => room.light_key = Some(hash),
-            "dark" => room.dark_key = Some(hash),
-            _ => return Err(DbError::Corrupt(format!("seat colour {color} in room {id}"))),
+        let hash = key_hash(row.get(1)?, id)?;
+        match parse_seat(&color, id)? {
+            mill_core::Color::Light => room.light_key = Some(hash),
+            mill_core::Color::Dark => room.dark_key = Some(hash),
         }
     }
     // Append order is the room's order: a room's events are committed one after the other.
     let mut stmt = conn.prepare_cached(
-        "SELECT round, seat, kind, action, client_id, at FROM events WHERE room_id = ?1 ORDER BY id",
+        "SELECT round, seq, seat, kind, action, client_id, at FROM events WHERE room_id = ?1 ORDER BY id",
     )?;
     let mut rows = stmt.query(params![id])?;
     while let Some(row) = rows.next()? {
-        room.active_at = room.active_at.max(row.get(5)?);
-        room.events.push(StoredEvent {
+        let seat: String = row.get(2)?;
+        let kind: String = row.get(3)?;
+        let event = StoredEvent {
             round: row.get(0)?,
-            seat: row.get(1)?,
-            kind: row.get(2)?,
-            action: row.get(3)?,
-            client_id: row.get(4)?,
-            at: row.get(5)?,
-        });
+            seq: row.get(1)?,
+            seat: parse_seat(&seat, id)?,
+            command: parse_command(&kind, row.get(4)?, id)?,
+            client_id: row.get(5)?,
+            at: row.get(6)?,
+        };
+        room.active_at = room.active_at.max(event.at);
+        room.events.push(event);
     }
     Ok(Some(room))
+}
+
+/// Where seat `seat`'s command `client_id` is stored in room `room`: (round, seq).
+pub fn find(
+    conn: &Connection,
+    room: &str,
+    seat: mill_core::Color,
+    client_id: &str,
+) -> Result<Option<(u32, u32)>, DbError> {
+    Ok(find_place(conn, room, seat_name(seat), client_id)?)
+}
+
+fn find_place(
+    conn: &Connection,
+    room: &str,
+    seat: &str,
+    client_id: &str,
+) -> Result<Option<(u32, u32)>, rusqlite::Error> {
+    conn.prepare_cached(
+        "SELECT round, seq FROM events WHERE room_id = ?1 AND seat = ?2 AND client_id = ?3 ORDER BY id LIMIT 1",
+    )?
+    .query_row(params![room, seat, client_id], |r| Ok((r.get(0)?, r.get(1)?)))
+    .map(Some)
+    .or_else(|e| match e {
+        rusqlite::Error::QueryReturnedNoRows => Ok(None),
+        e => Err(e),
+    })
 }
 
 /// Ids of rooms with no activity since `cutoff` (Unix ms), at most `limit`.
@@ -217,7 +193,7 @@ pub enum Op {
         /// The rule set's name (`nine`, `six+per-mill`), kept in `rooms.variant`.
         rules: String,
     },
-    /// The Dark seat taken.
+    /// The Dark seat taken, unless it is already ([`Written::Joined`]).
     Join {
         /// Room id.
         room: String,
@@ -226,27 +202,9 @@ pub enum Op {
         /// Now.
         at: i64,
     },
-    /// A confirmed command.
-    Event {
-        /// Room id.
-        room: String,
-        /// Round it belongs to.
-        round: u32,
-        /// Order in its round.
-        seq: u32,
-        /// "light"/"dark".
-        seat: &'static str,
-        /// Event kind.
-        kind: &'static str,
-        /// Action text for actions.
-        action: Option<String>,
-        /// Client-made id.
-        client_id: String,
-        /// Now.
-        at: i64,
-        /// Set when this event starts that round.
-        new_round: Option<u32>,
-    },
+    /// A confirmed command, unless its place or its client id is taken
+    /// ([`Written::Appended`]).
+    Event(Append),
     /// A connection came or went: the room is not idle.
     Touch {
         /// Room id.
@@ -254,7 +212,8 @@ pub enum Op {
         /// Now.
         at: i64,
     },
-    /// Idle rooms deleted with all their rows (those still idle since `cutoff`).
+    /// Idle rooms deleted with all their rows (those still idle since `cutoff`;
+    /// [`Written::Purged`] names them).
     Purge {
         /// Room ids.
         rooms: Vec<String>,
@@ -265,8 +224,21 @@ pub enum Op {
     Barrier,
 }
 
+/// What a job wrote, for its completion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Written {
+    /// Nothing to tell (create, touch, barrier).
+    Done,
+    /// Whether the Dark seat was taken by this join.
+    Joined(bool),
+    /// What became of an event.
+    Appended(Appended),
+    /// The rooms deleted.
+    Purged(Vec<String>),
+}
+
 /// What runs once a job's transaction has committed (or failed).
-pub type Completion = Box<dyn FnOnce(Result<(), String>) + Send>;
+pub type Completion = Box<dyn FnOnce(Result<Written, String>) + Send>;
 
 struct Job {
     op: Op,
@@ -312,7 +284,7 @@ impl Writer {
     }
 
     /// Queues `op` and waits for its commit.
-    pub async fn exec(&self, op: Op) -> Result<(), DbError> {
+    pub async fn exec(&self, op: Op) -> Result<Written, DbError> {
         let (tx, rx) = oneshot::channel();
         self.submit(
             op,
@@ -321,7 +293,7 @@ impl Writer {
             }),
         );
         match rx.await {
-            Ok(Ok(())) => Ok(()),
+            Ok(Ok(written)) => Ok(written),
             Ok(Err(e)) => Err(DbError::Corrupt(e)),
             Err(_) => Err(DbError::WriterGone),
         }
@@ -408,7 +380,7 @@ fn start_checkpointer(conn: &Connection) -> Option<(mpsc::Sender<()>, thread::Jo
 fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
     // Completions (acks and fan-out to sockets) run on a second thread, in commit
     // order, so the next commit's fsync overlaps with sending the last one's news.
-    let (done_tx, done_rx) = mpsc::channel::<(Vec<Job>, Vec<Result<(), String>>)>();
+    let (done_tx, done_rx) = mpsc::channel::<(Vec<Job>, Vec<Result<Written, String>>)>();
     let notifier = thread::Builder::new()
         .name("mill-db-notify".into())
         .spawn(move || {
@@ -449,16 +421,18 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
 /// Runs every job in one transaction and commits once. Jobs do not fail in normal
 /// operation, so they first run bare; if one does fail, the batch is run again with a
 /// savepoint per job so that only the bad one is refused.
-fn commit_batch(conn: &mut Connection, batch: &[Job]) -> Vec<Result<(), String>> {
-    let fast = (|| -> Result<(), rusqlite::Error> {
+fn commit_batch(conn: &mut Connection, batch: &[Job]) -> Vec<Result<Written, String>> {
+    let fast = (|| -> Result<Vec<Result<Written, String>>, rusqlite::Error> {
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let mut results = Vec::with_capacity(batch.len());
         for job in batch {
-            write(&tx, &job.op)?;
+            results.push(Ok(write(&tx, &job.op)?));
         }
-        tx.commit()
+        tx.commit()?;
+        Ok(results)
     })();
     match fast {
-        Ok(()) => batch.iter().map(|_| Ok(())).collect(),
+        Ok(results) => results,
         Err(e) => {
             tracing::warn!(error = %e, jobs = batch.len(), "batch failed; retrying job by job");
             commit_batch_each(conn, batch)
@@ -467,20 +441,20 @@ fn commit_batch(conn: &mut Connection, batch: &[Job]) -> Vec<Result<(), String>>
 }
 
 /// The slow path: one savepoint per job.
-fn commit_batch_each(conn: &mut Connection, batch: &[Job]) -> Vec<Result<(), String>> {
-    let attempt = (|| -> Result<Vec<Result<(), String>>, rusqlite::Error> {
+fn commit_batch_each(conn: &mut Connection, batch: &[Job]) -> Vec<Result<Written, String>> {
+    let attempt = (|| -> Result<Vec<Result<Written, String>>, rusqlite::Error> {
         let mut tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let mut results = Vec::with_capacity(batch.len());
         for job in batch {
             if matches!(job.op, Op::Barrier) {
-                results.push(Ok(()));
+                results.push(Ok(Written::Done));
                 continue;
             }
             let sp = tx.savepoint()?;
             match write(&sp, &job.op) {
-                Ok(()) => {
+                Ok(written) => {
                     sp.commit()?;
-                    results.push(Ok(()));
+                    results.push(Ok(written));
                 }
                 Err(e) => {
                     tracing::error!(error = %e, op = ?op_name(&job.op), "write refused");
@@ -505,14 +479,14 @@ fn op_name(op: &Op) -> &'static str {
     match op {
         Op::CreateRoom { .. } => "create-room",
         Op::Join { .. } => "join",
-        Op::Event { .. } => "event",
+        Op::Event(_) => "event",
         Op::Touch { .. } => "touch",
         Op::Purge { .. } => "purge",
         Op::Barrier => "barrier",
     }
 }
 
-fn write(conn: &Connection, op: &Op) -> Result<(), rusqlite::Error> {
+fn write(conn: &Connection, op: &Op) -> Result<Written, rusqlite::Error> {
     match op {
         Op::CreateRoom {
             id,
@@ -532,38 +506,24 @@ fn write(conn: &Connection, op: &Op) -> Result<(), rusqlite::Error> {
                 .execute(params![id, at])?;
         }
         Op::Join { room, key_hash, at } => {
-            conn.prepare_cached(
-                "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, 'dark', ?2, ?3)",
-            )?
-            .execute(params![room, &key_hash[..], at])?;
-            touch(conn, room, *at)?;
-        }
-        Op::Event {
-            room,
-            round,
-            seq,
-            seat,
-            kind,
-            action,
-            client_id,
-            at,
-            new_round,
-        } => {
-            conn.prepare_cached(
-                "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )?
-            .execute(params![room, round, seq, seat, kind, action, client_id, at])?;
-            if let Some(number) = new_round {
-                conn.prepare_cached("INSERT INTO rounds (room_id, number, started_at) VALUES (?1, ?2, ?3)")?
-                    .execute(params![room, number, at])?;
+            // The seat's primary key decides between two joins.
+            let n = conn
+                .prepare_cached(
+                    "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, 'dark', ?2, ?3)
+                     ON CONFLICT DO NOTHING",
+                )?
+                .execute(params![room, &key_hash[..], at])?;
+            if n == 1 {
+                touch(conn, room, *at)?;
             }
-            touch(conn, room, *at)?;
+            return Ok(Written::Joined(n == 1));
         }
+        Op::Event(a) => return append(conn, a).map(Written::Appended),
         Op::Touch { room, at } => touch(conn, room, *at)?,
         Op::Purge { rooms, cutoff } => {
             // Only rooms still idle: a room touched since the ids were read stays.
             // Events go by the events_room index; seats and rounds follow the rooms.
+            let mut purged = Vec::new();
             for id in rooms {
                 let gone = conn
                     .prepare_cached("DELETE FROM rooms WHERE id = ?1 AND active_at < ?2")?
@@ -571,12 +531,52 @@ fn write(conn: &Connection, op: &Op) -> Result<(), rusqlite::Error> {
                 if gone > 0 {
                     conn.prepare_cached("DELETE FROM events WHERE room_id = ?1")?
                         .execute(params![id])?;
+                    purged.push(id.clone());
                 }
             }
+            return Ok(Written::Purged(purged));
         }
         Op::Barrier => {}
     }
-    Ok(())
+    Ok(Written::Done)
+}
+
+/// Appends one event unless its (room, round, seq) or its (room, seat, client id) is
+/// taken: the two keys PostgreSQL's constraints hold, checked here on the
+/// `events_room` index (migration 05), which covers both, inside the writer's
+/// transaction.
+fn append(conn: &Connection, a: &Append) -> Result<Appended, rusqlite::Error> {
+    let e = &a.event;
+    let seat = seat_name(e.seat);
+    let n = conn
+        .prepare_cached(
+            "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8
+             WHERE NOT EXISTS (SELECT 1 FROM events WHERE room_id = ?1 AND round = ?2 AND seq = ?3)
+               AND NOT EXISTS (SELECT 1 FROM events WHERE room_id = ?1 AND seat = ?4 AND client_id = ?7)",
+        )?
+        .execute(params![
+            a.room,
+            e.round,
+            e.seq,
+            seat,
+            e.command.kind().as_str(),
+            e.command.action_text(),
+            e.client_id,
+            e.at
+        ])?;
+    if n == 0 {
+        return Ok(match find_place(conn, &a.room, seat, &e.client_id)? {
+            Some((round, seq)) => Appended::Duplicate { round, seq },
+            None => Appended::PlaceTaken,
+        });
+    }
+    if let Some(number) = a.new_round {
+        conn.prepare_cached("INSERT INTO rounds (room_id, number, started_at) VALUES (?1, ?2, ?3)")?
+            .execute(params![a.room, number, e.at])?;
+    }
+    touch(conn, &a.room, e.at)?;
+    Ok(Appended::Stored)
 }
 
 fn touch(conn: &Connection, room: &str, at: i64) -> Result<(), rusqlite::Error> {
@@ -585,9 +585,143 @@ fn touch(conn: &Connection, room: &str, at: i64) -> Result<(), rusqlite::Error> 
     Ok(())
 }
 
+/// The SQLite backend as the room logic uses it (through [`super::Store`]): the writer
+/// and a reader beside it.
+#[derive(Debug, Clone)]
+pub struct Sqlite {
+    writer: Writer,
+    reader: Reader,
+}
+
+impl Sqlite {
+    /// Opens (creating and migrating) the file and starts its writer; the handle is
+    /// the writer thread, which ends once every `Sqlite` is dropped.
+    pub async fn open(path: &Path) -> Result<(Sqlite, thread::JoinHandle<()>), DbError> {
+        let path = path.to_path_buf();
+        let (conn, reader) = tokio::task::spawn_blocking(move || {
+            let conn = open(&path)?;
+            let reader = Reader::open(&path)?;
+            Ok::<_, DbError>((conn, reader))
+        })
+        .await
+        .map_err(|_| DbError::Corrupt("opening the database panicked".into()))??;
+        let (writer, thread) = Writer::start(conn);
+        Ok((Sqlite { writer, reader }, thread))
+    }
+
+    /// A new room with its Light seat and round 1.
+    pub async fn create_room(
+        &self,
+        id: &str,
+        key_hash: &[u8; 32],
+        at: i64,
+        rules: &str,
+    ) -> Result<(), DbError> {
+        self.writer
+            .exec(Op::CreateRoom {
+                id: id.to_string(),
+                key_hash: *key_hash,
+                at,
+                rules: rules.to_string(),
+            })
+            .await
+            .map(drop)
+    }
+
+    /// The Dark seat; `false` if it was already taken.
+    pub async fn join(&self, room: &str, key_hash: &[u8; 32], at: i64) -> Result<bool, DbError> {
+        match self
+            .writer
+            .exec(Op::Join {
+                room: room.to_string(),
+                key_hash: *key_hash,
+                at,
+            })
+            .await?
+        {
+            Written::Joined(joined) => Ok(joined),
+            other => Err(DbError::Corrupt(format!("a join answered {other:?}"))),
+        }
+    }
+
+    /// Appends one event through the group commit; returns once it is decided.
+    pub async fn append(&self, a: Append) -> Result<Appended, DbError> {
+        match self.writer.exec(Op::Event(a)).await? {
+            Written::Appended(outcome) => Ok(outcome),
+            other => Err(DbError::Corrupt(format!("an event answered {other:?}"))),
+        }
+    }
+
+    /// Where a seat's client id is stored: (round, seq).
+    pub async fn find(
+        &self,
+        room: &str,
+        seat: mill_core::Color,
+        client_id: &str,
+    ) -> Result<Option<(u32, u32)>, DbError> {
+        let (room, client_id) = (room.to_string(), client_id.to_string());
+        self.reader
+            .with(move |conn| find(conn, &room, seat, &client_id))
+            .await
+    }
+
+    /// Reads one room, `None` if it does not exist.
+    pub async fn load_room(&self, id: &str) -> Result<Option<StoredRoom>, DbError> {
+        let id = id.to_string();
+        self.reader.with(move |conn| load_room(conn, &id)).await
+    }
+
+    /// Notes activity in a room (not waited for).
+    pub fn touch(&self, room: &str, at: i64) {
+        self.writer.submit(
+            Op::Touch {
+                room: room.to_string(),
+                at,
+            },
+            Box::new(|_| {}),
+        );
+    }
+
+    /// Rooms idle since `cutoff`, at most `limit`.
+    pub async fn idle_rooms(&self, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
+        self.reader
+            .with(move |conn| idle_rooms(conn, cutoff, limit))
+            .await
+    }
+
+    /// Deletes those of `rooms` still idle since `cutoff`; returns them.
+    pub async fn purge(&self, rooms: Vec<String>, cutoff: i64) -> Result<Vec<String>, DbError> {
+        match self.writer.exec(Op::Purge { rooms, cutoff }).await? {
+            Written::Purged(ids) => Ok(ids),
+            other => Err(DbError::Corrupt(format!("a purge answered {other:?}"))),
+        }
+    }
+
+    /// Waits until every job queued so far has committed.
+    pub async fn flush(&self) -> Result<(), DbError> {
+        self.writer.exec(Op::Barrier).await.map(drop)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::Command;
+
+    fn test_event(room: &str, seq: u32, action: &str, client_id: &str) -> Append {
+        Append {
+            room: room.into(),
+            event: StoredEvent {
+                round: 1,
+                seq,
+                seat: mill_core::Color::Light,
+                command: Command::Action(action.into()),
+                client_id: client_id.into(),
+                at: 3,
+            },
+            new_round: None,
+        }
+    }
 
     #[test]
     fn migrations_are_valid() {
@@ -599,23 +733,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let conn = open(&dir.path().join("t.db")).unwrap();
         let (writer, handle) = Writer::start(conn);
-        let event = |seq: u32, action: Option<&str>| Op::Event {
-            room: "r1".into(),
-            round: 1,
-            seq,
-            seat: "light",
-            kind: "action",
-            action: action.map(str::to_string),
-            client_id: format!("c{seq}"),
+        let event = |seq: u32, action: &str| Op::Event(test_event("r1", seq, action, &format!("c{seq}")));
+        // A seat of a room that does not exist breaks the foreign key.
+        let bad = Op::Join {
+            room: "nowhere".into(),
+            key_hash: [1; 32],
             at: 1,
-            new_round: None,
         };
         // queued back to back (submit does not wait), so they usually share one batch
         let (tx, rx) = mpsc::channel();
-        for (i, op) in [event(0, Some("d6")), event(1, None), event(2, Some("d2"))]
-            .into_iter()
-            .enumerate()
-        {
+        for (i, op) in [event(0, "d6"), bad, event(2, "d2")].into_iter().enumerate() {
             let tx = tx.clone();
             writer.submit(op, Box::new(move |r| tx.send((i, r.is_ok())).unwrap()));
         }
@@ -698,7 +825,7 @@ mod tests {
             .unwrap();
         assert_eq!(ids, [7, 9, 10, 11, 12], "rows keep their ids, new ones follow");
         let room = load_room(&conn, "r1").unwrap().unwrap();
-        let kinds: Vec<&str> = room.events.iter().map(|e| e.kind.as_str()).collect();
+        let kinds: Vec<&str> = room.events.iter().map(|e| e.command.kind().as_str()).collect();
         assert_eq!(
             kinds,
             [
@@ -736,36 +863,20 @@ mod tests {
                 })
                 .await
                 .unwrap();
-            writer
-                .exec(Op::Event {
-                    room: "r1".into(),
-                    round: 1,
-                    seq: 0,
-                    seat: "light",
-                    kind: "action",
-                    action: Some("d6".into()),
-                    client_id: "c1".into(),
-                    at: 3,
-                    new_round: None,
-                })
-                .await
-                .unwrap();
-            // a malformed event is refused, and changes nothing
-            assert!(
+            assert_eq!(
                 writer
-                    .exec(Op::Event {
-                        room: "r1".into(),
-                        round: 1,
-                        seq: 1,
-                        seat: "light",
-                        kind: "action",
-                        action: None,
-                        client_id: "c2".into(),
-                        at: 3,
-                        new_round: None,
-                    })
+                    .exec(Op::Event(test_event("r1", 0, "d6", "c1")))
                     .await
-                    .is_err()
+                    .unwrap(),
+                Written::Appended(Appended::Stored)
+            );
+            // a second command on the same place is refused, and changes nothing
+            assert_eq!(
+                writer
+                    .exec(Op::Event(test_event("r1", 0, "d2", "c2")))
+                    .await
+                    .unwrap(),
+                Written::Appended(Appended::PlaceTaken)
             );
         });
         drop(writer);
@@ -776,7 +887,7 @@ mod tests {
         assert_eq!(room.dark_key, Some([8; 32]));
         assert_eq!(room.active_at, 3);
         assert_eq!(room.events.len(), 1);
-        assert_eq!(room.events[0].action.as_deref(), Some("d6"));
+        assert_eq!(room.events[0].command, Command::Action("d6".into()));
         assert_eq!(idle_rooms(&conn, 4, 10).unwrap(), ["r1"]);
         assert!(idle_rooms(&conn, 3, 10).unwrap().is_empty());
         let (writer, handle) = Writer::start(conn);

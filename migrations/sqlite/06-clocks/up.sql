@@ -52,5 +52,5 @@ ORDER BY id;
 
 DROP TABLE events;
 ALTER TABLE events_new RENAME TO events;
--- The index of 04 went with the old table.
-CREATE INDEX events_room ON events (room_id);
+-- The index of 05 went with the old table.
+CREATE INDEX events_room ON events (room_id, round, seq, seat, client_id);

@@ -1,0 +1,532 @@
+//! Rooms in memory: the registry that loads, holds and evicts them, seats and their
+//! keys, sockets and presence. One room is `room.rs`; the path of a command from a
+//! socket through the table to the store and back out to every socket is
+//! `command.rs`; other instances sharing the database are `others.rs`. Nothing here
+//! knows which database is behind [`Store`].
+//!
+//! Each room is an `Arc<Mutex<Room>>` in a map behind another `Mutex`. Both are std
+//! mutexes: they are held for a few microseconds and never across an `.await`, so a
+//! blocking lock is cheaper and simpler than an async one (as in mini-redis). What
+//! must wait for the database (a command, a join, a hello) takes the room's async
+//! *gate* instead, one at a time.
+//!
+//! Rooms are loaded from the database when a request or a socket first asks for one,
+//! by replaying its stored events, and evicted again once nothing holds them (no
+//! socket, no write in flight) for [`Config::evict_after`](crate::Config), so memory
+//! and start-up time follow the rooms in play. A room whose events do not replay is
+//! *damaged*: it is logged with its id, set aside (answered `room-damaged`), and every
+//! other room is served as usual.
+
+mod command;
+mod others;
+mod room;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use mill_core::{ByColor, Color, Rules};
+use serde::Serialize;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use self::room::Conn;
+pub use self::room::{ConnId, MAX_SPECTATORS, Outgoing, RECENT_IDS, Room};
+use crate::clock::Clock;
+use crate::error::ApiError;
+use crate::keys;
+use crate::protocol::{CloseCode, ErrorCode, PROTOCOL, SeatView, ServerMsg};
+use crate::store::{DbError, Store};
+use crate::table::{NoRecord, Refusal, RoundRecord};
+
+/// Public facts about a room (`GET /api/rooms/{room}`).
+#[derive(Debug, Clone, Serialize)]
+pub struct RoomInfo {
+    room: String,
+    protocol: u32,
+    /// The rule set the room plays (`nine`, `six+per-mill`).
+    variant: String,
+    round: u32,
+    version: u32,
+    over: bool,
+    seats: ByColor<SeatView>,
+    spectators: usize,
+}
+
+/// A hello that could not take a seat.
+#[derive(Debug, Clone)]
+pub struct AttachError {
+    /// Refusal sent to the client.
+    pub refusal: Refusal,
+    /// Close code that follows it.
+    pub close: CloseCode,
+}
+
+/// Every room, as a cheap handle.
+#[derive(Debug, Clone)]
+pub struct Rooms {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    map: Mutex<HashMap<String, Arc<Mutex<Room>>>>,
+    /// Rooms whose stored events do not replay, set aside until a restart.
+    damaged: Mutex<HashSet<String>>,
+    /// Held (shared) by each load from its read to its insertion into `map`, and
+    /// (exclusive) by the purge while it deletes, so that no room is read just before
+    /// its deletion and then served from memory after it.
+    loading: tokio::sync::RwLock<()>,
+    store: Store,
+    clock: Arc<dyn Clock>,
+    next_conn: AtomicU64,
+}
+
+/// Why a room could not be had.
+#[derive(Debug)]
+pub enum Missing {
+    /// No such room.
+    Unknown,
+    /// Its stored events do not replay.
+    Damaged,
+    /// The database failed.
+    Db(DbError),
+}
+
+impl From<Missing> for ApiError {
+    fn from(m: Missing) -> Self {
+        match m {
+            Missing::Unknown => ApiError::UnknownRoom,
+            Missing::Damaged => ApiError::RoomDamaged,
+            Missing::Db(e) => ApiError::from(e),
+        }
+    }
+}
+
+impl Missing {
+    fn refusal(&self) -> AttachError {
+        match self {
+            Missing::Unknown => AttachError {
+                refusal: Refusal::new(
+                    ErrorCode::UnknownRoom,
+                    "There is no room with this id (it may have been closed after a week without play).",
+                ),
+                close: CloseCode::UnknownRoom,
+            },
+            Missing::Damaged => AttachError {
+                refusal: Refusal::new(ErrorCode::RoomDamaged, ApiError::RoomDamaged.to_string()),
+                close: CloseCode::RoomDamaged,
+            },
+            Missing::Db(e) => {
+                tracing::error!(error = %e, "loading a room failed");
+                AttachError {
+                    refusal: Refusal::new(ErrorCode::Internal, ApiError::Internal(String::new()).to_string()),
+                    close: CloseCode::GoingAway,
+                }
+            }
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding a room lock leaves plain data behind; carry on with it.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Rooms {
+    /// An empty registry over `store`.
+    pub fn new(store: Store, clock: Arc<dyn Clock>) -> Rooms {
+        Rooms {
+            shared: Arc::new(Shared {
+                map: Mutex::new(HashMap::new()),
+                damaged: Mutex::new(HashSet::new()),
+                loading: tokio::sync::RwLock::new(()),
+                store,
+                clock,
+                next_conn: AtomicU64::new(1),
+            }),
+        }
+    }
+
+    /// Starts the background work the store needs to share the database with other
+    /// instances (nothing on SQLite). Abort the tasks at shutdown.
+    pub fn start_background(&self) -> Vec<tokio::task::JoinHandle<()>> {
+        self.shared.store.start(Arc::new(self.clone()))
+    }
+
+    /// Withdraws this instance (and its presence) on a clean shutdown.
+    pub async fn leave(&self) {
+        if let Err(e) = self.shared.store.leave().await {
+            tracing::warn!(error = %e, "leaving failed");
+        }
+    }
+
+    /// Waits until every write queued so far has committed.
+    pub async fn flush(&self) -> Result<(), DbError> {
+        self.shared.store.flush().await
+    }
+
+    /// Deletes rooms with no socket and no activity since `cutoff` (Unix ms), found in
+    /// the database (most of them are not in memory), a thousand per write.
+    pub async fn purge(&self, cutoff: i64) -> Result<Vec<String>, DbError> {
+        const CHUNK: usize = 1000;
+        let store = &self.shared.store;
+        let mut purged = Vec::new();
+        loop {
+            let found = store.idle_rooms(cutoff, CHUNK).await?;
+            let full = found.len() == CHUNK;
+            let _purging = self.shared.loading.write().await;
+            // Rooms in memory with a socket stay; the others leave memory first, so
+            // nobody is served a room that is being deleted.
+            let gone: Vec<String> = {
+                let mut map = lock(&self.shared.map);
+                found
+                    .into_iter()
+                    .filter(|id| match map.get(id).cloned() {
+                        None => true,
+                        Some(arc) => {
+                            let mut room = lock(&arc);
+                            if room.held() || room.active_at >= cutoff {
+                                false
+                            } else {
+                                room.evicted = true;
+                                map.remove(id);
+                                true
+                            }
+                        }
+                    })
+                    .collect()
+            };
+            if gone.is_empty() {
+                break;
+            }
+            let n = gone.len();
+            purged.extend(store.purge(gone, cutoff).await?);
+            if !full || n < CHUNK / 2 {
+                break;
+            }
+        }
+        if !purged.is_empty() {
+            tracing::info!(rooms = purged.len(), "purged idle rooms");
+        }
+        Ok(purged)
+    }
+
+    /// Rooms held in memory now (for `/metrics`).
+    pub fn in_memory(&self) -> usize {
+        lock(&self.shared.map).len()
+    }
+
+    /// A room already in memory.
+    fn get(&self, id: &str) -> Option<Arc<Mutex<Room>>> {
+        lock(&self.shared.map).get(id).cloned()
+    }
+
+    /// A room, loaded from the database if it is not in memory. The caller must check
+    /// `evicted` under the room's lock and look again if it is set.
+    async fn load(&self, id: &str) -> Result<Arc<Mutex<Room>>, Missing> {
+        if let Some(room) = self.get(id) {
+            return Ok(room);
+        }
+        if !keys::is_room_id(id) {
+            return Err(Missing::Unknown);
+        }
+        if lock(&self.shared.damaged).contains(id) {
+            return Err(Missing::Damaged);
+        }
+        let _loading = self.shared.loading.read().await;
+        if let Some(room) = self.get(id) {
+            return Ok(room);
+        }
+        let stored = match self.shared.store.load_room(id).await {
+            Ok(Some(stored)) => stored,
+            Ok(None) => return Err(Missing::Unknown),
+            Err(DbError::Corrupt(why)) => return Err(self.set_aside(id, &why)),
+            Err(e) => return Err(Missing::Db(e)),
+        };
+        let started = std::time::Instant::now();
+        let room = match Room::replay(stored) {
+            Ok(room) => room,
+            Err(why) => return Err(self.set_aside(id, &why)),
+        };
+        tracing::debug!(room = %id, micros = started.elapsed().as_micros() as u64, "room loaded");
+        // Another request may have loaded it meanwhile: keep the first.
+        let arc = lock(&self.shared.map)
+            .entry(id.to_string())
+            .or_insert_with(|| Arc::new(Mutex::new(room)))
+            .clone();
+        // Who is online on other instances was announced before this room was in
+        // memory here; read it (and anything newer) now.
+        self.announce_one(id);
+        Ok(arc)
+    }
+
+    fn set_aside(&self, id: &str, why: &str) -> Missing {
+        if lock(&self.shared.damaged).insert(id.to_string()) {
+            tracing::error!(room = %id, reason = %why, "stored room does not replay; set aside");
+        }
+        Missing::Damaged
+    }
+
+    /// Locks a room, loading it if needed, and runs `f` on it.
+    async fn with_room<T>(
+        &self,
+        id: &str,
+        mut f: impl FnMut(&mut Room, &Arc<Mutex<Room>>) -> T,
+    ) -> Result<T, Missing> {
+        loop {
+            let arc = self.load(id).await?;
+            let mut room = lock(&arc);
+            if room.evicted {
+                continue;
+            }
+            return Ok(f(&mut room, &arc));
+        }
+    }
+
+    /// Takes out of memory the rooms nothing has held for `after`; returns how many.
+    pub fn evict_idle(&self, after: std::time::Duration) -> usize {
+        let mut map = lock(&self.shared.map);
+        let before = map.len();
+        map.retain(|_, arc| {
+            let mut room = lock(arc);
+            if room.held() || room.idle_since.elapsed() < after {
+                return true;
+            }
+            room.evicted = true;
+            false
+        });
+        before - map.len()
+    }
+
+    fn now(&self) -> i64 {
+        self.shared.clock.now_ms()
+    }
+
+    /// Creates a room playing `rules`; returns its id and the Light seat's key once both
+    /// are on disk.
+    pub async fn create(&self, rules: &'static Rules) -> Result<(String, String), ApiError> {
+        let id = keys::new_room_id();
+        let key = keys::new_seat_key();
+        let key_hash = keys::hash_key(&key);
+        let at = self.now();
+        self.shared
+            .store
+            .create_room(&id, &key_hash, at, &rules.to_string())
+            .await?;
+        let room = Room::new(id.clone(), key_hash, at, rules);
+        lock(&self.shared.map).insert(id.clone(), Arc::new(Mutex::new(room)));
+        Ok((id, key))
+    }
+
+    /// Gives the Dark seat to the caller; returns its key once it is stored. The
+    /// seat's primary key decides between joins at once (on any instance).
+    pub async fn join(&self, id: &str) -> Result<String, ApiError> {
+        let key = keys::new_seat_key();
+        let key_hash = keys::hash_key(&key);
+        let arc = self
+            .with_room(id, |room, arc| {
+                if room.keys.dark.is_some() {
+                    return Err(ApiError::RoomFull);
+                }
+                room.begin_write();
+                Ok(arc.clone())
+            })
+            .await??;
+        let at = self.now();
+        let joined = self.shared.store.join(id, &key_hash, at).await;
+        let mut room = lock(&arc);
+        room.end_write();
+        match joined {
+            Ok(true) => {
+                if room.keys.dark.is_none() {
+                    room.keys.dark = Some(key_hash);
+                    room.taken.dark = true;
+                    room.active_at = at;
+                    room.broadcast_state();
+                }
+                Ok(key)
+            }
+            Ok(false) => {
+                drop(room);
+                self.announce_one(id);
+                Err(ApiError::RoomFull)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Public facts about a room.
+    pub async fn info(&self, id: &str) -> Result<RoomInfo, Missing> {
+        self.with_room(id, |room, _| RoomInfo {
+            room: room.id.clone(),
+            protocol: PROTOCOL,
+            variant: room.table.rules().to_string(),
+            round: room.committed.round,
+            version: room.committed.version,
+            over: room.committed.result.is_some(),
+            seats: room.seats(),
+            spectators: room.spectators(),
+        })
+        .await
+    }
+
+    /// The record of a room's finished round `n` (no seat facts, no secrets). Only
+    /// committed rounds are given: a round whose last event is still being written
+    /// is not over yet for anyone.
+    pub async fn round_record(&self, id: &str, n: u32) -> Result<RoundRecord, ApiError> {
+        self.with_room(id, |room, _| {
+            let committed = &room.committed;
+            if n > committed.round {
+                return Err(ApiError::UnknownRound);
+            }
+            if n == committed.round && committed.result.is_none() {
+                return Err(ApiError::RoundNotOver);
+            }
+            room.table.round_record(&room.id, n).map_err(|e| match e {
+                NoRecord::Unknown => ApiError::UnknownRound,
+                NoRecord::NotOver => ApiError::RoundNotOver,
+            })
+        })
+        .await?
+    }
+
+    /// Registers a socket that said hello: with a key, it takes that seat (replacing
+    /// any socket that held it, once the command that socket sent is answered); without,
+    /// it watches. Sends `welcome` and `state`.
+    pub async fn attach(
+        &self,
+        id: &str,
+        key: Option<&str>,
+        tx: &mpsc::Sender<Outgoing>,
+        kick: &CancellationToken,
+    ) -> Result<(ConnId, Option<Color>), AttachError> {
+        loop {
+            let arc = self.load(id).await.map_err(|m| m.refusal())?;
+            let gate = lock(&arc).gate.clone();
+            let _turn = gate.lock().await;
+            let (first, dark_unknown) = {
+                let mut room = lock(&arc);
+                if room.evicted {
+                    continue;
+                }
+                let dark_unknown = !room.taken.dark;
+                (self.attach_to(&mut room, key, tx, kick), dark_unknown)
+            };
+            return match first {
+                // The key may be of a Dark seat just joined through another instance,
+                // whose news has not reached this one yet: read it, and look again.
+                Err(e) if e.close == CloseCode::BadKey && dark_unknown && self.shared.store.shared() => {
+                    self.read_news(&arc).await;
+                    self.attach_to(&mut lock(&arc), key, tx, kick)
+                }
+                other => other,
+            };
+        }
+    }
+
+    fn attach_to(
+        &self,
+        room: &mut Room,
+        key: Option<&str>,
+        tx: &mpsc::Sender<Outgoing>,
+        kick: &CancellationToken,
+    ) -> Result<(ConnId, Option<Color>), AttachError> {
+        let seat = match key {
+            None => None,
+            Some(key) => {
+                let hash = keys::hash_key(key);
+                let seat = Color::ALL
+                    .into_iter()
+                    .find(|&c| *room.keys.get(c) == Some(hash) && *room.taken.get(c));
+                match seat {
+                    Some(seat) => Some(seat),
+                    None => {
+                        return Err(AttachError {
+                            refusal: Refusal::new(
+                                ErrorCode::BadKey,
+                                "This seat key does not belong to this room.",
+                            ),
+                            close: CloseCode::BadKey,
+                        });
+                    }
+                }
+            }
+        };
+        if seat.is_none() && room.spectators() >= MAX_SPECTATORS {
+            return Err(AttachError {
+                refusal: Refusal::new(
+                    ErrorCode::RoomFull,
+                    format!("This room already has {MAX_SPECTATORS} spectators."),
+                ),
+                close: CloseCode::RoomFull,
+            });
+        }
+        let conn = self.shared.next_conn.fetch_add(1, Ordering::Relaxed);
+        if let Some(seat) = seat {
+            // Its claim (publish_presence below) replaces the seat's socket on other
+            // instances too.
+            room.replace_holder(seat, Some(conn));
+        }
+        let _ = tx.try_send(Outgoing::msg(&ServerMsg::Welcome {
+            protocol: PROTOCOL,
+            room: room.id.clone(),
+            seat,
+        }));
+        room.conns.push(Conn {
+            id: conn,
+            tx: tx.clone(),
+            kick: kick.clone(),
+        });
+        room.broadcast_state();
+        self.touch(room);
+        self.publish_presence(room);
+        Ok((conn, seat))
+    }
+
+    /// Forgets a socket that has closed.
+    pub fn detach(&self, id: &str, conn: ConnId) {
+        let Some(room_arc) = self.get(id) else {
+            return;
+        };
+        let mut room = lock(&room_arc);
+        let before = room.conns.len();
+        room.conns.retain(|c| c.id != conn);
+        // A seat going offline or a spectator leaving: everyone sees the new presence.
+        let mut changed = room.conns.len() != before;
+        for c in Color::ALL {
+            if *room.holders.get(c) == Some(conn) {
+                *room.holders.get_mut(c) = None;
+                changed = true;
+            }
+        }
+        if changed {
+            room.broadcast_state();
+        }
+        self.touch(&mut room);
+        self.publish_presence(&mut room);
+        if !room.held() {
+            room.idle_since = std::time::Instant::now();
+        }
+    }
+
+    fn touch(&self, room: &mut Room) {
+        let at = self.now();
+        room.active_at = at;
+        self.shared.store.touch(&room.id, at);
+    }
+
+    /// Sends the current state to one socket.
+    pub fn sync(&self, id: &str, tx: &mpsc::Sender<Outgoing>) {
+        if let Some(room_arc) = self.get(id) {
+            let _ = tx.try_send(lock(&room_arc).state());
+        }
+    }
+
+    /// The current (round, version) of a room, for error replies.
+    pub fn version(&self, id: &str) -> Option<(u32, u32)> {
+        let room_arc = self.get(id)?;
+        let room = lock(&room_arc);
+        Some((room.committed.round, room.committed.version))
+    }
+}

@@ -1,0 +1,422 @@
+//! One room in memory: its seats and keys, its table, the sockets watching it, the
+//! client ids it has applied, and the answers and fan-out it sends. Nothing here knows
+//! which database is behind it.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use axum::extract::ws::Utf8Bytes;
+use mill_core::{ByColor, Color, Rules};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::others::Others;
+use crate::protocol::{self, CloseCode, Code, Command, ErrorCode, GameView, SeatView, ServerMsg};
+use crate::store::{StoredEvent, StoredRoom};
+use crate::table::{Placed, Table};
+
+/// Sockets watching one room without a seat, at most: each costs memory and a copy
+/// of every state, so one address cannot open them without end.
+pub const MAX_SPECTATORS: usize = 16;
+
+/// Client ids each room keeps with their answers in memory, besides those applied at
+/// the current (round, version), which are always kept (see [`Room::remember`]). Older
+/// retries are answered from the stored events (see [`Room::verdict`]).
+pub const RECENT_IDS: usize = 64;
+
+/// Identifies one socket.
+pub type ConnId = u64;
+
+/// What a socket's task is asked to send.
+#[derive(Debug, Clone)]
+pub enum Outgoing {
+    /// A text frame.
+    Text(Utf8Bytes),
+    /// A close frame, after which the task ends.
+    Close(CloseCode, &'static str),
+}
+
+impl Outgoing {
+    pub(super) fn msg(msg: &ServerMsg) -> Outgoing {
+        Outgoing::Text(msg.to_text().into())
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct Conn {
+    pub(super) id: ConnId,
+    pub(super) tx: mpsc::Sender<Outgoing>,
+    /// Cancelled when the room drops the socket for falling behind.
+    pub(super) kick: CancellationToken,
+}
+
+/// One room.
+#[derive(Debug)]
+pub struct Room {
+    pub(super) id: String,
+    /// Key hashes of the seats taken.
+    pub(super) keys: ByColor<Option<[u8; 32]>>,
+    /// Seats whose key is stored (what the snapshot shows).
+    pub(super) taken: ByColor<bool>,
+    /// The table as stored: every command committed, nothing else.
+    pub(super) table: Table,
+    /// The table's snapshot.
+    pub(super) committed: Arc<GameView>,
+    /// The socket holding each seat.
+    pub(super) holders: ByColor<Option<ConnId>>,
+    pub(super) conns: Vec<Conn>,
+    /// Recent client ids already applied: the (round, version) after them and their
+    /// order. Bounded, see [`Room::remember`].
+    done: HashMap<(Color, String), Done>,
+    /// Every client id the room has applied, hashed: a command whose id is not here
+    /// is new for sure; one whose id is here and not in `done` is looked up in the
+    /// stored events.
+    seen: HashSet<u64>,
+    /// The (round, version) after each stored event: `after[round - 1][seq]`.
+    after: Vec<Vec<(u32, u32)>>,
+    /// Commands applied so far (numbers `done` entries).
+    applied: u64,
+    pub(super) active_at: i64,
+    /// Writes made for this room and not yet committed: it is not evicted meanwhile.
+    pending: u32,
+    /// Since when nothing holds the room (no socket, nothing pending).
+    pub(super) idle_since: std::time::Instant,
+    /// Taken out of the registry; whoever finds this looks the room up again.
+    pub(super) evicted: bool,
+    /// Where the next stored event goes: (round, seq).
+    pub(super) next: (u32, u32),
+    /// One command, join, hello or catch-up at a time: taken before a command is
+    /// judged and held until its answer is sent, so that commands are decided in
+    /// order, and a socket is replaced only once the command it sent is answered.
+    pub(super) gate: Arc<tokio::sync::Mutex<()>>,
+    /// What other instances sharing the database hold (nothing on one instance).
+    pub(super) others: Others,
+}
+
+/// A command as it reaches a room.
+#[derive(Debug)]
+pub(super) struct Cmd<'a> {
+    pub(super) seat: Color,
+    pub(super) cid: &'a str,
+    pub(super) round: u32,
+    pub(super) version: u32,
+    pub(super) cmd: &'a Command,
+}
+
+pub(super) enum Verdict {
+    /// Go on to the rules.
+    Go,
+    /// Already applied: ack again with the (round, version) after it.
+    Duplicate(u32, u32),
+    /// The id was applied at some time: look for it in the stored events.
+    LookUp,
+    /// Refused before the rules (with a fresh state for `stale`).
+    Refused {
+        code: ErrorCode,
+        message: String,
+        state: bool,
+    },
+}
+
+pub(super) fn ack(cid: &str, round: u32, version: u32, duplicate: bool) -> Outgoing {
+    Outgoing::msg(&ServerMsg::Ack {
+        id: cid.to_string(),
+        round,
+        version,
+        duplicate,
+    })
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Done {
+    round: u32,
+    version: u32,
+    n: u64,
+}
+
+/// A client id's entry in [`Room::seen`].
+fn id_hash(seat: Color, cid: &str) -> u64 {
+    use std::hash::{BuildHasher, Hash, Hasher};
+    // One fixed hasher per process: entries are compared only within it.
+    static KEYS: std::sync::LazyLock<std::collections::hash_map::RandomState> =
+        std::sync::LazyLock::new(std::collections::hash_map::RandomState::new);
+    let mut h = KEYS.build_hasher();
+    seat.hash(&mut h);
+    cid.hash(&mut h);
+    h.finish()
+}
+
+impl Room {
+    pub(super) fn new(id: String, light_key: [u8; 32], at: i64, rules: &'static Rules) -> Room {
+        let table = Table::with_rules(rules);
+        let committed = Arc::new(table.view(&id));
+        Room {
+            id,
+            keys: ByColor {
+                light: Some(light_key),
+                dark: None,
+            },
+            taken: ByColor {
+                light: true,
+                dark: false,
+            },
+            table,
+            committed,
+            holders: ByColor::default(),
+            conns: Vec::new(),
+            done: HashMap::new(),
+            seen: HashSet::new(),
+            after: Vec::new(),
+            applied: 0,
+            active_at: at,
+            pending: 0,
+            idle_since: std::time::Instant::now(),
+            evicted: false,
+            next: (1, 0),
+            gate: Arc::new(tokio::sync::Mutex::new(())),
+            others: Others::default(),
+        }
+    }
+
+    /// Rebuilds a room by replaying its stored events through the table.
+    pub(super) fn replay(s: StoredRoom) -> Result<Room, String> {
+        let light = s.light_key.ok_or("no light seat")?;
+        let rules = Rules::parse(&s.variant).map_err(|e| format!("plays {:?}: {e}", s.variant))?;
+        let mut room = Room::new(s.id, light, s.active_at, rules);
+        room.keys.dark = s.dark_key;
+        room.taken.dark = s.dark_key.is_some();
+        for (i, e) in s.events.into_iter().enumerate() {
+            room.apply_stored(i, e)?;
+        }
+        room.committed = Arc::new(room.table.view(&room.id));
+        Ok(room)
+    }
+
+    /// Applies one stored event (replay at load, or news from another instance).
+    pub(super) fn apply_stored(&mut self, i: usize, e: StoredEvent) -> Result<(), String> {
+        if e.round != self.table.round() {
+            return Err(format!(
+                "event {i}: round {} while the table is at round {}",
+                e.round,
+                self.table.round()
+            ));
+        }
+        let placed = self
+            .table
+            .apply(e.seat, &e.command)
+            .map_err(|r| format!("event {i}: {} ({})", r.message, r.code))?;
+        self.stored(placed, e.seat, e.client_id);
+        self.active_at = self.active_at.max(e.at);
+        Ok(())
+    }
+
+    /// Notes that the table applied a stored command (`placed`) of `seat` with id `cid`.
+    pub(super) fn stored(&mut self, placed: Placed, seat: Color, cid: String) {
+        self.next = match placed.new_round {
+            Some(round) => (round, 0),
+            None => (placed.round, placed.seq + 1),
+        };
+        let after = (self.table.round(), self.table.version());
+        let round = placed.round as usize;
+        if self.after.len() < round {
+            self.after.resize_with(round, Vec::new);
+        }
+        let places = &mut self.after[round - 1];
+        if places.len() == placed.seq as usize {
+            places.push(after);
+        }
+        self.seen.insert(id_hash(seat, &cid));
+        self.remember(seat, cid);
+    }
+
+    /// The (round, version) after the stored event at (round, seq), if the room has it.
+    pub(super) fn after(&self, round: u32, seq: u32) -> Option<(u32, u32)> {
+        let places = self.after.get((round as usize).checked_sub(1)?)?;
+        places.get(seq as usize).copied()
+    }
+
+    /// Whether the socket `tx` holds `seat` (not replaced by a newer one).
+    pub(super) fn holds(&self, seat: Color, tx: &mpsc::Sender<Outgoing>) -> bool {
+        let holder = *self.holders.get(seat);
+        self.conns
+            .iter()
+            .any(|c| Some(c.id) == holder && c.tx.same_channel(tx))
+    }
+
+    /// What to do with a command before the rules see it.
+    pub(super) fn verdict(&self, c: &Cmd<'_>) -> Verdict {
+        if let Some(d) = self.done.get(&(c.seat, c.cid.to_string())) {
+            return Verdict::Duplicate(d.round, d.version);
+        }
+        if self.seen.contains(&id_hash(c.seat, c.cid)) {
+            return Verdict::LookUp;
+        }
+        self.judge(c)
+    }
+
+    /// [`Room::verdict`] for a command known to be new.
+    pub(super) fn judge(&self, c: &Cmd<'_>) -> Verdict {
+        if (c.round, c.version) != (self.table.round(), self.table.version()) {
+            return Verdict::Refused {
+                code: ErrorCode::Stale,
+                message: format!(
+                    "This was made on round {}, version {}; the game is at round {}, version {}.",
+                    c.round,
+                    c.version,
+                    self.table.round(),
+                    self.table.version()
+                ),
+                state: true,
+            };
+        }
+        let opponent = !c.seat;
+        if self.keys.get(opponent).is_none() {
+            return Verdict::Refused {
+                code: ErrorCode::OpponentAway,
+                message: "Nobody has joined yet: send the invite link to your opponent.".into(),
+                state: false,
+            };
+        }
+        if c.cmd.needs_opponent_online() && !self.online(opponent) {
+            return Verdict::Refused {
+                code: ErrorCode::OpponentAway,
+                message: "Your opponent is not connected; play resumes when they are back.".into(),
+                state: false,
+            };
+        }
+        Verdict::Go
+    }
+
+    /// Gives `seat` to the socket `conn` (or to nobody); the socket that held it is
+    /// told it was replaced and closed with 4000.
+    pub(super) fn replace_holder(&mut self, seat: Color, conn: Option<ConnId>) {
+        let old = std::mem::replace(self.holders.get_mut(seat), conn);
+        if let Some(old) = old.filter(|&old| Some(old) != conn) {
+            if let Some(pos) = self.conns.iter().position(|c| c.id == old) {
+                let old = self.conns.swap_remove(pos);
+                let _ = old.tx.try_send(Outgoing::msg(&ServerMsg::Replaced {
+                    message: "This seat was opened in another tab or device.".into(),
+                }));
+                let _ = old.tx.try_send(Outgoing::Close(CloseCode::Replaced, "replaced"));
+            }
+        }
+    }
+
+    pub(super) fn online(&self, c: Color) -> bool {
+        self.holders.get(c).is_some() || *self.others.remote.get(c)
+    }
+
+    /// Notes that the command `cid` of `seat` was applied and left the table where it
+    /// is now. Memory stays bounded: past [`RECENT_IDS`] entries the oldest go, except
+    /// those whose (round, version) after is the current one or one past it (which a
+    /// takeback can bring back); an id that left is still in `seen`, and its retry is
+    /// answered from the stored events.
+    fn remember(&mut self, seat: Color, cid: String) {
+        self.applied += 1;
+        let (round, version) = (self.table.round(), self.table.version());
+        self.done.insert(
+            (seat, cid),
+            Done {
+                round,
+                version,
+                n: self.applied,
+            },
+        );
+        if self.done.len() > 2 * RECENT_IDS {
+            let keep_from = self.applied.saturating_sub(RECENT_IDS as u64);
+            self.done
+                .retain(|_, d| d.n > keep_from || (d.round == round && d.version.wrapping_sub(version) <= 1));
+        }
+    }
+
+    pub(super) fn held(&self) -> bool {
+        !self.conns.is_empty() || self.pending > 0
+    }
+
+    /// One more write in flight.
+    pub(super) fn begin_write(&mut self) {
+        self.pending += 1;
+    }
+
+    /// A write committed (or failed).
+    pub(super) fn end_write(&mut self) {
+        self.pending = self.pending.saturating_sub(1);
+        if !self.held() {
+            self.idle_since = std::time::Instant::now();
+        }
+    }
+
+    pub(super) fn seats(&self) -> ByColor<SeatView> {
+        ByColor::new_with(|c| SeatView {
+            taken: *self.taken.get(c),
+            online: self.online(c),
+        })
+    }
+
+    /// Sockets watching without a seat.
+    pub(super) fn spectators(&self) -> usize {
+        let holders = Color::ALL
+            .iter()
+            .filter(|&&c| self.holders.get(c).is_some())
+            .count();
+        self.conns.len().saturating_sub(holders)
+    }
+
+    pub(super) fn state(&self) -> Outgoing {
+        Outgoing::Text(protocol::state_text(&self.committed, self.seats(), self.spectators()).into())
+    }
+
+    /// Answers a command refused before the rules ([`Verdict::Refused`]): the error,
+    /// and the state after it when the refusal says the client is behind.
+    pub(super) fn refuse(
+        &self,
+        tx: &mpsc::Sender<Outgoing>,
+        cid: &str,
+        code: ErrorCode,
+        message: &str,
+        state: bool,
+    ) {
+        let _ = tx.try_send(self.error(Some(cid), code.into(), message));
+        if state {
+            let _ = tx.try_send(self.state());
+        }
+    }
+
+    pub(super) fn error(&self, id: Option<&str>, code: Code, message: &str) -> Outgoing {
+        Outgoing::msg(&ServerMsg::Error {
+            id: id.map(str::to_string),
+            code,
+            message: message.to_string(),
+            round: Some(self.committed.round),
+            version: Some(self.committed.version),
+        })
+    }
+
+    /// Sends the state to every socket. A socket whose queue is full is too slow to
+    /// keep up: it is dropped (its task closes it with [`CloseCode::TooSlow`] and the
+    /// client reconnects to a fresh state), and the others hear about its seat going
+    /// offline.
+    pub(super) fn broadcast_state(&mut self) {
+        loop {
+            let state = self.state();
+            let before = self.conns.len();
+            self.conns.retain(|c| {
+                let sent = c.tx.try_send(state.clone()).is_ok();
+                if !sent {
+                    c.kick.cancel();
+                }
+                sent
+            });
+            if self.conns.len() == before {
+                return;
+            }
+            let conns = &self.conns;
+            for c in Color::ALL {
+                let holder = self.holders.get_mut(c);
+                if holder.is_some_and(|h| !conns.iter().any(|conn| conn.id == h)) {
+                    *holder = None;
+                }
+            }
+        }
+    }
+}

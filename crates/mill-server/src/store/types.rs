@@ -1,0 +1,161 @@
+//! What both backends store and read back, in the room logic's own types: a seat is a
+//! [`Color`], an event's kind is the protocol's [`Command`]. Text forms exist only in
+//! the columns, written and read by the functions here, so the backends cannot drift.
+
+use mill_core::Color;
+
+use crate::protocol::Command;
+
+/// A database failure.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    /// SQLite refused.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    /// Migrations failed.
+    #[error(transparent)]
+    Migration(#[from] rusqlite_migration::Error),
+    /// The writer thread has stopped.
+    #[error("the database writer has stopped")]
+    WriterGone,
+    /// A stored row does not make sense.
+    #[error("corrupt data: {0}")]
+    Corrupt(String),
+    /// PostgreSQL refused or could not be reached.
+    #[error("PostgreSQL: {0}")]
+    Postgres(String),
+}
+
+/// One stored event: a command that was applied, where it went and who sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    /// The round it belongs to.
+    pub round: u32,
+    /// Its place in the round, from 0.
+    pub seq: u32,
+    /// The seat that sent it.
+    pub seat: Color,
+    /// What it did (kind and, for actions, the action text).
+    pub command: Command,
+    /// The client-made id (unique per room and seat).
+    pub client_id: String,
+    /// When it was stored (Unix ms).
+    pub at: i64,
+}
+
+/// An event to append to room `room`.
+#[derive(Debug, Clone)]
+pub struct Append {
+    /// Room id.
+    pub room: String,
+    /// The event.
+    pub event: StoredEvent,
+    /// Set when this event starts that round (the second side's new-round request).
+    pub new_round: Option<u32>,
+}
+
+/// What became of an [`Append`]: the database's keys on (room, round, seq) and on
+/// (room, seat, client id) decide, the same way on both backends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Appended {
+    /// Committed.
+    Stored,
+    /// Another command already holds this (room, round, seq).
+    PlaceTaken,
+    /// This seat's client id is already stored, at (round, seq): a retry.
+    Duplicate {
+        /// The stored event's round.
+        round: u32,
+        /// Its place in that round.
+        seq: u32,
+    },
+}
+
+/// One stored room with everything needed to rebuild it.
+#[derive(Debug, Clone)]
+pub struct StoredRoom {
+    /// Room id.
+    pub id: String,
+    /// Last activity (Unix ms).
+    pub active_at: i64,
+    /// The rule set's name (`rooms.variant`: `nine` for rooms older than the variants).
+    pub variant: String,
+    /// Seat key hashes.
+    pub light_key: Option<[u8; 32]>,
+    /// Seat key hashes.
+    pub dark_key: Option<[u8; 32]>,
+    /// Events in order.
+    pub events: Vec<StoredEvent>,
+}
+
+/// What other instances sharing the database changed in a room since a given place.
+/// With one instance (SQLite) there is never any.
+#[derive(Debug, Clone, Default)]
+pub struct News {
+    /// The Dark seat's key hash, if taken.
+    pub dark_key: Option<[u8; 32]>,
+    /// Events at or after the place asked for, in order.
+    pub events: Vec<StoredEvent>,
+    /// Seats held by a socket on another live instance (Light, Dark).
+    pub remote: [bool; 2],
+    /// The newest claim on each seat by another live instance (Light, Dark).
+    pub claims: [Option<i64>; 2],
+}
+
+/// A seat's holder on this instance, published for the others: `holder` is the room
+/// logic's number for the socket (`None`: nobody holds the seat here any more).
+#[derive(Debug, Clone)]
+pub struct Presence {
+    /// Room id.
+    pub room: String,
+    /// The seat.
+    pub seat: Color,
+    /// The socket now holding it here.
+    pub holder: Option<u64>,
+    /// Now (Unix ms).
+    pub at: i64,
+}
+
+/// What the stores tell the room logic about other instances (PostgreSQL only; SQLite
+/// has none and never calls it). Implemented by the room registry, so the stores need
+/// not know it.
+pub trait Instances: Send + Sync + 'static {
+    /// Other instances changed these rooms (`None`: news may have been missed for
+    /// every room). Returns once the news is read.
+    fn changed(&self, rooms: Option<Vec<String>>) -> futures_util::future::BoxFuture<'_, ()>;
+    /// A published holder's claim on a seat committed with this number.
+    fn claimed(&self, presence: &Presence, claim: i64);
+    /// This instance was taken for dead and its presence went with it: publish every
+    /// seat held here again.
+    fn forgotten(&self);
+}
+
+/// A seat's column value.
+pub fn seat_name(c: Color) -> &'static str {
+    match c {
+        Color::Light => "light",
+        Color::Dark => "dark",
+    }
+}
+
+/// Reads a seat column; anything but `light` or `dark` is a damaged row.
+pub fn parse_seat(text: &str, room: &str) -> Result<Color, DbError> {
+    match text {
+        "light" => Ok(Color::Light),
+        "dark" => Ok(Color::Dark),
+        other => Err(DbError::Corrupt(format!("seat colour {other:?} in room {room}"))),
+    }
+}
+
+/// Reads an event's `kind` and `action` columns into its command.
+pub fn parse_command(kind: &str, action: Option<String>, room: &str) -> Result<Command, DbError> {
+    Command::from_event(kind, action)
+        .ok_or_else(|| DbError::Corrupt(format!("event kind {kind:?} (or its action) in room {room}")))
+}
+
+/// A key hash column: exactly 32 bytes.
+pub fn key_hash(bytes: Vec<u8>, room: &str) -> Result<[u8; 32], DbError> {
+    bytes
+        .try_into()
+        .map_err(|_| DbError::Corrupt(format!("key hash of room {room}")))
+}

@@ -1,0 +1,333 @@
+//! One conformance suite for both stores: every test runs against SQLite and, when
+//! MILL_TEST_PG_URL is set (scripts/with-postgres), against PostgreSQL too, through the
+//! one interface the rooms use (`mill_server::store::Store`), so the backends cannot
+//! drift apart. Without PostgreSQL the second run is skipped with a notice.
+
+mod common;
+
+use mill_core::Color::{self, Dark, Light};
+use mill_server::protocol::Command;
+use mill_server::store::{Append, Appended, DbError, DbTarget, Store, StoredEvent};
+
+/// A store of each backend, each on a database of its own: (name, store, its target).
+async fn stores(dir: &tempfile::TempDir) -> Vec<(&'static str, Store, DbTarget)> {
+    let mut out = Vec::new();
+    let sqlite = DbTarget::Sqlite(dir.path().join("conformance.db"));
+    out.push(("SQLite", Store::open(&sqlite).await.unwrap().0, sqlite));
+    if common::on_postgres() {
+        let pg = common::target(&dir.path().join("conformance-pg")).await;
+        out.push(("PostgreSQL", Store::open(&pg).await.unwrap().0, pg));
+    } else {
+        eprintln!(
+            "store_conformance: MILL_TEST_PG_URL is not set; PostgreSQL skipped (run under scripts/with-postgres)"
+        );
+    }
+    out
+}
+
+/// Runs raw SQL on a backend's database (to damage rows as a broken disk or a bad
+/// hand edit would), with its CHECK constraints out of the way.
+async fn raw(target: &DbTarget, sql: &str) {
+    match target {
+        DbTarget::Sqlite(path) => {
+            let conn = rusqlite::Connection::open(path).unwrap();
+            conn.busy_timeout(common::PATIENCE).unwrap();
+            conn.pragma_update(None, "ignore_check_constraints", true)
+                .unwrap();
+            conn.execute_batch(sql).unwrap();
+        }
+        DbTarget::Postgres(url) => {
+            let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
+            let task = tokio::spawn(conn);
+            client
+                .batch_execute(
+                    "DO $$ DECLARE c record; BEGIN
+                       FOR c IN SELECT conrelid::regclass AS t, conname FROM pg_constraint
+                                WHERE conrelid IN ('events'::regclass, 'seats'::regclass) AND contype = 'c'
+                       LOOP EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', c.t, c.conname); END LOOP;
+                     END $$;",
+                )
+                .await
+                .unwrap();
+            client.batch_execute(sql).await.unwrap();
+            drop(client);
+            let _ = task.await;
+        }
+    }
+}
+
+fn event(round: u32, seq: u32, seat: Color, command: Command, client_id: &str) -> StoredEvent {
+    StoredEvent {
+        round,
+        seq,
+        seat,
+        command,
+        client_id: client_id.to_string(),
+        at: 1000 + i64::from(seq),
+    }
+}
+
+fn append(room: &str, e: StoredEvent) -> Append {
+    Append {
+        room: room.to_string(),
+        event: e,
+        new_round: None,
+    }
+}
+
+/// A room `id` with both seats taken.
+async fn room(store: &Store, id: &str) {
+    store.create_room(id, &[1; 32], 10, "nine").await.unwrap();
+    assert!(store.join(id, &[2; 32], 20).await.unwrap());
+}
+
+#[tokio::test]
+async fn appended_events_load_back_in_order_with_their_seats_and_kinds() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store, _) in stores(&dir).await {
+        store.create_room("r1", &[1; 32], 10, "six").await.unwrap();
+        assert!(store.join("r1", &[2; 32], 20).await.unwrap(), "{name}");
+        assert!(
+            !store.join("r1", &[3; 32], 21).await.unwrap(),
+            "{name}: the seat is taken once"
+        );
+        let events = [
+            event(1, 0, Light, Command::Action("d6".into()), "l1"),
+            event(1, 1, Dark, Command::OfferDraw, "d1"),
+            event(1, 2, Light, Command::DeclineDraw, "l2"),
+            event(1, 3, Light, Command::Resign, "l3"),
+        ];
+        for e in &events {
+            assert_eq!(
+                store.append(append("r1", e.clone())).await.unwrap(),
+                Appended::Stored,
+                "{name}"
+            );
+        }
+        let mut starts = append("r1", event(1, 4, Dark, Command::NewRound, "d3"));
+        starts.new_round = Some(2);
+        assert_eq!(store.append(starts).await.unwrap(), Appended::Stored, "{name}");
+        assert_eq!(
+            store
+                .append(append(
+                    "r1",
+                    event(2, 0, Dark, Command::Action("a1".into()), "d4")
+                ))
+                .await
+                .unwrap(),
+            Appended::Stored,
+            "{name}"
+        );
+        let room = store.load_room("r1").await.unwrap().expect(name);
+        assert_eq!(room.variant, "six", "{name}");
+        assert_eq!(
+            (room.light_key, room.dark_key),
+            (Some([1; 32]), Some([2; 32])),
+            "{name}"
+        );
+        assert_eq!(&room.events[..4], &events[..], "{name}");
+        assert_eq!(room.events.len(), 6, "{name}");
+        assert_eq!((room.events[5].round, room.events[5].seq), (2, 0), "{name}");
+        assert_eq!(room.active_at, 1004, "{name}: the last event counts as activity");
+        assert!(store.load_room("nowhere").await.unwrap().is_none(), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn of_two_commands_racing_for_one_place_the_database_keeps_one() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store, _) in stores(&dir).await {
+        room(&store, "r1").await;
+        let (a, b) = tokio::join!(
+            store.append(append(
+                "r1",
+                event(1, 0, Light, Command::Action("d6".into()), "x")
+            )),
+            store.append(append(
+                "r1",
+                event(1, 0, Light, Command::Action("a1".into()), "y")
+            )),
+        );
+        let mut outcomes = [a.unwrap(), b.unwrap()];
+        outcomes.sort_by_key(|o| *o != Appended::Stored);
+        assert_eq!(outcomes, [Appended::Stored, Appended::PlaceTaken], "{name}");
+        let room = store.load_room("r1").await.unwrap().unwrap();
+        assert_eq!(room.events.len(), 1, "{name}");
+        // The loser's id was not stored: it may be used again.
+        let loser = if room.events[0].client_id == "x" { "y" } else { "x" };
+        assert_eq!(store.find("r1", Light, loser).await.unwrap(), None, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_retried_client_id_is_stored_once_and_found_where_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store, _) in stores(&dir).await {
+        room(&store, "r1").await;
+        let first = event(1, 0, Light, Command::Action("d6".into()), "x");
+        assert_eq!(
+            store.append(append("r1", first.clone())).await.unwrap(),
+            Appended::Stored
+        );
+        assert_eq!(
+            store
+                .append(append("r1", event(1, 1, Dark, Command::Action("d2".into()), "y")))
+                .await
+                .unwrap(),
+            Appended::Stored
+        );
+        // The same id again, wherever the retry would go: the first one answers.
+        for seq in [1, 2] {
+            assert_eq!(
+                store
+                    .append(append(
+                        "r1",
+                        event(1, seq, Light, Command::Action("a1".into()), "x")
+                    ))
+                    .await
+                    .unwrap(),
+                Appended::Duplicate { round: 1, seq: 0 },
+                "{name}"
+            );
+        }
+        assert_eq!(
+            store.find("r1", Light, "x").await.unwrap(),
+            Some((1, 0)),
+            "{name}"
+        );
+        assert_eq!(store.find("r1", Dark, "y").await.unwrap(), Some((1, 1)), "{name}");
+        // Ids are per seat and per room.
+        assert_eq!(store.find("r1", Dark, "x").await.unwrap(), None, "{name}");
+        assert_eq!(
+            store
+                .append(append("r1", event(1, 2, Dark, Command::Action("a7".into()), "x")))
+                .await
+                .unwrap(),
+            Appended::Stored,
+            "{name}"
+        );
+        room(&store, "r2").await;
+        assert_eq!(store.find("r2", Light, "x").await.unwrap(), None, "{name}");
+        let stored = store.load_room("r1").await.unwrap().unwrap();
+        assert_eq!(stored.events.len(), 3, "{name}");
+        assert_eq!(stored.events[0], first, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn a_damaged_row_is_reported_as_corrupt_and_other_rooms_load() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store, target) in stores(&dir).await {
+        room(&store, "r1").await;
+        room(&store, "r2").await;
+        room(&store, "r3").await;
+        store
+            .append(append(
+                "r2",
+                event(1, 0, Light, Command::Action("d6".into()), "x"),
+            ))
+            .await
+            .unwrap();
+        raw(
+            &target,
+            "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
+             VALUES ('r1', 1, 0, 'light', 'action', NULL, 'bad', 5);
+             INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
+             VALUES ('r3', 1, 0, 'light', 'teleport', NULL, 'bad', 5);",
+        )
+        .await;
+        for id in ["r1", "r3"] {
+            match store.load_room(id).await {
+                Err(DbError::Corrupt(why)) => assert!(why.contains(id), "{name}: {why}"),
+                other => panic!("{name}: {id} loaded as {other:?}"),
+            }
+        }
+        assert_eq!(
+            store.load_room("r2").await.unwrap().unwrap().events.len(),
+            1,
+            "{name}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_seat_colour_is_refused_when_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store, target) in stores(&dir).await {
+        room(&store, "r1").await;
+        room(&store, "r2").await;
+        store.create_room("r3", &[1; 32], 10, "nine").await.unwrap();
+        raw(
+            &target,
+            "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
+             VALUES ('r1', 1, 0, 'purple', 'action', 'd6', 'x', 5);
+             INSERT INTO seats (room_id, color, key_hash, created_at)
+             VALUES ('r3', 'purple', (SELECT key_hash FROM seats WHERE room_id = 'r3'), 5);",
+        )
+        .await;
+        for id in ["r1", "r3"] {
+            match store.load_room(id).await {
+                Err(DbError::Corrupt(why)) => assert!(why.contains("purple"), "{name}: {why}"),
+                other => panic!("{name}: {id} loaded as {other:?}"),
+            }
+        }
+        assert!(store.load_room("r2").await.unwrap().is_some(), "{name}");
+    }
+}
+
+#[tokio::test]
+async fn purge_deletes_only_rooms_still_idle_with_all_their_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store, _) in stores(&dir).await {
+        room(&store, "old").await;
+        room(&store, "new").await;
+        store
+            .append(append(
+                "old",
+                event(1, 0, Light, Command::Action("d6".into()), "x"),
+            ))
+            .await
+            .unwrap();
+        store
+            .append(append(
+                "new",
+                event(1, 0, Light, Command::Action("d6".into()), "x"),
+            ))
+            .await
+            .unwrap();
+        // "new" plays on: active after the cutoff.
+        store.touch("new", 5000);
+        store.flush().await.unwrap();
+        let mut idle = store.idle_rooms(2000, 10).await.unwrap();
+        idle.sort();
+        // Touches are not waited for on every backend: wait until it shows.
+        for _ in 0..100 {
+            if idle == ["old"] {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            idle = store.idle_rooms(2000, 10).await.unwrap();
+            idle.sort();
+        }
+        assert_eq!(idle, ["old"], "{name}");
+        // Asked to delete both, it deletes only the one still idle.
+        let gone = store.purge(vec!["old".into(), "new".into()], 2000).await.unwrap();
+        assert_eq!(gone, ["old"], "{name}");
+        assert!(store.load_room("old").await.unwrap().is_none(), "{name}");
+        assert_eq!(
+            store.find("old", Light, "x").await.unwrap(),
+            None,
+            "{name}: its events went too"
+        );
+        assert_eq!(
+            store.load_room("new").await.unwrap().unwrap().events.len(),
+            1,
+            "{name}"
+        );
+        // Purged twice (another instance at once): nothing more.
+        assert!(
+            store.purge(vec!["old".into()], 2000).await.unwrap().is_empty(),
+            "{name}"
+        );
+    }
+}
