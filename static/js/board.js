@@ -203,6 +203,7 @@ export function statusOf(snapshot, ui, seat = null) {
   const side = snapshot.turn;
   if (snapshot.outcome) {
     const o = snapshot.outcome;
+    if (o.kind === 'aborted') return { key: 'clock.result.aborted', params: {}, tone: 'result', reason: 'aborted' };
     return o.kind === 'win'
       ? { key: 'result.win', params: { side: o.winner }, tone: 'result', reason: o.reason, loser: other(o.winner) }
       : { key: 'result.draw', params: {}, tone: 'result', reason: o.reason };

@@ -7,6 +7,7 @@ import { $, $button, all } from './dom.js';
 import { pickLanguage, translator } from './i18n.js';
 import { bindLocalControls, playLocal, startLocal } from './local.js';
 import { createNotifier } from './notify.js';
+import { startClockTicker } from './clock-view.js';
 import { bindOnlineControls, createRoom, explainInactive, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
@@ -24,6 +25,7 @@ const lang = pickLanguage(storage.get('lang'), navigator.languages ?? [navigator
 const page = createPageState(lang, translator(lang));
 const notifier = createNotifier({ storage });
 const theme = bindThemeSwitch($button('theme'), storage);
+startClockTicker(() => page, () => notifier.lowTime());
 
 /** @type {import('./page-state.js').App} */
 const app = {

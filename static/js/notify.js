@@ -110,9 +110,10 @@ export function createNotifier({ storage, doc = document, nav = navigator, Audio
   doc.addEventListener('keydown', onGesture, true);
 
   /**
-   * Two short notes up for "your turn", a low pair for a mill; false when they cannot
-   * sound now (muted, no audio, or not yet allowed: no gesture so far).
-   * @param {'turn' | 'mill'} kind @returns {boolean}
+   * Two short notes up for "your turn", a low pair for a mill, one high note when the
+   * person's clock goes under ten seconds; false when they cannot sound now (muted, no
+   * audio, or not yet allowed: no gesture so far).
+   * @param {'turn' | 'mill' | 'low'} kind @returns {boolean}
    */
   function tone(kind) {
     if (muted || !Audio) return false;
@@ -123,7 +124,7 @@ export function createNotifier({ storage, doc = document, nav = navigator, Audio
       if (audio.state === 'suspended') audio.resume().catch(() => {});
       // Notes scheduled on a suspended context would sound late, at the next gesture.
       if (audio.state !== 'running') return false;
-      const notes = kind === 'turn' ? [660, 880] : [392, 523];
+      const notes = kind === 'turn' ? [660, 880] : kind === 'mill' ? [392, 523] : [988];
       notes.forEach((freq, i) => {
         const start = audio.currentTime + i * 0.09;
         const osc = audio.createOscillator();
@@ -157,6 +158,10 @@ export function createNotifier({ storage, doc = document, nav = navigator, Audio
     setMuted(value) {
       muted = value;
       storage.set(SOUND_KEY, value ? 'off' : 'on');
+    },
+    /** The person's own clock went under ten seconds (clock-view.js): one short note. */
+    lowTime() {
+      tone('low');
     },
     /** After a redraw: tells what changed since the last one. @param {PageState} page */
     update(page) {

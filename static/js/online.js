@@ -3,6 +3,8 @@
 // resign, new round, "Play here", the invite link). The wire format is protocol.js's; the socket net.js's.
 
 import { blankSnapshot } from './board.js';
+import { serverOffset } from './clock.js';
+import { bindClockChoice, clockRequest } from './clock-view.js';
 import { $, $button, $input } from './dom.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
@@ -36,8 +38,13 @@ export async function createRoom(app) {
   button.disabled = true;
   app.setNotice('online.creating');
   try {
-    // The room plays the variant and options chosen on the start screen.
-    const res = await fetch('/api/rooms', { ...JSON_POST, body: JSON.stringify({ variant: chosenRules(app.storage) }) });
+    // The room plays the variant and options chosen on the start screen, on its clock.
+    const timed = clockRequest();
+    if (timed.error) {
+      app.setNotice(timed.error);
+      return;
+    }
+    const res = await fetch('/api/rooms', { ...JSON_POST, body: JSON.stringify({ variant: chosenRules(app.storage), ...timed.body }) });
     const body = await res.json().catch(() => ({}));
     if (!res.ok) {
       app.setNotice(null, page.t('online.error', { message: body.message ?? res.status }));
@@ -143,6 +150,7 @@ const HANDLERS = {
     o.state = msg;
     fetchPastRounds(app, o, msg.round);
     o.fresh = true;
+    if (msg.clock) o.clockOffset = serverOffset(msg.clock, Date.now());
     app.page.snapshot = snapshotFromState(msg);
     ensureRoomBoard(app, rulesOfPosition(app.page.snapshot.position));
     app.page.board.set(app.page.snapshot);
@@ -300,6 +308,9 @@ export function bindOnlineControls(app) {
     page.online?.conn?.reconnect();
   });
   $('share-round').addEventListener('click', () => shareRound(app));
+  $('claim-win').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CLAIM_WIN));
+  $('call-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CALL_DRAW));
+  bindClockChoice(page);
   $('copy-invite').addEventListener('click', async () => {
     const input = $input('invite-link');
     try {

@@ -41,6 +41,7 @@
  * @property {Map<number, RoundResult | null>} rounds  finished earlier rounds' results by
  *   number, from GET /api/rooms/<id>/rounds/<n> (the `state` carries only the current
  *   round's); null while that round's record is on its way or failed to come
+ * @property {number} clockOffset  the page's clock minus the server's, from the latest state's `clock.at` (clock.js's serverOffset); 0 untimed
  */
 
 /** @typedef {{ winner: Side | null, reason: string }} RoundResult  a round's result, as the server writes it */
@@ -107,7 +108,7 @@ export function createPageState(lang, t) {
  * @param {string} roomId @returns {OnlineState}
  */
 export function createOnlineState(roomId) {
-  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, rounds: new Map() };
+  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, rounds: new Map(), clockOffset: 0 };
 }
 
 /**

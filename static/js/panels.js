@@ -3,6 +3,8 @@
 // reading the state and writing only its own part of the DOM. No panel changes the state.
 
 import { reasonText, recordRows, statusOf } from './board.js';
+import { clockResult } from './clock.js';
+import { viewClaim, viewClocks } from './clock-view.js';
 import { computerStatus, resultForPerson } from './computer.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
@@ -53,6 +55,8 @@ export function renderPage(page, storage) {
   // Online with no live connection: the board is drawn inactive (style.css).
   document.body.dataset.offline = String(!!o?.state && o.connection !== 'open');
   for (const side of /** @type {const} */ (['light', 'dark'])) viewCard(f, side);
+  viewClocks(page);
+  viewClaim(page);
   viewStatus(f);
   viewResult(f);
   viewRecord(f);
@@ -189,13 +193,17 @@ function viewResult({ t, snap, o, vs, human }) {
   if (!snap?.outcome) return;
   const out = snap.outcome;
   const personal = personalResult(snap, o, vs, human);
-  $('result-title').textContent = personal
+  // The clock's results (online only) say it from this seat's side or a spectator's.
+  const timed = clockResult(out, o?.seat ?? null);
+  $('result-title').textContent = timed
+    ? t(timed.key, { side: timed.side ? t(`color.${timed.side}`) : '' })
+    : personal
     ? t(personal)
     : out.kind === 'win'
       ? t('result.win', { side: t(`color.${out.winner}`) })
       : t('result.draw');
   // Said to the person whose side it is (a seat, vs computer), else of the sides.
-  $('result-reason').textContent = reasonText(out, o ? o.seat : vs ? human ?? null : null, t);
+  $('result-reason').textContent = reasonText({ ...out, reason: out.reason ?? out.kind }, o ? o.seat : vs ? human ?? null : null, t);
 }
 
 /** The move list, numbered by turn pairs (under review, review.js's). @param {Frame} f */

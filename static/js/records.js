@@ -11,6 +11,7 @@
 // was. MFEN does not name its rules, so the dialog asks which (the 24-point rule sets:
 // the rules' `mfenRefused` says why Three's and Six's boards have none).
 
+import { recordTag } from './clock.js';
 import { $, $button, $dialog, radios } from './dom.js';
 import { confirmNewGame } from './dialog.js';
 import { gameInProgress, refreshLocal } from './local.js';
@@ -54,6 +55,8 @@ export function recordHeader(page) {
   }
   const state = page.mode === 'online' ? page.online?.state : null;
   if (state) header.tags = [['Room', state.room], ['Round', String(state.round)]];
+  // A timed room's control, as PGN's TimeControl tag (`300+3`, `1/259200`).
+  if (state?.clock) header.tags?.push(['TimeControl', recordTag(state.clock.control)]);
   const source = page.mode === 'review' ? page.review?.source : null;
   if (source?.kind === 'round') header.tags = [['Room', source.roomId], ['Round', String(source.round)]];
   // The game that was on screen: the header it had there, dated today.

@@ -29,9 +29,10 @@
 
 /**
  * @typedef {object} Outcome  how a game ended
- * @property {'win' | 'draw'} kind
+ * @property {'win' | 'draw' | 'aborted'} kind  'aborted': called off before it began (online clocks), no winner
  * @property {Side} [winner]  set when kind is 'win'
- * @property {string} reason  'pieces', 'blocked', 'resignation', 'threefold', 'hundred-turns', 'agreement'
+ * @property {string} [reason]  'pieces', 'blocked', 'resignation', 'threefold', 'hundred-turns', 'agreement',
+ *   the clock's 'timeout' and 'abandoned'; absent when aborted
  */
 
 /**
@@ -93,6 +94,7 @@
  * @property {number} [spectators]  how many watch
  * @property {{ draw: Side | null, new_round: Side[], takeback?: Side | null, declined?: { offer: 'draw' | 'takeback', by: Side } | null }} offers  standing offers; `declined`: the offer the round's latest event declined
  * @property {{ winner: Side | null, reason: string } | null} result  kept for older pages (outcome)
+ * @property {import('./clock.js').ClockState | null} [clock]  the clocks as of this state; null untimed
  */
 
 /** @typedef {GameView & RoomFacts} ServerState  the server's `state` message (docs/PROTOCOL.md) */

@@ -18,6 +18,8 @@ export const CLIENT_TYPES = Object.freeze({
   OFFER_TAKEBACK: 'offer-takeback',
   ACCEPT_TAKEBACK: 'accept-takeback',
   DECLINE_TAKEBACK: 'decline-takeback',
+  CLAIM_WIN: 'claim-win',
+  CALL_DRAW: 'call-draw',
   SYNC: 'sync',
   PING: 'ping',
 });
@@ -59,6 +61,9 @@ export const ERROR_CODES = Object.freeze({
   RATE_LIMITED: 'rate-limited',
   UNKNOWN_ROUND: 'unknown-round',
   BAD_RULES: 'bad-rules',
+  BAD_CLOCK: 'bad-clock',
+  OUT_OF_TIME: 'out-of-time',
+  NO_CLAIM: 'no-claim',
   NOT_FOUND: 'not-found',
   METHOD_NOT_ALLOWED: 'method-not-allowed',
   NOT_WEBSOCKET: 'not-websocket',

@@ -49,6 +49,12 @@ test('online, the header names the room and the round; a shared round under revi
     ['Round', '2'],
   ]);
   assert.equal(online.light, undefined);
+  const timed = recordHeader({ mode: 'online', t, computer: null, online: { state: { room: 'Ab3x', round: 2, clock: { control: { initial: 300, increment: 3 } } } } });
+  assert.deepEqual(timed.tags, [
+    ['Room', 'Ab3x'],
+    ['Round', '2'],
+    ['TimeControl', '300+3'],
+  ]);
   const review = recordHeader({ mode: 'review', t, computer: null, review: { source: { kind: 'round', roomId: 'Zz', round: 7 } } });
   assert.deepEqual(review.tags, [
     ['Room', 'Zz'],

@@ -5,9 +5,7 @@
 #![forbid(unsafe_code)]
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mill_core::{
-    Game, Header, Mfen, NINE, Notation, Options, Outcome, Position, Record, RemovalRule, Rules, Variant,
-};
+use mill_core::{Game, Header, Mfen, NINE, Notation, Options, Position, Record, RemovalRule, Rules, Variant};
 use mill_engine::{Engine, Level, Limits, StdClock};
 use std::io::Read;
 use std::process::ExitCode;
@@ -617,19 +615,9 @@ fn read_any(
             )?;
             let mfen = Mfen::parse(text, variant).map_err(|e| format!("bad MFEN ({}): {e}", e.code()))?;
             let mut record = start(mfen.position);
-            match mfen.outcome {
-                Some(Outcome::Win {
-                    winner,
-                    reason: mill_core::WinReason::Resignation,
-                }) => {
-                    record.game.resign(!winner).map_err(|e| e.to_string())?;
-                }
-                Some(Outcome::Draw {
-                    reason: mill_core::DrawReason::Agreement,
-                }) => {
-                    record.game.agree_draw().map_err(|e| e.to_string())?;
-                }
-                _ => {}
+            // A result the board shows comes back with the board; a declared one is declared.
+            if let Some(outcome) = mfen.outcome.filter(|o| o.is_declared()) {
+                record.game.declare(outcome).map_err(|e| e.to_string())?;
             }
             Ok((record, Some(mfen.primary_ply)))
         }

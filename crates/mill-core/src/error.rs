@@ -33,6 +33,9 @@ pub enum PlayError {
     UnexpectedRemoval,
     /// The point does not exist on this board.
     OffBoard,
+    /// A result the board decides (a winning line, blockade, repetition, …) cannot be
+    /// declared: only the board reaches it.
+    NotDeclared,
 }
 
 impl PlayError {
@@ -53,6 +56,7 @@ impl PlayError {
             PlayError::RemovalMissing => "removal-missing",
             PlayError::UnexpectedRemoval => "unexpected-removal",
             PlayError::OffBoard => "off-board",
+            PlayError::NotDeclared => "not-declared",
         }
     }
 }
@@ -74,6 +78,7 @@ impl fmt::Display for PlayError {
             PlayError::RemovalMissing => "the turn closes a mill and must remove an opponent piece",
             PlayError::UnexpectedRemoval => "the turn closes no mill, so it removes nothing",
             PlayError::OffBoard => "that point is not on the board",
+            PlayError::NotDeclared => "the board decides this result; it cannot be declared",
         })
     }
 }

@@ -1,6 +1,6 @@
 //! A game: a position with the history that threefold repetition needs, the record
 //! of turns, and the results that are not the board's to decide (resignation, agreed
-//! draw).
+//! draw, and the clock's: timeout, abandonment, abort).
 
 use crate::color::Color;
 use crate::error::PlayError;
@@ -20,7 +20,7 @@ pub struct Game {
     partial: Option<Turn>,
     /// Hashes of the positions at each turn boundary, the start included.
     history: Vec<u64>,
-    /// A result the board does not decide: resignation or agreement.
+    /// A result the board does not decide ([`Outcome::is_declared`]).
     declared: Option<Outcome>,
 }
 
@@ -201,31 +201,67 @@ impl Game {
         Ok(())
     }
 
-    /// `loser` resigns; the other side wins.
-    pub fn resign(&mut self, loser: Color) -> Result<(), PlayError> {
+    /// Ends the game with a result only a declaration gives ([`Outcome::is_declared`]):
+    /// a resignation, an agreed draw, a timeout, an abandoned game won or drawn, an
+    /// abort. Refused with [`PlayError::GameOver`] once the game is over and with
+    /// [`PlayError::NotDeclared`] for a result the board decides. On error nothing
+    /// changes.
+    pub fn declare(&mut self, outcome: Outcome) -> Result<(), PlayError> {
         if self.is_over() {
             return Err(PlayError::GameOver);
         }
-        self.declared = Some(Outcome::Win {
+        if !outcome.is_declared() {
+            return Err(PlayError::NotDeclared);
+        }
+        self.declared = Some(outcome);
+        Ok(())
+    }
+
+    /// `loser` resigns; the other side wins.
+    pub fn resign(&mut self, loser: Color) -> Result<(), PlayError> {
+        self.declare(Outcome::Win {
             winner: !loser,
             reason: WinReason::Resignation,
-        });
-        Ok(())
+        })
     }
 
     /// Both sides agree to a draw.
     pub fn agree_draw(&mut self) -> Result<(), PlayError> {
-        if self.is_over() {
-            return Err(PlayError::GameOver);
-        }
-        self.declared = Some(Outcome::Draw {
+        self.declare(Outcome::Draw {
             reason: DrawReason::Agreement,
-        });
-        Ok(())
+        })
     }
 
-    /// Takes back the last action (or a resignation/agreed draw). Returns whether there
-    /// was anything to take back.
+    /// `loser`'s time ran out; the other side wins.
+    pub fn time_out(&mut self, loser: Color) -> Result<(), PlayError> {
+        self.declare(Outcome::Win {
+            winner: !loser,
+            reason: WinReason::Timeout,
+        })
+    }
+
+    /// `winner` claims the game its opponent left.
+    pub fn claim_abandoned(&mut self, winner: Color) -> Result<(), PlayError> {
+        self.declare(Outcome::Win {
+            winner,
+            reason: WinReason::Abandoned,
+        })
+    }
+
+    /// The side that stayed calls the game its opponent left a draw.
+    pub fn draw_abandoned(&mut self) -> Result<(), PlayError> {
+        self.declare(Outcome::Draw {
+            reason: DrawReason::Abandoned,
+        })
+    }
+
+    /// The round is called off before it began: no winner.
+    pub fn abort(&mut self) -> Result<(), PlayError> {
+        self.declare(Outcome::Aborted)
+    }
+
+    /// Takes back the last action (or a declared result). Returns whether there was
+    /// anything to take back.
     pub fn undo(&mut self) -> bool {
         if self.declared.take().is_some() {
             return true;
@@ -287,6 +323,72 @@ impl Game {
         } else {
             self.position.legal_turns()
         }
+    }
+}
+
+#[cfg(test)]
+mod declared_tests {
+    use super::*;
+
+    #[test]
+    fn the_clock_results_end_the_game_and_stop_play() {
+        let d6 = |g: &Game| Action::Place {
+            to: g.position().topology().point("d6").unwrap(),
+        };
+        type End = fn(&mut Game) -> Result<(), PlayError>;
+        let cases: [(End, Outcome); 4] = [
+            (
+                |g| g.time_out(Color::Light),
+                Outcome::Win {
+                    winner: Color::Dark,
+                    reason: WinReason::Timeout,
+                },
+            ),
+            (
+                |g| g.claim_abandoned(Color::Light),
+                Outcome::Win {
+                    winner: Color::Light,
+                    reason: WinReason::Abandoned,
+                },
+            ),
+            (
+                Game::draw_abandoned,
+                Outcome::Draw {
+                    reason: DrawReason::Abandoned,
+                },
+            ),
+            (Game::abort, Outcome::Aborted),
+        ];
+        for (end, outcome) in cases {
+            let mut game = Game::default();
+            end(&mut game).unwrap();
+            assert_eq!(game.outcome(), Some(outcome));
+            assert!(game.legal_actions().is_empty() && game.selectable().is_empty());
+            assert_eq!(game.play_action(d6(&game)), Err(PlayError::GameOver));
+            assert_eq!(end(&mut game), Err(PlayError::GameOver), "a result stands once");
+            assert_eq!(game.resign(Color::Dark), Err(PlayError::GameOver));
+            assert!(game.undo(), "a declared result is taken back like a resignation");
+            assert_eq!(game.outcome(), None);
+        }
+    }
+
+    #[test]
+    fn only_a_result_the_board_cannot_reach_is_declared() {
+        let mut game = Game::default();
+        let board = Outcome::Win {
+            winner: Color::Light,
+            reason: WinReason::Pieces,
+        };
+        assert_eq!(game.declare(board), Err(PlayError::NotDeclared));
+        assert_eq!(
+            game.declare(Outcome::Draw {
+                reason: DrawReason::Threefold
+            }),
+            Err(PlayError::NotDeclared)
+        );
+        assert_eq!(game.outcome(), None, "a refused declaration changes nothing");
+        game.declare(Outcome::Aborted).unwrap();
+        assert_eq!(game.outcome(), Some(Outcome::Aborted));
     }
 }
 

@@ -21,7 +21,10 @@
 //! 9. the no-progress counter; 10. how many placements and moves have been made;
 //! 11. the outcome, `-` or `w:`/`b:`/`d:` with a reason (`fewer-than-minimum`,
 //!     `no-legal-move`, `repetition`, `no-progress`, `agreement`, `resignation`,
-//!     `board-full`).
+//!     `board-full`; and MIF's private forms for what it has no name for: `x-mill`, a
+//!     line that wins, `x-timeout`, a side out of time, `x-abandoned`, a game won or
+//!     drawn after one side left). MIF has no aborted game: an aborted game's MFEN is
+//!     its position, still to be played.
 //!
 //! MFEN carries no rules: the caller says which [`Rules`] it is read under (any rule
 //! set on the 24-point board: Nine or Twelve Men's Morris, with any options). Light is
@@ -195,6 +198,9 @@ fn outcome_text(o: Outcome) -> String {
                 WinReason::Resignation => "resignation",
                 // Three Men's Morris, whose board MFEN cannot describe: MIF's private form.
                 WinReason::Mill => "x-mill",
+                // The clock's results, which MIF does not name.
+                WinReason::Timeout => "x-timeout",
+                WinReason::Abandoned => "x-abandoned",
             };
             format!("{}:{reason}", player(winner))
         }
@@ -204,29 +210,20 @@ fn outcome_text(o: Outcome) -> String {
                 DrawReason::HundredTurns => "no-progress",
                 DrawReason::Agreement => "agreement",
                 DrawReason::BoardFull => "board-full",
+                DrawReason::Abandoned => "x-abandoned",
             };
             format!("d:{reason}")
         }
+        // Never written (see `Mfen::from_game`); kept apart from every other text.
+        Outcome::Aborted => "-".to_string(),
     }
 }
 
 fn parse_outcome(s: &str) -> Option<Outcome> {
-    let wins = [
-        WinReason::Pieces,
-        WinReason::Blocked,
-        WinReason::Resignation,
-        WinReason::Mill,
-    ];
-    let draws = [
-        DrawReason::Threefold,
-        DrawReason::HundredTurns,
-        DrawReason::Agreement,
-        DrawReason::BoardFull,
-    ];
     let outcomes = Color::ALL
         .into_iter()
-        .flat_map(|winner| wins.map(|reason| Outcome::Win { winner, reason }))
-        .chain(draws.map(|reason| Outcome::Draw { reason }));
+        .flat_map(|winner| WinReason::ALL.map(|reason| Outcome::Win { winner, reason }))
+        .chain(DrawReason::ALL.map(|reason| Outcome::Draw { reason }));
     outcomes.into_iter().find(|o| outcome_text(*o) == s)
 }
 
@@ -316,8 +313,9 @@ impl Mfen {
     }
 
     /// A game's current position, with its outcome (repetition, resignation and
-    /// agreement included) and the placements and moves played, counted from the
-    /// smallest count that fits its start (see [`Mfen::of_game`] to keep a known one).
+    /// agreement included; an abort, which MIF cannot say, left out) and the placements
+    /// and moves played, counted from the smallest count that fits its start (see
+    /// [`Mfen::of_game`] to keep a known one).
     pub fn from_game(game: &Game) -> Mfen {
         Mfen::of_game(game, Mfen::from_position(game.start()).primary_ply)
     }
@@ -334,7 +332,7 @@ impl Mfen {
         Mfen {
             position: *game.position(),
             primary_ply: start_primary_ply.saturating_add(played),
-            outcome: game.outcome(),
+            outcome: game.outcome().filter(|o| *o != Outcome::Aborted),
         }
     }
 
@@ -355,7 +353,7 @@ impl Mfen {
         }
         let hands = format!("{},{}", p.in_hand(Color::Light), p.in_hand(Color::Dark));
         let tail = format!("{} {}", p.quiet_turns(), self.primary_ply);
-        if let Some(outcome) = self.outcome {
+        if let Some(outcome) = self.outcome.filter(|o| *o != Outcome::Aborted) {
             return Ok(format!(
                 "{SIGNATURE} {STATE_PROFILE} {board} - o o {hands} - {tail} {}",
                 outcome_text(outcome)

@@ -17,9 +17,12 @@
 //!   `six`, `twelve+per-mill`; `nine` when absent). `Date` is
 //!   `YYYY.MM.DD` (`?` for unknown digits). `Light` and `Dark` are the players.
 //!   `Result` is `1-0` (Light won), `0-1` (Dark won), `1/2-1/2` (draw) or `*` (not
-//!   over). `Termination` says why it ended, in the names of
+//!   over, or aborted). `Termination` says why it ended, in the names of
 //!   [`WinReason`]/[`DrawReason`] (`pieces`, `blocked`, `mill`, `resignation`,
-//!   `threefold`, `hundred-turns`, `board-full`, `agreement`). `Start` is the position the game began from, as a
+//!   `timeout`, `abandoned`, `threefold`, `hundred-turns`, `board-full`,
+//!   `agreement`), or `aborted` with `*`. `TimeControl`, written for a game played on
+//!   a clock, is `300+3` (initial seconds + increment seconds), `1/259200` (a turn
+//!   every three days, in seconds) or `-`; it is kept as any other tag. `Start` is the position the game began from, as a
 //!   position string or MFEN, when it is not the variant's empty board. Other tags are
 //!   kept as they are.
 //! - The turns follow, numbered by rounds: `3.` before Light's turn of round 3, `3...`
@@ -164,6 +167,7 @@ fn result_text(outcome: Option<Outcome>) -> &'static str {
             winner: Color::Dark, ..
         }) => "0-1",
         Some(Outcome::Draw { .. }) => "1/2-1/2",
+        Some(Outcome::Aborted) => "*",
     }
 }
 
@@ -172,10 +176,7 @@ fn is_result(token: &str) -> bool {
 }
 
 fn reason_name(outcome: Outcome) -> &'static str {
-    match outcome {
-        Outcome::Win { reason, .. } => reason.name(),
-        Outcome::Draw { reason } => reason.name(),
-    }
+    outcome.reason_name()
 }
 
 fn escape(value: &str) -> String {
@@ -437,16 +438,17 @@ impl Record {
         }
         let written = result_tag.as_ref().map(|(_, s)| s.as_str()).or(result_token);
         if let Some((line, reason)) = &termination {
-            let known = [
-                WinReason::Pieces.name(),
-                WinReason::Blocked.name(),
-                WinReason::Resignation.name(),
-                WinReason::Mill.name(),
-                DrawReason::Threefold.name(),
-                DrawReason::HundredTurns.name(),
-                DrawReason::Agreement.name(),
-                DrawReason::BoardFull.name(),
-            ];
+            let mut known: Vec<&str> = WinReason::ALL.iter().map(|r| r.name()).collect();
+            known.extend(DrawReason::ALL.iter().map(|r| r.name()));
+            known.push(Outcome::ABORTED);
+            // `abandoned` names a won and a drawn game alike: list it once.
+            let mut seen = Vec::new();
+            known.retain(|r| {
+                !seen.contains(r) && {
+                    seen.push(*r);
+                    true
+                }
+            });
             if !known.contains(&reason.as_str()) {
                 return Err(RecordError::Header {
                     line: *line,
@@ -473,36 +475,36 @@ impl Record {
                 }
             }
             None => {
-                let terminated = |allowed: &str| match &termination {
-                    None => Ok(()),
-                    Some(r) if r == allowed => Ok(()),
-                    Some(r) => Err(RecordError::Result(format!(
-                        "the game is not over on the board, so it cannot have ended by {r}"
-                    ))),
+                // A result the board has not reached is declared: a resignation or an
+                // agreement unless the termination names another (a timeout, an
+                // abandoned game, an abort with `*`).
+                let declared = match (written, termination.as_deref()) {
+                    (Some("1-0"), reason) => Some((
+                        Some(Color::Light),
+                        reason.unwrap_or(WinReason::Resignation.name()),
+                    )),
+                    (Some("0-1"), reason) => {
+                        Some((Some(Color::Dark), reason.unwrap_or(WinReason::Resignation.name())))
+                    }
+                    (Some("1/2-1/2"), reason) => Some((None, reason.unwrap_or(DrawReason::Agreement.name()))),
+                    (_, Some(reason)) if reason == Outcome::ABORTED => Some((None, reason)),
+                    (_, Some(r)) => {
+                        return Err(RecordError::Result(format!(
+                            "the termination says {r} but the game is not over"
+                        )));
+                    }
+                    (_, None) => None,
                 };
-                match written {
-                    Some("1-0") | Some("0-1") => {
-                        terminated(WinReason::Resignation.name())?;
-                        let loser = if written == Some("1-0") {
-                            Color::Dark
-                        } else {
-                            Color::Light
-                        };
-                        game.resign(loser)
-                            .map_err(|e| RecordError::Result(e.to_string()))?;
-                    }
-                    Some("1/2-1/2") => {
-                        terminated(DrawReason::Agreement.name())?;
-                        game.agree_draw()
-                            .map_err(|e| RecordError::Result(e.to_string()))?;
-                    }
-                    _ => {
-                        if let Some(r) = &termination {
-                            return Err(RecordError::Result(format!(
-                                "the termination says {r} but the game is not over"
-                            )));
-                        }
-                    }
+                if let Some((winner, reason)) = declared {
+                    let outcome = Outcome::from_names(winner, reason)
+                        .filter(|o| o.is_declared())
+                        .ok_or_else(|| {
+                            RecordError::Result(format!(
+                                "the game is not over on the board, so it cannot have ended by {reason}"
+                            ))
+                        })?;
+                    game.declare(outcome)
+                        .map_err(|e| RecordError::Result(e.to_string()))?;
                 }
             }
         }

@@ -207,4 +207,31 @@ mod tests {
         let back: GameView = serde_json::from_value(json).unwrap();
         assert_eq!(back, GameView::of(&game));
     }
+
+    #[test]
+    fn the_clocks_results_are_in_the_view() {
+        let mut game = Game::default();
+        play(&mut game, &["d6"]);
+        game.time_out(Color::Dark).unwrap();
+        let json = serde_json::to_value(GameView::of(&game)).unwrap();
+        assert!(json["legal"].is_null());
+        assert_eq!(
+            json["outcome"],
+            serde_json::json!({"kind": "win", "winner": "light", "reason": "timeout"})
+        );
+        let mut game = Game::default();
+        game.abort().unwrap();
+        let view = GameView::of(&game);
+        assert!(view.legal.is_none(), "nothing to click in an aborted round");
+        let json = serde_json::to_value(&view).unwrap();
+        assert_eq!(json["outcome"], serde_json::json!({"kind": "aborted"}));
+        assert_eq!(serde_json::from_value::<GameView>(json).unwrap(), view);
+        let mut game = Game::default();
+        game.draw_abandoned().unwrap();
+        let json = serde_json::to_value(GameView::of(&game)).unwrap();
+        assert_eq!(
+            json["outcome"],
+            serde_json::json!({"kind": "draw", "reason": "abandoned"})
+        );
+    }
 }

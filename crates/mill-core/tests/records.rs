@@ -112,6 +112,60 @@ fn results_decided_by_players_survive_a_round_trip() {
 }
 
 #[test]
+fn the_clocks_results_survive_a_round_trip_with_the_time_control() {
+    for (result, termination, expected) in [
+        (
+            "0-1",
+            "timeout",
+            Outcome::Win {
+                winner: Color::Dark,
+                reason: WinReason::Timeout,
+            },
+        ),
+        (
+            "1-0",
+            "abandoned",
+            Outcome::Win {
+                winner: Color::Light,
+                reason: WinReason::Abandoned,
+            },
+        ),
+        (
+            "1/2-1/2",
+            "abandoned",
+            Outcome::Draw {
+                reason: DrawReason::Abandoned,
+            },
+        ),
+        ("*", "aborted", Outcome::Aborted),
+    ] {
+        let text = format!(
+            "[Result \"{result}\"]\n[Termination \"{termination}\"]\n[TimeControl \"300+3\"]\n\n1. a1 {result}"
+        );
+        let r = Record::parse(&text).unwrap();
+        assert_eq!(r.game.outcome(), Some(expected), "{text}");
+        let written = r.to_string();
+        assert!(
+            written.contains(&format!("[Termination \"{termination}\"]")),
+            "{written}"
+        );
+        assert!(
+            written.contains("[TimeControl \"300+3\"]"),
+            "kept as any other tag: {written}"
+        );
+        let again = Record::parse(&written).unwrap();
+        assert_eq!(again.game.outcome(), Some(expected));
+    }
+    // A result and a termination that do not make one are refused.
+    for (result, termination) in [("1/2-1/2", "timeout"), ("1-0", "aborted"), ("*", "timeout")] {
+        let text = format!("[Result \"{result}\"]\n[Termination \"{termination}\"]\n\n1. a1 {result}");
+        assert!(Record::parse(&text).is_err(), "{text}");
+    }
+    // Without a termination `*` is still a game not over.
+    assert_eq!(Record::parse("1. a1 *").unwrap().game.outcome(), None);
+}
+
+#[test]
 fn a_game_from_a_set_up_position_records_its_start() {
     let start = pos("L.D/.LD/D.L/LD..DL/L.D/.D./L.D d 0 0 0 7");
     let mut game = Game::from_position(start);
@@ -318,6 +372,24 @@ fn mfen_of_a_finished_game() {
     let back = Mfen::parse(&text, NINE).unwrap();
     assert_eq!(back.position, *resigned.position());
     assert_eq!(back.outcome, resigned.outcome());
+
+    // The clock's results in MIF's private forms; an abort, which MIF cannot say, is the
+    // position still to be played.
+    let mut flagged = game_of(&["a1", "b2"]);
+    flagged.time_out(Color::Light).unwrap();
+    let text = Mfen::from_game(&flagged).write().unwrap();
+    assert!(text.ends_with(" b:x-timeout"), "{text}");
+    assert_eq!(Mfen::parse(&text, NINE).unwrap().outcome, flagged.outcome());
+    let mut left = game_of(&["a1", "b2"]);
+    left.draw_abandoned().unwrap();
+    let text = Mfen::from_game(&left).write().unwrap();
+    assert!(text.ends_with(" d:x-abandoned"), "{text}");
+    assert_eq!(Mfen::parse(&text, NINE).unwrap().outcome, left.outcome());
+    let mut aborted = game_of(&["a1"]);
+    aborted.abort().unwrap();
+    let text = Mfen::from_game(&aborted).write().unwrap();
+    assert_eq!(text, Mfen::from_game(&game_of(&["a1"])).write().unwrap());
+    assert_eq!(Mfen::parse(&text, NINE).unwrap().outcome, None);
 }
 
 fn mfen_error(text: &str) -> MfenError {

@@ -110,7 +110,7 @@ fn finished(to_move: Color, outcome: Outcome) -> Analysis {
         Outcome::Win {
             winner: Color::Dark, ..
         } => (-MATE, Some(0)),
-        Outcome::Draw { .. } => (0, None),
+        Outcome::Draw { .. } | Outcome::Aborted => (0, None),
     };
     Analysis {
         to_move,

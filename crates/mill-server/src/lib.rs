@@ -23,6 +23,7 @@ pub mod rooms;
 pub mod store;
 pub mod table;
 pub mod throttle;
+pub mod timecontrol;
 pub mod ws;
 
 use std::future::Future;

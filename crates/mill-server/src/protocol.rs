@@ -5,6 +5,8 @@ use std::fmt;
 use mill_core::{ByColor, Color, Outcome, PlayError, view};
 use serde::{Deserialize, Serialize};
 
+use crate::timecontrol::ClockView;
+
 /// The protocol version; an old page with another number is told to reload.
 pub const PROTOCOL: u32 = 1;
 /// Largest text frame the server reads; larger ones get `too-large`.
@@ -13,6 +15,9 @@ pub const MAX_TEXT: usize = 4096;
 pub const MAX_FRAME: usize = 64 * 1024;
 /// Longest client-made command id.
 pub const MAX_ID: usize = 64;
+/// The start of the ids of the events the server stores by itself ([`ClockEventKind`]);
+/// a command id may not start with it, so the two never meet.
+pub const SERVER_ID_PREFIX: char = '~';
 
 /// The stable code of a refused message or HTTP request (docs/PROTOCOL.md, "Error
 /// codes"). An action the rules refuse carries mill-core's own code instead; [`Code`]
@@ -84,6 +89,13 @@ pub enum ErrorCode {
     UnknownRound,
     /// HTTP: a room asked for under rules that are not a rule set (`six+per-mill`).
     BadRules,
+    /// HTTP: a room asked for with a `clock` that is not a time control.
+    BadClock,
+    /// A command after the side's time ran out: the round ends on time instead.
+    OutOfTime,
+    /// `claim-win` or `call-draw` when the room has no live clock, the opponent is
+    /// present, or has not been away for the grace yet.
+    NoClaim,
     /// HTTP: no such API endpoint.
     NotFound,
     /// HTTP: the endpoint does not take this method.
@@ -263,10 +275,52 @@ pub enum Command {
     AcceptTakeback,
     /// Refuse the opponent's takeback.
     DeclineTakeback,
+    /// In a timed game, after the opponent has been away longer than the grace: win.
+    ClaimWin,
+    /// In a timed game, after the opponent has been away longer than the grace: end the
+    /// round in a draw.
+    CallDraw,
 }
 
 impl CommandKind {
     /// The kind as it goes on the wire and into the database.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// The events the server stores by itself in a timed round, next to the commands
+/// (their kinds share the events table's `kind` column; no client sends them). The
+/// stored `seat` is the seat the event is about.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::Display,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum ClockEventKind {
+    /// The seat's time ran out: the other side wins on time.
+    Timeout,
+    /// The seat did not make its first turn in time: the round is aborted.
+    Abort,
+    /// The seat went away while the other side was to move: that side's clock stops.
+    Away,
+    /// The seat is back: the clock of the side to move runs again.
+    Back,
+}
+
+impl ClockEventKind {
+    /// The kind as it goes into the database.
     pub fn as_str(self) -> &'static str {
         self.into()
     }
@@ -292,6 +346,8 @@ impl Command {
             (CommandKind::OfferTakeback, None) => Command::OfferTakeback,
             (CommandKind::AcceptTakeback, None) => Command::AcceptTakeback,
             (CommandKind::DeclineTakeback, None) => Command::DeclineTakeback,
+            (CommandKind::ClaimWin, None) => Command::ClaimWin,
+            (CommandKind::CallDraw, None) => Command::CallDraw,
         })
     }
 
@@ -308,7 +364,8 @@ impl Command {
         }
     }
 
-    /// Whether the command needs the opponent online (the game itself moves on).
+    /// Whether the command needs the opponent online (the game itself moves on). A
+    /// claim needs the opponent away, which its own check decides.
     pub fn needs_opponent_online(&self) -> bool {
         matches!(
             self,
@@ -521,6 +578,11 @@ impl ClientMsg {
                 if id.is_empty() || id.chars().count() > MAX_ID {
                     return Err(malformed(format!("\"id\" must be 1 to {MAX_ID} characters.")));
                 }
+                if id.starts_with(SERVER_ID_PREFIX) {
+                    return Err(malformed(format!(
+                        "\"id\" must not start with {SERVER_ID_PREFIX:?}: those are the server's own."
+                    )));
+                }
                 Ok(ClientMsg::Command {
                     id,
                     round,
@@ -659,10 +721,11 @@ impl ServerMsg {
 /// view, says the same in mill-core's shape; this stays for older pages).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResultView {
-    /// Winner, `None` for a draw.
+    /// Winner, `None` for a draw or an aborted round.
     pub winner: Option<Color>,
-    /// `pieces`, `blocked`, `resignation`, `mill`, `threefold`, `hundred-turns`, `agreement`,
-    /// `board-full`.
+    /// `pieces`, `blocked`, `resignation`, `mill`, `timeout`, `abandoned` (with a winner);
+    /// `threefold`, `hundred-turns`, `agreement`, `board-full`, `abandoned`, `aborted`
+    /// (without).
     pub reason: String,
 }
 
@@ -732,6 +795,10 @@ pub struct GameView {
     pub offers: Offers,
     /// The result once the round is over (kept for older pages: `outcome`).
     pub result: Option<ResultView>,
+    /// The clocks as of this state; `None` in an untimed room. Added to protocol 1
+    /// (additive).
+    #[serde(default)]
+    pub clock: Option<ClockView>,
 }
 
 impl std::ops::Deref for GameView {
@@ -886,6 +953,8 @@ mod tests {
             "x".repeat(65)
         );
         assert_eq!(ClientMsg::parse(&long).unwrap_err().code, "malformed");
+        let servers = r#"{"type":"action","id":"~timeout-1","round":1,"version":0,"action":"d6"}"#;
+        assert_eq!(ClientMsg::parse(servers).unwrap_err().code, "malformed");
         assert_eq!(
             ClientMsg::parse(r#"{"type":"castle"}"#).unwrap_err().code,
             "unknown-type"
@@ -912,6 +981,13 @@ mod tests {
         for &t in ServerType::VARIANTS {
             assert_eq!(serde_name(t), t.as_str());
             assert_eq!(t.as_str().parse::<ServerType>(), Ok(t));
+        }
+        for &k in ClockEventKind::VARIANTS {
+            assert_eq!(serde_name(k), k.as_str());
+            assert!(
+                k.as_str().parse::<CommandKind>().is_err(),
+                "{k} is stored next to the commands and must not be one"
+            );
         }
         let client: Vec<_> = ClientType::all().collect();
         assert_eq!(

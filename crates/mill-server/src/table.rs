@@ -291,6 +291,17 @@ impl Table {
                 }
                 self.game.resign(seat).map_err(rules_refusal)?;
             }
+            Command::ClaimWin | Command::CallDraw => {
+                if over {
+                    return Err(game_over());
+                }
+                // A claim needs a live clock and an opponent away for its grace; a
+                // table alone has no clock, so every room here is untimed.
+                return Err(Refusal::new(
+                    ErrorCode::NoClaim,
+                    "This room has no clock: a game without one cannot be claimed.",
+                ));
+            }
             Command::NewRound => {
                 if !over {
                     return Err(Refusal::new(
@@ -330,6 +341,8 @@ impl Table {
             version: self.version(),
             last_action: game.actions.last().cloned(),
             result: game.outcome.map(ResultView::from),
+            // Every room is untimed until the room logic keeps clocks (timecontrol.rs).
+            clock: None,
             game,
             offers: Offers {
                 draw: self.draw_offer,
@@ -435,6 +448,26 @@ mod tests {
         assert_eq!(v.turn, Dark);
         act(&mut t, Dark, "d6").unwrap();
         assert!(t.view("r").closed_mills.is_empty(), "the next turn closed none");
+    }
+
+    #[test]
+    fn an_untimed_room_has_no_clock_and_no_claim() {
+        let mut t = Table::new();
+        act(&mut t, Light, "d6").unwrap();
+        let text = crate::protocol::state_text(&t.view("r"), ByColor::default(), 0);
+        let state: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(state["clock"].is_null(), "{text}");
+        let version = t.version();
+        for claim in [Command::ClaimWin, Command::CallDraw] {
+            assert_eq!(t.apply(Dark, &claim).unwrap_err().code, "no-claim");
+        }
+        assert_eq!(
+            (t.version(), t.is_over()),
+            (version, false),
+            "a refused claim changes nothing"
+        );
+        t.apply(Dark, &Command::Resign).unwrap();
+        assert_eq!(t.apply(Light, &Command::ClaimWin).unwrap_err().code, "game-over");
     }
 
     #[test]

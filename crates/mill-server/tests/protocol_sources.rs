@@ -9,7 +9,9 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use mill_server::protocol::{ClientType, CloseCode, CommandKind, ErrorCode, PROTOCOL, ServerType};
+use mill_server::protocol::{
+    ClientType, ClockEventKind, CloseCode, CommandKind, ErrorCode, PROTOCOL, ServerType,
+};
 use strum::VariantArray;
 
 fn repo() -> PathBuf {
@@ -118,10 +120,14 @@ fn kind_checks(sql: &str) -> Vec<BTreeSet<String>> {
 }
 
 /// The CHECK constraints on `events.kind` in every migration that has one, for each
-/// backend (a shipped migration is never edited, so a new kind needs a new migration).
+/// backend (a shipped migration is never edited, so a new kind needs a new migration):
+/// the commands and the clock's own events.
 #[test]
 fn migrations_check_exactly_the_command_kinds() {
-    let kinds = set(CommandKind::VARIANTS.iter().map(|k| k.as_str()));
+    let kinds = set(CommandKind::VARIANTS
+        .iter()
+        .map(|k| k.as_str())
+        .chain(ClockEventKind::VARIANTS.iter().map(|k| k.as_str())));
     // SQLite: one directory per migration, each with an up.sql.
     let mut dirs: Vec<_> = std::fs::read_dir(repo().join("migrations/sqlite"))
         .unwrap()

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use mill_core::view::GameView;
-use mill_core::{Action, Bitboard, Color, DrawReason, Game, Outcome, Position, Topology, Variant, WinReason};
+use mill_core::{Action, Bitboard, Color, Game, Outcome, Position, Topology, Variant};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
@@ -117,22 +117,11 @@ impl WasmGame {
 
     /// The game as JSON: `{"start": "<position string>", "actions": ["d6", "a1-a4", "xd2", …]}`.
     /// Actions rather than turns, so a turn waiting for its removal survives a reload. A
-    /// game ended by a resignation or an agreed draw, which the board cannot show, also
+    /// game ended by a declared result (a resignation, an agreed draw, a timeout, …), also
     /// has `"result": {"winner": "light" | "dark" | null, "reason": …}`.
     pub fn export_record(&self) -> String {
         let topology = self.game.position().topology();
-        // Only these two are declared rather than read off the board.
-        let declared = self.game.outcome().filter(|o| {
-            matches!(
-                o,
-                Outcome::Win {
-                    reason: WinReason::Resignation,
-                    ..
-                } | Outcome::Draw {
-                    reason: DrawReason::Agreement
-                }
-            )
-        });
+        let declared = self.game.outcome().filter(|o| o.is_declared());
         let record = Record {
             start: self.game.start().to_string(),
             actions: self.game.actions().iter().map(|a| a.to_text(topology)).collect(),
@@ -146,8 +135,8 @@ impl WasmGame {
 
     /// Replaces the game with one replayed from [`WasmGame::export_record`]'s JSON, or
     /// from a round record of the server's (the same `start`, `actions` and `result`).
-    /// Every action is checked, and the result must be the board's or a resignation or
-    /// agreed draw the board has not overtaken; on any error (code `bad-record`, naming
+    /// Every action is checked, and the result must be the board's or a declared one
+    /// (resignation, agreement, timeout, …) the board has not overtaken; on any error (code `bad-record`, naming
     /// the action or the result) the game is unchanged.
     pub fn import_record(&mut self, json: &str) -> String {
         reply(self.replay(json).map(|game| self.replace(game, None)))
@@ -245,7 +234,7 @@ fn names(t: &Topology, points: Bitboard) -> Vec<&'static str> {
 }
 
 /// A saved game: the start position and every action since, and the result when the
-/// board does not show it (a resignation or an agreed draw).
+/// board does not show it (a resignation, an agreed draw, a timeout, …).
 #[derive(Debug, Serialize, Deserialize)]
 struct Record {
     start: String,
@@ -261,7 +250,7 @@ struct ResultJson {
     reason: String,
 }
 
-/// Ends `game` as `result` says: a resignation or agreed draw is declared; any other
+/// Ends `game` as `result` says: a declared result (resignation, agreement, timeout, …) is declared; any other
 /// result must be the one the board already has.
 fn declare(game: &mut Game, result: &ResultJson) -> Result<(), Failure> {
     let bad = |why: String| Failure::new("bad-record", format!("The result: {why}"));
@@ -272,16 +261,14 @@ fn declare(game: &mut Game, result: &ResultJson) -> Result<(), Failure> {
             Err(bad(format!("the game ended {outcome}, not as it says")))
         };
     }
-    match (result.reason.as_str(), result.winner) {
-        ("resignation", Some(winner)) => game.resign(!winner),
-        ("agreement", None) => game.agree_draw(),
-        (reason, _) => {
-            return Err(bad(format!(
-                "{reason:?} is not how this game ended: it is not over on the board"
-            )));
-        }
-    }
-    .map_err(|e| bad(e.to_string()))
+    // A declared result: a resignation, an agreed draw, or one of an online clock's.
+    let Some(outcome) = Outcome::from_names(result.winner, &result.reason).filter(|o| o.is_declared()) else {
+        return Err(bad(format!(
+            "{:?} is not how this game ended: it is not over on the board",
+            result.reason
+        )));
+    };
+    game.declare(outcome).map_err(|e| bad(e.to_string()))
 }
 
 /// An error for the page: a stable code and a sentence.

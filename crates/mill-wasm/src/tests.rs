@@ -131,6 +131,34 @@ fn record_round_trips_including_a_turn_waiting_for_its_removal() {
 }
 
 #[test]
+fn a_round_ended_by_the_clock_is_read_from_the_servers_record() {
+    let start = ".../.../.../....../.../.../... l 9 9 0 0";
+    for (winner, reason, kind) in [
+        ("\"dark\"", "timeout", "win"),
+        ("\"light\"", "abandoned", "win"),
+        ("null", "abandoned", "draw"),
+        ("null", "aborted", "aborted"),
+    ] {
+        let json = format!(
+            r#"{{"start":"{start}","actions":["d6"],"result":{{"winner":{winner},"reason":"{reason}"}}}}"#
+        );
+        let mut g = WasmGame::new();
+        let reply: Value = serde_json::from_str(&g.import_record(&json)).unwrap();
+        assert_eq!(reply["ok"], true, "{json}: {reply}");
+        let outcome = &snap(&g)["outcome"];
+        assert_eq!(outcome["kind"], kind, "{outcome}");
+        // And it goes out again as it came.
+        let back: Value = serde_json::from_str(&g.export_record()).unwrap();
+        assert_eq!(back["result"]["reason"], reason);
+    }
+    let mut g = WasmGame::new();
+    let timeout_without_winner =
+        format!(r#"{{"start":"{start}","actions":["d6"],"result":{{"winner":null,"reason":"timeout"}}}}"#);
+    let reply: Value = serde_json::from_str(&g.import_record(&timeout_without_winner)).unwrap();
+    assert_eq!(reply["ok"], false, "{reply}");
+}
+
+#[test]
 fn a_broken_record_is_refused_and_changes_nothing() {
     let mut g = WasmGame::new();
     play_ok(&mut g, "d6");

@@ -65,6 +65,9 @@ const MIGRATIONS: &[(i32, &str)] = &[
         3,
         include_str!("../../../../migrations/postgres/03-batch-notify.sql"),
     ),
+    // The clocks' columns and event kinds, as SQLite's 06-clocks (applied there from
+    // its directory): both schemas stay the same.
+    (4, include_str!("../../../../migrations/postgres/04-clocks.sql")),
 ];
 
 /// An instance whose heartbeat is older than this is taken for dead.
