@@ -55,7 +55,7 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    // Rooms are not read here: each is loaded when first asked for (rooms.rs).
+    // Rooms are not read here: each is loaded when first asked for (rooms/).
     let (store, running) = store::Store::open(&config.db).await?;
     let rooms = rooms::Rooms::new(store, config.clock.clone());
     let background = rooms.start_background();

@@ -2,31 +2,15 @@
 //! announces (their events, a Dark seat they gave, who they hold), publishing which
 //! sockets hold seats here, and giving way to a newer socket on a seat elsewhere. The
 //! store does the talking ([`Instances`] is how it reports); on one instance (SQLite)
-//! nothing here is ever called, and [`Others`] stays empty.
+//! nothing here is ever called, and a room's `others` stays empty.
 
 use std::sync::Arc;
 
 use mill_core::{ByColor, Color};
 
-use super::room::{ConnId, Room};
+use super::room::Room;
 use super::{Rooms, lock};
 use crate::store::{Instances, News, Presence};
-
-/// What other instances hold of one room, as this instance last read it.
-#[derive(Debug, Default)]
-pub(crate) struct Others {
-    /// Seats held by a socket on another instance.
-    pub(super) remote: ByColor<bool>,
-    /// The socket this instance has published as holding each seat.
-    published: ByColor<Option<ConnId>>,
-    /// Each seat's committed claim and the socket it was made for. Another live
-    /// instance with a newer claim on the seat has a newer socket on it, which
-    /// replaces this instance's holder ([`Room::others_hold`]).
-    claims: ByColor<Option<(ConnId, i64)>>,
-    /// News announced and not yet read; a reader is on its way.
-    dirty: bool,
-    reading: bool,
-}
 
 impl Room {
     /// The seats other live instances hold and their newest claims. A seat claimed

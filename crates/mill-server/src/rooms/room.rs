@@ -10,7 +10,6 @@ use mill_core::{ByColor, Color, Rules};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::others::Others;
 use crate::protocol::{self, CloseCode, Code, Command, ErrorCode, GameView, SeatView, ServerMsg};
 use crate::store::{StoredEvent, StoredRoom};
 use crate::table::{Placed, Table};
@@ -50,6 +49,22 @@ pub(super) struct Conn {
     pub(super) tx: mpsc::Sender<Outgoing>,
     /// Cancelled when the room drops the socket for falling behind.
     pub(super) kick: CancellationToken,
+}
+
+/// What other instances hold of one room, as this instance last read it.
+#[derive(Debug, Default)]
+pub(super) struct Others {
+    /// Seats held by a socket on another instance.
+    pub(super) remote: ByColor<bool>,
+    /// The socket this instance has published as holding each seat.
+    pub(super) published: ByColor<Option<ConnId>>,
+    /// Each seat's committed claim and the socket it was made for. Another live
+    /// instance with a newer claim on the seat has a newer socket on it, which
+    /// replaces this instance's holder (`others.rs`).
+    pub(super) claims: ByColor<Option<(ConnId, i64)>>,
+    /// News announced and not yet read; a reader is on its way.
+    pub(super) dirty: bool,
+    pub(super) reading: bool,
 }
 
 /// One room.
