@@ -13,6 +13,7 @@ use std::io::Read;
 use std::process::ExitCode;
 
 mod arena;
+mod puzzles;
 mod tb;
 mod uci;
 
@@ -208,6 +209,11 @@ enum Command {
         #[command(subcommand)]
         command: TbCommand,
     },
+    /// Puzzles: generate the set, list it, verify it (see `mill puzzles generate --help`).
+    Puzzles {
+        #[command(subcommand)]
+        command: puzzles::PuzzlesCommand,
+    },
     /// Play engine-vs-engine games from varied openings and print wins, draws, losses.
     Arena {
         /// The first player: a level, or `uci:<command line>` for an external engine
@@ -366,6 +372,7 @@ fn parse_position(text: Option<&str>, args: &RuleArgs) -> Result<Position, Strin
 fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Uci => uci::run(),
+        Command::Puzzles { command } => puzzles::run(command),
         Command::Tb { command } => match command {
             TbCommand::Generate { dir, max, rules } => {
                 tb::generate(&dir, max, rules.rules()?.unwrap_or(NINE))
