@@ -516,8 +516,9 @@ fn gcd(mut a: usize, mut b: usize) -> usize {
 
 /// Up to `count` puzzles for `goal` from every class of `tb`, each class scanned in an
 /// order fixed by `seed` (at most `scan` indexes a class), shared between the classes
-/// and, within a class, round-robin between the main themes so that no one theme fills
-/// the set. `progress` hears of each class.
+/// and, within a class, taken round-robin between the main themes and line lengths from
+/// up to six times as many found, so that no one kind fills the set. `progress` hears of
+/// each class.
 pub fn tablebase_puzzles(
     tb: &Tablebase,
     goal: Goal,
@@ -526,7 +527,10 @@ pub fn tablebase_puzzles(
     scan: usize,
     progress: &mut dyn FnMut(&str),
 ) -> Vec<Puzzle> {
-    let classes: Vec<(u8, u8)> = tb.classes().iter().map(|&(m, o, _)| (m, o)).collect();
+    // The largest classes first: their only-step positions are the rarest, and what
+    // they cannot give, the smaller classes make up.
+    let mut classes: Vec<(u8, u8)> = tb.classes().iter().map(|&(m, o, _)| (m, o)).collect();
+    classes.sort_by_key(|&(m, o)| (std::cmp::Reverse(m + o), m));
     if classes.is_empty() || count == 0 {
         return Vec::new();
     }
@@ -544,7 +548,7 @@ pub fn tablebase_puzzles(
         let class_seed = mix(seed ^ (u64::from(m) << 8 | u64::from(o)) ^ goal as u64);
         let start = mix(class_seed) as usize % len;
         let stride = stride_for(len, class_seed);
-        let mut by_theme: BTreeMap<Theme, Vec<Puzzle>> = BTreeMap::new();
+        let mut by_theme: BTreeMap<(Theme, usize), Vec<Puzzle>> = BTreeMap::new();
         let mut found = 0;
         for j in 0..len.min(scan) {
             let index = (start + j * stride) % len;
@@ -552,9 +556,9 @@ pub fn tablebase_puzzles(
                 continue;
             };
             if let Ok(p) = tablebase_puzzle(tb, &position, goal) {
-                by_theme.entry(p.themes[0]).or_default().push(p);
+                by_theme.entry(bucket(&p)).or_default().push(p);
                 found += 1;
-                if found >= quota * 4 {
+                if found >= quota * CANDIDATES {
                     break;
                 }
             }
@@ -571,8 +575,16 @@ pub fn tablebase_puzzles(
     out
 }
 
-/// Takes up to `quota` puzzles, one of each theme in turn.
-fn round_robin(by_theme: &mut BTreeMap<Theme, Vec<Puzzle>>, quota: usize, out: &mut Vec<Puzzle>) {
+/// How many candidates are found for each puzzle taken, to choose among.
+const CANDIDATES: usize = 6;
+
+/// What the set is balanced over: the main theme and the solver's turns (1, 2, 3 or more).
+fn bucket(p: &Puzzle) -> (Theme, usize) {
+    (p.themes[0], p.line.len().div_ceil(2).min(3))
+}
+
+/// Takes up to `quota` puzzles, one of each bucket in turn.
+fn round_robin<K: Ord>(by_theme: &mut BTreeMap<K, Vec<Puzzle>>, quota: usize, out: &mut Vec<Puzzle>) {
     for list in by_theme.values_mut() {
         list.reverse();
     }
@@ -720,7 +732,9 @@ fn looks_like_gain(engine: &mut Engine, position: &Position, history: &[u64], se
 
 /// Up to `count` engine puzzles of `rules` from seeded self-play: `games` games at most,
 /// the sides' levels varied by the seed; each game's positions screened, the candidates
-/// deep-checked by `check`. `progress` hears of each puzzle found.
+/// deep-checked by `check`. Up to three times `count` are found, then taken round-robin
+/// between the main themes (mills in one come easily; the rest are rarer and better).
+/// `progress` hears of each puzzle found.
 pub fn engine_puzzles(
     rules: &'static Rules,
     count: usize,
@@ -731,9 +745,10 @@ pub fn engine_puzzles(
 ) -> Vec<Puzzle> {
     let mut engine = Engine::new(16);
     let mut out: Vec<Puzzle> = Vec::new();
+    let wanted = count * 3;
     let levels = [Level::Easy, Level::Medium];
     for g in 0..games {
-        if out.len() >= count {
+        if out.len() >= wanted {
             break;
         }
         let game_seed = mix(seed.wrapping_add(g as u64));
@@ -742,7 +757,7 @@ pub fn engine_puzzles(
         // Each game gives at most two puzzles, so that the set is not one game's.
         let mut from_game = 0;
         for ply in 0..200u64 {
-            if position.outcome().is_some() || out.len() >= count || from_game >= 2 {
+            if position.outcome().is_some() || out.len() >= wanted || from_game >= 2 {
                 break;
             }
             let mover_seed = mix(game_seed ^ ply);
@@ -768,7 +783,13 @@ pub fn engine_puzzles(
             position = position.play_unchecked(r.turn);
         }
     }
-    out
+    let mut by_theme: BTreeMap<(Theme, usize), Vec<Puzzle>> = BTreeMap::new();
+    for p in out {
+        by_theme.entry(bucket(&p)).or_default().push(p);
+    }
+    let mut chosen = Vec::new();
+    round_robin(&mut by_theme, count, &mut chosen);
+    chosen
 }
 
 /// Re-checks `puzzle`: its line is legal, its uniqueness holds against the tables (or
