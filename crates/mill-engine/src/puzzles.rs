@@ -53,7 +53,8 @@ pub const TEMPTING_WITHIN: i32 = PIECE / 2;
 /// What the solver is asked to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Goal {
-    /// Win the game (a won position from the tables).
+    /// Win the game: a won position from the tables, or an engine line that ends the
+    /// game (a blockade, the last piece but two, a line in Three Men's Morris).
     Win,
     /// Hold the draw (a drawn position from the tables, one step avoids the loss).
     Draw,
@@ -705,7 +706,17 @@ pub fn engine_puzzle(engine: &mut Engine, position: &Position, check: EngineChec
         return Err("not a position to solve".into());
     }
     let (line, also) = engine_line(engine, position, check)?;
-    Ok(finish(*position, Goal::Gain, Source::Engine(check), line, also))
+    let goal = engine_goal(position, &line);
+    Ok(finish(*position, goal, Source::Engine(check), line, also))
+}
+
+/// An engine line's goal: the game when the line ends it, else material.
+fn engine_goal(start: &Position, line: &[Turn]) -> Goal {
+    let end = line.iter().fold(*start, |p, t| p.play_unchecked(*t));
+    match end.outcome().and_then(Outcome::winner) {
+        Some(w) if w == start.turn() => Goal::Win,
+        _ => Goal::Gain,
+    }
 }
 
 /// Whether a short search's line from `position` has the side to move remove a piece
@@ -823,7 +834,12 @@ pub fn verify(puzzle: &Puzzle, tb: Option<&Tablebase>, engine: &mut Engine) -> R
             table_line(tb, &puzzle.position, puzzle.goal).map_err(|e| format!("{}: {e}", puzzle.id))?
         }
         Source::Engine(check) => {
-            engine_line(engine, &puzzle.position, check).map_err(|e| format!("{}: {e}", puzzle.id))?
+            let found =
+                engine_line(engine, &puzzle.position, check).map_err(|e| format!("{}: {e}", puzzle.id))?;
+            if engine_goal(&puzzle.position, &found.0) != puzzle.goal {
+                return Err(format!("{}: the goal is not the line's", puzzle.id));
+            }
+            found
         }
     };
     if line != puzzle.line {
@@ -1005,7 +1021,7 @@ mod tests {
         };
         match engine_puzzle(&mut engine, &start, check) {
             Ok(p) => {
-                assert_eq!(p.goal, Goal::Gain);
+                assert_eq!(p.goal, Goal::Gain, "a piece won, the game goes on");
                 assert!(!p.line[0].removals().is_empty());
                 verify(&p, None, &mut engine).unwrap();
             }
