@@ -11,7 +11,7 @@ import { startClockTicker } from './clock-view.js';
 import { bindOnlineControls, createRoom, explainInactive, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
-import { bindReviewControls, leaveReview, openReview, reviewFromPath } from './review.js';
+import { bindReviewControls, leaveReview, openRecordReview, openReview, reviewFromHash, reviewFromPath } from './review.js';
 import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
@@ -118,6 +118,8 @@ async function route() {
   leaveGame();
   const review = reviewFromPath(location.pathname);
   if (review) return openReview(app, review.roomId, review.round);
+  const linked = reviewFromHash(location.hash);
+  if (linked) return openRecordReview(app, linked);
   const roomId = roomFromPath(location.pathname);
   if (roomId) return openRoom(app, roomId);
   if (location.hash === '#local') return startLocal(app);

@@ -44,6 +44,33 @@ export function reviewFromPath(pathname) {
   return m ? { roomId: m[1], round: Number(m[2]) } : null;
 }
 
+/**
+ * The record a `/#review=` link carries (the puzzles page's "Open in review": a puzzle's
+ * position and its line), `{start, actions}` as JSON; null for any other hash.
+ * @param {string} hash @returns {GameRecord | null}
+ */
+export function reviewFromHash(hash) {
+  if (!hash.startsWith('#review=')) return null;
+  try {
+    const r = JSON.parse(decodeURIComponent(hash.slice('#review='.length)));
+    if (typeof r?.start === 'string' && Array.isArray(r.actions) && r.actions.every((a) => typeof a === 'string')) {
+      return { start: r.start, actions: r.actions, result: null };
+    }
+  } catch {
+    // Not a record: no review.
+  }
+  return null;
+}
+
+/**
+ * Reviews a record on its own, with no game behind it ("Back to the game" opens the
+ * same-device game).
+ * @param {App} app @param {GameRecord} record
+ */
+export function openRecordReview(app, record) {
+  return startReview(app, { kind: 'game', from: 'local' }, async () => record);
+}
+
 /** The share link of a room's round. @param {string} origin @param {string} roomId @param {number} round */
 export function reviewLink(origin, roomId, round) {
   return `${origin}/r/${encodeURIComponent(roomId)}/review/${round}`;

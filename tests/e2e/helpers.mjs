@@ -44,6 +44,7 @@ export async function startStaticServer() {
     let file;
     if (path === '/' || /^\/r\/[^/]+\/?$/.test(path)) file = 'index.html';
     else if (path === '/rules') file = 'rules.html';
+    else if (path === '/puzzles') file = 'puzzles.html';
     else file = normalize(path).replace(/^[/\\]+/, '');
     const full = join(STATIC, file);
     if (!full.startsWith(STATIC + sep) || !existsSync(full)) {

@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 mod arena;
 mod mif;
+mod puzzles;
 mod tb;
 mod uci;
 
@@ -231,6 +232,11 @@ enum Command {
         #[command(subcommand)]
         command: TbCommand,
     },
+    /// Puzzles: generate the set, list it, verify it (see `mill puzzles generate --help`).
+    Puzzles {
+        #[command(subcommand)]
+        command: puzzles::PuzzlesCommand,
+    },
     /// Play engine-vs-engine games from varied openings and print wins, draws, losses.
     Arena {
         /// The first player: a level, or `uci:<command line>` for an external engine
@@ -390,6 +396,7 @@ fn run(command: Command) -> Result<(), String> {
     match command {
         Command::Uci => uci::run(),
         Command::Mif { command } => mif::run(command),
+        Command::Puzzles { command } => puzzles::run(command),
         Command::Tb { command } => match command {
             TbCommand::Generate { dir, max, rules } => {
                 tb::generate(&dir, max, rules.rules()?.unwrap_or(NINE))

@@ -38,6 +38,7 @@
 mod analysis;
 mod beginner;
 mod eval;
+pub mod puzzles;
 mod search;
 pub mod tb;
 mod tt;

@@ -783,6 +783,36 @@ impl Tablebase {
         best.map(|(_, t)| (t, probe))
     }
 
+    /// The value of each legal turn of `position` for the side that plays it, judged
+    /// as [`Probe::result`] is (a win that the quiet-turn limit would draw is a draw; a
+    /// turn that ends the game is a win in 0). `None` outside the tables, or when a
+    /// successor is.
+    pub fn turn_values(&self, position: &Position) -> Option<Vec<(Turn, Value)>> {
+        self.probe(position)?;
+        let mut out = Vec::new();
+        for turn in position.legal_turns() {
+            let child = position.play_unchecked(turn);
+            let value = match self.after(&child)? {
+                Value::Win(d) => Value::Loss(d),
+                Value::Loss(d) => Value::Win(d),
+                Value::Draw => Value::Draw,
+            };
+            out.push((turn, value));
+        }
+        Some(out)
+    }
+
+    /// The positions stored for class `m`v`o` (pieces of the side to move, of the
+    /// other), to read by index; `None` when the class is absent.
+    pub fn class_positions(&self, m: u8, o: u8) -> Option<ClassPositions<'_>> {
+        let class = self.class(m, o)?;
+        Some(ClassPositions {
+            tb: self,
+            class,
+            reps: self.representatives(class),
+        })
+    }
+
     /// Checks every stored value against its successors as `mill-core` generates them;
     /// returns the positions checked or the first mismatch.
     pub fn verify(&self, progress: &mut dyn FnMut(&str)) -> Result<u64, String> {
@@ -925,6 +955,40 @@ impl Tablebase {
         class.dtw = (count..2 * count).map(read).collect();
         self.classes[m as usize][o as usize] = Some(class);
         Ok((m, o))
+    }
+}
+
+/// The positions of one class by index ([`Tablebase::class_positions`]).
+#[derive(Debug)]
+pub struct ClassPositions<'t> {
+    tb: &'t Tablebase,
+    class: &'t Class,
+    reps: Vec<u32>,
+}
+
+impl ClassPositions<'_> {
+    /// How many indexes the class has (some are not positions: see [`Self::get`]).
+    pub fn len(&self) -> usize {
+        self.class.len()
+    }
+
+    /// Whether the class stores nothing.
+    pub fn is_empty(&self) -> bool {
+        self.class.len() == 0
+    }
+
+    /// The position at `index`, Light to move with the class's `m` pieces and no quiet
+    /// turns played; `None` out of range or where the index is not the one stored for
+    /// its orbit under the board's symmetries.
+    pub fn get(&self, index: usize) -> Option<Position> {
+        if index >= self.class.len() {
+            return None;
+        }
+        let (us, them) = self.tb.at(self.class, index, &self.reps);
+        if self.tb.syms.canonical(us, them) != (us, them) {
+            return None;
+        }
+        self.tb.position(us, them).ok()
     }
 }
 

@@ -74,6 +74,10 @@ pub fn app(state: AppState) -> Router {
             "/rules",
             get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "rules.html", None, &h) }),
         )
+        .route(
+            "/puzzles",
+            get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "puzzles.html", None, &h) }),
+        )
         .route("/tb/{*file}", get(table_file))
         .fallback(static_file)
         .layer(TimeoutLayer::with_status_code(
