@@ -14,6 +14,7 @@ import { bindReviewControls, leaveReview, openReview, reviewFromPath } from './r
 import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
+import { bindScreenReader } from './screen-reader.js';
 import { bindThemeSwitch } from './theme.js';
 import { bindComputerControls, startComputer } from './vs-computer.js';
 import { bindVariantChooser, viewRules } from './variant.js';
@@ -25,6 +26,18 @@ const page = createPageState(lang, translator(lang));
 const notifier = createNotifier({ storage });
 const theme = bindThemeSwitch($button('theme'), storage);
 
+/** One action from the board or the Command field, to the mode that plays it. @param {string} action */
+function act(action) {
+  if (page.mode === 'online') return sendAction(app, action);
+  if (page.mode === 'computer') return page.computer?.play(action);
+  return playLocal(app, action);
+}
+
+/** Whether the board takes an action now. */
+function canAct() {
+  return page.mode === 'local' ? true : page.mode === 'computer' ? !!page.computer?.canAct() : page.mode === 'online' && onlineCanAct(page.online);
+}
+
 /** @type {import('./page-state.js').App} */
 const app = {
   page,
@@ -33,6 +46,7 @@ const app = {
     renderPage(page, storage);
     viewRules(page, storage);
     notifier.update(page);
+    screenReader?.update(page);
   },
   setNotice(key, text = null) {
     page.notice = key || text ? { key, text } : null;
@@ -51,13 +65,8 @@ const app = {
     page.board = mountBoard($('board-host'), {
       topology,
       t: page.t,
-      onAction: (action) => {
-        if (page.mode === 'online') sendAction(app, action);
-        else if (page.mode === 'computer') page.computer.play(action);
-        else playLocal(app, action);
-      },
-      canAct: () =>
-        page.mode === 'local' ? true : page.mode === 'computer' ? !!page.computer?.canAct() : page.mode === 'online' && onlineCanAct(page.online),
+      onAction: act,
+      canAct,
       onSelection: () => app.render(),
       onInactive: () => explainInactive(app),
     });
@@ -151,6 +160,14 @@ bindReviewControls(app);
 bindConfirmDialog();
 bindRecordTools(app);
 bindVariantChooser(app);
+const screenReader = bindScreenReader(app, {
+  act,
+  canAct,
+  mute(muted) {
+    notifier.setMuted(muted);
+    showSound();
+  },
+});
 
 applyLanguage();
 route().catch((error) => console.error(error));
