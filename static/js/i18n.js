@@ -272,6 +272,10 @@ const en = {
   'cmd.wait': 'The board takes no turn now',
   'cmd.review': 'This is a review: the board is read-only, queries work',
   // Screen-reader play — end
+  // Offline and installed (offline.js, sw.js) — begin
+  'update.ready': 'A new version is ready',
+  'update.reload': 'Reload',
+  // Offline and installed — end
 };
 
 const ru = {
@@ -536,6 +540,10 @@ const ru = {
   'cmd.wait': 'Сейчас доска не принимает ход',
   'cmd.review': 'Это разбор: доска только для просмотра, запросы работают',
   // Screen-reader play — end
+  // Offline and installed (offline.js, sw.js) — begin
+  'update.ready': 'Готова новая версия',
+  'update.reload': 'Обновить',
+  // Offline and installed — end
 };
 
 export const DICTIONARIES = { en, ru };

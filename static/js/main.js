@@ -15,6 +15,7 @@ import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
 import { bindScreenReader } from './screen-reader.js';
+import { bindOffline } from './offline.js';
 import { bindThemeSwitch } from './theme.js';
 import { bindComputerControls, startComputer } from './vs-computer.js';
 import { bindVariantChooser, viewRules } from './variant.js';
@@ -168,6 +169,8 @@ const screenReader = bindScreenReader(app, {
     showSound();
   },
 });
+
+bindOffline();
 
 applyLanguage();
 route().catch((error) => console.error(error));
