@@ -135,6 +135,25 @@ test('same device by typing: a turn with its removal is said once; refusals give
   assert.match(await ask(page, 'help'), /f4-g4xb6/);
   await shot(page, 'screen-reader-01-local-phone');
   assert.deepEqual(await axeSerious(page), []);
+  // Both themes.
+  await page.locator('#theme').click();
+  assert.deepEqual(await axeSerious(page), []);
+  // Review: stepping is heard too — a step back into the turn, the start.
+  since = await said(page);
+  await page.locator('#review-open').click();
+  assert.deepEqual(await hear(page, since, /./), ['Dark: places on g4, closes a mill, removes b2. Light to move']);
+  since = await said(page);
+  await page.locator('#review-prev').click();
+  assert.deepEqual(await hear(page, since, /./), ['Position after Light: places on b2. Dark closed a mill and must remove a piece']);
+  since = await said(page);
+  await page.locator('#review-next').click();
+  assert.deepEqual(await hear(page, since, /./), ['Dark: places on g4, closes a mill, removes b2. Light to move']);
+  since = await said(page);
+  await page.locator('#review-first').click();
+  assert.deepEqual(await hear(page, since, /./), ['Start position. Light to move']);
+  since = await type(page, 'd4');
+  assert.deepEqual(await heardSince(page, since), ['This is a review: the board is read-only, queries work']);
+  assert.equal(await ask(page, 'pieces'), 'Light: 9 in hand, 0 on the board. Dark: 9 in hand, 0 on the board');
   assert.deepEqual(page.errors, []);
   await context.close();
 });
