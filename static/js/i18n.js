@@ -275,6 +275,7 @@ const en = {
   // Offline and installed (offline.js, sw.js) — begin
   'update.ready': 'A new version is ready',
   'update.reload': 'Reload',
+  'start.friend.offline': 'Needs the network: you are offline',
   // Offline and installed — end
 };
 
@@ -543,6 +544,7 @@ const ru = {
   // Offline and installed (offline.js, sw.js) — begin
   'update.ready': 'Готова новая версия',
   'update.reload': 'Обновить',
+  'start.friend.offline': 'Нужна сеть: вы не в сети',
   // Offline and installed — end
 };
 

@@ -16,6 +16,11 @@ const WORKER_URL = '/sw.js?scope=root';
  * Registers the worker and offers the reload when a new release is ready; once, at start-up.
  */
 export function bindOffline() {
+  // Online play needs the network: the start screen says so while there is none (style.css).
+  const network = () => (document.body.dataset.network = navigator.onLine ? 'online' : 'offline');
+  window.addEventListener('online', network);
+  window.addEventListener('offline', network);
+  network();
   const sw = navigator.serviceWorker;
   if (!sw || !new URL(RELEASE_MARK, location.href).searchParams.has('v')) return;
   const offer = $('update');

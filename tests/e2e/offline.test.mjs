@@ -135,6 +135,13 @@ test('after one visit, with no network: reload, the tables kept, a whole game ag
     const api = await page.evaluate(() => fetch('/api/health').then(() => 'answered', () => 'failed'));
     assert.equal(api, 'failed');
 
+    // Online play says plainly that it needs the network, and stops saying so when it is back.
+    assert.equal(await page.locator('#start-friend .offline-hint').isVisible(), true);
+    assert.equal(await page.locator('#start-friend .offline-hint').innerText(), 'Needs the network: you are offline');
+    await context.setOffline(false);
+    await page.locator('#start-friend .offline-hint').waitFor({ state: 'hidden' });
+    await context.setOffline(true);
+    await page.locator('#start-friend .offline-hint').waitFor();
     await page.locator('#variant').selectOption('three');
     await page.locator('#start-computer').click();
     await page.locator('#command').waitFor();
