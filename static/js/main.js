@@ -15,6 +15,8 @@ import { bindReviewControls, leaveReview, openRecordReview, openReview, reviewFr
 import { bindRecordTools } from './records.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
+import { bindScreenReader } from './screen-reader.js';
+import { bindOffline } from './offline.js';
 import { bindThemeSwitch } from './theme.js';
 import { bindComputerControls, startComputer } from './vs-computer.js';
 import { bindVariantChooser, viewRules } from './variant.js';
@@ -27,6 +29,18 @@ const notifier = createNotifier({ storage });
 const theme = bindThemeSwitch($button('theme'), storage);
 startClockTicker(() => page, () => notifier.lowTime());
 
+/** One action from the board or the Command field, to the mode that plays it. @param {string} action */
+function act(action) {
+  if (page.mode === 'online') return sendAction(app, action);
+  if (page.mode === 'computer') return page.computer?.play(action);
+  return playLocal(app, action);
+}
+
+/** Whether the board takes an action now. */
+function canAct() {
+  return page.mode === 'local' ? true : page.mode === 'computer' ? !!page.computer?.canAct() : page.mode === 'online' && onlineCanAct(page.online);
+}
+
 /** @type {import('./page-state.js').App} */
 const app = {
   page,
@@ -35,6 +49,7 @@ const app = {
     renderPage(page, storage);
     viewRules(page, storage);
     notifier.update(page);
+    screenReader?.update(page);
   },
   setNotice(key, text = null) {
     page.notice = key || text ? { key, text } : null;
@@ -55,13 +70,8 @@ const app = {
     page.board = mountBoard($('board-host'), {
       topology,
       t: page.t,
-      onAction: (action) => {
-        if (page.mode === 'online') sendAction(app, action);
-        else if (page.mode === 'computer') page.computer.play(action);
-        else playLocal(app, action);
-      },
-      canAct: () =>
-        page.mode === 'local' ? true : page.mode === 'computer' ? !!page.computer?.canAct() : page.mode === 'online' && onlineCanAct(page.online),
+      onAction: act,
+      canAct,
       onSelection: () => app.render(),
       onInactive: () => explainInactive(app),
     });
@@ -157,6 +167,16 @@ bindReviewControls(app);
 bindConfirmDialog();
 bindRecordTools(app);
 bindVariantChooser(app);
+const screenReader = bindScreenReader(app, {
+  act,
+  canAct,
+  mute(muted) {
+    notifier.setMuted(muted);
+    showSound();
+  },
+});
+
+bindOffline();
 
 applyLanguage();
 route().catch((error) => console.error(error));

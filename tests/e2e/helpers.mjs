@@ -67,13 +67,13 @@ export function millServerBin() {
 /**
  * Starts mill-server with a fresh database on a free port (or on `addr` with the database
  * in `dir`, to restart a server); resolves once it prints its URL. `db` (a postgres://
- * URL) replaces the SQLite file; `args` are more flags.
+ * URL) replaces the SQLite file; `args` are more flags; `staticDir` the page's files (default static/).
  */
-export async function startMillServer({ addr = '127.0.0.1:0', dir = null, db = null, args = [] } = {}) {
+export async function startMillServer({ addr = '127.0.0.1:0', dir = null, db = null, args = [], staticDir = STATIC } = {}) {
   requireWasmBuild();
   const ownDir = !dir;
   dir ??= mkdtempSync(join(tmpdir(), 'mill-e2e-'));
-  const child = spawn(millServerBin(), ['--addr', addr, '--db', db ?? join(dir, 'mill.db'), '--static-dir', STATIC, ...args], {
+  const child = spawn(millServerBin(), ['--addr', addr, '--db', db ?? join(dir, 'mill.db'), '--static-dir', staticDir, ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, RUST_LOG: process.env.RUST_LOG ?? 'warn' },
   });

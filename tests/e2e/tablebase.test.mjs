@@ -54,7 +54,9 @@ async function tablesTurn(record) {
 async function playEnding(url) {
   const context = await browser.newContext();
   const requests = [];
-  context.on('request', (r) => requests.push(new URL(r.url()).pathname));
+  // The page's and its workers' requests; the service worker's own (keeping the release and
+  // the tables for offline play, static/sw.js) are not the engine's.
+  context.on('request', (r) => r.serviceWorker() || requests.push(new URL(r.url()).pathname));
   await preloadStorage(context, {
     'mill.game.computer': JSON.stringify({ start: ENDING, actions: [] }),
     'mill.computer.settings': JSON.stringify(SETTINGS),
