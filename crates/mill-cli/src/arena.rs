@@ -360,7 +360,11 @@ impl UciEngine {
         loop {
             match self.lines.recv_timeout(patience) {
                 Ok(line) => {
-                    let done = line == word || line.starts_with(&format!("{word} "));
+                    let done = if word == "bestmove" {
+                        bestmove_in(&line).is_some()
+                    } else {
+                        line == word || line.starts_with(&format!("{word} "))
+                    };
                     seen.push(line);
                     if done {
                         return Ok(seen);
@@ -417,7 +421,7 @@ impl UciEngine {
                 info.read(line);
             }
             let best = lines.last().map(String::as_str).unwrap_or_default();
-            let token = best.split_whitespace().nth(1).unwrap_or_default().to_string();
+            let token = bestmove_in(best).unwrap_or_default().to_string();
             let action =
                 Action::parse(&token, t).map_err(|e| format!("{}: bestmove {token:?}: {e}", self.command))?;
             after
@@ -443,6 +447,15 @@ impl UciEngine {
             eval: info.eval,
         })
     }
+}
+
+/// The turn a `bestmove` line names: the word after `bestmove`, which starts the line
+/// under UCI; Sanmill's engine ends its last `info` line with it instead
+/// (`info depth 7 score cp 4 nodes 98020 bestmove f4`).
+fn bestmove_in(line: &str) -> Option<&str> {
+    let mut words = line.split_whitespace();
+    words.by_ref().find(|&w| w == "bestmove")?;
+    Some(words.next().unwrap_or_default())
 }
 
 /// What an engine's `info` lines said last about its search.
@@ -986,6 +999,21 @@ mod tests {
         assert_eq!(info.tb_hits, 7);
         info.read("info depth 6 score cp -35 nodes 5000");
         assert_eq!(info.eval, Some(Eval::Cp(-35)));
+    }
+
+    #[test]
+    fn bestmove_is_read_at_the_start_of_a_line_or_at_the_end_of_an_info_line() {
+        assert_eq!(bestmove_in("bestmove d6"), Some("d6"));
+        assert_eq!(bestmove_in("bestmove a1-a4 ponder d2"), Some("a1-a4"));
+        assert_eq!(
+            bestmove_in("info depth 7 score cp 4 nodes 98020 bestmove f4"),
+            Some("f4")
+        );
+        assert_eq!(bestmove_in("info depth 7 score cp 4 nodes 98020"), None);
+        assert_eq!(bestmove_in("info string bestmoves are chosen"), None);
+        let mut info = Info::default();
+        info.read("info depth 7 score cp 4 nodes 98020 bestmove f4");
+        assert_eq!((info.nodes, info.eval), (98020, Some(Eval::Cp(4))));
     }
 
     #[test]
