@@ -437,3 +437,25 @@ fn the_clock_is_read_about_once_every_thousand_nodes() {
         r.nodes
     );
 }
+
+#[test]
+fn placing_foresight_searches_the_last_placement_of_a_boxed_in_side_deeper() {
+    // Light's four corners are boxed in by Dark; Dark to place, then Light its last
+    // piece: with the switch on, the lines where Light makes that placement are searched
+    // a turn deeper; off (the default), the search is the one every other test pins.
+    let p = position("LDL/.../.../D....D/.../.../LDL d 1 2 0 0");
+    let run = |foresight: bool| {
+        let mut engine = Engine::new(1);
+        engine.set_placing_foresight(foresight);
+        engine
+            .search(&p, &[], &Limits::new(Level::Hard, 1).with_depth(4), &mut NoClock)
+            .expect("a position with turns")
+    };
+    let (off, on) = (run(false), run(true));
+    assert_eq!(
+        off.nodes,
+        search(&p, Limits::new(Level::Hard, 1).with_depth(4)).nodes
+    );
+    assert!(on.nodes > off.nodes, "on: {on:?}, off: {off:?}");
+    assert!(p.legal_turns().contains(&on.turn));
+}
