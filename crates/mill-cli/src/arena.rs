@@ -67,6 +67,9 @@ pub struct Settings {
     pub games: u32,
     /// Time per turn in milliseconds.
     pub movetime: Option<u64>,
+    /// Time per turn of each player, where it differs from [`Settings::movetime`]: so
+    /// that an engine that overruns its time can be matched at equal wall time.
+    pub side_movetime: [Option<u64>; 2],
     /// Depth limit per turn.
     pub depth: Option<u32>,
     /// Node limit per turn.
@@ -87,6 +90,13 @@ pub struct Settings {
     pub jobs: u32,
     /// End games early when both players agree (see [`Adjudicator`]).
     pub adjudicate: bool,
+}
+
+impl Settings {
+    /// The time per turn of player `side` (0: the first).
+    fn movetime(&self, side: usize) -> Option<u64> {
+        self.side_movetime[side].or(self.movetime)
+    }
 }
 
 /// Reads `NAME=VALUE` options.
@@ -208,6 +218,7 @@ enum Player {
 
 impl Player {
     fn start(
+        side: usize,
         spec: &Spec,
         options: &[(String, String)],
         settings: &Settings,
@@ -226,7 +237,7 @@ impl Player {
                 },
                 limits: Limits {
                     level: *level,
-                    movetime_ms: settings.movetime,
+                    movetime_ms: settings.movetime(side),
                     depth: settings.depth,
                     nodes: settings.nodes,
                     seed: 0,
@@ -234,7 +245,7 @@ impl Player {
                 wall,
             },
             Spec::Uci(command) => {
-                let mut engine = UciEngine::start(command)?;
+                let mut engine = UciEngine::start(command, settings.movetime(side))?;
                 let rules = settings.start.rules();
                 // Nine Men's Morris under its usual rules is every engine's default: an
                 // engine that knows no other still plays it.
@@ -297,13 +308,15 @@ struct UciEngine {
     child: Child,
     stdin: ChildStdin,
     lines: Receiver<String>,
+    /// Its time per turn (`go movetime`).
+    movetime: Option<u64>,
 }
 
 /// How long an engine may take to answer `uci` or `isready`.
 const HANDSHAKE: Duration = Duration::from_secs(30);
 
 impl UciEngine {
-    fn start(command: &str) -> Result<UciEngine, String> {
+    fn start(command: &str, movetime: Option<u64>) -> Result<UciEngine, String> {
         let mut words = command.split_whitespace();
         let program = words.next().ok_or("uci: needs a command line")?;
         let mut child = Command::new(program)
@@ -328,6 +341,7 @@ impl UciEngine {
             child,
             stdin,
             lines,
+            movetime,
         };
         engine.send("uci")?;
         engine.wait_for("uciok", HANDSHAKE)?;
@@ -346,7 +360,11 @@ impl UciEngine {
         loop {
             match self.lines.recv_timeout(patience) {
                 Ok(line) => {
-                    let done = line == word || line.starts_with(&format!("{word} "));
+                    let done = if word == "bestmove" {
+                        bestmove_in(&line).is_some()
+                    } else {
+                        line == word || line.starts_with(&format!("{word} "))
+                    };
                     seen.push(line);
                     if done {
                         return Ok(seen);
@@ -371,14 +389,20 @@ impl UciEngine {
     /// One turn: `go` for its step, and again for each removal the step earns.
     fn play(&mut self, game: &Game, settings: &Settings) -> Result<Played, String> {
         let t = game.position().topology();
-        let start = game.start().to_string();
+        // `startpos` when the game began at its variant's start: every engine reads that
+        // (another engine's position strings need not be ours).
+        let start = if *game.start() == Position::new(game.start().variant()) {
+            "startpos".to_string()
+        } else {
+            game.start().to_string()
+        };
         let mut tokens: Vec<String> = game.actions().iter().map(|a| a.to_text(t)).collect();
         let mut after = game.clone();
         let mut actions = Vec::new();
         let mut clock = StdClock::start();
         let mut info = Info::default();
         let mut go = String::from("go");
-        if let Some(ms) = settings.movetime {
+        if let Some(ms) = self.movetime {
             go += &format!(" movetime {ms}");
         }
         if let Some(d) = settings.depth {
@@ -388,7 +412,7 @@ impl UciEngine {
             go += &format!(" nodes {n}");
         }
         // Generous: a slow engine loses on time only when clearly stuck.
-        let patience = Duration::from_millis(settings.movetime.unwrap_or(10_000).saturating_mul(10) + 10_000);
+        let patience = Duration::from_millis(self.movetime.unwrap_or(10_000).saturating_mul(10) + 10_000);
         loop {
             self.send(&format!("position {start} moves {}", tokens.join(" ")))?;
             self.send(&go)?;
@@ -397,7 +421,7 @@ impl UciEngine {
                 info.read(line);
             }
             let best = lines.last().map(String::as_str).unwrap_or_default();
-            let token = best.split_whitespace().nth(1).unwrap_or_default().to_string();
+            let token = bestmove_in(best).unwrap_or_default().to_string();
             let action =
                 Action::parse(&token, t).map_err(|e| format!("{}: bestmove {token:?}: {e}", self.command))?;
             after
@@ -423,6 +447,15 @@ impl UciEngine {
             eval: info.eval,
         })
     }
+}
+
+/// The turn a `bestmove` line names: the word after `bestmove`, which starts the line
+/// under UCI; Sanmill's engine ends its last `info` line with it instead
+/// (`info depth 7 score cp 4 nodes 98020 bestmove f4`).
+fn bestmove_in(line: &str) -> Option<&str> {
+    let mut words = line.split_whitespace();
+    words.by_ref().find(|&w| w == "bestmove")?;
+    Some(words.next().unwrap_or_default())
 }
 
 /// What an engine's `info` lines said last about its search.
@@ -494,8 +527,60 @@ struct GameResult {
     announced_win: [bool; 2],
     /// Whether `--adjudicate` ended the game.
     adjudicated: bool,
+    /// How it ended, for the list of losses.
+    ending: Ending,
     /// The `--verbose` line.
     line: Option<String>,
+}
+
+/// How a game ended: why, and when, counted from the end of the placing phase.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Ending {
+    /// The outcome's reason (`blocked`, `pieces`, `threefold`, …), `adjudicated` or
+    /// `unfinished`.
+    reason: String,
+    /// Turns played after both hands were empty (`None`: the game ended while placing).
+    after_placing: Option<usize>,
+}
+
+impl Ending {
+    /// `game`'s ending; `adjudicated` says whether the arena ended it.
+    fn of(game: &Game, adjudicated: bool) -> Ending {
+        let reason = if adjudicated {
+            "adjudicated".to_string()
+        } else {
+            match game.outcome() {
+                Some(Outcome::Win { reason, .. }) => reason.name().to_string(),
+                Some(Outcome::Draw { reason }) => reason.name().to_string(),
+                None => "unfinished".to_string(),
+            }
+        };
+        // The first position (the start counts as 0) with both hands empty.
+        let placed = |p: &Position| p.in_hand(Color::Light) == 0 && p.in_hand(Color::Dark) == 0;
+        let mut replay = Game::from_position(*game.start());
+        let mut placing_end = placed(replay.position()).then_some(0);
+        for (i, turn) in game.turns().iter().enumerate() {
+            if placing_end.is_some() || replay.play(*turn).is_err() {
+                break;
+            }
+            if placed(replay.position()) {
+                placing_end = Some(i + 1);
+            }
+        }
+        Ending {
+            reason,
+            after_placing: placing_end.map(|end| game.turns().len() - end),
+        }
+    }
+}
+
+impl std::fmt::Display for Ending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.after_placing {
+            None => write!(f, "{} while placing", self.reason),
+            Some(n) => write!(f, "{} {n} turns after placing", self.reason),
+        }
+    }
 }
 
 /// Plays game `g` from `start`: the first player has Light in even games.
@@ -576,6 +661,7 @@ fn play_game(
         tb_hits,
         announced_win,
         adjudicated: adjudicated.is_some(),
+        ending: Ending::of(&game, adjudicated.is_some()),
         line,
     })
 }
@@ -586,9 +672,11 @@ pub fn run(settings: &Settings) -> Result<(), String> {
         return Err("--games must be at least 1".into());
     }
     let any_uci = matches!(settings.a, Spec::Uci(_)) || matches!(settings.b, Spec::Uci(_));
-    if settings.movetime.is_none() && settings.depth.is_none() && settings.nodes.is_none() {
-        let needs = |s: &Spec| matches!(s, Spec::Level(Level::Hard) | Spec::Uci(_));
-        if needs(&settings.a) || needs(&settings.b) {
+    if settings.depth.is_none() && settings.nodes.is_none() {
+        let needs = |side: usize, s: &Spec| {
+            settings.movetime(side).is_none() && matches!(s, Spec::Level(Level::Hard) | Spec::Uci(_))
+        };
+        if needs(0, &settings.a) || needs(1, &settings.b) {
             return Err("hard and uci engines need a limit per turn: --movetime, --depth or --nodes".into());
         }
     }
@@ -611,6 +699,8 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     let mut tb_hits = [0u64; 2];
     let (mut seen_wins, mut slipped) = ([0u32; 2], [0u32; 2]);
     let mut adjudicated = 0u32;
+    // Each player's lost games (1-based) and how they ended.
+    let mut lost: [Vec<(u32, Ending)>; 2] = [Vec::new(), Vec::new()];
     let next = AtomicU32::new(0);
     let abort = AtomicBool::new(false);
     let (tx, results) = channel::<(u32, Result<GameResult, String>)>();
@@ -620,7 +710,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             let (next, abort, openings, names, tb) = (&next, &abort, &openings, &names, tb.as_ref());
             scope.spawn(move || {
                 let start =
-                    |i: usize, spec: &Spec| Player::start(spec, &settings.options[i], settings, wall, tb);
+                    |i: usize, spec: &Spec| Player::start(i, spec, &settings.options[i], settings, wall, tb);
                 let mut players = match start(0, &settings.a).and_then(|a| Ok([a, start(1, &settings.b)?])) {
                     Ok(players) => players,
                     Err(e) => {
@@ -675,6 +765,11 @@ pub fn run(settings: &Settings) -> Result<(), String> {
                     Score::Win => wins += 1,
                     Score::Draw => draws += 1,
                     Score::Loss => losses += 1,
+                }
+                match r.score {
+                    Score::Win => lost[1].push((done, r.ending)),
+                    Score::Loss => lost[0].push((done, r.ending)),
+                    Score::Draw => {}
                 }
                 if let Some(line) = r.line {
                     println!("{line}");
@@ -738,6 +833,18 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             100.0 * tb_hits[1] as f64 / nodes[1].max(1) as f64
         );
     }
+    let per_turn = |side: usize| ms[side] as f64 / played[side].max(1) as f64;
+    println!(
+        "time a turn: {}: {:.0} ms, {}: {:.0} ms ({} time)",
+        names[0],
+        per_turn(0),
+        names[1],
+        per_turn(1),
+        if wall { "wall" } else { "CPU" }
+    );
+    for side in 0..2 {
+        println!("{}", losses_line(&names[side], &lost[side]));
+    }
     println!(
         "forced wins announced: {} in {} games ({} not won), {} in {} games ({} not won)",
         names[0], seen_wins[0], slipped[0], names[1], seen_wins[1], slipped[1]
@@ -746,6 +853,27 @@ pub fn run(settings: &Settings) -> Result<(), String> {
         println!("adjudicated: {adjudicated} of {games} games");
     }
     Ok(())
+}
+
+/// One player's lost games: how many by each reason, then each game (1-based) and how
+/// it ended.
+fn losses_line(name: &str, lost: &[(u32, Ending)]) -> String {
+    let mut by_reason: BTreeMap<&str, u32> = BTreeMap::new();
+    for (_, ending) in lost {
+        *by_reason.entry(ending.reason.as_str()).or_default() += 1;
+    }
+    let counts: Vec<String> = by_reason.iter().map(|(r, n)| format!("{n} {r}")).collect();
+    let games: Vec<String> = lost.iter().map(|(g, e)| format!("game {g}: {e}")).collect();
+    if lost.is_empty() {
+        format!("losses of {name}: none")
+    } else {
+        format!(
+            "losses of {name}: {} ({}); {}",
+            lost.len(),
+            counts.join(", "),
+            games.join("; ")
+        )
+    }
 }
 
 /// The Elo difference that a score fraction `p` means (±∞ at 1 and 0).
@@ -871,6 +999,59 @@ mod tests {
         assert_eq!(info.tb_hits, 7);
         info.read("info depth 6 score cp -35 nodes 5000");
         assert_eq!(info.eval, Some(Eval::Cp(-35)));
+    }
+
+    #[test]
+    fn bestmove_is_read_at_the_start_of_a_line_or_at_the_end_of_an_info_line() {
+        assert_eq!(bestmove_in("bestmove d6"), Some("d6"));
+        assert_eq!(bestmove_in("bestmove a1-a4 ponder d2"), Some("a1-a4"));
+        assert_eq!(
+            bestmove_in("info depth 7 score cp 4 nodes 98020 bestmove f4"),
+            Some("f4")
+        );
+        assert_eq!(bestmove_in("info depth 7 score cp 4 nodes 98020"), None);
+        assert_eq!(bestmove_in("info string bestmoves are chosen"), None);
+        let mut info = Info::default();
+        info.read("info depth 7 score cp 4 nodes 98020 bestmove f4");
+        assert_eq!((info.nodes, info.eval), (98020, Some(Eval::Cp(4))));
+    }
+
+    #[test]
+    fn endings_say_why_and_how_long_after_placing() {
+        let start = Position::new(mill_core::Variant::Nine);
+        let mut rng = 5;
+        let placing = random_opening(start, 4, &mut rng);
+        let ending = Ending::of(&placing, false);
+        assert_eq!(ending.to_string(), "unfinished while placing");
+        // Nine placements each, then three turns of moving.
+        let moving = random_opening(start, 21, &mut rng);
+        assert!(!moving.is_over());
+        assert_eq!(moving.turns().len(), 21);
+        assert_eq!(
+            Ending::of(&moving, true).to_string(),
+            "adjudicated 3 turns after placing"
+        );
+        // A game that starts with both hands empty counts from its first turn.
+        let later = random_opening(*moving.position(), 2, &mut rng);
+        assert_eq!(Ending::of(&later, false).after_placing, Some(2));
+    }
+
+    #[test]
+    fn losses_are_counted_by_reason_and_listed() {
+        let blocked = |n| Ending {
+            reason: "blocked".into(),
+            after_placing: Some(n),
+        };
+        let pieces = Ending {
+            reason: "pieces".into(),
+            after_placing: Some(40),
+        };
+        assert_eq!(losses_line("hard", &[]), "losses of hard: none");
+        assert_eq!(
+            losses_line("hard", &[(3, blocked(1)), (8, pieces), (9, blocked(0))]),
+            "losses of hard: 3 (2 blocked, 1 pieces); game 3: blocked 1 turns after placing; \
+             game 8: pieces 40 turns after placing; game 9: blocked 0 turns after placing"
+        );
     }
 
     #[test]

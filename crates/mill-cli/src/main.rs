@@ -256,6 +256,13 @@ enum Command {
         /// --depth or --nodes).
         #[arg(long)]
         movetime: Option<u64>,
+        /// Time per turn of the first player alone, in place of --movetime: to match
+        /// an engine that overruns its time at equal wall time per turn.
+        #[arg(long = "a-movetime")]
+        a_movetime: Option<u64>,
+        /// Time per turn of the second player alone, likewise.
+        #[arg(long = "b-movetime")]
+        b_movetime: Option<u64>,
         /// Depth limit for both engines (each level still caps its own depth).
         #[arg(long)]
         depth: Option<u32>,
@@ -495,6 +502,8 @@ fn run(command: Command) -> Result<(), String> {
             b,
             games,
             movetime,
+            a_movetime,
+            b_movetime,
             depth,
             nodes,
             opening,
@@ -515,6 +524,7 @@ fn run(command: Command) -> Result<(), String> {
             start: parse_position(None, &rules)?,
             games,
             movetime,
+            side_movetime: [a_movetime, b_movetime],
             depth,
             nodes,
             opening,

@@ -71,6 +71,8 @@ struct Session {
     tb: Option<Arc<Tablebase>>,
     /// Hard's contempt for repetitions (`setoption name Contempt`).
     contempt: i32,
+    /// `setoption name PlacingForesight` ([`Engine::set_placing_foresight`]).
+    placing_foresight: bool,
 }
 
 /// Runs the session until `quit` (which stops a search) or the end of the input
@@ -110,6 +112,7 @@ impl Session {
             plan: None,
             tb: None,
             contempt: Level::Hard.contempt(),
+            placing_foresight: false,
         }
         .with_fresh_engine()
     }
@@ -125,6 +128,7 @@ impl Session {
         engine.keep_table(true);
         engine.set_tablebase(self.usable_tb());
         engine.set_contempt(Some(self.contempt));
+        engine.set_placing_foresight(self.placing_foresight);
         engine
     }
 
@@ -192,6 +196,7 @@ impl Session {
             "option name Contempt type spin default {} min -{MAX_CONTEMPT} max {MAX_CONTEMPT}",
             Level::Hard.contempt()
         );
+        println!("option name PlacingForesight type check default false");
         println!("option name Seed type spin default 0 min 0 max 4294967295");
         println!("option name Tablebase type string default <empty>");
         println!("uciok");
@@ -281,6 +286,17 @@ impl Session {
                 }
                 _ => error(format!(
                     "setoption Contempt: expected a whole number from -{MAX_CONTEMPT} to {MAX_CONTEMPT}, not {value:?}"
+                )),
+            },
+            "placingforesight" => match value.to_ascii_lowercase().as_str() {
+                v @ ("true" | "false") => {
+                    self.placing_foresight = v == "true";
+                    if let Some(engine) = self.engine.as_mut() {
+                        engine.set_placing_foresight(self.placing_foresight);
+                    }
+                }
+                _ => error(format!(
+                    "setoption PlacingForesight: expected true or false, not {value:?}"
                 )),
             },
             "variant" => match Rules::parse(&value.to_ascii_lowercase()) {

@@ -118,6 +118,12 @@ fn handshake_lists_the_options_and_answers_isready() {
             .any(|l| l == "option name Contempt type spin default 30 min -500 max 500"),
         "{lines:?}"
     );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "option name PlacingForesight type check default false"),
+        "{lines:?}"
+    );
     uci.send("isready");
     assert_eq!(uci.line(), "readyok");
     uci.quit();
@@ -183,6 +189,7 @@ fn bad_input_gets_an_error_and_changes_nothing() {
         "setoption name Variant value three+per-mill",
         "setoption name Contempt value lots",
         "setoption name Contempt value 501",
+        "setoption name PlacingForesight value maybe",
         "setoption name Colour value red",
         "setoption name Tablebase value /nonexistent/tables",
         "go wtime 1000",

@@ -137,6 +137,8 @@ pub struct Engine {
     tb: Option<Arc<Tablebase>>,
     /// Hard's contempt when set (see [`Engine::set_contempt`]).
     contempt: Option<i32>,
+    /// See [`Engine::set_placing_foresight`].
+    placing_foresight: bool,
 }
 
 impl Engine {
@@ -149,6 +151,7 @@ impl Engine {
             keep: false,
             tb: None,
             contempt: None,
+            placing_foresight: false,
         }
     }
 
@@ -157,6 +160,15 @@ impl Engine {
     /// repetition as even, as the other levels do; they are not affected.
     pub fn set_contempt(&mut self, contempt: Option<i32>) {
         self.contempt = contempt;
+    }
+
+    /// An experiment for Hard, off by default until a match shows it helps: the
+    /// narrow-position extension (one more turn where the side to move has
+    /// [`NARROW_STEPS`] steps or fewer) also applies to the last placement,
+    /// with one piece left in hand, so that a blockade the placing phase decides is
+    /// seen coming. `mill uci`'s `PlacingForesight` option sets it, for `mill arena`.
+    pub fn set_placing_foresight(&mut self, on: bool) {
+        self.placing_foresight = on;
     }
 
     /// Solved endgames for Hard: a position in the tables is played from them at the
@@ -285,6 +297,7 @@ impl Engine {
         if let Some(c) = self.contempt.filter(|_| limits.level == Level::Hard) {
             searcher.contempt = c;
         }
+        searcher.placing_foresight = self.placing_foresight && limits.level == Level::Hard;
         searcher.tb_max = tb.map_or(0, Tablebase::max_pieces);
         Ok(searcher.iterate(position, &turns, report))
     }
@@ -326,6 +339,8 @@ struct Searcher<'a> {
     tb_max: u8,
     /// What a repetition is worth less than even for the side that searches.
     contempt: i32,
+    /// Whether the narrow-position extension also applies late in placing.
+    placing_foresight: bool,
     /// The best root turn of the iteration in progress so far: one whose search there
     /// finished with a score above every turn searched before it (see
     /// [`Searcher::root`]), played when the time runs out before the iteration ends.
@@ -370,6 +385,7 @@ impl<'a> Searcher<'a> {
             tb_hits: 0,
             tb_max: 0,
             contempt: level.contempt(),
+            placing_foresight: false,
             partial: None,
         }
     }
@@ -860,9 +876,12 @@ impl<'a> Searcher<'a> {
     #[inline]
     fn narrow(&self, pos: &Position) -> bool {
         let us = pos.turn();
-        pos.in_hand(us) == 0
-            && !pos.flies(us)
-            && self.adjacency.steps(pos.pieces(us).0, pos.empty().0) <= NARROW_STEPS
+        let hand = pos.in_hand(us);
+        let moving = hand == 0 && !pos.flies(us);
+        // With the switch on, the last placement too: the steps its pieces on the board
+        // will have when moving starts.
+        let placing_late = self.placing_foresight && hand == 1;
+        (moving || placing_late) && self.adjacency.steps(pos.pieces(us).0, pos.empty().0) <= NARROW_STEPS
     }
 
     /// The tablebase's exact score of an ending in the tables.

@@ -404,3 +404,58 @@ fn a_search_cut_short_plays_the_better_turn_its_last_iteration_found() {
         "only {checked} positions change their choice with depth"
     );
 }
+
+#[test]
+fn the_clock_is_read_about_once_every_thousand_nodes() {
+    // In the page the clock is `performance.now()` through JavaScript, far dearer than a
+    // node: the search must not ask it per node. A search with time to spare, stopped
+    // by a node limit, counts its clock's readings.
+    let nodes = 300_000;
+    let mut readings = 0u64;
+    let mut clock = || {
+        readings += 1;
+        0
+    };
+    let p = Position::default();
+    // (`with_nodes` drops the time limit: the time is set after it.)
+    let limits = Limits::new(Level::Hard, 1)
+        .with_nodes(nodes)
+        .with_movetime(Some(60_000));
+    let r = Engine::new(1)
+        .search(&p, &[], &limits, &mut clock)
+        .expect("a position with turns");
+    assert!(r.nodes >= nodes / 2, "{r:?}");
+    // Once every 1024 nodes, and a few times per iteration (whether to start the next).
+    let most = r.nodes / 1024 + 4 * u64::from(r.depth) + 8;
+    assert!(
+        readings > r.nodes / 2048,
+        "the time limit was hardly looked at: {readings} readings"
+    );
+    assert!(
+        readings <= most,
+        "{readings} readings of the clock in {} nodes, more than {most}",
+        r.nodes
+    );
+}
+
+#[test]
+fn placing_foresight_searches_the_last_placement_of_a_boxed_in_side_deeper() {
+    // Light's four corners are boxed in by Dark; Dark to place, then Light its last
+    // piece: with the switch on, the lines where Light makes that placement are searched
+    // a turn deeper; off (the default), the search is the one every other test pins.
+    let p = position("LDL/.../.../D....D/.../.../LDL d 1 2 0 0");
+    let run = |foresight: bool| {
+        let mut engine = Engine::new(1);
+        engine.set_placing_foresight(foresight);
+        engine
+            .search(&p, &[], &Limits::new(Level::Hard, 1).with_depth(4), &mut NoClock)
+            .expect("a position with turns")
+    };
+    let (off, on) = (run(false), run(true));
+    assert_eq!(
+        off.nodes,
+        search(&p, Limits::new(Level::Hard, 1).with_depth(4)).nodes
+    );
+    assert!(on.nodes > off.nodes, "on: {on:?}, off: {off:?}");
+    assert!(p.legal_turns().contains(&on.turn));
+}
