@@ -403,8 +403,14 @@ impl Rooms {
     ) -> Result<(ConnId, Option<Color>), AttachError> {
         loop {
             let arc = self.load(id).await.map_err(|m| m.refusal())?;
+            // A seat's hello waits for the command in flight, so that a socket it
+            // replaces gets that command's ack first; a spectator replaces nobody and
+            // does not wait (on a stalled database that could be many seconds).
             let gate = lock(&arc).gate.clone();
-            let _turn = gate.lock().await;
+            let _turn = match key {
+                Some(_) => Some(gate.lock().await),
+                None => None,
+            };
             let (first, dark_unknown) = {
                 let mut room = lock(&arc);
                 if room.evicted {
