@@ -15,7 +15,7 @@ import { recordTag } from './clock.js';
 import { $, $button, $dialog, radios } from './dom.js';
 import { confirmNewGame } from './dialog.js';
 import { gameInProgress, refreshLocal } from './local.js';
-import { importKind, loadedRules, loadText, localGame } from './rules.js';
+import { importKind, loadFullRules, loadedRules, loadText, localGame } from './rules.js';
 import { gameSlot, saveGame } from './storage.js';
 import { describeRules, rememberRules, rulesOfPosition } from './variant.js';
 import { startComputerFrom } from './vs-computer.js';
@@ -173,6 +173,8 @@ function failureWords(error, t) {
       return t('records.error.position');
     case 'bad-rules':
       return t('records.error.rules');
+    case 'rules-unavailable':
+      return t('error.wasm');
     default:
       // MFEN's own codes (syntax, an extension these rules lack, an inconsistent state, …).
       return t('records.error.mfen');
@@ -218,10 +220,13 @@ export function bindRecordTools(app) {
     else $('record-copied').textContent = page.t('records.mfenNoBoardCopy');
   });
   $('copy-mstate').addEventListener('click', async () => {
+    // MSTATE is the full build's (rules.js): loaded now, once; if it fails, mstate says so.
+    await loadFullRules().catch(() => null);
     const game = await gameToWrite(app, false);
     const reply = game?.mstate();
     if (!reply) return;
     if (reply.ok) copy(app, reply.text, 'records.copiedMstate');
+    else if (reply.error.code === 'rules-unavailable') $('record-copied').textContent = page.t('error.wasm');
     // Three's and Six's boards have none: the rules' words and code say so.
     else $('record-copied').textContent = `${reply.error.message} [${reply.error.code}]`;
   });
@@ -255,6 +260,8 @@ export function bindRecordTools(app) {
     if (!importable(page)) return void dialog.close();
     const text = area.value;
     const rules = importKind(text) === 'mfen' ? rulesSelect.value : undefined;
+    // MSTATE is read by the full build (rules.js): loaded first; if it fails, Load says so.
+    if (importKind(text) === 'mstate') await loadFullRules().catch(() => null);
     if (!(await mayReplace(app, text, rules))) return;
     if (!importable(page)) return void dialog.close();
     let reply;

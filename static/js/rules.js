@@ -1,6 +1,9 @@
 // Owns loading the rules (mill-core compiled to WebAssembly, static/pkg/) and wrapping a
 // WasmGame in plain JS objects. Every legal point the page shows in local play comes
-// from here.
+// from here. The page loads the small build first (pkg/mill_board.js: the rules, the game
+// view, records as text and MFEN); the full build (pkg/mill_wasm.js, the same mill-core
+// with the engine and MIF's MSTATE) only when MSTATE is copied or imported
+// (loadFullRules; the engine's workers load it themselves).
 
 import { snapshotFromView } from './board.js';
 
@@ -21,12 +24,17 @@ import { snapshotFromView } from './board.js';
  * @property {(text: string) => string} load_record_text
  * @property {() => string} mfen
  * @property {(text: string, rules?: string) => string} load_mfen
- * @property {() => string} mstate
- * @property {(text: string) => string} load_mstate
+ * @property {() => string} [mstate]  the full build only
+ * @property {(text: string) => string} [load_mstate]  the full build only
  * @property {(rules: string) => string} start_rules
  * @property {() => string} rules
+ * @property {() => number | undefined} start_ply_read
+ * @property {(ply: number | undefined) => void} set_start_ply
+ * @property {() => void} free
  *
- * @typedef {object} WasmModule  the wasm-bindgen exports of static/pkg/mill_wasm.js
+ * @typedef {object} WasmModule  the wasm-bindgen exports of static/pkg/mill_board.js (the
+ *   board build; mill_wasm.js, the full build, has these too, and its WasmGame `mstate`
+ *   and `load_mstate`)
  * @property {() => Promise<unknown>} default  instantiates the module
  * @property {new () => WasmGameHandle} WasmGame
  * @property {(rules: string) => string} rules_info  what a rule-set name means (variant.js)
@@ -56,8 +64,10 @@ import { snapshotFromView } from './board.js';
  * @property {(header: RecordHeader) => TextReply} recordText  the game as a text record
  * @property {(text: string) => Reply} loadRecordText  replaces the game with a text record's
  * @property {() => TextReply} mfen  the position as MFEN (Mill Interchange Format 1.0)
- * @property {() => TextReply} mstate  the whole game as MIF's MSTATE/1.0 (one line of JSON)
+ * @property {() => TextReply} mstate  the whole game as MIF's MSTATE/1.0 (one line of JSON);
+ *   needs the full build loaded (loadFullRules), else a `rules-unavailable` error
  * @property {(text: string) => Reply} loadMstate  replaces the game with an MSTATE document's
+ *   (needs the full build loaded, as mstate)
  * @property {(text: string, rules?: string) => Reply} loadMfen  a new game from an MFEN position, read under
  *   `rules` (a rule-set name; absent: the game's own)
  * @property {(rules: string) => Reply} startRules  a new game from the start under a rule set ("six+per-mill")
@@ -75,7 +85,8 @@ export const DEFAULT_RULES = 'nine';
 
 // A variable, not a literal, so the type checker does not look for the generated file
 // (wasm-bindgen runs with --no-typescript); WasmModule above is its type.
-const WASM_MODULE = '/pkg/mill_wasm.js';
+const WASM_MODULE = '/pkg/mill_board.js';
+const FULL_MODULE = '/pkg/mill_wasm.js';
 
 /** @type {Promise<WasmModule> | null} */
 let ready = null;
@@ -102,6 +113,32 @@ export function loadRules() {
   return ready;
 }
 
+/** @type {Promise<WasmModule> | null} */
+let fullReady = null;
+/** @type {WasmModule | null} the full build once loaded */
+let fullLoaded = null;
+
+/**
+ * Loads the full build once (for MSTATE: Copy and Import call it first). Resolves to its
+ * wasm-bindgen exports.
+ * @returns {Promise<WasmModule>}
+ */
+export function loadFullRules() {
+  fullReady ??= import(FULL_MODULE).then(async (mod) => {
+    await mod.default();
+    fullLoaded = mod;
+    return mod;
+  });
+  fullReady.catch(() => (fullReady = null));
+  return fullReady;
+}
+
+/** The answer when MSTATE is asked for before the full build loaded. @type {Reply} */
+const FULL_UNAVAILABLE = {
+  ok: false,
+  error: { code: 'rules-unavailable', message: 'The rules for MSTATE could not be loaded.' },
+};
+
 /**
  * A local game on a fresh WasmGame.
  * @param {WasmModule} mod
@@ -126,8 +163,37 @@ export function localGame(mod) {
     loadRecordText: (text) => parse(game.load_record_text(text)),
     mfen: () => parse(game.mfen()),
     loadMfen: (text, rules) => parse(game.load_mfen(text, rules)),
-    mstate: () => parse(game.mstate()),
-    loadMstate: (text) => parse(game.load_mstate(text)),
+    mstate: () => {
+      if (game.mstate) return parse(game.mstate());
+      if (!fullLoaded) return FULL_UNAVAILABLE;
+      // The same game in the full build: its actions, result and start's count.
+      const copy = new fullLoaded.WasmGame();
+      try {
+        const carried = parse(copy.import_record(game.export_record()));
+        if (!carried.ok || !copy.mstate) return carried.ok ? FULL_UNAVAILABLE : carried;
+        copy.set_start_ply(game.start_ply_read());
+        return parse(copy.mstate());
+      } finally {
+        copy.free();
+      }
+    },
+    loadMstate: (text) => {
+      if (game.load_mstate) return parse(game.load_mstate(text));
+      if (!fullLoaded) return FULL_UNAVAILABLE;
+      const copy = new fullLoaded.WasmGame();
+      try {
+        if (!copy.load_mstate) return FULL_UNAVAILABLE;
+        const reply = parse(copy.load_mstate(text));
+        if (!reply.ok) return reply;
+        // Read in the full build, carried back whole (the same mill-core replays it).
+        const carried = parse(game.import_record(copy.export_record()));
+        if (!carried.ok) return carried;
+        game.set_start_ply(copy.start_ply_read());
+        return reply;
+      } finally {
+        copy.free();
+      }
+    },
     startRules: (rules) => parse(game.start_rules(rules)),
     rulesName: () => parse(game.rules()).rules,
     rulesInfo: () => parse(game.rules()),

@@ -3,6 +3,7 @@
 //! positions as MFEN, through `mill-core`'s `record`, `mif::mstate` and `mfen` modules. Every method
 //! answers JSON and changes nothing on error, like the rest of [`WasmGame`].
 
+#[cfg(feature = "mif")]
 use mill_core::mif::{MifError, json::canonical, mstate};
 use mill_core::record::TurnProblem;
 use mill_core::{Game, Header, Mfen, Position, Record, RecordError, Rules, Variant};
@@ -116,6 +117,7 @@ struct Converted {
     mfen: String,
 }
 
+#[cfg(feature = "mif")]
 fn mif_failure(e: MifError) -> RecordFailure {
     failure(
         e.code.clone(),
@@ -193,6 +195,41 @@ impl WasmGame {
         answer(result)
     }
 
+    /// The current position as MFEN, with the game's outcome and count of placements
+    /// and moves (counted on from an MFEN start's own count): `{"ok":true,"text":…}`.
+    pub fn mfen(&self) -> String {
+        answer(
+            Mfen::of_game(&self.game, self.start_ply())
+                .write()
+                .map(|text| Text { ok: true, text })
+                .map_err(mfen_failure),
+        )
+    }
+
+    /// Replaces the game with a new one starting from an MFEN position, read under
+    /// `rules` (a rule-set name; absent: the rules this game is played by). Errors carry
+    /// the MFEN code (e.g. `obligation-target-mismatch`, or
+    /// `unrepresentable-under-profile` for Three's and Six's boards), the variants it
+    /// would read under (`fits`), and change nothing.
+    pub fn load_mfen(&mut self, text: &str, rules: Option<String>) -> String {
+        let text = text.trim();
+        let result = rules_or(rules, self.game.position().rules())
+            .and_then(|rules| Mfen::parse(text, rules).map_err(|e| mfen_refusal(text, rules, e)))
+            .map(|m| {
+                self.replace(Game::from_position(m.position), Some(m.primary_ply));
+                Text {
+                    ok: true,
+                    text: m.position.to_string(),
+                }
+            });
+        answer(result)
+    }
+}
+
+// MSTATE needs mill-core's `mif` (JSON readers, SHA-256): the full build only.
+#[cfg(feature = "mif")]
+#[wasm_bindgen]
+impl WasmGame {
     /// The whole game as MIF's MSTATE/1.0: one line of JSON holding the rules' manifest,
     /// the start as MFEN, every action and the checkpoints, `{"ok":true,"text":…}`; the
     /// boards of Three and Six have none (`unrepresentable-under-profile`).
@@ -219,36 +256,6 @@ impl WasmGame {
                 Text {
                     ok: true,
                     text: self.game.position().to_string(),
-                }
-            });
-        answer(result)
-    }
-
-    /// The current position as MFEN, with the game's outcome and count of placements
-    /// and moves (counted on from an MFEN start's own count): `{"ok":true,"text":…}`.
-    pub fn mfen(&self) -> String {
-        answer(
-            Mfen::of_game(&self.game, self.start_ply())
-                .write()
-                .map(|text| Text { ok: true, text })
-                .map_err(mfen_failure),
-        )
-    }
-
-    /// Replaces the game with a new one starting from an MFEN position, read under
-    /// `rules` (a rule-set name; absent: the rules this game is played by). Errors carry
-    /// the MFEN code (e.g. `obligation-target-mismatch`, or
-    /// `unrepresentable-under-profile` for Three's and Six's boards), the variants it
-    /// would read under (`fits`), and change nothing.
-    pub fn load_mfen(&mut self, text: &str, rules: Option<String>) -> String {
-        let text = text.trim();
-        let result = rules_or(rules, self.game.position().rules())
-            .and_then(|rules| Mfen::parse(text, rules).map_err(|e| mfen_refusal(text, rules, e)))
-            .map(|m| {
-                self.replace(Game::from_position(m.position), Some(m.primary_ply));
-                Text {
-                    ok: true,
-                    text: m.position.to_string(),
                 }
             });
         answer(result)
@@ -375,6 +382,7 @@ mod tests {
         assert_eq!(g.snapshot(), before);
     }
 
+    #[cfg(feature = "mif")]
     #[test]
     fn an_mfen_start_keeps_its_count_of_placements_and_moves() {
         let mut g = WasmGame::new();
@@ -400,6 +408,7 @@ mod tests {
         assert!(json(&g.mfen())["text"].as_str().unwrap().ends_with(" 0 0 -"));
     }
 
+    #[cfg(feature = "mif")]
     #[test]
     fn a_game_goes_out_and_comes_back_as_mstate() {
         let mut g = played(&["a1", "b2", "d1", "d2", "g1", "xd2", "f4"]);
