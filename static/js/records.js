@@ -100,6 +100,9 @@ export function recordToWrite(page, startOf, upToShown = false) {
  */
 async function gameToWrite(app, upToShown) {
   const { page } = app;
+  // Records are written by the full build (rules.js): loaded now, once; if it fails, the
+  // game's answer says so (`rules-unavailable`).
+  await loadFullRules().catch(() => null);
   if ((page.mode === 'local' || page.mode === 'computer') && page.game) return page.game;
   const mod = await app.rules();
   if (!mod) return null;
@@ -210,23 +213,23 @@ export function bindRecordTools(app) {
     const game = await gameToWrite(app, false);
     const reply = game?.recordText(recordHeader(page));
     if (reply?.ok) copy(app, reply.text, 'records.copied');
+    else if (reply?.error?.code === 'rules-unavailable') $('record-copied').textContent = page.t('error.wasm');
   });
   $('copy-mfen').addEventListener('click', async () => {
     const game = await gameToWrite(app, true);
     const reply = game?.mfen();
     if (!reply) return;
     if (reply.ok) copy(app, reply.text, 'records.copiedMfen');
+    else if (reply.error?.code === 'rules-unavailable') $('record-copied').textContent = page.t('error.wasm');
     // Three's and Six's boards have none (the button is hidden there; this is the fallback).
     else $('record-copied').textContent = page.t('records.mfenNoBoardCopy');
   });
   $('copy-mstate').addEventListener('click', async () => {
-    // MSTATE is the full build's (rules.js): loaded now, once; if it fails, mstate says so.
-    await loadFullRules().catch(() => null);
     const game = await gameToWrite(app, false);
     const reply = game?.mstate();
     if (!reply) return;
     if (reply.ok) copy(app, reply.text, 'records.copiedMstate');
-    else if (reply.error.code === 'rules-unavailable') $('record-copied').textContent = page.t('error.wasm');
+    else if (reply.error?.code === 'rules-unavailable') $('record-copied').textContent = page.t('error.wasm');
     // Three's and Six's boards have none: the rules' words and code say so.
     else $('record-copied').textContent = `${reply.error.message} [${reply.error.code}]`;
   });
@@ -260,8 +263,8 @@ export function bindRecordTools(app) {
     if (!importable(page)) return void dialog.close();
     const text = area.value;
     const rules = importKind(text) === 'mfen' ? rulesSelect.value : undefined;
-    // MSTATE is read by the full build (rules.js): loaded first; if it fails, Load says so.
-    if (importKind(text) === 'mstate') await loadFullRules().catch(() => null);
+    // Records are read by the full build (rules.js): loaded first; if it fails, Load says so.
+    await loadFullRules().catch(() => null);
     if (!(await mayReplace(app, text, rules))) return;
     if (!importable(page)) return void dialog.close();
     let reply;

@@ -1,8 +1,8 @@
 // Owns loading the rules (mill-core compiled to WebAssembly, static/pkg/) and wrapping a
 // WasmGame in plain JS objects. Every legal point the page shows in local play comes
 // from here. The page loads the small build first (pkg/mill_board.js: the rules, the game
-// view, records as text and MFEN); the full build (pkg/mill_wasm.js, the same mill-core
-// with the engine and MIF's MSTATE) only when MSTATE is copied or imported
+// view and its saved-game JSON); the full build (pkg/mill_wasm.js, the same mill-core with
+// records, MFEN, MIF's MSTATE and the engine) only when a record is copied or imported
 // (loadFullRules; the engine's workers load it themselves).
 
 import { snapshotFromView } from './board.js';
@@ -20,10 +20,10 @@ import { snapshotFromView } from './board.js';
  * @property {() => string} export_record
  * @property {(json: string) => string} import_record
  * @property {(position: string) => string} load_position
- * @property {(headerJson: string) => string} record_text
- * @property {(text: string) => string} load_record_text
- * @property {() => string} mfen
- * @property {(text: string, rules?: string) => string} load_mfen
+ * @property {(headerJson: string) => string} [record_text]  the full build only
+ * @property {(text: string) => string} [load_record_text]  the full build only
+ * @property {() => string} [mfen]  the full build only
+ * @property {(text: string, rules?: string) => string} [load_mfen]  the full build only
  * @property {() => string} [mstate]  the full build only
  * @property {(text: string) => string} [load_mstate]  the full build only
  * @property {(rules: string) => string} start_rules
@@ -33,13 +33,13 @@ import { snapshotFromView } from './board.js';
  * @property {() => void} free
  *
  * @typedef {object} WasmModule  the wasm-bindgen exports of static/pkg/mill_board.js (the
- *   board build; mill_wasm.js, the full build, has these too, and its WasmGame `mstate`
- *   and `load_mstate`)
+ *   board build; mill_wasm.js, the full build, has these too, `convert_position`, and its
+ *   WasmGame's records, MFEN and MSTATE)
  * @property {() => Promise<unknown>} default  instantiates the module
  * @property {new () => WasmGameHandle} WasmGame
  * @property {(rules: string) => string} rules_info  what a rule-set name means (variant.js)
  * @property {() => string} variants  every variant with its usual rules
- * @property {(text: string, rules?: string) => string} convert_position  a position string or MFEN in both forms
+ * @property {(text: string, rules?: string) => string} [convert_position]  a position string or MFEN in both forms (the full build only)
  *
  * @typedef {{ ok: boolean, error?: { code: string, message: string, turn?: number, reason?: string, line?: number, fits?: string[] } }} Reply
  *   the answer to play, import_record, load_position and the record and MFEN calls:
@@ -61,13 +61,13 @@ import { snapshotFromView } from './board.js';
  * @property {() => string} exportRecord  `{"start": position, "actions": [texts]}`
  * @property {(json: string) => Reply} importRecord
  * @property {(position: string) => Reply} loadPosition
+ *   (recordText, loadRecordText, mfen, loadMfen, mstate, loadMstate need the full build
+ *   loaded, loadFullRules; else a `rules-unavailable` error)
  * @property {(header: RecordHeader) => TextReply} recordText  the game as a text record
  * @property {(text: string) => Reply} loadRecordText  replaces the game with a text record's
  * @property {() => TextReply} mfen  the position as MFEN (Mill Interchange Format 1.0)
- * @property {() => TextReply} mstate  the whole game as MIF's MSTATE/1.0 (one line of JSON);
- *   needs the full build loaded (loadFullRules), else a `rules-unavailable` error
+ * @property {() => TextReply} mstate  the whole game as MIF's MSTATE/1.0 (one line of JSON)
  * @property {(text: string) => Reply} loadMstate  replaces the game with an MSTATE document's
- *   (needs the full build loaded, as mstate)
  * @property {(text: string, rules?: string) => Reply} loadMfen  a new game from an MFEN position, read under
  *   `rules` (a rule-set name; absent: the game's own)
  * @property {(rules: string) => Reply} startRules  a new game from the start under a rule set ("six+per-mill")
@@ -119,7 +119,7 @@ let fullReady = null;
 let fullLoaded = null;
 
 /**
- * Loads the full build once (for MSTATE: Copy and Import call it first). Resolves to its
+ * Loads the full build once (for records, MFEN, MSTATE: Copy and Import call it first). Resolves to its
  * wasm-bindgen exports.
  * @returns {Promise<WasmModule>}
  */
@@ -133,11 +133,53 @@ export function loadFullRules() {
   return fullReady;
 }
 
-/** The answer when MSTATE is asked for before the full build loaded. @type {Reply} */
+/** The answer when a record is asked for before the full build loaded. @type {Reply} */
 const FULL_UNAVAILABLE = {
   ok: false,
-  error: { code: 'rules-unavailable', message: 'The rules for MSTATE could not be loaded.' },
+  error: { code: 'rules-unavailable', message: 'The rules for records could not be loaded.' },
 };
+
+/**
+ * Runs `read` on the game in the full build (records, MFEN, MSTATE are only there): on
+ * `game` itself when it is the full build's, else on a copy carried whole — its actions,
+ * result and start's count — which is then freed.
+ * @template T
+ * @param {WasmGameHandle} game @param {(full: WasmGameHandle) => T} read
+ * @returns {T | Reply}
+ */
+function viaFull(game, read) {
+  if (game.mfen) return read(game);
+  if (!fullLoaded) return FULL_UNAVAILABLE;
+  const copy = new fullLoaded.WasmGame();
+  try {
+    const carried = /** @type {Reply} */ (JSON.parse(copy.import_record(game.export_record())));
+    if (!carried.ok) return carried;
+    copy.set_start_ply(game.start_ply_read());
+    return read(copy);
+  } finally {
+    copy.free();
+  }
+}
+
+/**
+ * Loads through the full build as viaFull, then carries the loaded game back into `game`;
+ * on an error nothing changes.
+ * @template {Reply} T
+ * @param {WasmGameHandle} game @param {(full: WasmGameHandle) => T} load
+ * @returns {T | Reply}
+ */
+function loadViaFull(game, load) {
+  if (game.mfen) return load(game);
+  return viaFull(game, (copy) => {
+    const reply = load(copy);
+    if (!reply.ok) return reply;
+    // The same mill-core replays it: the record carried back always loads.
+    const carried = /** @type {Reply} */ (JSON.parse(game.import_record(copy.export_record())));
+    if (!carried.ok) return carried;
+    game.set_start_ply(copy.start_ply_read());
+    return reply;
+  });
+}
 
 /**
  * A local game on a fresh WasmGame.
@@ -159,41 +201,12 @@ export function localGame(mod) {
     exportRecord: () => game.export_record(),
     importRecord: (json) => parse(game.import_record(json)),
     loadPosition: (text) => parse(game.load_position(text)),
-    recordText: (header) => parse(game.record_text(JSON.stringify(header))),
-    loadRecordText: (text) => parse(game.load_record_text(text)),
-    mfen: () => parse(game.mfen()),
-    loadMfen: (text, rules) => parse(game.load_mfen(text, rules)),
-    mstate: () => {
-      if (game.mstate) return parse(game.mstate());
-      if (!fullLoaded) return FULL_UNAVAILABLE;
-      // The same game in the full build: its actions, result and start's count.
-      const copy = new fullLoaded.WasmGame();
-      try {
-        const carried = parse(copy.import_record(game.export_record()));
-        if (!carried.ok || !copy.mstate) return carried.ok ? FULL_UNAVAILABLE : carried;
-        copy.set_start_ply(game.start_ply_read());
-        return parse(copy.mstate());
-      } finally {
-        copy.free();
-      }
-    },
-    loadMstate: (text) => {
-      if (game.load_mstate) return parse(game.load_mstate(text));
-      if (!fullLoaded) return FULL_UNAVAILABLE;
-      const copy = new fullLoaded.WasmGame();
-      try {
-        if (!copy.load_mstate) return FULL_UNAVAILABLE;
-        const reply = parse(copy.load_mstate(text));
-        if (!reply.ok) return reply;
-        // Read in the full build, carried back whole (the same mill-core replays it).
-        const carried = parse(game.import_record(copy.export_record()));
-        if (!carried.ok) return carried;
-        game.set_start_ply(copy.start_ply_read());
-        return reply;
-      } finally {
-        copy.free();
-      }
-    },
+    recordText: (header) => viaFull(game, (g) => parse(/** @type {NonNullable<WasmGameHandle['record_text']>} */ (g.record_text)(JSON.stringify(header)))),
+    loadRecordText: (text) => loadViaFull(game, (g) => parse(/** @type {NonNullable<WasmGameHandle['load_record_text']>} */ (g.load_record_text)(text))),
+    mfen: () => viaFull(game, (g) => parse(/** @type {NonNullable<WasmGameHandle['mfen']>} */ (g.mfen)())),
+    loadMfen: (text, rules) => loadViaFull(game, (g) => parse(/** @type {NonNullable<WasmGameHandle['load_mfen']>} */ (g.load_mfen)(text, rules))),
+    mstate: () => viaFull(game, (g) => parse(/** @type {NonNullable<WasmGameHandle['mstate']>} */ (g.mstate)())),
+    loadMstate: (text) => loadViaFull(game, (g) => parse(/** @type {NonNullable<WasmGameHandle['load_mstate']>} */ (g.load_mstate)(text))),
     startRules: (rules) => parse(game.start_rules(rules)),
     rulesName: () => parse(game.rules()).rules,
     rulesInfo: () => parse(game.rules()),

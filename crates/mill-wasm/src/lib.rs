@@ -36,7 +36,9 @@ pub use analysis::{analyse, analyse_nodes};
 mod engine;
 #[cfg(feature = "engine")]
 pub use engine::best_turn;
+#[cfg(feature = "records")]
 mod records;
+#[cfg(feature = "records")]
 pub use records::convert_position;
 #[cfg(feature = "engine")]
 mod tables;
@@ -176,6 +178,7 @@ impl WasmGame {
     }
 
     /// The placements and moves behind the start: as read, else the smallest that fits.
+    #[cfg(feature = "records")]
     pub(crate) fn start_ply(&self) -> u64 {
         self.start_ply
             .unwrap_or_else(|| mill_core::Mfen::from_position(self.game.start()).primary_ply)
@@ -333,7 +336,8 @@ fn to_json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("snapshot types serialize to JSON")
 }
 
-#[cfg(test)]
+// The records' and the engine's tests share these helpers.
+#[cfg(all(test, any(feature = "engine", feature = "records")))]
 mod test_support;
 #[cfg(test)]
 mod tests;

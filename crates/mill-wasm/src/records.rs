@@ -3,7 +3,6 @@
 //! positions as MFEN, through `mill-core`'s `record`, `mif::mstate` and `mfen` modules. Every method
 //! answers JSON and changes nothing on error, like the rest of [`WasmGame`].
 
-#[cfg(feature = "mif")]
 use mill_core::mif::{MifError, json::canonical, mstate};
 use mill_core::record::TurnProblem;
 use mill_core::{Game, Header, Mfen, Position, Record, RecordError, Rules, Variant};
@@ -117,7 +116,6 @@ struct Converted {
     mfen: String,
 }
 
-#[cfg(feature = "mif")]
 fn mif_failure(e: MifError) -> RecordFailure {
     failure(
         e.code.clone(),
@@ -226,8 +224,6 @@ impl WasmGame {
     }
 }
 
-// MSTATE needs mill-core's `mif` (JSON readers, SHA-256): the full build only.
-#[cfg(feature = "mif")]
 #[wasm_bindgen]
 impl WasmGame {
     /// The whole game as MIF's MSTATE/1.0: one line of JSON holding the rules' manifest,
@@ -382,7 +378,6 @@ mod tests {
         assert_eq!(g.snapshot(), before);
     }
 
-    #[cfg(feature = "mif")]
     #[test]
     fn an_mfen_start_keeps_its_count_of_placements_and_moves() {
         let mut g = WasmGame::new();
@@ -408,7 +403,6 @@ mod tests {
         assert!(json(&g.mfen())["text"].as_str().unwrap().ends_with(" 0 0 -"));
     }
 
-    #[cfg(feature = "mif")]
     #[test]
     fn a_game_goes_out_and_comes_back_as_mstate() {
         let mut g = played(&["a1", "b2", "d1", "d2", "g1", "xd2", "f4"]);

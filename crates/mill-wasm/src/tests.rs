@@ -324,6 +324,7 @@ fn a_move_that_completes_a_line_closes_a_mill() {
 
 /// What rules.js carries between the board build and the full one: the record, then the
 /// start's count of placements and moves, after which MFEN reads the same.
+#[cfg(feature = "records")]
 #[test]
 fn a_game_is_carried_whole_with_its_start_count() {
     let mut g = WasmGame::new();
