@@ -15,7 +15,7 @@ import { recordTag } from './clock.js';
 import { $, $button, $dialog, radios } from './dom.js';
 import { confirmNewGame } from './dialog.js';
 import { gameInProgress, refreshLocal } from './local.js';
-import { importKind, loadedRules, loadText, localGame } from './rules.js';
+import { importKind, loadFullRules, loadedRules, loadText, localGame } from './rules.js';
 import { gameSlot, saveGame } from './storage.js';
 import { describeRules, rememberRules, rulesOfPosition } from './variant.js';
 import { startComputerFrom } from './vs-computer.js';
@@ -100,6 +100,9 @@ export function recordToWrite(page, startOf, upToShown = false) {
  */
 async function gameToWrite(app, upToShown) {
   const { page } = app;
+  // Records are written by the full build (rules.js): loaded now, once; if it fails, the
+  // game's answer says so (`rules-unavailable`).
+  await loadFullRules().catch(() => null);
   if ((page.mode === 'local' || page.mode === 'computer') && page.game) return page.game;
   const mod = await app.rules();
   if (!mod) return null;
@@ -173,6 +176,8 @@ function failureWords(error, t) {
       return t('records.error.position');
     case 'bad-rules':
       return t('records.error.rules');
+    case 'rules-unavailable':
+      return t('error.wasm');
     default:
       // MFEN's own codes (syntax, an extension these rules lack, an inconsistent state, …).
       return t('records.error.mfen');
@@ -208,12 +213,14 @@ export function bindRecordTools(app) {
     const game = await gameToWrite(app, false);
     const reply = game?.recordText(recordHeader(page));
     if (reply?.ok) copy(app, reply.text, 'records.copied');
+    else if (reply?.error?.code === 'rules-unavailable') $('record-copied').textContent = page.t('error.wasm');
   });
   $('copy-mfen').addEventListener('click', async () => {
     const game = await gameToWrite(app, true);
     const reply = game?.mfen();
     if (!reply) return;
     if (reply.ok) copy(app, reply.text, 'records.copiedMfen');
+    else if (reply.error?.code === 'rules-unavailable') $('record-copied').textContent = page.t('error.wasm');
     // Three's and Six's boards have none (the button is hidden there; this is the fallback).
     else $('record-copied').textContent = page.t('records.mfenNoBoardCopy');
   });
@@ -222,6 +229,7 @@ export function bindRecordTools(app) {
     const reply = game?.mstate();
     if (!reply) return;
     if (reply.ok) copy(app, reply.text, 'records.copiedMstate');
+    else if (reply.error?.code === 'rules-unavailable') $('record-copied').textContent = page.t('error.wasm');
     // Three's and Six's boards have none: the rules' words and code say so.
     else $('record-copied').textContent = `${reply.error.message} [${reply.error.code}]`;
   });
@@ -255,6 +263,8 @@ export function bindRecordTools(app) {
     if (!importable(page)) return void dialog.close();
     const text = area.value;
     const rules = importKind(text) === 'mfen' ? rulesSelect.value : undefined;
+    // Records are read by the full build (rules.js): loaded first; if it fails, Load says so.
+    await loadFullRules().catch(() => null);
     if (!(await mayReplace(app, text, rules))) return;
     if (!importable(page)) return void dialog.close();
     let reply;

@@ -295,7 +295,7 @@ test('touch: taps place pieces on a phone', async () => {
 
 test('when the WebAssembly cannot load, the start screen says so instead of a broken board', async () => {
   const context = await env.browser.newContext({ viewport: PHONE });
-  await context.route('**/pkg/mill_wasm_bg.wasm', (route) => route.abort());
+  await context.route('**/pkg/mill_board_bg.wasm', (route) => route.abort());
   const page = await openPage(context, `${env.server.url}/`);
   await page.locator('#start-local').click();
   await page.locator('#notice').waitFor();

@@ -10,6 +10,9 @@
 //! browser-specific. Errors never panic or throw: they come back as
 //! `{"ok":false,"error":{"code":…,"message":…}}` and leave the game unchanged.
 //!
+//! With the default features (`engine`, `mif`) this is the full build; without them, the
+//! page's small first build (see scripts/build-wasm and crates/mill-wasm/Cargo.toml).
+//!
 //! The computer opponent (`mill-engine`) is here too: [`best_turn`] answers a search
 //! request for the page's Web Worker (see the `engine` module), and [`analyse`] (by time) or
 //! [`analyse_nodes`] (by a fixed budget of nodes, what review uses) judges
@@ -25,13 +28,21 @@ use mill_core::{Action, Bitboard, Color, Game, Outcome, Position, Topology, Vari
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "engine")]
 mod analysis;
+#[cfg(feature = "engine")]
 pub use analysis::{analyse, analyse_nodes};
+#[cfg(feature = "engine")]
 mod engine;
+#[cfg(feature = "engine")]
 pub use engine::best_turn;
+#[cfg(feature = "records")]
 mod records;
+#[cfg(feature = "records")]
 pub use records::convert_position;
+#[cfg(feature = "engine")]
 mod tables;
+#[cfg(feature = "engine")]
 pub use tables::{load_tablebase, tablebase_wanted};
 mod variants;
 pub use variants::{rules_info, variants};
@@ -141,6 +152,21 @@ impl WasmGame {
     pub fn import_record(&mut self, json: &str) -> String {
         reply(self.replay(json).map(|game| self.replace(game, None)))
     }
+
+    /// The count of placements and moves behind the start when the text the game came
+    /// from said it (MFEN, MSTATE), else undefined: with [`WasmGame::set_start_ply`] it
+    /// carries a game between the page's small build and the full one (rules.js).
+    pub fn start_ply_read(&self) -> Option<f64> {
+        self.start_ply.map(|n| n as f64)
+    }
+
+    /// Sets what [`WasmGame::start_ply_read`] answers; a negative, fractional or
+    /// non-finite count is taken as unknown.
+    pub fn set_start_ply(&mut self, ply: Option<f64>) {
+        self.start_ply = ply
+            .filter(|n| n.is_finite() && *n >= 0.0 && n.fract() == 0.0 && *n <= 9.0e15)
+            .map(|n| n as u64);
+    }
 }
 
 impl WasmGame {
@@ -152,6 +178,7 @@ impl WasmGame {
     }
 
     /// The placements and moves behind the start: as read, else the smallest that fits.
+    #[cfg(feature = "records")]
     pub(crate) fn start_ply(&self) -> u64 {
         self.start_ply
             .unwrap_or_else(|| mill_core::Mfen::from_position(self.game.start()).primary_ply)
@@ -309,7 +336,8 @@ fn to_json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).expect("snapshot types serialize to JSON")
 }
 
-#[cfg(test)]
+// The records' and the engine's tests share these helpers.
+#[cfg(all(test, any(feature = "engine", feature = "records")))]
 mod test_support;
 #[cfg(test)]
 mod tests;

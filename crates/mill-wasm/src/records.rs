@@ -193,6 +193,39 @@ impl WasmGame {
         answer(result)
     }
 
+    /// The current position as MFEN, with the game's outcome and count of placements
+    /// and moves (counted on from an MFEN start's own count): `{"ok":true,"text":…}`.
+    pub fn mfen(&self) -> String {
+        answer(
+            Mfen::of_game(&self.game, self.start_ply())
+                .write()
+                .map(|text| Text { ok: true, text })
+                .map_err(mfen_failure),
+        )
+    }
+
+    /// Replaces the game with a new one starting from an MFEN position, read under
+    /// `rules` (a rule-set name; absent: the rules this game is played by). Errors carry
+    /// the MFEN code (e.g. `obligation-target-mismatch`, or
+    /// `unrepresentable-under-profile` for Three's and Six's boards), the variants it
+    /// would read under (`fits`), and change nothing.
+    pub fn load_mfen(&mut self, text: &str, rules: Option<String>) -> String {
+        let text = text.trim();
+        let result = rules_or(rules, self.game.position().rules())
+            .and_then(|rules| Mfen::parse(text, rules).map_err(|e| mfen_refusal(text, rules, e)))
+            .map(|m| {
+                self.replace(Game::from_position(m.position), Some(m.primary_ply));
+                Text {
+                    ok: true,
+                    text: m.position.to_string(),
+                }
+            });
+        answer(result)
+    }
+}
+
+#[wasm_bindgen]
+impl WasmGame {
     /// The whole game as MIF's MSTATE/1.0: one line of JSON holding the rules' manifest,
     /// the start as MFEN, every action and the checkpoints, `{"ok":true,"text":…}`; the
     /// boards of Three and Six have none (`unrepresentable-under-profile`).
@@ -219,36 +252,6 @@ impl WasmGame {
                 Text {
                     ok: true,
                     text: self.game.position().to_string(),
-                }
-            });
-        answer(result)
-    }
-
-    /// The current position as MFEN, with the game's outcome and count of placements
-    /// and moves (counted on from an MFEN start's own count): `{"ok":true,"text":…}`.
-    pub fn mfen(&self) -> String {
-        answer(
-            Mfen::of_game(&self.game, self.start_ply())
-                .write()
-                .map(|text| Text { ok: true, text })
-                .map_err(mfen_failure),
-        )
-    }
-
-    /// Replaces the game with a new one starting from an MFEN position, read under
-    /// `rules` (a rule-set name; absent: the rules this game is played by). Errors carry
-    /// the MFEN code (e.g. `obligation-target-mismatch`, or
-    /// `unrepresentable-under-profile` for Three's and Six's boards), the variants it
-    /// would read under (`fits`), and change nothing.
-    pub fn load_mfen(&mut self, text: &str, rules: Option<String>) -> String {
-        let text = text.trim();
-        let result = rules_or(rules, self.game.position().rules())
-            .and_then(|rules| Mfen::parse(text, rules).map_err(|e| mfen_refusal(text, rules, e)))
-            .map(|m| {
-                self.replace(Game::from_position(m.position), Some(m.primary_ply));
-                Text {
-                    ok: true,
-                    text: m.position.to_string(),
                 }
             });
         answer(result)

@@ -20,6 +20,7 @@ pub fn played(actions: &[&str]) -> WasmGame {
 }
 
 /// The saved-game JSON (`export_record`) of [`played`]`(actions)`, as the worker gets it.
+#[cfg(feature = "engine")]
 pub fn record(actions: &[&str]) -> String {
     played(actions).export_record()
 }

@@ -321,3 +321,34 @@ fn a_move_that_completes_a_line_closes_a_mill() {
     play_ok(&mut g, "a4-a1");
     assert_eq!(lines(&snap(&g)["closed_mills"]), [["a1", "d1", "g1"]]);
 }
+
+/// What rules.js carries between the board build and the full one: the record, then the
+/// start's count of placements and moves, after which MFEN reads the same.
+#[cfg(feature = "records")]
+#[test]
+fn a_game_is_carried_whole_with_its_start_count() {
+    let mut g = WasmGame::new();
+    let text = "MFEN/1.0 mill24-state-v1 WWW...../BBB...../........ w m m 0,0 - 0 40 -";
+    let reply: Value = serde_json::from_str(&g.load_mfen(text, None)).unwrap();
+    assert_eq!(reply["ok"], true, "{reply}");
+    play_ok(&mut g, "g7-g4");
+    assert_eq!(g.start_ply_read(), Some(40.0));
+    let mut other = WasmGame::new();
+    let reply: Value = serde_json::from_str(&other.import_record(&g.export_record())).unwrap();
+    assert_eq!(reply["ok"], true, "{reply}");
+    assert_eq!(other.start_ply_read(), None);
+    assert_ne!(
+        other.mfen(),
+        g.mfen(),
+        "without the count MFEN counts from the smallest"
+    );
+    other.set_start_ply(g.start_ply_read());
+    assert_eq!(other.mfen(), g.mfen());
+    // A count that is no count is taken as unknown.
+    for bad in [-1.0, 0.5, f64::NAN, f64::INFINITY] {
+        other.set_start_ply(Some(bad));
+        assert_eq!(other.start_ply_read(), None, "{bad}");
+    }
+    other.set_start_ply(None);
+    assert_eq!(other.start_ply_read(), None);
+}
