@@ -552,6 +552,8 @@ impl Ending {
             match game.outcome() {
                 Some(Outcome::Win { reason, .. }) => reason.name().to_string(),
                 Some(Outcome::Draw { reason }) => reason.name().to_string(),
+                // Only an online clock aborts a game; an arena game never is.
+                Some(Outcome::Aborted) => "aborted".to_string(),
                 None => "unfinished".to_string(),
             }
         };
