@@ -178,6 +178,14 @@ function failureWords(error, t) {
       return t('records.error.rules');
     case 'rules-unavailable':
       return t('error.wasm');
+    // A MIF game (MSTATE) whose checkpoints its own events do not reach, or whose
+    // manifest names rules we do not play (docs/MIF.md).
+    case 'checkpoint-mismatch':
+    case 'repetition-history-mismatch':
+    case 'claims-mismatch':
+      return t('records.error.mstate');
+    case 'unsupported-ruleset':
+      return t('records.error.ruleset');
     default:
       // MFEN's own codes (syntax, an extension these rules lack, an inconsistent state, …).
       return t('records.error.mfen');

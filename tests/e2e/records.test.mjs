@@ -88,7 +88,8 @@ test('a malformed record names the turn and changes nothing', async () => {
   const before = await readBoard(page);
   await importText(page, '1. a1 b2 2. d1 d1');
   const error = page.locator('#import-error');
-  await error.waitFor();
+  // The words come once the record formats have loaded (they load on first use).
+  await page.locator('#import-error', { hasText: /\S/ }).waitFor();
   assert.equal(await error.innerText(), 'Nothing was loaded: turn 4: that point is already taken.');
   assert.equal(await page.evaluate(() => document.getElementById('import-dialog').open), true);
   await shot(page, 'records-01-import-error-phone');
@@ -119,9 +120,9 @@ test('MIF game round trip: copy the game as MSTATE, import it into a new game', 
   await page.waitForFunction(() => !document.getElementById('import-dialog').open);
   assert.deepEqual((await readBoard(page)).pieces, before.pieces);
   assert.equal(await moves(page), movesBefore);
-  // A tampered checkpoint is refused with MIF's code and changes nothing.
+  // A tampered checkpoint is refused (MIF's checkpoint-mismatch, said in words) and changes nothing.
   await importText(page, text.replace(' 0 6 -"', ' 0 7 -"'));
-  await page.locator('#import-error', { hasText: 'checkpoint-mismatch' }).waitFor();
+  await page.locator('#import-error', { hasText: 'contradicts itself' }).waitFor();
   await page.locator('#import-cancel').click();
   assert.deepEqual((await readBoard(page)).pieces, before.pieces);
   assert.deepEqual(page.errors, []);
@@ -228,7 +229,7 @@ test('MFEN of Twelve: the dialog says it fits Twelve, and read as Twelve the per
   assert.match(await page.locator('#import-mfen .import-note').innerText(), /только доску на 24 точки/);
   await page.locator('#import-load').click();
   const error = page.locator('#import-error');
-  await error.waitFor();
+  await page.locator('#import-error', { hasText: /\S/ }).waitFor();
   assert.match(await error.innerText(), /^Ничего не загружено: [^A-Za-z]+ Это читается как Мельница на 12 фишек: выберите это выше\.$/);
   await shot(page, 'records-02-mfen-fits-twelve-ru-light-phone');
   assert.deepEqual(await axeSerious(page), [], 'import dialog, MFEN refused, Russian, light theme');

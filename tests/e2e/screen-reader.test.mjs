@@ -138,13 +138,13 @@ test('same device by typing: a turn with its removal is said once; refusals give
   // Both themes.
   await page.locator('#theme').click();
   assert.deepEqual(await axeSerious(page), []);
-  // Review: stepping is heard too — a step back into the turn, the start.
+  // Review: stepping is heard too — a step back by a whole turn (review steps by turns), the start.
   since = await said(page);
   await page.locator('#review-open').click();
   assert.deepEqual(await hear(page, since, /./), ['Dark: places on g4, closes a mill, removes b2. Light to move']);
   since = await said(page);
   await page.locator('#review-prev').click();
-  assert.deepEqual(await hear(page, since, /./), ['Position after Light: places on b2. Dark closed a mill and must remove a piece']);
+  assert.deepEqual(await hear(page, since, /./), ['Position after Light: places on b2. Dark to move']);
   since = await said(page);
   await page.locator('#review-next').click();
   assert.deepEqual(await hear(page, since, /./), ['Dark: places on g4, closes a mill, removes b2. Light to move']);
