@@ -252,6 +252,10 @@ impl Room {
             return Ok((None, None));
         };
         let stamp = match entry {
+            // The absence of the side not to move stops the other's clock, its return
+            // starts it again (not stored by this server yet; replayed all the same).
+            Entry::Clock(ClockEventKind::Away) => clocks.pause(now)?,
+            Entry::Clock(ClockEventKind::Back) => clocks.resume(now),
             Entry::Clock(kind) => {
                 let mut stamp = clocks.finish(now);
                 // A turn late by its own charge (not yet by the deadline) still has
