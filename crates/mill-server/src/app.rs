@@ -291,6 +291,18 @@ fn requested_rules(body: &[u8]) -> Result<&'static mill_core::Rules, ApiError> {
     }
 }
 
+/// The time control a new room asks for: `clock` absent or `null` is an untimed room
+/// (`requested_rules` has already read the body as an object).
+fn requested_clock(body: &[u8]) -> Result<Option<crate::timecontrol::TimeControl>, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let asked: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| ApiError::BadClock(e.to_string()))?;
+    crate::timecontrol::TimeControl::from_request(asked.get("clock"))
+        .map_err(|e| ApiError::BadClock(e.to_string()))
+}
+
 async fn create_room(
     State(state): State<AppState>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
@@ -298,10 +310,11 @@ async fn create_room(
     body: axum::body::Bytes,
 ) -> Result<Response, ApiError> {
     let rules = requested_rules(&body)?;
+    let clock = requested_clock(&body)?;
     if !state.per_address.allow(addr.ip()) {
         return Err(ApiError::RateLimited);
     }
-    let (room, key) = state.rooms.create(rules).await?;
+    let (room, key) = state.rooms.create(rules, clock).await?;
     tracing::info!(%room, %rules, "room created");
     Ok((
         StatusCode::CREATED,

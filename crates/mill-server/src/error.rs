@@ -29,6 +29,9 @@ pub enum ApiError {
     /// A room asked for under rules that are not a rule set.
     #[error("Not a game these rules know: {0}.")]
     BadRules(String),
+    /// A room asked for with a `clock` that is not a time control.
+    #[error("Not a time control: {0}.")]
+    BadClock(String),
     /// The round asked for is still being played.
     #[error("This round is still being played; it can be reviewed once it is over.")]
     RoundNotOver,
@@ -70,6 +73,7 @@ impl ApiError {
             ApiError::RoomFull => ErrorCode::RoomFull,
             ApiError::UnknownRound => ErrorCode::UnknownRound,
             ApiError::BadRules(_) => ErrorCode::BadRules,
+            ApiError::BadClock(_) => ErrorCode::BadClock,
             ApiError::RoundNotOver => ErrorCode::RoundNotOver,
             ApiError::RateLimited => ErrorCode::RateLimited,
             ApiError::NotFound => ErrorCode::NotFound,
@@ -87,7 +91,7 @@ impl ApiError {
             ApiError::RoomDamaged => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::RoomFull => StatusCode::CONFLICT,
             ApiError::UnknownRound => StatusCode::NOT_FOUND,
-            ApiError::BadRules(_) => StatusCode::BAD_REQUEST,
+            ApiError::BadRules(_) | ApiError::BadClock(_) => StatusCode::BAD_REQUEST,
             ApiError::RoundNotOver => StatusCode::CONFLICT,
             ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ApiError::NotFound => StatusCode::NOT_FOUND,

@@ -5,7 +5,9 @@
 
 use mill_core::{Action, ByColor, Color, Game, PlayError, Position, Rules, Variant, view};
 
-use crate::protocol::{Code, Command, Declined, ErrorCode, GameView, OfferKind, Offers, ResultView};
+use crate::protocol::{
+    ClockEventKind, Code, Command, Declined, ErrorCode, GameView, OfferKind, Offers, ResultView,
+};
 
 /// A refused command: a stable code and a sentence for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,6 +131,35 @@ impl Table {
     /// Whether the current round has a result.
     pub fn is_over(&self) -> bool {
         self.game.outcome().is_some()
+    }
+
+    /// The side to move in the current round.
+    pub fn to_move(&self) -> Color {
+        self.game.position().turn()
+    }
+
+    /// Applies the clock's own event about `seat` (a timed round's flag): the round
+    /// ends on time, or is aborted; `away` and `back` change nothing on the board.
+    /// Takes the round's next place like a command.
+    pub fn apply_clock(&mut self, seat: Color, kind: ClockEventKind) -> Result<Placed, Refusal> {
+        let placed = Placed {
+            round: self.round,
+            seq: self.seq,
+            new_round: None,
+        };
+        let done = match kind {
+            ClockEventKind::Timeout => self.game.time_out(seat),
+            ClockEventKind::Abort => self.game.abort(),
+            ClockEventKind::Away | ClockEventKind::Back => Ok(()),
+        };
+        done.map_err(rules_refusal)?;
+        self.declined = None;
+        if self.is_over() {
+            self.draw_offer = None;
+            self.takeback_offer = None;
+        }
+        self.seq += 1;
+        Ok(placed)
     }
 
     /// Checks `cmd` from `seat` and applies it; on error nothing changes.

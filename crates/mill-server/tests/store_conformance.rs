@@ -6,8 +6,10 @@
 mod common;
 
 use mill_core::Color::{self, Dark, Light};
+use mill_server::protocol::ClockEventKind;
 use mill_server::protocol::Command;
-use mill_server::store::{Append, Appended, DbError, DbTarget, Store, StoredEvent};
+use mill_server::store::{Append, Appended, DbError, DbTarget, Entry, Store, StoredEvent};
+use mill_server::timecontrol::{Stamp, TimeControl};
 
 /// A store of each backend, each on a database of its own: (name, store, its target).
 async fn stores(dir: &tempfile::TempDir) -> Vec<(&'static str, Store, DbTarget)> {
@@ -61,9 +63,10 @@ fn event(round: u32, seq: u32, seat: Color, command: Command, client_id: &str) -
         round,
         seq,
         seat,
-        command,
+        command: command.into(),
         client_id: client_id.to_string(),
         at: 1000 + i64::from(seq),
+        stamp: None,
     }
 }
 
@@ -77,7 +80,7 @@ fn append(room: &str, e: StoredEvent) -> Append {
 
 /// A room `id` with both seats taken.
 async fn room(store: &Store, id: &str) {
-    store.create_room(id, &[1; 32], 10, "nine").await.unwrap();
+    store.create_room(id, &[1; 32], 10, "nine", None).await.unwrap();
     assert!(store.join(id, &[2; 32], 20).await.unwrap());
 }
 
@@ -85,7 +88,7 @@ async fn room(store: &Store, id: &str) {
 async fn appended_events_load_back_in_order_with_their_seats_and_kinds() {
     let dir = tempfile::tempdir().unwrap();
     for (name, store, _) in stores(&dir).await {
-        store.create_room("r1", &[1; 32], 10, "six").await.unwrap();
+        store.create_room("r1", &[1; 32], 10, "six", None).await.unwrap();
         assert!(store.join("r1", &[2; 32], 20).await.unwrap(), "{name}");
         assert!(
             !store.join("r1", &[3; 32], 21).await.unwrap(),
@@ -256,7 +259,7 @@ async fn an_unknown_seat_colour_is_refused_when_reading() {
     for (name, store, target) in stores(&dir).await {
         room(&store, "r1").await;
         room(&store, "r2").await;
-        store.create_room("r3", &[1; 32], 10, "nine").await.unwrap();
+        store.create_room("r3", &[1; 32], 10, "nine", None).await.unwrap();
         raw(
             &target,
             "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
@@ -327,6 +330,61 @@ async fn purge_deletes_only_rooms_still_idle_with_all_their_rows() {
         // Purged twice (another instance at once): nothing more.
         assert!(
             store.purge(vec!["old".into()], 2000).await.unwrap().is_empty(),
+            "{name}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_time_control_and_the_clock_stamps_load_back() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store, _) in stores(&dir).await {
+        let live = TimeControl::Live {
+            initial: 180,
+            increment: 2,
+        };
+        let days = TimeControl::Correspondence { days: 3 };
+        store
+            .create_room("t1", &[1; 32], 10, "nine", Some(live))
+            .await
+            .unwrap();
+        store
+            .create_room("t2", &[1; 32], 10, "nine", Some(days))
+            .await
+            .unwrap();
+        assert!(store.join("t1", &[2; 32], 20).await.unwrap(), "{name}");
+        let stamp = Stamp {
+            light_ms: 179_000,
+            dark_ms: 180_000,
+            lag_ms: 40,
+        };
+        let mut turn = event(1, 0, Light, Command::Action("d6".into()), "l1");
+        turn.stamp = Some(stamp);
+        let mut flag = event(1, 1, Dark, Command::Resign, "~timeout-1");
+        flag.command = Entry::Clock(ClockEventKind::Timeout);
+        flag.stamp = Some(Stamp {
+            light_ms: 179_000,
+            dark_ms: 0,
+            lag_ms: 0,
+        });
+        for e in [&turn, &flag] {
+            assert_eq!(
+                store.append(append("t1", e.clone())).await.unwrap(),
+                Appended::Stored,
+                "{name}"
+            );
+        }
+        let t1 = store.load_room("t1").await.unwrap().expect(name);
+        assert_eq!(t1.clock, Some(live), "{name}");
+        assert_eq!(t1.dark_at, Some(20), "{name}");
+        assert_eq!(t1.events, vec![turn, flag], "{name}");
+        let t2 = store.load_room("t2").await.unwrap().expect(name);
+        assert_eq!(t2.clock, Some(days), "{name}");
+        assert_eq!(t2.dark_at, None, "{name}");
+        room(&store, "u1").await;
+        assert_eq!(
+            store.load_room("u1").await.unwrap().unwrap().clock,
+            None,
             "{name}"
         );
     }

@@ -24,8 +24,9 @@ use tokio::sync::mpsc;
 
 use super::room::{Cmd, Outgoing, Room, Verdict, ack};
 use super::{Rooms, lock};
-use crate::protocol::{ClientMsg, ErrorCode, ServerMsg};
-use crate::store::{Append, Appended, StoredEvent};
+use crate::protocol::{ClientMsg, ClockEventKind, ErrorCode, SERVER_ID_PREFIX, ServerMsg};
+use crate::store::{Append, Appended, Entry, StoredEvent};
+use crate::timecontrol::{Deadline, Verdict as TimeVerdict};
 
 impl Rooms {
     /// Handles a command from a socket holding `seat` (`None`: spectator). Every
@@ -103,7 +104,8 @@ impl Rooms {
             },
             other => other,
         };
-        let (append, table, placed) = {
+        let now = self.now();
+        let prepared = {
             let mut room = lock(room_arc);
             match verdict {
                 Verdict::Go => {}
@@ -122,39 +124,76 @@ impl Rooms {
                 // being closed with `replaced`, and its command is not applied.
                 return;
             }
-            let mut table = room.table.clone();
-            let placed = match table.apply(c.seat, c.cmd) {
-                Ok(placed) => placed,
-                Err(r) => {
-                    let _ = tx.try_send(room.error(Some(c.cid), r.code, &r.message));
-                    return;
+            // A timed round: a command after the flag fell is refused, and the flag
+            // stored in its place.
+            match room.clocks.as_ref().map(|clocks| clocks.check(now)) {
+                Some(Err(deadline)) => Err(deadline),
+                _ => {
+                    let mut table = room.table.clone();
+                    let placed = match table.apply(c.seat, c.cmd) {
+                        Ok(placed) => placed,
+                        Err(r) => {
+                            let _ = tx.try_send(room.error(Some(c.cid), r.code, &r.message));
+                            return;
+                        }
+                    };
+                    let entry = Entry::Command(c.cmd.clone());
+                    match room.clocks_after(c.seat, &entry, &table, placed, now) {
+                        Err(deadline) => Err(deadline),
+                        Ok((clocks, stamp)) => {
+                            room.begin_write();
+                            let append = Append {
+                                room: room.id.clone(),
+                                event: StoredEvent {
+                                    round: placed.round,
+                                    seq: placed.seq,
+                                    seat: c.seat,
+                                    command: entry,
+                                    client_id: c.cid.to_string(),
+                                    at: now,
+                                    stamp,
+                                },
+                                new_round: placed.new_round,
+                            };
+                            Ok((append, table, placed, clocks))
+                        }
+                    }
                 }
-            };
-            room.begin_write();
-            let append = Append {
-                room: room.id.clone(),
-                event: StoredEvent {
-                    round: placed.round,
-                    seq: placed.seq,
-                    seat: c.seat,
-                    command: c.cmd.clone(),
-                    client_id: c.cid.to_string(),
-                    at: self.now(),
-                },
-                new_round: placed.new_round,
-            };
-            (append, table, placed)
+            }
         };
-        let at = append.event.at;
+        let (append, table, placed, clocks) = match prepared {
+            Ok(prepared) => prepared,
+            Err(deadline) => {
+                self.flag(room_arc, Some(deadline)).await;
+                let room = lock(room_arc);
+                if room.table.is_over() {
+                    let _ = tx.try_send(room.error(
+                        Some(c.cid),
+                        ErrorCode::OutOfTime.into(),
+                        "Time ran out before this arrived: the round is over on time.",
+                    ));
+                } else {
+                    let _ = tx.try_send(room.error(
+                        Some(c.cid),
+                        ErrorCode::Stale.into(),
+                        "Another command reached the game first; here is the game as it is now.",
+                    ));
+                }
+                let _ = tx.try_send(room.state());
+                return;
+            }
+        };
+        let at = now;
         let outcome = store.append(append).await;
         lock(room_arc).end_write();
         match outcome {
             Ok(Appended::Stored) => {
                 let mut room = lock(room_arc);
                 room.table = table;
+                room.clocks = clocks;
                 room.stored(placed, c.seat, c.cid.to_string());
                 room.active_at = at;
-                room.committed = Arc::new(room.table.view(&room.id));
+                room.refresh(at);
                 let _ = tx.try_send(ack(c.cid, room.table.round(), room.table.version(), false));
                 room.broadcast_state();
                 let took = received.elapsed();
@@ -188,6 +227,76 @@ impl Rooms {
                 let _ = tx.try_send(room.state());
             }
             Err(e) => self.failed(room_arc, c, tx, &e.to_string()),
+        }
+    }
+
+    /// Stores the fallen flag of a timed round (`timeout`, or `abort` before a side's
+    /// first turn) at the round's next place, through the same append as a command, so
+    /// the database's (round, seq) key decides it against a last-moment turn on
+    /// another instance. `late`: the deadline a turn was late for (its time less the
+    /// lag given back exceeded what was left); else the flag must have fallen by now.
+    /// The caller holds the room's gate.
+    pub(super) async fn flag(&self, room_arc: &Arc<Mutex<Room>>, late: Option<Deadline>) {
+        let store = &self.shared.store;
+        let now = self.now();
+        let prepared = {
+            let mut room = lock(room_arc);
+            let Some(clocks) = &room.clocks else { return };
+            let Some(deadline) = clocks
+                .check(now)
+                .err()
+                .or(late.filter(|_| clocks.deadline().is_some()))
+            else {
+                return;
+            };
+            let (seat, kind) = match deadline.verdict {
+                TimeVerdict::Timeout(seat) => (seat, ClockEventKind::Timeout),
+                TimeVerdict::Abort(seat) => (seat, ClockEventKind::Abort),
+            };
+            let mut table = room.table.clone();
+            let Ok(placed) = table.apply_clock(seat, kind) else {
+                return;
+            };
+            let entry = Entry::Clock(kind);
+            let Ok((clocks, stamp)) = room.clocks_after(seat, &entry, &table, placed, now) else {
+                return;
+            };
+            room.begin_write();
+            let cid = format!("{SERVER_ID_PREFIX}{kind}-{}", placed.round);
+            let append = Append {
+                room: room.id.clone(),
+                event: StoredEvent {
+                    round: placed.round,
+                    seq: placed.seq,
+                    seat,
+                    command: entry,
+                    client_id: cid.clone(),
+                    at: now,
+                    stamp,
+                },
+                new_round: None,
+            };
+            (append, table, placed, clocks, seat, cid)
+        };
+        let (append, table, placed, clocks, seat, cid) = prepared;
+        let outcome = store.append(append).await;
+        lock(room_arc).end_write();
+        match outcome {
+            Ok(Appended::Stored) => {
+                let mut room = lock(room_arc);
+                room.table = table;
+                room.clocks = clocks;
+                room.stored(placed, seat, cid);
+                room.active_at = now;
+                room.refresh(now);
+                room.broadcast_state();
+            }
+            // Another instance stored the flag, or a turn, at this place first.
+            Ok(Appended::Duplicate { .. } | Appended::PlaceTaken) => self.read_news(room_arc).await,
+            Err(e) => {
+                let room = lock(room_arc);
+                tracing::error!(error = %e, room = %room.id, "storing a fallen flag failed");
+            }
         }
     }
 

@@ -38,6 +38,10 @@ use crate::keys;
 use crate::protocol::{CloseCode, ErrorCode, PROTOCOL, SeatView, ServerMsg};
 use crate::store::{DbError, Store};
 use crate::table::{NoRecord, Refusal, RoundRecord};
+use crate::timecontrol::{ClockView, TimeControl};
+
+/// How often the server looks for fallen flags in the rooms it holds.
+pub const FLAG_CHECK: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Public facts about a room (`GET /api/rooms/{room}`).
 #[derive(Debug, Clone, Serialize)]
@@ -51,6 +55,8 @@ pub struct RoomInfo {
     over: bool,
     seats: ByColor<SeatView>,
     spectators: usize,
+    /// The clocks as of now (`null`: an untimed room, or round 1 before Dark joined).
+    clock: Option<ClockView>,
 }
 
 /// A hello that could not take a seat.
@@ -151,7 +157,34 @@ impl Rooms {
     /// Starts the background work the store needs to share the database with other
     /// instances (nothing on SQLite). Abort the tasks at shutdown.
     pub fn start_background(&self) -> Vec<tokio::task::JoinHandle<()>> {
-        self.shared.store.start(Arc::new(self.clone()))
+        let mut tasks = self.shared.store.start(Arc::new(self.clone()));
+        let rooms = self.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut tick = tokio::time::interval(FLAG_CHECK);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                rooms.check_flags().await;
+            }
+        }));
+        tasks
+    }
+
+    /// The server's own check of the clocks: every room in memory whose flag has
+    /// fallen by the (injectable) clock's now gets its `timeout` or `abort` stored,
+    /// with nobody sending anything. A room with a running clock is never evicted.
+    pub async fn check_flags(&self) {
+        let now = self.now();
+        let due: Vec<Arc<Mutex<Room>>> = lock(&self.shared.map)
+            .values()
+            .filter(|arc| lock(arc).deadline().is_some_and(|d| d.at <= now))
+            .cloned()
+            .collect();
+        for arc in due {
+            let gate = lock(&arc).gate.clone();
+            let _turn = gate.lock().await;
+            self.flag(&arc, None).await;
+        }
     }
 
     /// Withdraws this instance (and its presence) on a clean shutdown.
@@ -186,7 +219,7 @@ impl Rooms {
                         None => true,
                         Some(arc) => {
                             let mut room = lock(&arc);
-                            if room.held() || room.active_at >= cutoff {
+                            if room.held() || room.clock_running() || room.active_at >= cutoff {
                                 false
                             } else {
                                 room.evicted = true;
@@ -290,7 +323,7 @@ impl Rooms {
         let before = map.len();
         map.retain(|_, arc| {
             let mut room = lock(arc);
-            if room.held() || room.idle_since.elapsed() < after {
+            if room.held() || room.clock_running() || room.idle_since.elapsed() < after {
                 return true;
             }
             room.evicted = true;
@@ -305,16 +338,20 @@ impl Rooms {
 
     /// Creates a room playing `rules`; returns its id and the Light seat's key once both
     /// are on disk.
-    pub async fn create(&self, rules: &'static Rules) -> Result<(String, String), ApiError> {
+    pub async fn create(
+        &self,
+        rules: &'static Rules,
+        clock: Option<TimeControl>,
+    ) -> Result<(String, String), ApiError> {
         let id = keys::new_room_id();
         let key = keys::new_seat_key();
         let key_hash = keys::hash_key(&key);
         let at = self.now();
         self.shared
             .store
-            .create_room(&id, &key_hash, at, &rules.to_string())
+            .create_room(&id, &key_hash, at, &rules.to_string(), clock)
             .await?;
-        let room = Room::new(id.clone(), key_hash, at, rules);
+        let room = Room::new(id.clone(), key_hash, at, rules, clock);
         lock(&self.shared.map).insert(id.clone(), Arc::new(Mutex::new(room)));
         Ok((id, key))
     }
@@ -343,6 +380,8 @@ impl Rooms {
                     room.keys.dark = Some(key_hash);
                     room.taken.dark = true;
                     room.active_at = at;
+                    room.start_clocks(at);
+                    room.refresh(at);
                     room.broadcast_state();
                 }
                 Ok(key)
@@ -358,6 +397,7 @@ impl Rooms {
 
     /// Public facts about a room.
     pub async fn info(&self, id: &str) -> Result<RoomInfo, Missing> {
+        let now = self.now();
         self.with_room(id, |room, _| RoomInfo {
             room: room.id.clone(),
             protocol: PROTOCOL,
@@ -367,6 +407,7 @@ impl Rooms {
             over: room.committed.result.is_some(),
             seats: room.seats(),
             spectators: room.spectators(),
+            clock: room.clocks.as_ref().map(|c| c.view(now)),
         })
         .await
     }

@@ -103,6 +103,18 @@ impl Rooms {
         }
         let id = room.id.clone();
         let mut changed = false;
+        // The Dark seat first: round 1's clocks start when it was taken.
+        if room.keys.dark.is_none() || !room.taken.dark {
+            if let Some(key) = news.dark_key {
+                room.keys.dark = Some(key);
+                room.taken.dark = true;
+                if let Some(at) = news.dark_at {
+                    room.start_clocks(at);
+                }
+                changed = true;
+            }
+        }
+        let news_at = news.events.last().map(|e| e.at).or(news.dark_at);
         for (i, e) in news.events.into_iter().enumerate() {
             if let Err(why) = room.apply_stored(i, e) {
                 tracing::error!(room = %id, reason = %why, "a stored event from another instance does not apply");
@@ -111,14 +123,9 @@ impl Rooms {
             changed = true;
         }
         if changed {
-            room.committed = Arc::new(room.table.view(&room.id));
-        }
-        if room.keys.dark.is_none() || !room.taken.dark {
-            if let Some(key) = news.dark_key {
-                room.keys.dark = Some(key);
-                room.taken.dark = true;
-                changed = true;
-            }
+            let at = room.committed.clock.map_or(0, |c| c.at);
+            let at = news_at.unwrap_or(at);
+            room.refresh(at);
         }
         if room.others_hold(news.remote, news.claims) {
             changed = true;

@@ -10,9 +10,12 @@ use mill_core::{ByColor, Color, Rules};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::protocol::{self, CloseCode, Code, Command, ErrorCode, GameView, SeatView, ServerMsg};
-use crate::store::{StoredEvent, StoredRoom};
+use crate::protocol::{
+    self, ClockEventKind, CloseCode, Code, Command, ErrorCode, GameView, SeatView, ServerMsg,
+};
+use crate::store::{Entry, StoredEvent, StoredRoom};
 use crate::table::{Placed, Table};
+use crate::timecontrol::{Clocks, Deadline, Stamp, TimeControl};
 
 /// Sockets watching one room without a seat, at most: each costs memory and a copy
 /// of every state, so one address cannot open them without end.
@@ -108,6 +111,10 @@ pub struct Room {
     pub(super) gate: Arc<tokio::sync::Mutex<()>>,
     /// What other instances sharing the database hold (nothing on one instance).
     pub(super) others: Others,
+    /// The room's time control (`None`: untimed).
+    pub(super) control: Option<TimeControl>,
+    /// The current round's clocks, once it is playable (timed rooms only).
+    pub(super) clocks: Option<Clocks>,
 }
 
 /// A command as it reaches a room.
@@ -164,7 +171,13 @@ fn id_hash(seat: Color, cid: &str) -> u64 {
 }
 
 impl Room {
-    pub(super) fn new(id: String, light_key: [u8; 32], at: i64, rules: &'static Rules) -> Room {
+    pub(super) fn new(
+        id: String,
+        light_key: [u8; 32],
+        at: i64,
+        rules: &'static Rules,
+        control: Option<TimeControl>,
+    ) -> Room {
         let table = Table::with_rules(rules);
         let committed = Arc::new(table.view(&id));
         Room {
@@ -192,20 +205,115 @@ impl Room {
             next: (1, 0),
             gate: Arc::new(tokio::sync::Mutex::new(())),
             others: Others::default(),
+            control,
+            clocks: None,
         }
+    }
+
+    /// Round 1 became playable at `at` (the Dark seat was taken): a timed room's
+    /// clocks start (the first turns have their own allowance, see `timecontrol.rs`).
+    pub(super) fn start_clocks(&mut self, at: i64) {
+        if let (Some(control), None) = (self.control, &self.clocks) {
+            self.clocks = Some(Clocks::new(control, self.table.to_move(), at));
+        }
+    }
+
+    /// Whether a clock runs (or a first-turn allowance): the room stays in memory, so
+    /// the periodic check sees its flag fall.
+    pub(super) fn clock_running(&self) -> bool {
+        self.clocks.as_ref().is_some_and(|c| c.deadline().is_some())
+    }
+
+    /// When the flag falls, if a clock runs.
+    pub(super) fn deadline(&self) -> Option<Deadline> {
+        self.clocks.as_ref().and_then(Clocks::deadline)
+    }
+
+    /// The clocks after `entry` of `seat` left the table as `after` (with `placed`) at
+    /// `now`, and what to store with it; `Err` when the side's time had run out (the
+    /// caller stores the flag instead, and nothing else changes).
+    pub(super) fn clocks_after(
+        &self,
+        seat: Color,
+        entry: &Entry,
+        after: &Table,
+        placed: Placed,
+        now: i64,
+    ) -> Result<(Option<Clocks>, Option<Stamp>), Deadline> {
+        let Some(control) = self.control else {
+            return Ok((None, None));
+        };
+        if placed.new_round.is_some() {
+            let clocks = Clocks::new(control, after.to_move(), now);
+            let stamp = clocks.stamp_at(now);
+            return Ok((Some(clocks), Some(stamp)));
+        }
+        let Some(mut clocks) = self.clocks.clone() else {
+            return Ok((None, None));
+        };
+        let stamp = match entry {
+            // The absence of the side not to move stops the other's clock, its return
+            // starts it again (not stored by this server yet; replayed all the same).
+            Entry::Clock(ClockEventKind::Away) => clocks.pause(now)?,
+            Entry::Clock(ClockEventKind::Back) => clocks.resume(now),
+            Entry::Clock(kind) => {
+                let mut stamp = clocks.finish(now);
+                // A turn late by its own charge (not yet by the deadline) still has
+                // lost its time: the record says so.
+                if *kind == ClockEventKind::Timeout {
+                    match seat {
+                        Color::Light => stamp.light_ms = 0,
+                        Color::Dark => stamp.dark_ms = 0,
+                    }
+                }
+                stamp
+            }
+            Entry::Command(cmd) => {
+                clocks.check(now)?;
+                let stamp = match cmd {
+                    // A turn ends when the other side is to move (or the round is over).
+                    Command::Action(_) if after.to_move() != seat || after.is_over() => {
+                        clocks.turn(now, 0)?
+                    }
+                    Command::AcceptTakeback => clocks.takeback(now, after.to_move())?,
+                    _ => clocks.stamp_at(now),
+                };
+                if after.is_over() {
+                    Stamp {
+                        lag_ms: stamp.lag_ms,
+                        ..clocks.finish(now)
+                    }
+                } else {
+                    stamp
+                }
+            }
+        };
+        Ok((Some(clocks), Some(stamp)))
+    }
+
+    /// Makes the snapshot of the table as it is, with the clocks as of `now`.
+    pub(super) fn refresh(&mut self, now: i64) {
+        let mut view = self.table.view(&self.id);
+        view.clock = self.clocks.as_ref().map(|c| c.view(now));
+        self.committed = Arc::new(view);
     }
 
     /// Rebuilds a room by replaying its stored events through the table.
     pub(super) fn replay(s: StoredRoom) -> Result<Room, String> {
         let light = s.light_key.ok_or("no light seat")?;
         let rules = Rules::parse(&s.variant).map_err(|e| format!("plays {:?}: {e}", s.variant))?;
-        let mut room = Room::new(s.id, light, s.active_at, rules);
+        let mut room = Room::new(s.id, light, s.active_at, rules, s.clock);
         room.keys.dark = s.dark_key;
         room.taken.dark = s.dark_key.is_some();
+        if let Some(at) = s.dark_at.filter(|_| s.dark_key.is_some()) {
+            room.start_clocks(at);
+        }
+        let mut last = s.dark_at.unwrap_or(s.active_at);
         for (i, e) in s.events.into_iter().enumerate() {
+            last = e.at;
             room.apply_stored(i, e)?;
         }
-        room.committed = Arc::new(room.table.view(&room.id));
+        room.refresh(last);
         Ok(room)
     }
 
@@ -218,10 +326,19 @@ impl Room {
                 self.table.round()
             ));
         }
-        let placed = self
-            .table
-            .apply(e.seat, &e.command)
-            .map_err(|r| format!("event {i}: {} ({})", r.message, r.code))?;
+        let placed = match &e.command {
+            Entry::Command(cmd) => self.table.apply(e.seat, cmd),
+            Entry::Clock(kind) => self.table.apply_clock(e.seat, *kind),
+        }
+        .map_err(|r| format!("event {i}: {} ({})", r.message, r.code))?;
+        // The clocks replay through the same calls with the stored times, then take
+        // the stored remaining times (`Clocks::settle`).
+        if let Ok((clocks, _)) = self.clocks_after(e.seat, &e.command, &self.table, placed, e.at) {
+            self.clocks = clocks;
+        }
+        if let (Some(clocks), Some(stamp)) = (&mut self.clocks, e.stamp) {
+            clocks.settle(stamp, e.at);
+        }
         self.stored(placed, e.seat, e.client_id);
         self.active_at = self.active_at.max(e.at);
         Ok(())

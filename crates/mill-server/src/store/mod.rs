@@ -24,7 +24,7 @@ use mill_core::Color;
 
 use self::postgres::Pg;
 use self::sqlite::Sqlite;
-pub use self::types::{Append, Appended, DbError, Instances, News, Presence, StoredEvent, StoredRoom};
+pub use self::types::{Append, Appended, DbError, Entry, Instances, News, Presence, StoredEvent, StoredRoom};
 
 /// Where the data lives: `--db` is a file path or a `postgres://`/`postgresql://` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,10 +155,11 @@ impl Store {
         key_hash: &[u8; 32],
         at: i64,
         rules: &str,
+        clock: Option<crate::timecontrol::TimeControl>,
     ) -> Result<(), DbError> {
         match self {
-            Store::Sqlite(db) => db.create_room(id, key_hash, at, rules).await,
-            Store::Postgres(pg) => pg.create_room(id, key_hash, at, rules).await,
+            Store::Sqlite(db) => db.create_room(id, key_hash, at, rules, clock).await,
+            Store::Postgres(pg) => pg.create_room(id, key_hash, at, rules, clock).await,
         }
     }
 

@@ -50,8 +50,8 @@ use tokio_postgres::{AsyncMessage, NoTls};
 use mill_core::Color;
 
 use super::types::{
-    Append, Appended, DbError, Instances, News, Presence, StoredEvent, StoredRoom, key_hash, parse_command,
-    parse_seat, seat_name,
+    Append, Appended, DbError, Instances, News, Presence, StoredEvent, StoredRoom, clock_columns, key_hash,
+    parse_clock, parse_command, parse_seat, parse_stamp, seat_name,
 };
 
 /// The PostgreSQL migrations, in order (the number is the schema version).
@@ -127,7 +127,8 @@ fn i(n: u32) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
 }
 
-/// One row of `SELECT round, seq, seat, kind, action, client_id, at` (from column
+/// One row of `SELECT round, seq, seat, kind, action, client_id, at, light_ms, dark_ms,
+/// lag_ms` (from column
 /// `first` on) as an event.
 fn event_row(r: &tokio_postgres::Row, first: usize, room: &str) -> Result<StoredEvent, DbError> {
     let number = |n: usize| {
@@ -141,6 +142,7 @@ fn event_row(r: &tokio_postgres::Row, first: usize, room: &str) -> Result<Stored
         command: parse_command(r.get(first + 3), r.get(first + 4), room)?,
         client_id: r.get(first + 5),
         at: r.get(first + 6),
+        stamp: parse_stamp(r.get(first + 7), r.get(first + 8), r.get(first + 9)),
     })
 }
 
@@ -221,12 +223,15 @@ impl Pg {
         key_hash: &[u8; 32],
         at: i64,
         rules: &str,
+        clock: Option<crate::timecontrol::TimeControl>,
     ) -> Result<(), DbError> {
+        let (initial, increment, days) = clock_columns(clock);
         let mut client = self.pool.get().await?;
         let tx = client.transaction().await?;
         tx.execute(
-            "INSERT INTO rooms (id, variant, created_at, active_at) VALUES ($1, $3, $2, $2)",
-            &[&id, &at, &rules],
+            "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment, clock_days)
+             VALUES ($1, $3, $2, $2, $4::bigint, $5::bigint, $6::bigint)",
+            &[&id, &at, &rules, &initial, &increment, &days],
         )
         .await?;
         tx.execute(
@@ -268,10 +273,11 @@ impl Pg {
                 round: i(e.round),
                 seq: i(e.seq),
                 seat: seat_name(e.seat),
-                kind: e.command.kind().as_str(),
+                kind: e.command.kind_str(),
                 action: e.command.action_text().map(str::to_string),
                 client_id: e.client_id,
                 at: e.at,
+                stamp: e.stamp,
             },
             done,
         };
@@ -287,7 +293,11 @@ impl Pg {
     pub async fn load_room(&self, id: &str) -> Result<Option<StoredRoom>, DbError> {
         let client = self.pool.get().await?;
         let Some(row) = client
-            .query_opt("SELECT active_at, variant FROM rooms WHERE id = $1", &[&id])
+            .query_opt(
+                "SELECT active_at, variant, clock_initial::bigint, clock_increment::bigint,
+                        clock_days::bigint FROM rooms WHERE id = $1",
+                &[&id],
+            )
             .await?
         else {
             return Ok(None);
@@ -296,18 +306,26 @@ impl Pg {
             id: id.to_string(),
             active_at: row.get(0),
             variant: row.get(1),
+            clock: parse_clock(row.get(2), row.get(3), row.get(4), id)?,
             light_key: None,
             dark_key: None,
+            dark_at: None,
             events: Vec::new(),
         };
         for row in client
-            .query("SELECT color, key_hash FROM seats WHERE room_id = $1", &[&id])
+            .query(
+                "SELECT color, key_hash, created_at FROM seats WHERE room_id = $1",
+                &[&id],
+            )
             .await?
         {
             let key = key_hash(row.get(1), id)?;
             match parse_seat(row.get(0), id)? {
                 Color::Light => room.light_key = Some(key),
-                Color::Dark => room.dark_key = Some(key),
+                Color::Dark => {
+                    room.dark_key = Some(key);
+                    room.dark_at = Some(row.get(2));
+                }
             }
         }
         room.events = self.events(&client, id, 1, 0).await?;
@@ -326,7 +344,7 @@ impl Pg {
     ) -> Result<Vec<StoredEvent>, DbError> {
         let stmt = client
             .prepare_cached(
-                "SELECT round, seq, seat, kind, action, client_id, at FROM events
+                "SELECT round, seq, seat, kind, action, client_id, at, light_ms, dark_ms, lag_ms FROM events
                  WHERE room_id = $1 AND (round, seq) >= ($2, $3) ORDER BY round, seq",
             )
             .await?;
@@ -366,7 +384,8 @@ impl Pg {
             async {
                 let stmt = client
                     .prepare_cached(
-                        "SELECT e.room_id, e.round, e.seq, e.seat, e.kind, e.action, e.client_id, e.at
+                        "SELECT e.room_id, e.round, e.seq, e.seat, e.kind, e.action, e.client_id, e.at,
+                                e.light_ms, e.dark_ms, e.lag_ms
                          FROM unnest($1::text[], $2::int[], $3::int[]) AS w(room_id, round, seq)
                          JOIN events e ON e.room_id = w.room_id AND (e.round, e.seq) >= (w.round, w.seq)
                          ORDER BY e.room_id, e.round, e.seq",
@@ -377,7 +396,7 @@ impl Pg {
             async {
                 let stmt = client
                     .prepare_cached(
-                        "SELECT room_id, key_hash FROM seats WHERE room_id = ANY($1) AND color = 'dark'",
+                        "SELECT room_id, key_hash, created_at FROM seats WHERE room_id = ANY($1) AND color = 'dark'",
                     )
                     .await?;
                 client.query(&stmt, &[&ids]).await
@@ -410,6 +429,7 @@ impl Pg {
             let key = key_hash(r.get(1), &room)?;
             if let Some(news) = out.get_mut(&room) {
                 news.dark_key = Some(key);
+                news.dark_at = Some(r.get(2));
             }
         }
         for r in &presence {
@@ -727,6 +747,7 @@ struct Event {
     action: Option<String>,
     client_id: String,
     at: i64,
+    stamp: Option<crate::timecontrol::Stamp>,
 }
 
 #[derive(Debug)]
@@ -818,9 +839,12 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
         .prepare_cached(
             "WITH input AS (
                  SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::text[],
-                                      $6::text[], $7::text[], $8::bigint[])
-                     AS t(room_id, round, seq, seat, kind, action, client_id, at)),
-             ev AS (INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
+                                      $6::text[], $7::text[], $8::bigint[], $11::bigint[],
+                                      $12::bigint[], $13::bigint[])
+                     AS t(room_id, round, seq, seat, kind, action, client_id, at, light_ms, dark_ms,
+                          lag_ms)),
+             ev AS (INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at,
+                                        light_ms, dark_ms, lag_ms)
                     SELECT * FROM input
                     ON CONFLICT DO NOTHING
                     RETURNING room_id, round, seq, seat, client_id, at),
@@ -842,6 +866,9 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
     let actions: Vec<Option<&str>> = events.iter().map(|e| e.action.as_deref()).collect();
     let cids: Vec<&str> = events.iter().map(|e| e.client_id.as_str()).collect();
     let ats: Vec<i64> = events.iter().map(|e| e.at).collect();
+    let lights: Vec<Option<i64>> = events.iter().map(|e| e.stamp.map(|s| s.light_ms)).collect();
+    let darks: Vec<Option<i64>> = events.iter().map(|e| e.stamp.map(|s| s.dark_ms)).collect();
+    let lags: Vec<Option<i64>> = events.iter().map(|e| e.stamp.map(|s| s.lag_ms)).collect();
     let rows = client
         .query(
             &insert,
@@ -856,6 +883,9 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
                 &ats,
                 &instance,
                 &ROOMS_PER_PAYLOAD,
+                &lights,
+                &darks,
+                &lags,
             ],
         )
         .await?;

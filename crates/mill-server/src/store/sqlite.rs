@@ -19,7 +19,8 @@ use rusqlite_migration::Migrations;
 use tokio::sync::oneshot;
 
 use super::types::{
-    Append, Appended, DbError, StoredEvent, StoredRoom, key_hash, parse_command, parse_seat, seat_name,
+    Append, Appended, DbError, StoredEvent, StoredRoom, clock_columns, key_hash, parse_clock, parse_command,
+    parse_seat, parse_stamp, seat_name,
 };
 
 static MIGRATIONS_DIR: Dir = include_dir!("$CARGO_MANIFEST_DIR/../../migrations/sqlite");
@@ -51,38 +52,48 @@ pub fn open(path: &Path) -> Result<Connection, DbError> {
 /// Reads one room with its seats and events, in order; `None` if there is no such room.
 /// Uses the `events_room` index (migration 03), so it costs the room's own rows only.
 pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbError> {
-    let row: Option<(i64, String)> = conn
-        .prepare_cached("SELECT active_at, variant FROM rooms WHERE id = ?1")?
-        .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))
+    #[allow(clippy::type_complexity)]
+    let row: Option<(i64, String, Option<i64>, Option<i64>, Option<i64>)> = conn
+        .prepare_cached(
+            "SELECT active_at, variant, clock_initial, clock_increment, clock_days FROM rooms WHERE id = ?1",
+        )?
+        .query_row(params![id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
         .map(Some)
         .or_else(|e| match e {
             rusqlite::Error::QueryReturnedNoRows => Ok(None),
             e => Err(e),
         })?;
-    let Some((active_at, variant)) = row else {
+    let Some((active_at, variant, initial, increment, days)) = row else {
         return Ok(None);
     };
     let mut room = StoredRoom {
         id: id.to_string(),
         active_at,
         variant,
+        clock: parse_clock(initial, increment, days, id)?,
         light_key: None,
         dark_key: None,
+        dark_at: None,
         events: Vec::new(),
     };
-    let mut stmt = conn.prepare_cached("SELECT color, key_hash FROM seats WHERE room_id = ?1")?;
+    let mut stmt = conn.prepare_cached("SELECT color, key_hash, created_at FROM seats WHERE room_id = ?1")?;
     let mut rows = stmt.query(params![id])?;
     while let Some(row) = rows.next()? {
         let color: String = row.get(0)?;
         let hash = key_hash(row.get(1)?, id)?;
         match parse_seat(&color, id)? {
             mill_core::Color::Light => room.light_key = Some(hash),
-            mill_core::Color::Dark => room.dark_key = Some(hash),
+            mill_core::Color::Dark => {
+                room.dark_key = Some(hash);
+                room.dark_at = Some(row.get(2)?);
+            }
         }
     }
     // Append order is the room's order: a room's events are committed one after the other.
     let mut stmt = conn.prepare_cached(
-        "SELECT round, seq, seat, kind, action, client_id, at FROM events WHERE room_id = ?1 ORDER BY id",
+        "SELECT round, seq, seat, kind, action, client_id, at, light_ms, dark_ms, lag_ms FROM events WHERE room_id = ?1 ORDER BY id",
     )?;
     let mut rows = stmt.query(params![id])?;
     while let Some(row) = rows.next()? {
@@ -95,6 +106,7 @@ pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbEr
             command: parse_command(&kind, row.get(4)?, id)?,
             client_id: row.get(5)?,
             at: row.get(6)?,
+            stamp: parse_stamp(row.get(7)?, row.get(8)?, row.get(9)?),
         };
         room.active_at = room.active_at.max(event.at);
         room.events.push(event);
@@ -192,6 +204,8 @@ pub enum Op {
         at: i64,
         /// The rule set's name (`nine`, `six+per-mill`), kept in `rooms.variant`.
         rules: String,
+        /// The time control (`None`: untimed).
+        clock: Option<crate::timecontrol::TimeControl>,
     },
     /// The Dark seat taken, unless it is already ([`Written::Joined`]).
     Join {
@@ -493,11 +507,14 @@ fn write(conn: &Connection, op: &Op) -> Result<Written, rusqlite::Error> {
             key_hash,
             at,
             rules,
+            clock,
         } => {
+            let (initial, increment, days) = clock_columns(*clock);
             conn.prepare_cached(
-                "INSERT INTO rooms (id, variant, created_at, active_at) VALUES (?1, ?3, ?2, ?2)",
+                "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment, clock_days)
+                 VALUES (?1, ?3, ?2, ?2, ?4, ?5, ?6)",
             )?
-            .execute(params![id, at, rules])?;
+            .execute(params![id, at, rules, initial, increment, days])?;
             conn.prepare_cached(
                 "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, 'light', ?2, ?3)",
             )?
@@ -550,8 +567,8 @@ fn append(conn: &Connection, a: &Append) -> Result<Appended, rusqlite::Error> {
     let seat = seat_name(e.seat);
     let n = conn
         .prepare_cached(
-            "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at)
-             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8
+            "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at, light_ms, dark_ms, lag_ms)
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
              WHERE NOT EXISTS (SELECT 1 FROM events WHERE room_id = ?1 AND round = ?2 AND seq = ?3)
                AND NOT EXISTS (SELECT 1 FROM events WHERE room_id = ?1 AND seat = ?4 AND client_id = ?7)",
         )?
@@ -560,10 +577,13 @@ fn append(conn: &Connection, a: &Append) -> Result<Appended, rusqlite::Error> {
             e.round,
             e.seq,
             seat,
-            e.command.kind().as_str(),
+            e.command.kind_str(),
             e.command.action_text(),
             e.client_id,
-            e.at
+            e.at,
+            e.stamp.map(|s| s.light_ms),
+            e.stamp.map(|s| s.dark_ms),
+            e.stamp.map(|s| s.lag_ms),
         ])?;
     if n == 0 {
         return Ok(match find_place(conn, &a.room, seat, &e.client_id)? {
@@ -616,6 +636,7 @@ impl Sqlite {
         key_hash: &[u8; 32],
         at: i64,
         rules: &str,
+        clock: Option<crate::timecontrol::TimeControl>,
     ) -> Result<(), DbError> {
         self.writer
             .exec(Op::CreateRoom {
@@ -623,6 +644,7 @@ impl Sqlite {
                 key_hash: *key_hash,
                 at,
                 rules: rules.to_string(),
+                clock,
             })
             .await
             .map(drop)
@@ -715,9 +737,10 @@ mod tests {
                 round: 1,
                 seq,
                 seat: mill_core::Color::Light,
-                command: Command::Action(action.into()),
+                command: Command::Action(action.into()).into(),
                 client_id: client_id.into(),
                 at: 3,
+                stamp: None,
             },
             new_round: None,
         }
@@ -825,7 +848,7 @@ mod tests {
             .unwrap();
         assert_eq!(ids, [7, 9, 10, 11, 12], "rows keep their ids, new ones follow");
         let room = load_room(&conn, "r1").unwrap().unwrap();
-        let kinds: Vec<&str> = room.events.iter().map(|e| e.command.kind().as_str()).collect();
+        let kinds: Vec<&str> = room.events.iter().map(|e| e.command.kind_str()).collect();
         assert_eq!(
             kinds,
             [
@@ -852,6 +875,7 @@ mod tests {
                     key_hash,
                     at: 1,
                     rules: "six".into(),
+                    clock: None,
                 })
                 .await
                 .unwrap();
@@ -887,7 +911,7 @@ mod tests {
         assert_eq!(room.dark_key, Some([8; 32]));
         assert_eq!(room.active_at, 3);
         assert_eq!(room.events.len(), 1);
-        assert_eq!(room.events[0].command, Command::Action("d6".into()));
+        assert_eq!(room.events[0].command, Command::Action("d6".into()).into());
         assert_eq!(idle_rooms(&conn, 4, 10).unwrap(), ["r1"]);
         assert!(idle_rooms(&conn, 3, 10).unwrap().is_empty());
         let (writer, handle) = Writer::start(conn);

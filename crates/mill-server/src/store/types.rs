@@ -4,7 +4,8 @@
 
 use mill_core::Color;
 
-use crate::protocol::Command;
+use crate::protocol::{ClockEventKind, Command};
+use crate::timecontrol::{Stamp, TimeControl};
 
 /// A database failure.
 #[derive(Debug, thiserror::Error)]
@@ -26,7 +27,42 @@ pub enum DbError {
     Postgres(String),
 }
 
-/// One stored event: a command that was applied, where it went and who sent it.
+/// What a stored event did: a seat's command, or an event the server stored by itself
+/// in a timed round (its client id starts with `~`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Entry {
+    /// A command a seat sent.
+    Command(Command),
+    /// The clock's own event about the event's seat.
+    Clock(ClockEventKind),
+}
+
+impl Entry {
+    /// The `kind` column.
+    pub fn kind_str(&self) -> &'static str {
+        match self {
+            Entry::Command(c) => c.kind().as_str(),
+            Entry::Clock(k) => k.as_str(),
+        }
+    }
+
+    /// The `action` column.
+    pub fn action_text(&self) -> Option<&str> {
+        match self {
+            Entry::Command(c) => c.action_text(),
+            Entry::Clock(_) => None,
+        }
+    }
+}
+
+impl From<Command> for Entry {
+    fn from(c: Command) -> Entry {
+        Entry::Command(c)
+    }
+}
+
+/// One stored event: a command that was applied (or the clock's own event), where it
+/// went and who sent it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredEvent {
     /// The round it belongs to.
@@ -36,11 +72,14 @@ pub struct StoredEvent {
     /// The seat that sent it.
     pub seat: Color,
     /// What it did (kind and, for actions, the action text).
-    pub command: Command,
+    pub command: Entry,
     /// The client-made id (unique per room and seat).
     pub client_id: String,
     /// When it was stored (Unix ms).
     pub at: i64,
+    /// In a timed round: both clocks as of `at` and the lag given back
+    /// (`timecontrol.rs`); `None` in an untimed room.
+    pub stamp: Option<Stamp>,
 }
 
 /// An event to append to room `room`.
@@ -80,10 +119,14 @@ pub struct StoredRoom {
     pub active_at: i64,
     /// The rule set's name (`rooms.variant`: `nine` for rooms older than the variants).
     pub variant: String,
+    /// The room's time control (`None`: untimed).
+    pub clock: Option<TimeControl>,
     /// Seat key hashes.
     pub light_key: Option<[u8; 32]>,
     /// Seat key hashes.
     pub dark_key: Option<[u8; 32]>,
+    /// When the Dark seat was taken (round 1 becomes playable then).
+    pub dark_at: Option<i64>,
     /// Events in order.
     pub events: Vec<StoredEvent>,
 }
@@ -94,6 +137,8 @@ pub struct StoredRoom {
 pub struct News {
     /// The Dark seat's key hash, if taken.
     pub dark_key: Option<[u8; 32]>,
+    /// When the Dark seat was taken.
+    pub dark_at: Option<i64>,
     /// Events at or after the place asked for, in order.
     pub events: Vec<StoredEvent>,
     /// Seats held by a socket on another live instance (Light, Dark).
@@ -147,10 +192,55 @@ pub fn parse_seat(text: &str, room: &str) -> Result<Color, DbError> {
     }
 }
 
-/// Reads an event's `kind` and `action` columns into its command.
-pub fn parse_command(kind: &str, action: Option<String>, room: &str) -> Result<Command, DbError> {
+/// Reads an event's `kind` and `action` columns into what it did.
+pub fn parse_command(kind: &str, action: Option<String>, room: &str) -> Result<Entry, DbError> {
+    let bad = || DbError::Corrupt(format!("event kind {kind:?} (or its action) in room {room}"));
+    if let Ok(k) = kind.parse::<ClockEventKind>() {
+        return if action.is_none() {
+            Ok(Entry::Clock(k))
+        } else {
+            Err(bad())
+        };
+    }
     Command::from_event(kind, action)
-        .ok_or_else(|| DbError::Corrupt(format!("event kind {kind:?} (or its action) in room {room}")))
+        .map(Entry::Command)
+        .ok_or_else(bad)
+}
+
+/// Reads an event's `light_ms`, `dark_ms` and `lag_ms` columns.
+pub fn parse_stamp(light: Option<i64>, dark: Option<i64>, lag: Option<i64>) -> Option<Stamp> {
+    Some(Stamp {
+        light_ms: light?,
+        dark_ms: dark?,
+        lag_ms: lag.unwrap_or(0),
+    })
+}
+
+/// Reads a room's `clock_initial`, `clock_increment` and `clock_days` columns; a
+/// combination no request could have made is a damaged row.
+pub fn parse_clock(
+    initial: Option<i64>,
+    increment: Option<i64>,
+    days: Option<i64>,
+    room: &str,
+) -> Result<Option<TimeControl>, DbError> {
+    if initial.is_none() && increment.is_none() && days.is_none() {
+        return Ok(None);
+    }
+    TimeControl::from_stored(initial, increment, days)
+        .map(Some)
+        .ok_or_else(|| DbError::Corrupt(format!("time control of room {room}")))
+}
+
+/// A time control's `clock_initial`, `clock_increment` and `clock_days` columns.
+pub fn clock_columns(clock: Option<TimeControl>) -> (Option<i64>, Option<i64>, Option<i64>) {
+    match clock {
+        None => (None, None, None),
+        Some(TimeControl::Live { initial, increment }) => {
+            (Some(initial as i64), Some(increment as i64), None)
+        }
+        Some(TimeControl::Correspondence { days }) => (None, None, Some(days as i64)),
+    }
 }
 
 /// A key hash column: exactly 32 bytes.
