@@ -32,6 +32,8 @@ pub mod capabilities;
 pub mod identity;
 pub mod json;
 pub mod legal;
+pub mod mifinv;
+pub mod mifpos;
 pub mod mpk;
 pub mod mrs;
 pub mod mstate;
