@@ -556,7 +556,10 @@ mod envelopes {
         assert_eq!(read.position, PLACED);
         assert_eq!(read.manifest.semantic_digest, m.semantic_digest);
         let reference = mifpos::write(&m, PLACED, false);
-        assert_eq!(mifpos::from_value(&reference, None).unwrap_err().code, "manifest-missing");
+        assert_eq!(
+            mifpos::from_value(&reference, None).unwrap_err().code,
+            "manifest-missing"
+        );
         assert_eq!(mifpos::from_value(&reference, Some(&m)).unwrap().position, PLACED);
         // Under the example manifest (Black first) a reference needs that manifest.
         let d1m = Manifest::from_value(d1()).unwrap();
@@ -579,10 +582,16 @@ mod envelopes {
         assert!(mifpos::from_value(&sloppy, None).is_err(), "only canonical MFEN");
         let mut extra = portable.clone();
         extra["extensions"] = json!([{"profile": "x-lm"}]);
-        assert_eq!(mifpos::from_value(&extra, None).unwrap_err().code, "unsupported-profile");
+        assert_eq!(
+            mifpos::from_value(&extra, None).unwrap_err().code,
+            "unsupported-profile"
+        );
         let mut wrong = portable.clone();
         wrong["ruleset"]["semanticDigest"] = json!(D1_SEMANTIC);
-        assert_eq!(mifpos::from_value(&wrong, None).unwrap_err().code, "semantic-digest-mismatch");
+        assert_eq!(
+            mifpos::from_value(&wrong, None).unwrap_err().code,
+            "semantic-digest-mismatch"
+        );
     }
 
     #[test]
@@ -597,7 +606,10 @@ mod envelopes {
             mifinv::check(Some(&some), &m, "r90ccw").unwrap_err().code,
             "transform-invariance-undeclared"
         );
-        assert_eq!(mifinv::check(None, &m, "i").unwrap_err().code, "transform-invariance-undeclared");
+        assert_eq!(
+            mifinv::check(None, &m, "i").unwrap_err().code,
+            "transform-invariance-undeclared"
+        );
         let d1m = Manifest::from_value(d1()).unwrap();
         assert_eq!(
             mifinv::check(Some(&all), &d1m, "i").unwrap_err().code,
@@ -606,9 +618,15 @@ mod envelopes {
         );
         let mut forged = all.clone();
         forged["transforms"] = json!(["i"]);
-        assert_eq!(mifinv::check(Some(&forged), &m, "i").unwrap_err().code, "document-digest-mismatch");
+        assert_eq!(
+            mifinv::check(Some(&forged), &m, "i").unwrap_err().code,
+            "document-digest-mismatch"
+        );
         let unordered = mifinv::write(&m, &["r180", "i"]);
-        assert_eq!(mifinv::check(Some(&unordered), &m, "i").unwrap_err().code, "set-order");
+        assert_eq!(
+            mifinv::check(Some(&unordered), &m, "i").unwrap_err().code,
+            "set-order"
+        );
     }
 
     /// A decision state under D1 with `board` observed once in a window.
@@ -635,27 +653,39 @@ mod envelopes {
         let (expected, _) = decision_with_history(moved["board"].as_str().unwrap());
         assert_eq!(moved, expected);
         assert_eq!(
-            transform_decision_state(&state, &m, None, "r90ccw").unwrap_err().code,
+            transform_decision_state(&state, &m, None, "r90ccw")
+                .unwrap_err()
+                .code,
             "insufficient-transform-history"
         );
         let (_, other) = decision_with_history("......../......../........");
         assert_eq!(
-            transform_decision_state(&state, &m, Some(&other), "r90ccw").unwrap_err().code,
+            transform_decision_state(&state, &m, Some(&other), "r90ccw")
+                .unwrap_err()
+                .code,
             "insufficient-transform-history",
             "a history that does not rebuild the root"
         );
         assert_eq!(
-            transform_decision_state(&state, &nine(), Some(&history), "i").unwrap_err().code,
+            transform_decision_state(&state, &nine(), Some(&history), "i")
+                .unwrap_err()
+                .code,
             "semantic-digest-mismatch"
         );
-        assert_eq!(transform_decision_state(&state, &m, Some(&history), "i").unwrap(), state);
+        assert_eq!(
+            transform_decision_state(&state, &m, Some(&history), "i").unwrap(),
+            state
+        );
     }
 
     /// A small deterministic generator for mangled inputs.
     struct Lcg(u64);
     impl Lcg {
         fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             self.0 >> 33
         }
     }
@@ -685,7 +715,9 @@ mod envelopes {
                     _ => bytes.insert(at, alphabet[(rng.next() as usize) % alphabet.len()]),
                 }
             }
-            let Ok(text) = String::from_utf8(bytes) else { continue };
+            let Ok(text) = String::from_utf8(bytes) else {
+                continue;
+            };
             let Ok(value) = parse(&text) else { continue };
             let t = TRANSFORMS[round % 8];
             let _ = mifpos::from_value(&value, Some(&m));
