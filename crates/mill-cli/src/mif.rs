@@ -15,8 +15,9 @@ use clap::{Subcommand, ValueEnum};
 use mill_core::mif::json::{canonical, parse};
 use mill_core::mif::legal::{canonical_mfen, legal_actions};
 use mill_core::mif::mrs::Manifest;
+use mill_core::mif::transform::TRANSFORMS;
 use mill_core::mif::{MifError, capabilities::capabilities};
-use mill_core::mif::{mpk, mstate};
+use mill_core::mif::{identity, mifinv, mifpos, mpk, mstate};
 use mill_core::{Mfen, Rules};
 use serde_json::{Map, Value, json};
 use std::io::{BufRead, Write};
@@ -73,6 +74,11 @@ pub enum Target {
     Mrs,
     /// The whole game as MSTATE/1.0 (canonical JSON, the manifest inside).
     Mstate,
+    /// The (final) position as a portable MIFPOS/1.0 document (the manifest inside).
+    Mifpos,
+    /// The MIFINV/1.0 declaration that the rules are invariant under the board's eight
+    /// symmetries.
+    Mifinv,
 }
 
 /// What `mill mif validate` reads.
@@ -86,6 +92,8 @@ pub enum Kind {
     Mrs,
     /// An MSTATE/1.0 game (JSON), replayed and its checkpoints verified.
     Mstate,
+    /// A MIFPOS/1.0 position (JSON).
+    Mifpos,
 }
 
 fn rules_named(name: Option<&str>) -> Result<Option<&'static Rules>, String> {
@@ -111,10 +119,15 @@ pub fn run(command: MifCommand) -> Result<(), String> {
             variant,
         } => {
             let rules = rules_named(variant.as_deref())?;
-            if to == Target::Mrs {
+            if matches!(to, Target::Mrs | Target::Mifinv) {
                 let manifest =
                     Manifest::of_rules(rules.unwrap_or(mill_core::NINE)).map_err(|e| e.to_string())?;
-                println!("{}", manifest.canonical());
+                if to == Target::Mifinv {
+                    // Our rules name no point: every symmetry of the board keeps them.
+                    println!("{}", canonical(&mifinv::write(&manifest, &TRANSFORMS)));
+                } else {
+                    println!("{}", manifest.canonical());
+                }
                 return Ok(());
             }
             let text = input(file.as_deref(), text)?;
@@ -133,7 +146,16 @@ pub fn run(command: MifCommand) -> Result<(), String> {
                     let doc = mstate::write(game, ply).map_err(|e| e.to_string())?;
                     println!("{}", canonical(&doc));
                 }
-                Target::Mpk | Target::Mrs => {
+                Target::Mifpos => {
+                    let manifest = Manifest::of_rules(game.position().rules()).map_err(|e| e.to_string())?;
+                    let mfen = match start_ply {
+                        Some(ply) => Mfen::of_game(game, ply),
+                        None => Mfen::from_game(game),
+                    };
+                    let text = mfen.write().map_err(|e| e.to_string())?;
+                    println!("{}", canonical(&mifpos::write(&manifest, &text, true)));
+                }
+                Target::Mpk | Target::Mrs | Target::Mifinv => {
                     let manifest = Manifest::of_rules(game.position().rules()).map_err(|e| e.to_string())?;
                     let key = mpk::of_position(game.position(), &manifest).map_err(|e| e.to_string())?;
                     println!("{key}");
@@ -165,6 +187,9 @@ pub fn run(command: MifCommand) -> Result<(), String> {
                 Kind::Mstate => {
                     mstate::read(text, manifest.as_ref()).and_then(|_| parse(text).map(|v| canonical(&v)))
                 }
+                Kind::Mifpos => {
+                    mifpos::read(text, manifest.as_ref()).and_then(|_| parse(text).map(|v| canonical(&v)))
+                }
                 Kind::Mrs => Manifest::parse(text).map(|m| {
                     eprintln!("semanticDigest {}", m.semantic_digest);
                     eprintln!("documentDigest {}", m.document_digest);
@@ -191,6 +216,21 @@ fn operate(operation: &str, payload: &Value) -> Result<Value, MifError> {
     let field = |name: &str| payload.get(name);
     let manifest = || -> Result<Option<Manifest>, MifError> {
         field("manifest").cloned().map(Manifest::from_value).transpose()
+    };
+    let array = |name: &str| {
+        field(name)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .ok_or_else(|| {
+                MifError::new("syntax", "schema", format!("payload member {name} is an array"))
+                    .at(format!("/{name}"))
+            })
+    };
+    let object = |name: &str| {
+        field(name).filter(|v| v.is_object()).ok_or_else(|| {
+            MifError::new("syntax", "schema", format!("payload member {name} is an object"))
+                .at(format!("/{name}"))
+        })
     };
     let text = |name: &str| {
         field(name).and_then(Value::as_str).ok_or_else(|| {
@@ -229,44 +269,90 @@ fn operate(operation: &str, payload: &Value) -> Result<Value, MifError> {
             })?;
             Ok(json!({"document": legal_actions(&manifest, text("current")?)?}))
         }
-        "execute" | "replay" | "transform" | "project-logical-turns" => {
-            // Not implemented; but what the specification validates first (the manifest,
-            // a reference envelope's manifest, the equivalence gate, the history a
-            // repetition root needs) is still checked and refused with its own code.
+        "execute" => {
+            let manifest = manifest()?.ok_or_else(missing_manifest)?;
+            let r = mstate::run(
+                &manifest,
+                text("origin")?,
+                array("events")?,
+                array("repetitionSeed")?,
+                array("preOriginClaims")?,
+            )?;
+            let last = r.trace.last().cloned().unwrap_or(Value::Null);
+            Ok(json!({"trace": r.trace, "final": last}))
+        }
+        "replay" => {
+            let r = mstate::replay(object("mstate")?, manifest()?.as_ref())?;
+            replay_result(&r)
+        }
+        "project-logical-turns" => {
+            let r = mstate::replay(object("mstate")?, manifest()?.as_ref())?;
+            Ok(json!({"document": r.logical_turns()?}))
+        }
+        "transform" => {
             let manifest = manifest()?;
-            let reference = payload.pointer("/mstate/ruleset/mode") == Some(&json!("reference"));
-            if reference && manifest.is_none() {
-                return Err(MifError::new(
-                    "integrity",
-                    "manifest-missing",
-                    "a reference MSTATE is read with its manifest",
-                ));
-            }
-            if operation == "transform" {
-                if field("requireEquivalence") == Some(&json!(true)) && field("invariance").is_none() {
-                    return Err(MifError::new(
-                        "ineligible",
-                        "transform-invariance-undeclared",
-                        "equivalence needs an invariance declaration (MIFINV) for the exact semantic digest and transform profile",
-                    ));
+            let document = object("document")?;
+            let id = text("transform")?;
+            let flag = |name: &str| {
+                field(name).and_then(Value::as_bool).ok_or_else(|| {
+                    MifError::new(
+                        "syntax",
+                        "schema",
+                        format!("payload member {name} is true or false"),
+                    )
+                    .at(format!("/{name}"))
+                })
+            };
+            let equivalence = flag("requireEquivalence")?;
+            flag("verifyReplay")?;
+            let gate = |m: &Manifest| {
+                if equivalence {
+                    mifinv::check(field("invariance"), m, id)
+                } else {
+                    Ok(())
                 }
-                let root = payload.pointer("/document/repetitionSummary");
-                if field("kind") == Some(&json!("decision-state"))
-                    && root.is_some_and(|r| !r.is_null())
-                    && field("repetitionHistory").is_none()
-                {
-                    return Err(MifError::new(
-                        "ineligible",
-                        "insufficient-transform-history",
-                        "a repetition root is rebuilt from its observations, which were not given",
-                    ));
+            };
+            match text("kind")? {
+                "mifpos" => {
+                    let read = mifpos::from_value(document, manifest.as_ref())?;
+                    gate(&read.manifest)?;
+                    Ok(json!({"document": mifpos::transform(document, manifest.as_ref(), id)?}))
                 }
+                "decision-state" => {
+                    let manifest = manifest.ok_or_else(missing_manifest)?;
+                    gate(&manifest)?;
+                    let history = match field("repetitionHistory") {
+                        None => None,
+                        Some(Value::Array(h)) => Some(h.as_slice()),
+                        Some(_) => {
+                            return Err(MifError::new("syntax", "schema", "repetitionHistory is an array")
+                                .at("/repetitionHistory"));
+                        }
+                    };
+                    let moved = identity::transform_decision_state(document, &manifest, history, id)?;
+                    Ok(json!({"document": moved}))
+                }
+                "mstate" => {
+                    let m = mstate::manifest_of(document, manifest.as_ref())?;
+                    gate(&m)?;
+                    let (moved, r) = mstate::transform(document, manifest.as_ref(), id)?;
+                    let (decision, decision_digest) = r.decision_state()?;
+                    let (resumption, resumption_digest) = r.resumption_state()?;
+                    Ok(json!({
+                        "document": moved,
+                        "decisionState": decision,
+                        "decisionDigest": decision_digest,
+                        "resumptionState": resumption,
+                        "resumptionDigest": resumption_digest
+                    }))
+                }
+                other => Err(MifError::new(
+                    "unsupported",
+                    "unsupported-profile",
+                    format!("transform reads mstate, mifpos or decision-state, not {other:?}"),
+                )
+                .at("/kind")),
             }
-            Err(MifError::new(
-                "unsupported",
-                "unsupported-operation",
-                format!("{operation} is not implemented by this adapter (see docs/MIF.md)"),
-            ))
         }
         other => Err(MifError::new(
             "unsupported",
@@ -274,6 +360,32 @@ fn operate(operation: &str, payload: &Value) -> Result<Value, MifError> {
             format!("no operation {other:?} in MIF-INTEROP/1"),
         )),
     }
+}
+
+fn missing_manifest() -> MifError {
+    MifError::new(
+        "integrity",
+        "manifest-missing",
+        "this operation is read under a manifest, which was not given",
+    )
+}
+
+/// The harness's `replay` result: the final checkpoints, the trace, and the decision and
+/// resumption identities with their digests.
+fn replay_result(r: &mstate::Replay) -> Result<Value, MifError> {
+    let (decision, decision_digest) = r.decision_state()?;
+    let (resumption, resumption_digest) = r.resumption_state()?;
+    Ok(json!({
+        "current": r.current()?,
+        "trace": r.trace,
+        "repetitionHistory": r.history,
+        "claims": r.claims,
+        "claimRights": null,
+        "decisionState": decision,
+        "decisionDigest": decision_digest,
+        "resumptionState": resumption,
+        "resumptionDigest": resumption_digest
+    }))
 }
 
 /// One response line for one request line.

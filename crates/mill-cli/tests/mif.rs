@@ -21,6 +21,37 @@ fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
+/// The MSTATE of a game record, as `mill mif convert --to mstate` writes it.
+fn game_doc(record: &str) -> Value {
+    let o = mill(&["mif", "convert", "--to", "mstate"], &format!("{record}\n"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_str(stdout(&o).trim()).unwrap()
+}
+
+/// A manifest's semantic digest, as `mill mif validate --format mrs` reports it.
+fn reference_digest(m: &Value) -> String {
+    let o = mill(
+        &["mif", "validate", "--format", "mrs", "--text", &m.to_string()],
+        "",
+    );
+    String::from_utf8_lossy(&o.stderr)
+        .lines()
+        .find_map(|l| l.strip_prefix("semanticDigest ").map(str::to_string))
+        .unwrap()
+}
+
+/// The adapter's responses to `requests`, one a line.
+fn adapter(requests: &[String]) -> Vec<Value> {
+    let o = mill(&["mif", "adapter"], &(requests.join("\n") + "\n"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let responses: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(responses.len(), requests.len(), "one response a request");
+    responses
+}
+
 /// Our manifest of a rule set, as `mill mif convert --to mrs` prints it.
 fn manifest(rules: &str) -> Value {
     let o = mill(&["mif", "convert", "--to", "mrs", "--variant", rules], "");
@@ -52,6 +83,20 @@ fn the_adapter_answers_every_request_in_order() {
             "MPK/1.0 mill24-state-v1 {}@1 {digest} structural-d4-v1 {board} w p 8,9",
             m["id"].as_str().unwrap()
         )
+    };
+    let decision_doc = json!({
+        "profile": "decision-state-v1", "stateProfile": "mill24-state-v1",
+        "semanticDigest": reference_digest(&nine), "board": "......../......../........",
+        "side": "w", "phase": "p", "action": "p", "hands": [9, 9], "obligations": "-",
+        "noProgress": 0, "outcome": "-", "semantic": {},
+        "repetitionSummary": {"profile": "reset-count-smt-v1", "root": format!("sha256:{}", "0".repeat(64))},
+        "openOffer": null, "claimRights": null
+    });
+    let reference_doc = {
+        let mut g = game_doc("1. a1 b2");
+        let r = g["ruleset"].clone();
+        g["ruleset"] = json!({"mode": "reference", "id": r["id"], "version": r["version"], "semanticDigest": r["semanticDigest"]});
+        g
     };
     let lines = [
         request("cap", "capabilities", json!({})),
@@ -86,20 +131,16 @@ fn the_adapter_answers_every_request_in_order() {
             json!({"manifest": dark, "current": black_start}),
         ),
         request("replay", "replay", json!({"mstate": {}})),
-        request(
-            "reference",
-            "replay",
-            json!({"mstate": {"ruleset": {"mode": "reference"}}}),
-        ),
+        request("reference", "replay", json!({"mstate": reference_doc})),
         request(
             "gate",
             "transform",
-            json!({"kind": "mstate", "document": {}, "manifest": nine, "transform": "r90ccw", "verifyReplay": true, "requireEquivalence": true}),
+            json!({"kind": "mstate", "document": game_doc("1. a1 b2"), "transform": "r90ccw", "verifyReplay": true, "requireEquivalence": true}),
         ),
         request(
             "root",
             "transform",
-            json!({"kind": "decision-state", "document": {"repetitionSummary": {"root": "sha256:00"}}, "manifest": nine, "transform": "r90ccw", "verifyReplay": false, "requireEquivalence": false}),
+            json!({"kind": "decision-state", "document": decision_doc, "manifest": nine, "transform": "r90ccw", "verifyReplay": false, "requireEquivalence": false}),
         ),
         request(
             "policy",
@@ -160,7 +201,7 @@ fn the_adapter_answers_every_request_in_order() {
     let actions = by(6)["result"]["document"]["actions"].as_array().unwrap();
     assert_eq!(actions.len(), 24);
     assert_eq!(actions[0], json!({"actor": "b", "type": "place", "at": "a7"}));
-    assert_eq!(code(7), "unsupported-operation");
+    assert_eq!(code(7), "schema", "an MSTATE is checked before it is replayed");
     assert_eq!(code(8), "manifest-missing");
     assert_eq!(code(9), "transform-invariance-undeclared");
     assert_eq!(code(10), "insufficient-transform-history");
@@ -259,4 +300,148 @@ fn a_game_goes_out_as_mstate_and_validates() {
     );
     assert_eq!(o.status.code(), Some(1));
     assert!(stdout(&o).contains("checkpoint-mismatch"), "{}", stdout(&o));
+}
+
+#[test]
+fn whole_games_execute_replay_transform_and_project_into_turns_under_our_rules() {
+    let nine = manifest("nine");
+    let game = game_doc("1. a1 b2 2. d1 d2 3. g1xd2");
+    let origin = game["origin"].as_str().unwrap().to_string();
+    let mut events = game["events"].as_array().unwrap().clone();
+    // An offer declined, then one left open: kept in the claim audit.
+    events.push(json!({"seq": 7, "actor": "b", "type": "offer-draw"}));
+    events.push(json!({"seq": 8, "actor": "w", "type": "decline-draw", "offerEventSeq": 7}));
+    events.push(json!({"seq": 9, "actor": "b", "type": "offer-draw"}));
+    let mut offered = game.clone();
+    offered["events"] = json!(events);
+    offered["claims"] = json!([
+        {"source": "event", "actor": "b", "eventSeq": 7, "kind": "draw-offer", "status": "declined", "resolvedEventSeq": 8},
+        {"source": "event", "actor": "b", "eventSeq": 9, "kind": "draw-offer", "status": "open"}
+    ]);
+    let mut reference = offered.clone();
+    let portable = reference["ruleset"].clone();
+    reference["ruleset"] = json!({
+        "mode": "reference", "id": portable["id"], "version": portable["version"],
+        "semanticDigest": portable["semanticDigest"]
+    });
+    let mut tampered = offered.clone();
+    tampered["claims"] = json!([]);
+    let mut stolen = game.clone();
+    stolen["events"][5]["actor"] = json!("b");
+    let invariance = {
+        let o = mill(&["mif", "convert", "--to", "mifinv", "--variant", "nine"], "");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_str::<Value>(stdout(&o).trim()).unwrap()
+    };
+    let transform = |doc: &Value, id: &str, equivalence: bool| {
+        json!({"kind": "mstate", "document": doc, "transform": id, "verifyReplay": true,
+               "requireEquivalence": equivalence, "invariance": invariance})
+    };
+    let responses = adapter(&[
+        request(
+            "execute",
+            "execute",
+            json!({"manifest": nine, "origin": origin, "events": events, "repetitionSeed": [], "preOriginClaims": []}),
+        ),
+        request("replay", "replay", json!({"mstate": offered})),
+        request(
+            "reference",
+            "replay",
+            json!({"mstate": reference, "manifest": nine}),
+        ),
+        request("tampered", "replay", json!({"mstate": tampered})),
+        request("stolen", "replay", json!({"mstate": stolen})),
+        request("turns", "project-logical-turns", json!({"mstate": offered})),
+        request("r90", "transform", transform(&offered, "r90ccw", true)),
+        request(
+            "seeded",
+            "execute",
+            json!({"manifest": nine, "origin": origin, "events": [], "repetitionSeed": [{"source": "pre-origin", "key": {}}], "preOriginClaims": []}),
+        ),
+        request(
+            "claim",
+            "execute",
+            json!({"manifest": nine, "origin": origin, "events": [{"seq": 1, "actor": "w", "type": "claim-draw", "reason": "repetition"}], "repetitionSeed": [], "preOriginClaims": []}),
+        ),
+    ]);
+    let ok = |i: usize| {
+        assert_eq!(responses[i]["status"], json!("ok"), "{}", responses[i]);
+        &responses[i]["result"]
+    };
+    let code = |i: usize| {
+        responses[i]["diagnostics"]["errors"][0]["code"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let trace = ok(0)["trace"].as_array().unwrap();
+    assert_eq!(trace.len(), 10, "the origin and one snapshot an event");
+    assert_eq!(ok(0)["final"], trace[9]);
+    assert_eq!(trace[0]["boundary"], json!("origin"));
+    assert_eq!(trace[0]["eventSeq"], Value::Null);
+    assert!(
+        trace[5]["current"].as_str().unwrap().contains(" w p r "),
+        "a removal is owed after the mill: {}",
+        trace[5]["current"]
+    );
+    assert_eq!(
+        trace[5]["decisionState"]["obligations"],
+        json!(trace[5]["current"].as_str().unwrap().split(' ').nth(7).unwrap())
+    );
+    for snapshot in trace {
+        let digest = snapshot["decisionDigest"].as_str().unwrap();
+        assert!(digest.starts_with("sha256:") && digest.len() == 71);
+    }
+    assert_ne!(
+        trace[6]["decisionDigest"], trace[7]["decisionDigest"],
+        "an open offer changes the decision"
+    );
+    assert_eq!(trace[7]["decisionState"]["openOffer"]["offerer"], json!("b"));
+    assert_eq!(trace[8]["decisionState"]["openOffer"], Value::Null);
+    assert_eq!(
+        trace[8]["decisionDigest"], trace[6]["decisionDigest"],
+        "a declined offer leaves the decision as it was"
+    );
+    let replay = ok(1);
+    assert_eq!(replay["trace"], ok(0)["trace"]);
+    assert_eq!(replay["claims"], offered["claims"]);
+    assert_eq!(replay["decisionState"], trace[9]["decisionState"]);
+    let resumption = &replay["resumptionState"];
+    assert_eq!(resumption["profile"], json!("resumption-state-v1"));
+    assert_eq!(resumption["lastEventSeq"], json!(9));
+    assert_eq!(
+        resumption["openOffer"],
+        json!({"source": "event", "actor": "b", "offerEventSeq": 9})
+    );
+    assert_eq!(
+        ok(2)["resumptionDigest"],
+        replay["resumptionDigest"],
+        "a reference envelope replays the same"
+    );
+    assert_eq!(code(3), "claims-mismatch");
+    assert_eq!(code(4), "side-obligation-actor-mismatch");
+    let turns = &ok(5)["document"];
+    assert_eq!(turns["format"], json!("MIFTURN/1.0"));
+    assert_eq!(turns["sourceResumptionDigest"], replay["resumptionDigest"]);
+    let fragments = turns["fragments"].as_array().unwrap();
+    assert_eq!(fragments.len(), 5, "five placements, the last with its removal");
+    assert_eq!(
+        fragments[4],
+        json!({"kind": "logical-turn", "primaryEventSeq": 5, "removeEventSeqs": [6], "status": "complete"})
+    );
+    let moved = &ok(6)["document"];
+    assert_eq!(
+        moved["events"][0]["at"],
+        json!("g1"),
+        "a1 turns to g1 under r90ccw"
+    );
+    assert_eq!(moved["events"][5]["target"]["at"], json!("f4"), "d2 turns to f4");
+    assert_eq!(moved["claims"], offered["claims"]);
+    assert_ne!(ok(6)["decisionDigest"], replay["decisionDigest"]);
+    assert_eq!(code(7), "unsupported-pre-origin");
+    assert_eq!(
+        code(8),
+        "claim-right-unavailable",
+        "draws are automatic in our rules"
+    );
 }

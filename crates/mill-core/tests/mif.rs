@@ -534,3 +534,197 @@ mod mstate {
         );
     }
 }
+
+mod envelopes {
+    use super::*;
+    use mill_core::mif::identity::transform_decision_state;
+    use mill_core::mif::json::parse;
+    use mill_core::mif::transform::TRANSFORMS;
+    use mill_core::mif::{mifinv, mifpos};
+
+    const PLACED: &str = "MFEN/1.0 mill24-state-v1 W......./.......B/........ w p p 8,8 - 0 2 -";
+
+    fn nine() -> Manifest {
+        Manifest::of_rules(mill_core::NINE).unwrap()
+    }
+
+    #[test]
+    fn mifpos_round_trips_and_moves_its_position() {
+        let m = nine();
+        let portable = mifpos::write(&m, PLACED, true);
+        let read = mifpos::from_value(&portable, None).unwrap();
+        assert_eq!(read.position, PLACED);
+        assert_eq!(read.manifest.semantic_digest, m.semantic_digest);
+        let reference = mifpos::write(&m, PLACED, false);
+        assert_eq!(
+            mifpos::from_value(&reference, None).unwrap_err().code,
+            "manifest-missing"
+        );
+        assert_eq!(mifpos::from_value(&reference, Some(&m)).unwrap().position, PLACED);
+        // Under the example manifest (Black first) a reference needs that manifest.
+        let d1m = Manifest::from_value(d1()).unwrap();
+        assert_eq!(
+            mifpos::from_value(&reference, Some(&d1m)).unwrap_err().code,
+            "manifest-conflict"
+        );
+        // a7 → a1 and b2 ... under r90ccw; back under r90cw.
+        let moved = mifpos::transform(&portable, None, "r90ccw").unwrap();
+        assert_ne!(moved["position"], json!(PLACED));
+        assert_eq!(moved["ruleset"], portable["ruleset"], "the envelope is kept");
+        let back = mifpos::transform(&moved, None, "r90cw").unwrap();
+        assert_eq!(back, portable);
+        assert_eq!(
+            mifpos::transform(&portable, None, "spin").unwrap_err().code,
+            "unsupported-transform"
+        );
+        let mut sloppy = portable.clone();
+        sloppy["position"] = json!(PLACED.replace(" 0 2 -", " 0 02 -"));
+        assert!(mifpos::from_value(&sloppy, None).is_err(), "only canonical MFEN");
+        let mut extra = portable.clone();
+        extra["extensions"] = json!([{"profile": "x-lm"}]);
+        assert_eq!(
+            mifpos::from_value(&extra, None).unwrap_err().code,
+            "unsupported-profile"
+        );
+        let mut wrong = portable.clone();
+        wrong["ruleset"]["semanticDigest"] = json!(D1_SEMANTIC);
+        assert_eq!(
+            mifpos::from_value(&wrong, None).unwrap_err().code,
+            "semantic-digest-mismatch"
+        );
+    }
+
+    #[test]
+    fn invariance_declarations_gate_equivalence() {
+        let m = nine();
+        let all = mifinv::write(&m, &TRANSFORMS);
+        for t in TRANSFORMS {
+            mifinv::check(Some(&all), &m, t).unwrap();
+        }
+        let some = mifinv::write(&m, &["i", "r180"]);
+        assert_eq!(
+            mifinv::check(Some(&some), &m, "r90ccw").unwrap_err().code,
+            "transform-invariance-undeclared"
+        );
+        assert_eq!(
+            mifinv::check(None, &m, "i").unwrap_err().code,
+            "transform-invariance-undeclared"
+        );
+        let d1m = Manifest::from_value(d1()).unwrap();
+        assert_eq!(
+            mifinv::check(Some(&all), &d1m, "i").unwrap_err().code,
+            "transform-invariance-undeclared",
+            "a declaration covers its exact semantic digest only"
+        );
+        let mut forged = all.clone();
+        forged["transforms"] = json!(["i"]);
+        assert_eq!(
+            mifinv::check(Some(&forged), &m, "i").unwrap_err().code,
+            "document-digest-mismatch"
+        );
+        let unordered = mifinv::write(&m, &["r180", "i"]);
+        assert_eq!(
+            mifinv::check(Some(&unordered), &m, "i").unwrap_err().code,
+            "set-order"
+        );
+    }
+
+    /// A decision state under D1 with `board` observed once in a window.
+    fn decision_with_history(board: &str) -> (Value, Vec<Value>) {
+        let m = Manifest::from_value(d1()).unwrap();
+        let text = format!("MFEN/1.0 mill24-state-v1 {board} b p p 8,8 - 0 0 -");
+        let key = observation(&m, &text).unwrap();
+        let history = vec![json!({"source": "origin", "key": key})];
+        let mut summary = RepetitionSummary::new(3);
+        summary.observe(&digest(&history[0]["key"])).unwrap();
+        let (state, _) = decision_state(&m, &text, Some(&summary), &Negotiation::default()).unwrap();
+        (state, history)
+    }
+
+    #[test]
+    fn decision_states_move_with_the_history_their_root_summarises() {
+        let m = Manifest::from_value(d1()).unwrap();
+        let board = "W......./.......B/........";
+        let (state, history) = decision_with_history(board);
+        let moved = transform_decision_state(&state, &m, Some(&history), "r90ccw").unwrap();
+        assert_ne!(moved["board"], state["board"]);
+        assert_ne!(moved["repetitionSummary"], state["repetitionSummary"]);
+        // The moved state is exactly the state of the moved position.
+        let (expected, _) = decision_with_history(moved["board"].as_str().unwrap());
+        assert_eq!(moved, expected);
+        assert_eq!(
+            transform_decision_state(&state, &m, None, "r90ccw")
+                .unwrap_err()
+                .code,
+            "insufficient-transform-history"
+        );
+        let (_, other) = decision_with_history("......../......../........");
+        assert_eq!(
+            transform_decision_state(&state, &m, Some(&other), "r90ccw")
+                .unwrap_err()
+                .code,
+            "insufficient-transform-history",
+            "a history that does not rebuild the root"
+        );
+        assert_eq!(
+            transform_decision_state(&state, &nine(), Some(&history), "i")
+                .unwrap_err()
+                .code,
+            "semantic-digest-mismatch"
+        );
+        assert_eq!(
+            transform_decision_state(&state, &m, Some(&history), "i").unwrap(),
+            state
+        );
+    }
+
+    /// A small deterministic generator for mangled inputs.
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            self.0 >> 33
+        }
+    }
+
+    #[test]
+    fn mangled_documents_are_refused_without_panicking() {
+        let m = nine();
+        let d1m = Manifest::from_value(d1()).unwrap();
+        let (state, history) = decision_with_history("W......./.......B/........");
+        let sources = [
+            canonical(&mifpos::write(&m, PLACED, true)),
+            canonical(&mifinv::write(&m, &TRANSFORMS)),
+            canonical(&state),
+        ];
+        let mut rng = Lcg(7);
+        let alphabet = b"{}[]\":,.0123456789-abwpmr/W.B ";
+        for round in 0..3000 {
+            let source = sources[round % sources.len()].as_bytes();
+            let mut bytes = source.to_vec();
+            for _ in 0..1 + rng.next() % 4 {
+                let at = (rng.next() as usize) % bytes.len();
+                match rng.next() % 3 {
+                    0 => bytes[at] = alphabet[(rng.next() as usize) % alphabet.len()],
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    _ => bytes.insert(at, alphabet[(rng.next() as usize) % alphabet.len()]),
+                }
+            }
+            let Ok(text) = String::from_utf8(bytes) else {
+                continue;
+            };
+            let Ok(value) = parse(&text) else { continue };
+            let t = TRANSFORMS[round % 8];
+            let _ = mifpos::from_value(&value, Some(&m));
+            let _ = mifpos::transform(&value, None, t);
+            let _ = mifinv::check(Some(&value), &m, t);
+            let _ = transform_decision_state(&value, &d1m, Some(&history), t);
+            let _ = transform_decision_state(&value, &d1m, Some(std::slice::from_ref(&value)), t);
+        }
+    }
+}

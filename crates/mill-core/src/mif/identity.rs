@@ -237,3 +237,188 @@ pub fn decision_state(
     let id = digest(&value);
     Ok((value, id))
 }
+
+/// The repetition summary an active window rebuilds: each entry's observation (its
+/// `key`) counted once, counts capped at `cap`. The entries are `{source, key,
+/// eventSeq?}` objects as MSTATE's `repetitionHistory` holds them.
+pub fn summary_of_history(history: &[Value], cap: u64, path: &str) -> Result<RepetitionSummary, MifError> {
+    let mut summary = RepetitionSummary::new(cap);
+    for (i, entry) in history.iter().enumerate() {
+        let at = format!("{path}/{i}");
+        let e = super::Obj::of(entry, &at)?;
+        e.closed(&["source", "key"], &["eventSeq"])?;
+        e.one_of("source", &["pre-origin", "origin", "event"])?;
+        let key = e.get("key")?;
+        if !key.is_object() {
+            return Err(super::schema(&format!("{at}/key"), "an observation object"));
+        }
+        summary.observe(&digest(key))?;
+    }
+    Ok(summary)
+}
+
+fn moved_board(board: &str, map: &[usize; 24], path: &str) -> Result<String, MifError> {
+    let cells = super::transform::parse_board(board)
+        .ok_or_else(|| MifError::new("syntax", "mfen", "a malformed board field").at(path))?;
+    Ok(super::transform::board_field(&super::transform::board(
+        &cells, map,
+    )))
+}
+
+/// A `decision-state-v1` object moved by the transform `id` (clause 14.1): its board and
+/// obligation targets, and its repetition root rebuilt from `history` — the active
+/// window whose observations the root summarises, each moved too. A root without its
+/// history, or with a history that does not rebuild it, is
+/// `ineligible/insufficient-transform-history`: a root alone cannot be transformed.
+pub fn transform_decision_state(
+    document: &Value,
+    manifest: &Manifest,
+    history: Option<&[Value]>,
+    id: &str,
+) -> Result<Value, MifError> {
+    let doc = super::Obj::of(document, "")?;
+    doc.closed(
+        &[
+            "profile",
+            "stateProfile",
+            "semanticDigest",
+            "board",
+            "side",
+            "phase",
+            "action",
+            "hands",
+            "obligations",
+            "noProgress",
+            "outcome",
+            "semantic",
+            "repetitionSummary",
+            "openOffer",
+            "claimRights",
+        ],
+        &["extensions"],
+    )?;
+    doc.one_of("profile", &["decision-state-v1"])?;
+    doc.one_of("stateProfile", &[STATE_PROFILE])?;
+    if doc.str("semanticDigest")? != manifest.semantic_digest {
+        return Err(MifError::new(
+            "integrity",
+            "semantic-digest-mismatch",
+            "the decision state and the manifest have different semantic digests",
+        )
+        .at("/semanticDigest"));
+    }
+    if doc.opt("extensions").is_some() {
+        return Err(MifError::new(
+            "unsupported",
+            "unsupported-profile",
+            "no decision-state extension is implemented",
+        )
+        .at("/extensions"));
+    }
+    if doc.get("semantic")?.as_object().is_none_or(|s| !s.is_empty()) {
+        return Err(MifError::new(
+            "unsupported",
+            "unsupported-extension",
+            "the rule sets played here declare no semantic state",
+        )
+        .at("/semantic"));
+    }
+    let cap = manifest
+        .document
+        .pointer("/draw/repetition/count")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let root = doc.get("repetitionSummary")?;
+    let history = match (root.is_null(), history) {
+        (true, h) => h.unwrap_or(&[]),
+        (false, None) => {
+            return Err(MifError::new(
+                "ineligible",
+                "insufficient-transform-history",
+                "a repetition root is rebuilt from its observations, which were not given",
+            ));
+        }
+        (false, Some(h)) => {
+            let rebuilt = summary_of_history(h, cap, "/repetitionHistory")?;
+            if *root != json!({"profile": "reset-count-smt-v1", "root": rebuilt.root()}) {
+                return Err(MifError::new(
+                    "ineligible",
+                    "insufficient-transform-history",
+                    "the repetition history given does not rebuild the decision state's root",
+                )
+                .at("/repetitionSummary"));
+            }
+            h
+        }
+    };
+    let hands = doc.get("hands")?;
+    let count = |i: usize| {
+        hands
+            .get(i)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| super::schema("/hands", "hands is [white, black]"))
+    };
+    if hands.as_array().is_none_or(|a| a.len() != 2) {
+        return Err(super::schema("/hands", "hands is [white, black]"));
+    }
+    // The state as an MFEN record (its counters do not matter here), moved lexically.
+    let text = format!(
+        "MFEN/1.0 {STATE_PROFILE} {} {} {} {} {},{} {} 0 0 {}",
+        doc.str("board")?,
+        doc.str("side")?,
+        doc.str("phase")?,
+        doc.str("action")?,
+        count(0)?,
+        count(1)?,
+        doc.str("obligations")?,
+        doc.str("outcome")?
+    );
+    fields(&text)?;
+    let moved = super::transform::mfen(&text, id)?;
+    let moved: Vec<&str> = moved.split(' ').collect();
+    let map = super::transform::point_map(super::transform::ordinal(id).unwrap_or(0));
+    let mut summary = RepetitionSummary::new(cap);
+    for (i, entry) in history.iter().enumerate() {
+        let mut key = entry.get("key").cloned().unwrap_or(Value::Null);
+        let path = format!("/repetitionHistory/{i}/key/board");
+        let board = key.get("board").and_then(Value::as_str).unwrap_or("");
+        let board = moved_board(board, &map, &path)?;
+        if let Some(k) = key.as_object_mut() {
+            k.insert("board".into(), json!(board));
+        }
+        summary.observe(&digest(&key))?;
+    }
+    let mut out = document.clone();
+    if let Some(o) = out.as_object_mut() {
+        o.insert("board".into(), json!(moved.get(2).copied().unwrap_or("")));
+        o.insert("obligations".into(), json!(moved.get(7).copied().unwrap_or("-")));
+        if !root.is_null() {
+            o.insert(
+                "repetitionSummary".into(),
+                json!({"profile": "reset-count-smt-v1", "root": summary.root()}),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// A `repetitionHistory` with every observation's board moved by `map`.
+pub fn transform_history(history: &[Value], map: &[usize; 24]) -> Result<Vec<Value>, MifError> {
+    history
+        .iter()
+        .enumerate()
+        .map(|(i, entry)| {
+            let mut entry = entry.clone();
+            let path = format!("/repetitionHistory/{i}/key/board");
+            let board = entry
+                .pointer("/key/board")
+                .and_then(Value::as_str)
+                .ok_or_else(|| super::schema(&path, "an observation's board"))?;
+            let board = moved_board(board, map, &path)?;
+            if let Some(k) = entry.get_mut("key").and_then(Value::as_object_mut) {
+                k.insert("board".into(), json!(board));
+            }
+            Ok(entry)
+        })
+        .collect()
+}

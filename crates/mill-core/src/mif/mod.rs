@@ -21,10 +21,11 @@
 //! Every failure is a [`MifError`] with the specification's category and code where it
 //! names one; [`MifError::diagnostics`] wraps errors as a MIFDIAG/1.0 object.
 //!
-//! Not implemented (refused with `unsupported/unsupported-operation` by the command
-//! line's adapter): MSTATE under rules this crate does not play (claims, pre-origin
-//! seeds), resumption states, MIFPOS envelopes, logical-turn projection, MIFCONV and
-//! MIFINV documents — see `docs/MIF.md`.
+//! - [`mifpos`]: MIFPOS/1.0 positions with their envelopes; [`mifinv`]: MIFINV/1.0
+//!   invariance declarations (the equivalence gate).
+//!
+//! Not implemented: whole games under rules this crate does not play (claims, other
+//! piece counts…), pre-origin seeds, MIFCONV documents — see `docs/MIF.md`.
 
 use serde_json::{Map, Value, json};
 
@@ -32,6 +33,8 @@ pub mod capabilities;
 pub mod identity;
 pub mod json;
 pub mod legal;
+pub mod mifinv;
+pub mod mifpos;
 pub mod mpk;
 pub mod mrs;
 pub mod mstate;
