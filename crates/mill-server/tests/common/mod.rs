@@ -123,6 +123,10 @@ pub async fn spawn_server(static_dir: &Path, db: &str, extra: &[&str]) -> (Child
         .args(["--db", db])
         .arg("--static-dir")
         .arg(static_dir)
+        // Not the repository's tb/ (the default): what scripts/test generated there
+        // must not slow a test server's start.
+        .arg("--tb-dir")
+        .arg(static_dir)
         .args(extra)
         .env("RUST_LOG", "warn")
         .stdout(std::process::Stdio::piped())
