@@ -150,7 +150,10 @@ const HANDLERS = {
     o.state = msg;
     fetchPastRounds(app, o, msg.round);
     o.fresh = true;
-    if (msg.clock) o.clockOffset = serverOffset(msg.clock, Date.now());
+    if (msg.clock) {
+      o.clockOffset = serverOffset(msg.clock, Date.now());
+      o.clockTimes.set(`${msg.round}:${msg.version}`, { light: msg.clock.light, dark: msg.clock.dark });
+    }
     app.page.snapshot = snapshotFromState(msg);
     ensureRoomBoard(app, rulesOfPosition(app.page.snapshot.position));
     app.page.board.set(app.page.snapshot);
