@@ -132,7 +132,7 @@ test('the clock\'s results read right to each seat and to a spectator', () => {
   assert.equal(clockResult(null, 'light'), null);
   // Every key these name exists in both languages.
   for (const lang of ['en', 'ru']) {
-    for (const key of ['clock.result.timeout', 'clock.result.timeout.lost', 'clock.result.timeout.won', 'clock.result.abandoned', 'clock.result.abandoned.lost', 'clock.result.abandoned.won', 'clock.result.abandonedDraw', 'clock.result.aborted', 'reason.timeout', 'reason.abandoned', 'reason.aborted', 'clock.firstTurn', 'clock.firstTurn.you', 'clock.runningSay', 'clock.lowSay', 'clock.turnLeft', 'clock.claim.win', 'clock.claim.draw', 'clock.claim.wait', 'clock.claim.ready', ...PRESETS.map((p) => `clock.preset.${p.id}`)]) {
+    for (const key of ['clock.result.timeout', 'clock.result.timeout.lost', 'clock.result.timeout.won', 'clock.result.abandoned', 'clock.result.abandoned.lost', 'clock.result.abandoned.won', 'clock.result.abandonedDraw', 'clock.result.aborted', 'reason.timeout', 'reason.abandoned', 'reason.aborted', 'clock.bad', 'clock.firstTurn', 'clock.firstTurn.you', 'clock.runningSay', 'clock.lowSay', 'clock.turnLeft', 'clock.claim.win', 'clock.claim.draw', 'clock.claim.wait', 'clock.claim.ready', ...PRESETS.map((p) => `clock.preset.${p.id}`)]) {
       assert.ok(DICTIONARIES[lang][key], `${lang}: ${key}`);
     }
   }
