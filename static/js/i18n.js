@@ -283,6 +283,7 @@ const en = {
   // Clocks (clock.js): the time control of a room, the cards' clocks, the clock's results
   // and the claim after the opponent left.
   'clock.label': 'Time control',
+  'clock.note': 'For “Play with a friend”',
   'clock.untimed': 'Untimed',
   'clock.live': '{minutes}+{increment}',
   'clock.days': '{days} days per turn',
@@ -661,6 +662,7 @@ const ru = {
   // Clocks (clock.js): the time control of a room, the cards' clocks, the clock's results
   // and the claim after the opponent left.
   'clock.label': 'Контроль времени',
+  'clock.note': 'Для игры «Играть с другом»',
   'clock.untimed': 'Без часов',
   'clock.live': '{minutes}+{increment}',
   'clock.days': '{days} дн. на ход',
