@@ -56,7 +56,13 @@ export function reviewClock(page) {
   const clock = review?.record?.clock;
   if (!review || !clock || review.positions.length === 0) return null;
   const { times, movers } = reviewTurnTimes(review);
-  return reviewClocks(clock.control, times, review.ends, movers, review.at);
+  const shown = reviewClocks(clock.control, times, review.ends, movers, review.at);
+  // The last position of a game lost on time: the loser's clock at zero.
+  const result = review.record?.result;
+  if (review.at === review.positions.length - 1 && result?.reason === 'timeout' && result.winner) {
+    shown[result.winner === 'light' ? 'dark' : 'light'] = 0;
+  }
+  return shown;
 }
 
 /**
