@@ -5,7 +5,7 @@
 // countdown when the opponent is gone; the time-control choice when creating a room.
 // Reads the page state, writes only its own elements.
 
-import { CLOCKS_OFFERED, PRESETS, chosenClock, claimIn, clocksAt, clocksSaid, crossedLow, firstTurnIn, formatClock, isLow, reviewClocks, turnTimes } from './clock.js';
+import { CLOCKS_OFFERED, PRESETS, chosenClock, claimIn, clocksAt, clocksSaid, controlText, crossedLow, firstTurnIn, formatClock, isLow, reviewClocks, turnTimes } from './clock.js';
 import { $, $input, find } from './dom.js';
 
 /** @typedef {import('./page-state.js').PageState} PageState */
@@ -54,7 +54,8 @@ export function viewClocks(page, now = Date.now()) {
 export function reviewClock(page) {
   const review = page.mode === 'review' ? page.review : null;
   const clock = review?.record?.clock;
-  if (!review || !clock || review.positions.length === 0) return null;
+  // No time known (the server's record has none, the page saw none): no clocks shown.
+  if (!review || !clock || review.positions.length === 0 || !clock.times.some(Boolean)) return null;
   const { times, movers } = reviewTurnTimes(review);
   const shown = reviewClocks(clock.control, times, review.ends, movers, review.at);
   // The last position of a game lost on time: the loser's clock at zero.
@@ -182,7 +183,23 @@ export function bindClockChoice(page) {
   $('clock-choice').hidden = !CLOCKS_OFFERED;
   select.addEventListener('change', () => {
     $('clock-custom').hidden = select.value !== 'custom';
+    viewClockBadge(page);
   });
+  for (const id of ['clock-minutes', 'clock-increment']) $(id).addEventListener('input', () => viewClockBadge(page));
+}
+
+/**
+ * The time control chosen, beside "Play with a friend" (the only mode it is for): `5+3`,
+ * `3 days per turn`; nothing while untimed or a custom time is not a number.
+ * @param {PageState} page
+ */
+export function viewClockBadge(page) {
+  const badge = $('start-friend-clock');
+  const { body } = clockRequest();
+  badge.hidden = !body.clock;
+  if (!body.clock) return;
+  const { key, params } = controlText(body.clock);
+  badge.textContent = page.t(key, params);
 }
 
 /**

@@ -283,7 +283,6 @@ const en = {
   // Clocks (clock.js): the time control of a room, the cards' clocks, the clock's results
   // and the claim after the opponent left.
   'clock.label': 'Time control',
-  'clock.note': 'For “Play with a friend”',
   'clock.untimed': 'Untimed',
   'clock.live': '{minutes}+{increment}',
   'clock.days': '{days} days per turn',
@@ -661,8 +660,7 @@ const ru = {
   // Vs computer — end
   // Clocks (clock.js): the time control of a room, the cards' clocks, the clock's results
   // and the claim after the opponent left.
-  'clock.label': 'Контроль времени',
-  'clock.note': 'Для игры «Играть с другом»',
+  'clock.label': 'Часы',
   'clock.untimed': 'Без часов',
   'clock.live': '{minutes}+{increment}',
   'clock.days': '{days} дн. на ход',

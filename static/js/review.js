@@ -214,12 +214,21 @@ export function recordClock(clock, actions) {
  */
 export function openReview(app, roomId, round) {
   return startReview(app, { kind: 'round', roomId, round }, async () => {
-    const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/rounds/${round}`).catch(() => null);
+    const room = encodeURIComponent(roomId);
+    // Room info names the room's time control (every round plays on it), for the
+    // record's TimeControl tag when the round's record has no clock of its own.
+    const info = fetch(`/api/rooms/${room}`)
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null);
+    const res = await fetch(`/api/rooms/${room}/rounds/${round}`).catch(() => null);
     if (!res) throw new Error('network');
     const body = await res.json().catch(() => ({}));
     // The server's code (review.why.* says it in words), never its English message.
     if (!res.ok) throw new Error(typeof body.code === 'string' ? body.code : 'network');
-    return { ...body, clock: recordClock(body.clock, Array.isArray(body.actions) ? body.actions.length : 0) };
+    const actions = Array.isArray(body.actions) ? body.actions.length : 0;
+    const control = (await info)?.clock?.control;
+    const clock = recordClock(body.clock, actions) ?? (control ? recordClock({ control, times: [] }, actions) : null);
+    return { ...body, clock };
   });
 }
 

@@ -80,8 +80,15 @@ test('the time control is offered with the friend game: presets, untimed first, 
     );
     assert.equal(await page.locator('#clock-preset').inputValue(), 'untimed', 'untimed unless chosen');
     assert.equal(await page.locator('#clock-custom').isVisible(), false);
+    // The choice is named beside "Play with a friend", the only mode it is for.
+    assert.equal(await page.locator('#start-friend-clock').isVisible(), false, 'untimed: nothing');
+    await page.locator('#clock-preset').selectOption('3d');
+    assert.equal(await page.locator('#start-friend-clock').textContent(), '3 days per turn');
     await page.locator('#clock-preset').selectOption('custom');
     assert.equal(await page.locator('#clock-custom').isVisible(), true);
+    assert.equal(await page.locator('#start-friend-clock').textContent(), '5+3');
+    await page.locator('#clock-minutes').fill('1.5');
+    assert.equal(await page.locator('#start-friend-clock').textContent(), '1:30+3');
     await shot(page, `clocks-00-choice-${name}-dark`);
     assert.deepEqual(await axeSerious(page), []);
     await page.locator('#theme').click();
@@ -89,8 +96,9 @@ test('the time control is offered with the friend game: presets, untimed first, 
     assert.deepEqual(await axeSerious(page), []);
     // Russian: the same choice in its words.
     await page.locator('#lang').click();
-    assert.equal(await page.locator('label[for="clock-preset"]').textContent(), 'Контроль времени');
+    assert.equal(await page.locator('label[for="clock-preset"]').textContent(), 'Часы');
     assert.equal(await page.locator('#clock-preset option').first().textContent(), 'Без часов');
+    assert.equal(await page.locator('#start-friend-clock').textContent(), '1:30+3');
     await shot(page, `clocks-00-choice-${name}-ru`);
     assert.deepEqual(page.errors, []);
     await context.close();
@@ -111,7 +119,7 @@ test('the time control is offered with the friend game: presets, untimed first, 
 });
 
 test('a 15-second game: both pages and a spectator see the clocks run, the low time, and the loss on time', async () => {
-  const { light, dark, watcher, contexts } = await timedRoom({
+  const { light, dark, watcher, invite, contexts } = await timedRoom({
     preset: 'custom',
     custom: { minutes: '0.25', increment: '0' },
     lightStorage: { 'mill.screen-reader': 'on' },
@@ -183,6 +191,13 @@ test('a 15-second game: both pages and a spectator see the clocks run, the low t
   await light.locator('#record').getByRole('button', { name: /^d6 ?, 0:15 left$/ }).click();
   assert.deepEqual(await cardClock(light, 'light'), { text: '0:15', running: false, low: false });
   await shot(light, 'clocks-04-review-phone');
+
+  // The round's share link: its record names the room's time control too.
+  const shared = await openPage(contexts[0], `${invite}/review/1`);
+  await shared.locator('#record button.turn').first().waitFor();
+  await shared.locator('#copy-record').click();
+  await shared.waitForFunction(async () => (await navigator.clipboard.readText()).includes('[TimeControl "15+0"]'));
+  assert.deepEqual(shared.errors, []);
 
   for (const page of [light, dark, watcher]) assert.deepEqual(page.errors, []);
   for (const c of contexts) await c.close();
