@@ -24,11 +24,10 @@
  */
 
 /**
- * Whether the start screen offers a time control. Off until the server's rooms keep
- * clocks (docs/PROTOCOL.md, "Clocks"): until then a `clock` asked for would be ignored and
- * the room untimed, so the page does not ask.
+ * Whether the start screen offers a time control for "Play with a friend". The server's
+ * rooms keep clocks (docs/PROTOCOL.md, "Clocks"); off, every room the page makes is untimed.
  */
-export const CLOCKS_OFFERED = false;
+export const CLOCKS_OFFERED = true;
 
 /** The time below which a clock is drawn in the low-time colour and a short sound plays. */
 export const LOW_TIME_MS = 10_000;
@@ -137,6 +136,73 @@ export function crossedLow(before, now) {
 export function claimIn(clock, offset, now) {
   if (!clock || clock.claim_at === null || clock.claim_at === undefined) return null;
   return Math.max(0, clock.claim_at - (now - offset));
+}
+
+/**
+ * Milliseconds the side to move has left to make its first turn before the round is
+ * aborted (counted down like the clocks, never below 0), or null when no first turn is due.
+ * @param {ClockState | null | undefined} clock @param {number} offset @param {number} now
+ */
+export function firstTurnIn(clock, offset, now) {
+  if (!clock || clock.first_turn === null || clock.first_turn === undefined) return null;
+  return Math.max(0, clock.first_turn - Math.max(0, now - offset - clock.at));
+}
+
+/**
+ * Both clocks in words for the Command field's `clock` query and the screen reader:
+ * "Light: 4:32 left. Dark: 5:00 left. Light's clock is running." (a first turn due says
+ * how long is left for it instead of whose clock runs).
+ * @param {ClockState} clock @param {{ light: number, dark: number }} shown  clocksAt's
+ * @param {number | null} firstTurn  firstTurnIn's
+ * @param {Side} turn  the side to move
+ * @param {import('./types.js').Translate} t
+ */
+export function clocksSaid(clock, shown, firstTurn, turn, t) {
+  const units = { day: t('clock.unit.day'), hour: t('clock.unit.hour') };
+  const parts = (/** @type {const} */ (['light', 'dark'])).map((side) =>
+    t('clock.remaining', { side: t(`color.${side}`), time: formatClock(shown[side], units) }),
+  );
+  if (firstTurn !== null) parts.push(t('clock.firstTurn', { side: t(`color.${turn}`), seconds: Math.ceil(firstTurn / 1000) }));
+  else if (clock.running) parts.push(t('clock.runningSay', { sideOf: t(`color.of.${clock.running}`) }));
+  return parts.join('. ');
+}
+
+/**
+ * Each side's time left after each turn of a game under review, and so the clocks at any
+ * position. `after[i]` is both clocks once `i + 1` actions were played (the server's
+ * record, or what the page saw), null where unknown; `ends` the positions (actions played)
+ * where turns end, the start first (analysis.js's turnEnds); `movers[k]` who played the
+ * turn ending at `ends[k]` (k ≥ 1). Only the mover's clock is taken from a turn's end: its
+ * own time is stopped there, the other side's is still running.
+ * @param {Array<{ light: number, dark: number } | null | undefined>} after
+ * @param {number[]} ends @param {Array<Side | null>} movers
+ * @returns {Array<number | null>}  per turn (index k − 1 for the turn ending at ends[k]): its mover's time left
+ */
+export function turnTimes(after, ends, movers) {
+  return ends.slice(1).map((end, j) => {
+    const mover = movers[j + 1];
+    const left = after[end - 1];
+    return mover && left && Number.isFinite(left[mover]) ? left[mover] : null;
+  });
+}
+
+/**
+ * Both clocks as review shows them at position `at` (actions played): each side's time
+ * left after its latest turn up to there, else the time control's start (a day per turn
+ * counts the days). Null for a side whose time is not known.
+ * @param {TimeControl} control @param {Array<number | null>} times  turnTimes's
+ * @param {number[]} ends @param {Array<Side | null>} movers @param {number} at
+ * @returns {{ light: number | null, dark: number | null }}
+ */
+export function reviewClocks(control, times, ends, movers, at) {
+  const full = 'days' in control ? control.days * 86_400_000 : control.initial * 1000;
+  /** @type {{ light: number | null, dark: number | null }} */
+  const shown = { light: full, dark: full };
+  ends.slice(1).forEach((end, j) => {
+    const mover = movers[j + 1];
+    if (end <= at && mover) shown[mover] = times[j] ?? null;
+  });
+  return shown;
 }
 
 /**

@@ -171,7 +171,9 @@ export function stateWords(snap, seat, t) {
   const side = (/** @type {Side} */ s) => t(`color.${s}`);
   const out = snap.outcome;
   if (out) {
-    const result = out.kind === 'win' && out.winner ? t('result.win', { side: side(out.winner) }) : t('result.draw');
+    // An aborted round (an online clock's first turn not made) is no draw: nobody played it.
+    const result =
+      out.kind === 'win' && out.winner ? t('result.win', { side: side(out.winner) }) : out.kind === 'aborted' ? t('clock.result.aborted') : t('result.draw');
     // Worded for the person's seat (or of the sides), as the result panel says it.
     const reason = reasonText({ ...out, reason: out.reason ?? out.kind }, seat, t);
     return t('say.gameOver', { result, reason });

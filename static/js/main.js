@@ -27,7 +27,6 @@ const lang = pickLanguage(storage.get('lang'), navigator.languages ?? [navigator
 const page = createPageState(lang, translator(lang));
 const notifier = createNotifier({ storage });
 const theme = bindThemeSwitch($button('theme'), storage);
-startClockTicker(() => page, () => notifier.lowTime());
 
 /** One action from the board or the Command field, to the mode that plays it. @param {string} action */
 function act(action) {
@@ -175,6 +174,16 @@ const screenReader = bindScreenReader(app, {
     showSound();
   },
 });
+
+// The clocks tick on their own; the person's clock going under ten seconds is heard once
+// (the sound honours its switch; the screen reader says it in its mode).
+startClockTicker(
+  () => page,
+  () => {
+    notifier.lowTime();
+    screenReader.lowTime();
+  },
+);
 
 bindOffline();
 

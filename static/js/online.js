@@ -46,6 +46,11 @@ export async function createRoom(app) {
     }
     const res = await fetch('/api/rooms', { ...JSON_POST, body: JSON.stringify({ variant: chosenRules(app.storage), ...timed.body }) });
     const body = await res.json().catch(() => ({}));
+    // A time outside the server's bounds is said in the page's words (the server's are English).
+    if (!res.ok && body.code === ERROR_CODES.BAD_CLOCK) {
+      app.setNotice('clock.bad');
+      return;
+    }
     if (!res.ok) {
       app.setNotice(null, page.t('online.error', { message: body.message ?? res.status }));
       return;
@@ -150,7 +155,10 @@ const HANDLERS = {
     o.state = msg;
     fetchPastRounds(app, o, msg.round);
     o.fresh = true;
-    if (msg.clock) o.clockOffset = serverOffset(msg.clock, Date.now());
+    if (msg.clock) {
+      o.clockOffset = serverOffset(msg.clock, Date.now());
+      o.clockTimes.set(`${msg.round}:${msg.version}`, { light: msg.clock.light, dark: msg.clock.dark });
+    }
     app.page.snapshot = snapshotFromState(msg);
     ensureRoomBoard(app, rulesOfPosition(app.page.snapshot.position));
     app.page.board.set(app.page.snapshot);

@@ -42,6 +42,9 @@
  *   number, from GET /api/rooms/<id>/rounds/<n> (the `state` carries only the current
  *   round's); null while that round's record is on its way or failed to come
  * @property {number} clockOffset  the page's clock minus the server's, from the latest state's `clock.at` (clock.js's serverOffset); 0 untimed
+ * @property {Map<string, { light: number, dark: number }>} clockTimes  both clocks of the
+ *   latest state seen at each `round:version` of a timed room, for review's time left after
+ *   each turn (clock.js's turnTimes takes only the mover's, which is stopped there)
  */
 
 /** @typedef {{ winner: Side | null, reason: string }} RoundResult  a round's result, as the server writes it */
@@ -108,7 +111,7 @@ export function createPageState(lang, t) {
  * @param {string} roomId @returns {OnlineState}
  */
 export function createOnlineState(roomId) {
-  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, rounds: new Map(), clockOffset: 0 };
+  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, rounds: new Map(), clockOffset: 0, clockTimes: new Map() };
 }
 
 /**

@@ -4,7 +4,7 @@
 
 import { reasonText, recordRows, statusOf } from './board.js';
 import { clockResult } from './clock.js';
-import { viewClaim, viewClocks } from './clock-view.js';
+import { viewClaim, viewClockBadge, viewClocks } from './clock-view.js';
 import { computerStatus, resultForPerson } from './computer.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
@@ -79,6 +79,7 @@ function viewStartHints(page, storage) {
   const { t } = page;
   const rules = chosenRules(storage);
   $('start-local-hint').textContent = t(hasProgress(storage, gameSlot('local', rules)) ? 'start.continue' : 'start.local.hint');
+  viewClockBadge(page);
   $('start-computer-hint').textContent = t(
     hasProgress(storage, gameSlot('computer', rules)) ? 'start.continue' : 'start.computer.hint',
   );

@@ -58,7 +58,12 @@ export function recordHeader(page) {
   // A timed room's control, as PGN's TimeControl tag (`300+3`, `1/259200`).
   if (state?.clock) header.tags?.push(['TimeControl', recordTag(state.clock.control)]);
   const source = page.mode === 'review' ? page.review?.source : null;
-  if (source?.kind === 'round') header.tags = [['Room', source.roomId], ['Round', String(source.round)]];
+  if (source?.kind === 'round') {
+    header.tags = [['Room', source.roomId], ['Round', String(source.round)]];
+    // Its time control, when the server's record of the round names one.
+    const control = page.review?.record?.clock?.control;
+    if (control) header.tags.push(['TimeControl', recordTag(control)]);
+  }
   // The game that was on screen: the header it had there, dated today.
   if (source?.kind === 'game' && source.header) return { ...source.header, date: header.date };
   return header;
@@ -110,7 +115,8 @@ async function gameToWrite(app, upToShown) {
   const startOf = (/** @type {string} */ rules) => (game.startRules(rules).ok ? game.snapshot().position : '');
   const record = recordToWrite(page, startOf, upToShown);
   if (!record) return null;
-  const { result, ...rest } = record;
+  // The rules' record has no clocks: those stay the page's (the TimeControl tag says which).
+  const { result, clock: _clock, ...rest } = record;
   return game.importRecord(JSON.stringify(result ? { ...rest, result } : rest)).ok ? game : null;
 }
 

@@ -9,6 +9,8 @@
 
 import { ANALYSIS_NODES, betterHint, createAnalysis, describeJudgement, drawGraph, GLYPHS, markTurns, turnAtX, turnEnds, turnOf } from './analysis.js';
 import { blankSnapshot, recordRows } from './board.js';
+import { formatClock } from './clock.js';
+import { reviewTurnTimes } from './clock-view.js';
 import { engineWorker } from './computer.js';
 import { $, $button } from './dom.js';
 import { recordHeader } from './records.js';
@@ -28,6 +30,14 @@ import { rulesOfPosition } from './variant.js';
  * @property {string} start  the position it started from
  * @property {string[]} actions  every action in order
  * @property {{ winner: import('./types.js').Side | null, reason: string } | null} [result]
+ * @property {RecordClock | null} [clock]  a timed game's clocks, when known
+ */
+
+/**
+ * @typedef {object} RecordClock  a timed round's clocks in its record
+ * @property {import('./clock.js').TimeControl} control  the room's time control
+ * @property {Array<{ light: number, dark: number } | null>} times  both clocks after each
+ *   action (index = actions played − 1), null where not known
  */
 
 /**
@@ -170,9 +180,32 @@ export function recordOnScreen(page, startPosition) {
     const { start, actions } = JSON.parse(page.game.exportRecord());
     return { start, actions, result: null };
   }
-  const state = page.mode === 'online' ? page.online?.state : null;
-  if (state) return { start: startPosition, actions: state.actions, result: state.result };
-  return null;
+  const o = page.mode === 'online' ? page.online : null;
+  const state = o?.state;
+  if (!o || !state) return null;
+  // A timed round's clocks after each action, as far as this page saw them.
+  const clock = state.clock
+    ? { control: state.clock.control, times: state.actions.map((_, i) => o.clockTimes.get(`${state.round}:${i + 1}`) ?? null) }
+    : null;
+  return { start: startPosition, actions: state.actions, result: state.result, clock };
+}
+
+/**
+ * A round record's `clock` as the page uses it, or null: untimed, or a server that does
+ * not send one (docs/PROTOCOL.md, the round's record).
+ * @param {unknown} clock @param {number} actions  how many actions the record has
+ * @returns {RecordClock | null}
+ */
+export function recordClock(clock, actions) {
+  const c = /** @type {any} */ (clock);
+  if (!c || typeof c !== 'object' || !c.control || typeof c.control !== 'object' || !Array.isArray(c.times)) return null;
+  /** @type {RecordClock['times']} */
+  const times = [];
+  for (let i = 0; i < actions; i += 1) {
+    const t = c.times[i];
+    times.push(t && Number.isFinite(t.light) && Number.isFinite(t.dark) ? { light: t.light, dark: t.dark } : null);
+  }
+  return { control: c.control, times };
 }
 
 /**
@@ -181,12 +214,21 @@ export function recordOnScreen(page, startPosition) {
  */
 export function openReview(app, roomId, round) {
   return startReview(app, { kind: 'round', roomId, round }, async () => {
-    const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/rounds/${round}`).catch(() => null);
+    const room = encodeURIComponent(roomId);
+    // Room info names the room's time control (every round plays on it), for the
+    // record's TimeControl tag when the round's record has no clock of its own.
+    const info = fetch(`/api/rooms/${room}`)
+      .then((r) => (r.ok ? r.json() : null))
+      .catch(() => null);
+    const res = await fetch(`/api/rooms/${room}/rounds/${round}`).catch(() => null);
     if (!res) throw new Error('network');
     const body = await res.json().catch(() => ({}));
     // The server's code (review.why.* says it in words), never its English message.
     if (!res.ok) throw new Error(typeof body.code === 'string' ? body.code : 'network');
-    return body;
+    const actions = Array.isArray(body.actions) ? body.actions.length : 0;
+    const control = (await info)?.clock?.control;
+    const clock = recordClock(body.clock, actions) ?? (control ? recordClock({ control, times: [] }, actions) : null);
+    return { ...body, clock };
   });
 }
 
@@ -391,6 +433,9 @@ export function viewReviewRecord(page) {
   const first = review.ends.length ? review.positions[review.ends[0]].record.length : 0;
   const shown = review.positions[review.at];
   const current = shown ? turnOf(shown) : 0; // turns complete at the position shown
+  // A timed game: each turn's mover's time left after it.
+  const { times } = reviewTurnTimes(review);
+  const units = { day: page.t('clock.unit.day'), hour: page.t('clock.unit.hour') };
   const turnButton = (/** @type {string} */ text, /** @type {number} */ index) => {
     const button = document.createElement('button');
     button.type = 'button';
@@ -409,6 +454,18 @@ export function viewReviewRecord(page) {
       words.className = 'visually-hidden';
       words.textContent = `, ${page.t(`mark.${mark.mark}`)}`;
       button.append(glyph, words);
+    }
+    const left = times[index - first];
+    if (left !== null && left !== undefined) {
+      const time = document.createElement('span');
+      time.className = 'turn-time';
+      const text = formatClock(left, units);
+      time.textContent = text;
+      time.setAttribute('aria-hidden', 'true');
+      const words = document.createElement('span');
+      words.className = 'visually-hidden';
+      words.textContent = `, ${page.t('clock.turnLeft', { time: text })}`;
+      button.append(time, words);
     }
     if (index + 1 === current) button.setAttribute('aria-current', 'step');
     return button;

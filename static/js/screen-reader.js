@@ -6,6 +6,7 @@
 // played for real, through the same path as the board's clicks.
 
 import { announcementsOf, hearingOf, settle } from './announce.js';
+import { clocksWords } from './clock-view.js';
 import { answerQuery, parseCommand, refusalWords } from './command.js';
 import { $, $input } from './dom.js';
 import { recordToWrite } from './records.js';
@@ -91,7 +92,7 @@ export function bindScreenReader(app, { act, canAct, mute }) {
     }
     if (command.kind === 'query') {
       const seat = hearingOf(page)?.seat ?? null;
-      say(answerQuery(command.query, { snap: page.snapshot, topology: page.topology, seat }, page.t));
+      say(answerQuery(command.query, { snap: page.snapshot, topology: page.topology, seat, clocks: clocksWords(page) }, page.t));
       return true;
     }
     if (!page.mode || !page.snapshot) return say(page.t('cmd.noGame')), false;
@@ -153,6 +154,10 @@ export function bindScreenReader(app, { act, canAct, mute }) {
   show();
   return {
     update,
+    /** The person's own clock went under ten seconds (clock-view.js): said once, in this mode. */
+    lowTime() {
+      if (on) say(app.page.t('clock.lowSay'));
+    },
     get on() {
       return on;
     },

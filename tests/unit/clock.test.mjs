@@ -7,13 +7,18 @@ import {
   claimIn,
   clockResult,
   clocksAt,
+  clocksSaid,
   controlText,
   crossedLow,
+  firstTurnIn,
   formatClock,
   isLow,
   recordTag,
+  reviewClocks,
   serverOffset,
+  turnTimes,
 } from '../../static/js/clock.js';
+import { recordClock } from '../../static/js/review.js';
 import { DICTIONARIES, translator } from '../../static/js/i18n.js';
 import { blankSnapshot, statusOf } from '../../static/js/board.js';
 
@@ -127,7 +132,7 @@ test('the clock\'s results read right to each seat and to a spectator', () => {
   assert.equal(clockResult(null, 'light'), null);
   // Every key these name exists in both languages.
   for (const lang of ['en', 'ru']) {
-    for (const key of ['clock.result.timeout', 'clock.result.timeout.lost', 'clock.result.timeout.won', 'clock.result.abandoned', 'clock.result.abandoned.lost', 'clock.result.abandoned.won', 'clock.result.abandonedDraw', 'clock.result.aborted', 'reason.timeout', 'reason.abandoned', 'reason.aborted', ...PRESETS.map((p) => `clock.preset.${p.id}`)]) {
+    for (const key of ['clock.result.timeout', 'clock.result.timeout.lost', 'clock.result.timeout.won', 'clock.result.abandoned', 'clock.result.abandoned.lost', 'clock.result.abandoned.won', 'clock.result.abandonedDraw', 'clock.result.aborted', 'reason.timeout', 'reason.abandoned', 'reason.aborted', 'clock.bad', 'clock.firstTurn', 'clock.firstTurn.you', 'clock.runningSay', 'clock.lowSay', 'clock.turnLeft', 'clock.claim.win', 'clock.claim.draw', 'clock.claim.wait', 'clock.claim.ready', ...PRESETS.map((p) => `clock.preset.${p.id}`)]) {
       assert.ok(DICTIONARIES[lang][key], `${lang}: ${key}`);
     }
   }
@@ -138,4 +143,63 @@ test('an aborted round is no draw on the status line', () => {
   assert.equal(statusOf(snap, { selected: null }, 'light').key, 'clock.result.aborted');
   const drawn = { ...blankSnapshot(), outcome: /** @type {any} */ ({ kind: 'draw', reason: 'abandoned' }) };
   assert.equal(statusOf(drawn, { selected: null }).key, 'result.draw');
+});
+
+test('the first turn is counted down to the abort like the clocks, and only while one is due', () => {
+  const c = clock({ running: null, first_turn: 30_000 });
+  assert.equal(firstTurnIn(c, 0, c.at), 30_000);
+  assert.equal(firstTurnIn(c, 2_000, c.at + 2_000 + 12_500), 17_500, 'from the server\'s time of the state');
+  assert.equal(firstTurnIn(c, 0, c.at + 45_000), 0, 'never below zero: the server aborts');
+  assert.equal(firstTurnIn(c, 0, c.at - 500), 30_000);
+  assert.equal(firstTurnIn(clock(), 0, 0), null, 'no first turn due');
+  assert.equal(firstTurnIn(null, 0, 0), null, 'untimed');
+});
+
+test('the clocks are said in words: both times, then whose runs or the first turn due', () => {
+  for (const lang of ['en', 'ru']) {
+    const t = translator(lang);
+    const running = clocksSaid(clock({ running: 'dark' }), { light: 272_000, dark: 9_450 }, null, 'dark', t);
+    assert.ok(running.includes('4:32') && running.includes('9.4'), running);
+    assert.ok(running.includes(t('clock.runningSay', { sideOf: t('color.of.dark') })), running);
+    const first = clocksSaid(clock({ running: null }), { light: 60_000, dark: 60_000 }, 21_200, 'light', t);
+    assert.ok(first.includes(t('clock.firstTurn', { side: t('color.light'), seconds: 22 })), first);
+    assert.ok(!/\{|\}/.test(running + first), 'every parameter filled');
+  }
+  assert.equal(
+    clocksSaid(clock({ running: 'light' }), { light: 61_000, dark: 300_000 }, null, 'light', translator('en')),
+    "Light: 1:01 left. Dark: 5:00 left. Light's clock is running",
+  );
+});
+
+test('review takes each turn\'s time left from its mover\'s clock at the turn\'s end', () => {
+  // Actions: d6 (L), a1 (D), d5 (L), d7 closing a mill then xa1 (L: one turn of two actions), b2 (D).
+  const after = [
+    { light: 60_000, dark: 60_000 },
+    { light: 60_000, dark: 60_000 },
+    { light: 55_000, dark: 58_800 },
+    { light: 51_000, dark: 57_000 }, // mid-turn: Light still running
+    { light: 50_000, dark: 57_000 },
+    null, // not seen by the page
+  ];
+  const ends = [0, 1, 2, 3, 5, 6];
+  const movers = [null, 'light', 'dark', 'light', 'light', 'dark'];
+  const times = turnTimes(after, ends, movers);
+  assert.deepEqual(times, [60_000, 60_000, 55_000, 50_000, null]);
+  const control = { initial: 60, increment: 0 };
+  assert.deepEqual(reviewClocks(control, times, ends, movers, 0), { light: 60_000, dark: 60_000 }, 'the start: the full time');
+  assert.deepEqual(reviewClocks(control, times, ends, movers, 3), { light: 55_000, dark: 60_000 });
+  assert.deepEqual(reviewClocks(control, times, ends, movers, 4), { light: 55_000, dark: 60_000 }, 'mid-turn: the turn before');
+  assert.deepEqual(reviewClocks(control, times, ends, movers, 5), { light: 50_000, dark: 60_000 });
+  assert.deepEqual(reviewClocks(control, times, ends, movers, 6), { light: 50_000, dark: null }, 'a time not known is not guessed');
+  assert.deepEqual(reviewClocks({ days: 2 }, [], [0], [null], 0), { light: 172_800_000, dark: 172_800_000 });
+});
+
+test('a round record\'s clock is taken only in its documented shape', () => {
+  assert.equal(recordClock(undefined, 3), null, 'a server that sends none');
+  assert.equal(recordClock(null, 3), null, 'untimed');
+  assert.equal(recordClock({ control: { initial: 60, increment: 0 } }, 1), null, 'no times');
+  assert.deepEqual(recordClock({ control: { days: 3 }, times: [{ light: 1, dark: 2 }, { light: 'x', dark: 2 }] }, 3), {
+    control: { days: 3 },
+    times: [{ light: 1, dark: 2 }, null, null],
+  });
 });

@@ -104,4 +104,8 @@ test('who played each completed turn, and where the game stands', async () => {
   assert.equal(stateWords(snap, 'dark', ru), 'Ваш ход');
   const over = { ...snap, outcome: { kind: 'win', winner: 'light', reason: 'pieces' } };
   assert.equal(stateWords(over, null, en), 'Game over: Light wins. Dark has fewer than three pieces left.');
+  // The clock's ends: a loss on time, and an aborted round, which is no draw.
+  assert.equal(stateWords({ ...snap, outcome: { kind: 'win', winner: 'dark', reason: 'timeout' } }, null, en), 'Game over: Dark wins. Light ran out of time.');
+  assert.equal(stateWords({ ...snap, outcome: { kind: 'aborted' } }, 'light', en), 'Game over: Game called off. The first move was not made in time; nobody wins.');
+  assert.equal(stateWords({ ...snap, outcome: { kind: 'aborted' } }, null, ru), `Партия окончена: ${ru('clock.result.aborted')}. ${ru('reason.aborted')}`);
 });
