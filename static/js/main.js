@@ -11,11 +11,10 @@ import { startClockTicker } from './clock-view.js';
 import { bindOnlineControls, createRoom, explainInactive, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
-import { bindReviewControls, leaveReview, openRecordReview, openReview, reviewFromHash, reviewFromPath } from './review.js';
-import { bindRecordTools } from './records.js';
+import { loadOnClick, recordsPart, reviewPart, SCREEN_READER_KEY, screenReaderPart } from './later.js';
+import { reviewFromHash, reviewFromPath } from './review-links.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
-import { bindScreenReader } from './screen-reader.js';
 import { bindOffline } from './offline.js';
 import { bindThemeSwitch } from './theme.js';
 import { bindComputerControls, startComputer } from './vs-computer.js';
@@ -115,7 +114,7 @@ function focusGame() {
 function leaveGame() {
   page.online?.conn?.close();
   page.online = null;
-  leaveReview(page);
+  reviewPart.now()?.leaveReview(page);
   page.review = null;
   page.computer?.stop();
   page.computer = null;
@@ -124,12 +123,26 @@ function leaveGame() {
   app.setNotice(null);
 }
 
+/**
+ * Opens review once review.js has loaded; if it cannot load, the start screen says so.
+ * @param {(mod: typeof import('./review.js')) => Promise<unknown> | unknown} open
+ */
+async function openReviewPart(open) {
+  const mod = await reviewPart.load().catch(() => null);
+  if (!mod) {
+    app.showScreen('start');
+    app.setNotice('error.part');
+    return;
+  }
+  await open(mod);
+}
+
 async function route() {
   leaveGame();
   const review = reviewFromPath(location.pathname);
-  if (review) return openReview(app, review.roomId, review.round);
+  if (review) return openReviewPart((mod) => mod.openReview(app, review.roomId, review.round));
   const linked = reviewFromHash(location.hash);
-  if (linked) return openRecordReview(app, linked);
+  if (linked) return openReviewPart((mod) => mod.openRecordReview(app, linked));
   const roomId = roomFromPath(location.pathname);
   if (roomId) return openRoom(app, roomId);
   if (location.hash === '#local') return startLocal(app);
@@ -163,18 +176,28 @@ $('menu').addEventListener('click', () => go('/'));
 bindLocalControls(app);
 bindComputerControls(app);
 bindOnlineControls(app);
-bindReviewControls(app);
+reviewPart.ready((mod) => mod.bindReviewControls(app));
+loadOnClick(reviewPart, ['review-open'], () => app.setNotice('error.part'));
 bindConfirmDialog();
-bindRecordTools(app);
+recordsPart.ready((mod) => mod.bindRecordTools(app));
+loadOnClick(recordsPart, ['copy-record', 'copy-mfen', 'copy-mstate', 'import-record'], () => app.setNotice('error.part'));
 bindVariantChooser(app);
-const screenReader = bindScreenReader(app, {
-  act,
-  canAct,
-  mute(muted) {
-    notifier.setMuted(muted);
-    showSound();
-  },
+/** @type {ReturnType<typeof import('./screen-reader.js').bindScreenReader> | null} */
+let screenReader = null;
+screenReaderPart.ready((mod) => {
+  screenReader = mod.bindScreenReader(app, {
+    act,
+    canAct,
+    mute(muted) {
+      notifier.setMuted(muted);
+      showSound();
+    },
+  });
+  app.render();
 });
+// The mode's code loads at start only when it is on; else on the switch's first click.
+if (storage.get(SCREEN_READER_KEY) === 'on') screenReaderPart.load().catch(() => app.setNotice('error.part'));
+else loadOnClick(screenReaderPart, ['sr-mode'], () => app.setNotice('error.part'));
 
 bindOffline();
 
