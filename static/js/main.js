@@ -199,7 +199,6 @@ screenReaderPart.ready((mod) => {
 if (storage.get(SCREEN_READER_KEY) === 'on') screenReaderPart.load().catch(() => app.setNotice('error.part'));
 else loadOnClick(screenReaderPart, ['sr-mode'], () => app.setNotice('error.part'));
 
-bindOffline();
-
 applyLanguage();
-route().catch((error) => console.error(error));
+// The offline copy is kept once the first screen is up, not while it loads.
+bindOffline(route().catch((error) => console.error(error)));
