@@ -1,7 +1,8 @@
 // Owns the game page's parts that a board does not need, loaded on first use instead of
 // before the first board (the bytes of a cold visit): review and its analysis (review.js,
 // analysis.js), records' Copy and Import (records.js), the screen-reader mode
-// (screen-reader.js, announce.js, command.js). Each is one dynamic import(), made once; a
+// (screen-reader.js, announce.js, command.js), the game against the computer
+// (vs-computer.js, computer.js, tablebase.js). Each is one dynamic import(), made once; a
 // button that needs a part loads it on its first click and is then answered by the
 // part's own handler, bound as it loaded.
 
@@ -52,6 +53,7 @@ export const SCREEN_READER_KEY = 'screen-reader';
 export const reviewPart = onDemand(() => import('./review.js'));
 export const recordsPart = onDemand(() => import('./records.js'));
 export const screenReaderPart = onDemand(() => import('./screen-reader.js'));
+export const computerPart = onDemand(() => import('./vs-computer.js'));
 
 /**
  * The first click on any of these buttons loads `part` and is then given again, to the

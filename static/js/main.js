@@ -11,13 +11,12 @@ import { startClockTicker } from './clock-view.js';
 import { bindOnlineControls, createRoom, explainInactive, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
-import { loadOnClick, recordsPart, reviewPart, SCREEN_READER_KEY, screenReaderPart } from './later.js';
+import { computerPart, loadOnClick, recordsPart, reviewPart, SCREEN_READER_KEY, screenReaderPart } from './later.js';
 import { reviewFromHash, reviewFromPath } from './review-links.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
 import { bindOffline } from './offline.js';
 import { bindThemeSwitch } from './theme.js';
-import { bindComputerControls, startComputer } from './vs-computer.js';
 import { bindVariantChooser, viewRules } from './variant.js';
 import { mountBoard } from './widget.js';
 
@@ -124,11 +123,12 @@ function leaveGame() {
 }
 
 /**
- * Opens review once review.js has loaded; if it cannot load, the start screen says so.
- * @param {(mod: typeof import('./review.js')) => Promise<unknown> | unknown} open
+ * Opens a mode once its code has loaded (later.js); if it cannot load, the start screen says so.
+ * @template T
+ * @param {import('./later.js').Part<T>} part @param {(mod: T) => Promise<unknown> | unknown} open
  */
-async function openReviewPart(open) {
-  const mod = await reviewPart.load().catch(() => null);
+async function openPart(part, open) {
+  const mod = await part.load().catch(() => null);
   if (!mod) {
     app.showScreen('start');
     app.setNotice('error.part');
@@ -140,13 +140,13 @@ async function openReviewPart(open) {
 async function route() {
   leaveGame();
   const review = reviewFromPath(location.pathname);
-  if (review) return openReviewPart((mod) => mod.openReview(app, review.roomId, review.round));
+  if (review) return openPart(reviewPart, (mod) => mod.openReview(app, review.roomId, review.round));
   const linked = reviewFromHash(location.hash);
-  if (linked) return openReviewPart((mod) => mod.openRecordReview(app, linked));
+  if (linked) return openPart(reviewPart, (mod) => mod.openRecordReview(app, linked));
   const roomId = roomFromPath(location.pathname);
   if (roomId) return openRoom(app, roomId);
   if (location.hash === '#local') return startLocal(app);
-  if (location.hash === '#computer') return startComputer(app);
+  if (location.hash === '#computer') return openPart(computerPart, (mod) => mod.startComputer(app));
   app.showScreen('start');
   if (!storage.ok) app.setNotice('error.storage');
   app.render();
@@ -174,7 +174,7 @@ $('sound').addEventListener('click', () => {
 $('start-computer').addEventListener('click', () => go('/#computer'));
 $('menu').addEventListener('click', () => go('/'));
 bindLocalControls(app);
-bindComputerControls(app);
+computerPart.ready((mod) => mod.bindComputerControls(app));
 bindOnlineControls(app);
 reviewPart.ready((mod) => mod.bindReviewControls(app));
 loadOnClick(reviewPart, ['review-open'], () => app.setNotice('error.part'));

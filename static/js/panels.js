@@ -5,7 +5,7 @@
 import { reasonText, recordRows, statusOf } from './board.js';
 import { clockResult } from './clock.js';
 import { viewClaim, viewClocks } from './clock-view.js';
-import { computerStatus, resultForPerson } from './computer.js';
+import { computerStatus, resultForPerson } from './computer-status.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
 import { importedStart } from './local.js';

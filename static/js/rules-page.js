@@ -90,6 +90,8 @@ function applyLanguage() {
   for (const node of all('[data-rt-html]')) node.innerHTML = t(node.dataset.rtHtml);
   for (const node of all('[data-rt-aria]')) node.setAttribute('aria-label', t(node.dataset.rtAria));
   for (const node of all('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  // The screen-reader switch, named as on the game page.
+  document.getElementById('sr-mode')?.setAttribute('aria-label', t('sr.label'));
   updateAnswerButton();
   theme.refresh((next) => t(next === 'light' ? 'theme.toLight' : 'theme.toDark'));
   for (const d of diagrams) d.setLanguage(t, lang);
