@@ -2,7 +2,7 @@
 // before the first board (the bytes of a cold visit): review and its analysis (review.js,
 // analysis.js), records' Copy and Import (records.js), the screen-reader mode
 // (screen-reader.js, announce.js, command.js), the game against the computer
-// (vs-computer.js, computer.js, tablebase.js). Each is one dynamic import(), made once; a
+// (vs-computer.js, computer.js, tablebase.js), online play (online.js, net.js). Each is one dynamic import(), made once; a
 // button that needs a part loads it on its first click and is then answered by the
 // part's own handler, bound as it loaded.
 
@@ -54,6 +54,7 @@ export const reviewPart = onDemand(() => import('./review.js'));
 export const recordsPart = onDemand(() => import('./records.js'));
 export const screenReaderPart = onDemand(() => import('./screen-reader.js'));
 export const computerPart = onDemand(() => import('./vs-computer.js'));
+export const onlinePart = onDemand(() => import('./online.js'));
 
 /**
  * The first click on any of these buttons loads `part` and is then given again, to the

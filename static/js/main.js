@@ -8,10 +8,9 @@ import { pickLanguage, translator } from './i18n.js';
 import { bindLocalControls, playLocal, startLocal } from './local.js';
 import { createNotifier } from './notify.js';
 import { startClockTicker } from './clock-view.js';
-import { bindOnlineControls, createRoom, explainInactive, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
-import { computerPart, loadOnClick, recordsPart, reviewPart, SCREEN_READER_KEY, screenReaderPart } from './later.js';
+import { computerPart, loadOnClick, onlinePart, recordsPart, reviewPart, SCREEN_READER_KEY, screenReaderPart } from './later.js';
 import { reviewFromHash, reviewFromPath } from './review-links.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
@@ -29,14 +28,14 @@ startClockTicker(() => page, () => notifier.lowTime());
 
 /** One action from the board or the Command field, to the mode that plays it. @param {string} action */
 function act(action) {
-  if (page.mode === 'online') return sendAction(app, action);
+  if (page.mode === 'online') return onlinePart.now()?.sendAction(app, action);
   if (page.mode === 'computer') return page.computer?.play(action);
   return playLocal(app, action);
 }
 
 /** Whether the board takes an action now. */
 function canAct() {
-  return page.mode === 'local' ? true : page.mode === 'computer' ? !!page.computer?.canAct() : page.mode === 'online' && onlineCanAct(page.online);
+  return page.mode === 'local' ? true : page.mode === 'computer' ? !!page.computer?.canAct() : page.mode === 'online' && !!onlinePart.now()?.onlineCanAct(page.online);
 }
 
 /** @type {import('./page-state.js').App} */
@@ -71,7 +70,7 @@ const app = {
       onAction: act,
       canAct,
       onSelection: () => app.render(),
-      onInactive: () => explainInactive(app),
+      onInactive: () => onlinePart.now()?.explainInactive(app),
     });
   },
   async rules() {
@@ -144,7 +143,7 @@ async function route() {
   const linked = reviewFromHash(location.hash);
   if (linked) return openPart(reviewPart, (mod) => mod.openRecordReview(app, linked));
   const roomId = roomFromPath(location.pathname);
-  if (roomId) return openRoom(app, roomId);
+  if (roomId) return openPart(onlinePart, (mod) => mod.openRoom(app, roomId));
   if (location.hash === '#local') return startLocal(app);
   if (location.hash === '#computer') return openPart(computerPart, (mod) => mod.startComputer(app));
   app.showScreen('start');
@@ -166,7 +165,7 @@ $('lang').addEventListener('click', () => {
 });
 window.addEventListener('popstate', route);
 $('start-local').addEventListener('click', () => go('/#local'));
-$('start-friend').addEventListener('click', () => createRoom(app).then(focusGame));
+$('start-friend').addEventListener('click', () => openPart(onlinePart, (mod) => mod.createRoom(app)).then(focusGame));
 $('sound').addEventListener('click', () => {
   notifier.setMuted(!notifier.muted);
   showSound();
@@ -175,7 +174,7 @@ $('start-computer').addEventListener('click', () => go('/#computer'));
 $('menu').addEventListener('click', () => go('/'));
 bindLocalControls(app);
 computerPart.ready((mod) => mod.bindComputerControls(app));
-bindOnlineControls(app);
+onlinePart.ready((mod) => mod.bindOnlineControls(app));
 reviewPart.ready((mod) => mod.bindReviewControls(app));
 loadOnClick(reviewPart, ['review-open'], () => app.setNotice('error.part'));
 bindConfirmDialog();

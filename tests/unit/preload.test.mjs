@@ -38,13 +38,13 @@ for (const [html, entry] of [
 
 // The parts later.js loads on first use stay out of the first board's module graph, and
 // no page preloads a module its graph does not reach (it would move bytes before the board).
-test('the game page loads review, records, the screen-reader mode and the computer only on first use', () => {
+test('the game page loads review, records, the screen-reader mode, the computer and online play only on first use', () => {
   const graph = importGraph('main.js');
-  for (const part of ['review.js', 'analysis.js', 'records.js', 'screen-reader.js', 'announce.js', 'command.js', 'vs-computer.js', 'computer.js', 'tablebase.js']) {
+  for (const part of ['review.js', 'analysis.js', 'records.js', 'screen-reader.js', 'announce.js', 'command.js', 'vs-computer.js', 'computer.js', 'tablebase.js', 'online.js', 'net.js']) {
     assert.ok(!graph.includes(`/js/${part}`), `${part} is in main.js's static import graph`);
   }
   const later = read('js/later.js');
-  for (const part of ['review.js', 'records.js', 'screen-reader.js', 'vs-computer.js']) assert.ok(later.includes(`import('./${part}')`), part);
+  for (const part of ['review.js', 'records.js', 'screen-reader.js', 'vs-computer.js', 'online.js']) assert.ok(later.includes(`import('./${part}')`), part);
 });
 
 for (const [html, entry] of [
