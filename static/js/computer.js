@@ -9,6 +9,7 @@
 // game, engine, timer and storage passed in (unit-tested on the real rules in node);
 // engineWorker() is the Worker wrapper (browser only).
 
+import { isComputerToMove } from './computer-status.js';
 import { TABLEBASE_MANIFEST } from './tablebase.js';
 
 export const LEVELS = Object.freeze(['beginner', 'easy', 'medium', 'hard']);
@@ -38,7 +39,8 @@ export const REMOVAL_PAUSE_MS = 700;
 export const SETTINGS_KEY = 'computer.settings';
 export const DEFAULT_LEVEL = 'medium';
 
-const otherSide = (side) => (side === 'light' ? 'dark' : 'light');
+// What the panels show of this mode before the computer's code loads (later.js).
+export { computerStatus, isComputerToMove, resultForPerson } from './computer-status.js';
 
 /** A seed for a new game: 32 random bits, from crypto when there is one. */
 export function randomSeed(crypto = globalThis.crypto) {
@@ -86,11 +88,6 @@ export function saveSettings(storage, settings) {
   return storage.set(SETTINGS_KEY, JSON.stringify({ level, human, seed }));
 }
 
-/** True when the game is on and the side to move (or to remove) is the computer's. */
-export function isComputerToMove(snapshot, human) {
-  return !!snapshot && !snapshot.outcome && snapshot.turn !== human;
-}
-
 /**
  * How many actions the computer plays before the person's first turn: none when the
  * game starts on the person's move, else its first turn's (a placement or move and its
@@ -115,25 +112,6 @@ export function openingActions(start, firstTurn, human) {
  */
 export function canTakeBack(snapshot, human, opening = human === 'light' ? 0 : 1) {
   return !!snapshot && snapshot.actions > opening;
-}
-
-/**
- * The status line in this mode while the computer has the move, or null (then the
- * ordinary status for the person's side applies). Returns {key, params, tone}.
- */
-export function computerStatus(snapshot, human, failed = false) {
-  if (!isComputerToMove(snapshot, human)) return null;
-  const side = otherSide(human);
-  if (failed) return { key: 'computer.failed', params: { side }, tone: 'alert' };
-  const key = snapshot.pendingRemovals > 0 ? 'computer.removing' : 'computer.thinking';
-  return { key, params: { side }, tone: 'wait' };
-}
-
-/** The result line from the person's point of view: 'computer.youWin', '…youLose' or null. */
-export function resultForPerson(snapshot, human) {
-  const o = snapshot?.outcome;
-  if (o?.kind !== 'win') return null;
-  return o.winner === human ? 'computer.youWin' : 'computer.youLose';
 }
 
 /**

@@ -190,6 +190,7 @@ const en = {
   'point.inMill': 'in the mill just closed',
   'error.storage': 'This browser does not keep games: the game will not survive a reload.',
   'error.wasm': 'The game could not start in this browser (WebAssembly failed to load).',
+  'error.part': 'This part of the page did not load. Check the connection and try again.',
   // Online play.
   'online.creating': 'Creating a room…',
   'online.invite': 'Send this link to your friend:',
@@ -569,6 +570,7 @@ const ru = {
   'point.inMill': 'в только что закрытой мельнице',
   'error.storage': 'Браузер не сохраняет партии: после перезагрузки партия пропадёт.',
   'error.wasm': 'Игра не запустилась в этом браузере (не загрузился WebAssembly).',
+  'error.part': 'Эта часть страницы не загрузилась. Проверьте соединение и попробуйте ещё раз.',
   'online.creating': 'Создаём комнату…',
   'online.invite': 'Отправьте эту ссылку другу:',
   'online.copy': 'Копировать',

@@ -8,17 +8,14 @@ import { pickLanguage, translator } from './i18n.js';
 import { bindLocalControls, playLocal, startLocal } from './local.js';
 import { createNotifier } from './notify.js';
 import { startClockTicker } from './clock-view.js';
-import { bindOnlineControls, createRoom, explainInactive, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
-import { bindReviewControls, leaveReview, openRecordReview, openReview, reviewFromHash, reviewFromPath } from './review.js';
-import { bindRecordTools } from './records.js';
+import { computerPart, loadOnClick, onlinePart, recordsPart, reviewPart, SCREEN_READER_KEY, screenReaderPart } from './later.js';
+import { reviewFromHash, reviewFromPath } from './review-links.js';
 import { loadRules } from './rules.js';
 import { roomFromPath, safeStorage } from './storage.js';
-import { bindScreenReader } from './screen-reader.js';
 import { bindOffline } from './offline.js';
 import { bindThemeSwitch } from './theme.js';
-import { bindComputerControls, startComputer } from './vs-computer.js';
 import { bindVariantChooser, viewRules } from './variant.js';
 import { mountBoard } from './widget.js';
 
@@ -30,14 +27,14 @@ const theme = bindThemeSwitch($button('theme'), storage);
 
 /** One action from the board or the Command field, to the mode that plays it. @param {string} action */
 function act(action) {
-  if (page.mode === 'online') return sendAction(app, action);
+  if (page.mode === 'online') return onlinePart.now()?.sendAction(app, action);
   if (page.mode === 'computer') return page.computer?.play(action);
   return playLocal(app, action);
 }
 
 /** Whether the board takes an action now. */
 function canAct() {
-  return page.mode === 'local' ? true : page.mode === 'computer' ? !!page.computer?.canAct() : page.mode === 'online' && onlineCanAct(page.online);
+  return page.mode === 'local' ? true : page.mode === 'computer' ? !!page.computer?.canAct() : page.mode === 'online' && !!onlinePart.now()?.onlineCanAct(page.online);
 }
 
 /** @type {import('./page-state.js').App} */
@@ -72,7 +69,7 @@ const app = {
       onAction: act,
       canAct,
       onSelection: () => app.render(),
-      onInactive: () => explainInactive(app),
+      onInactive: () => onlinePart.now()?.explainInactive(app),
     });
   },
   async rules() {
@@ -114,7 +111,7 @@ function focusGame() {
 function leaveGame() {
   page.online?.conn?.close();
   page.online = null;
-  leaveReview(page);
+  reviewPart.now()?.leaveReview(page);
   page.review = null;
   page.computer?.stop();
   page.computer = null;
@@ -123,16 +120,31 @@ function leaveGame() {
   app.setNotice(null);
 }
 
+/**
+ * Opens a mode once its code has loaded (later.js); if it cannot load, the start screen says so.
+ * @template T
+ * @param {import('./later.js').Part<T>} part @param {(mod: T) => Promise<unknown> | unknown} open
+ */
+async function openPart(part, open) {
+  const mod = await part.load().catch(() => null);
+  if (!mod) {
+    app.showScreen('start');
+    app.setNotice('error.part');
+    return;
+  }
+  await open(mod);
+}
+
 async function route() {
   leaveGame();
   const review = reviewFromPath(location.pathname);
-  if (review) return openReview(app, review.roomId, review.round);
+  if (review) return openPart(reviewPart, (mod) => mod.openReview(app, review.roomId, review.round));
   const linked = reviewFromHash(location.hash);
-  if (linked) return openRecordReview(app, linked);
+  if (linked) return openPart(reviewPart, (mod) => mod.openRecordReview(app, linked));
   const roomId = roomFromPath(location.pathname);
-  if (roomId) return openRoom(app, roomId);
+  if (roomId) return openPart(onlinePart, (mod) => mod.openRoom(app, roomId));
   if (location.hash === '#local') return startLocal(app);
-  if (location.hash === '#computer') return startComputer(app);
+  if (location.hash === '#computer') return openPart(computerPart, (mod) => mod.startComputer(app));
   app.showScreen('start');
   if (!storage.ok) app.setNotice('error.storage');
   app.render();
@@ -152,7 +164,7 @@ $('lang').addEventListener('click', () => {
 });
 window.addEventListener('popstate', route);
 $('start-local').addEventListener('click', () => go('/#local'));
-$('start-friend').addEventListener('click', () => createRoom(app).then(focusGame));
+$('start-friend').addEventListener('click', () => openPart(onlinePart, (mod) => mod.createRoom(app)).then(focusGame));
 $('sound').addEventListener('click', () => {
   notifier.setMuted(!notifier.muted);
   showSound();
@@ -160,32 +172,41 @@ $('sound').addEventListener('click', () => {
 $('start-computer').addEventListener('click', () => go('/#computer'));
 $('menu').addEventListener('click', () => go('/'));
 bindLocalControls(app);
-bindComputerControls(app);
-bindOnlineControls(app);
-bindReviewControls(app);
+computerPart.ready((mod) => mod.bindComputerControls(app));
+onlinePart.ready((mod) => mod.bindOnlineControls(app));
+reviewPart.ready((mod) => mod.bindReviewControls(app));
+loadOnClick(reviewPart, ['review-open'], () => app.setNotice('error.part'));
 bindConfirmDialog();
-bindRecordTools(app);
+recordsPart.ready((mod) => mod.bindRecordTools(app));
+loadOnClick(recordsPart, ['copy-record', 'copy-mfen', 'copy-mstate', 'import-record'], () => app.setNotice('error.part'));
 bindVariantChooser(app);
-const screenReader = bindScreenReader(app, {
-  act,
-  canAct,
-  mute(muted) {
-    notifier.setMuted(muted);
-    showSound();
-  },
+/** @type {ReturnType<typeof import('./screen-reader.js').bindScreenReader> | null} */
+let screenReader = null;
+screenReaderPart.ready((mod) => {
+  screenReader = mod.bindScreenReader(app, {
+    act,
+    canAct,
+    mute(muted) {
+      notifier.setMuted(muted);
+      showSound();
+    },
+  });
+  app.render();
 });
-
 // The clocks tick on their own; the person's clock going under ten seconds is heard once
-// (the sound honours its switch; the screen reader says it in its mode).
+// (the sound honours its switch; the screen reader says it in its mode, once loaded).
 startClockTicker(
   () => page,
   () => {
     notifier.lowTime();
-    screenReader.lowTime();
+    screenReader?.lowTime();
   },
 );
 
-bindOffline();
+// The mode's code loads at start only when it is on; else on the switch's first click.
+if (storage.get(SCREEN_READER_KEY) === 'on') screenReaderPart.load().catch(() => app.setNotice('error.part'));
+else loadOnClick(screenReaderPart, ['sr-mode'], () => app.setNotice('error.part'));
 
 applyLanguage();
-route().catch((error) => console.error(error));
+// The offline copy is kept once the first screen is up, not while it loads.
+bindOffline(route().catch((error) => console.error(error)));

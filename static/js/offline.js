@@ -14,8 +14,11 @@ const WORKER_URL = '/sw.js?scope=root';
 
 /**
  * Registers the worker and offers the reload when a new release is ready; once, at start-up.
+ * The worker keeps the whole release, which would compete with the first board for the
+ * network: it is registered only once `settled` (the first screen is up) and the page is idle.
+ * @param {Promise<unknown>} [settled]
  */
-export function bindOffline() {
+export function bindOffline(settled = Promise.resolve()) {
   // Online play needs the network: the start screen says so while there is none (style.css).
   const network = () => (document.body.dataset.network = navigator.onLine ? 'online' : 'offline');
   window.addEventListener('online', network);
@@ -37,7 +40,9 @@ export function bindOffline() {
     reloading = true;
     location.reload();
   });
-  sw.register(WORKER_URL, { scope: '/', updateViaCache: 'none' })
+  settled
+    .then(idle)
+    .then(() => sw.register(WORKER_URL, { scope: '/', updateViaCache: 'none' }))
     .then((registration) => {
       show(registration.waiting);
       registration.addEventListener('updatefound', () => {
@@ -48,4 +53,12 @@ export function bindOffline() {
       });
     })
     .catch((error) => console.warn('Mill: no offline copy', error));
+}
+
+/** Resolves when the page is next idle (soon at the latest). @returns {Promise<void>} */
+function idle() {
+  return new Promise((resolve) => {
+    if ('requestIdleCallback' in window) window.requestIdleCallback(() => resolve(), { timeout: 2000 });
+    else setTimeout(resolve, 200);
+  });
 }

@@ -10,7 +10,7 @@ import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
 import { DEFAULT_RULES, localGame } from './rules.js';
 import { createOnlineState } from './page-state.js';
-import { reviewLink } from './review.js';
+import { reviewLink } from './review-links.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
 import { chosenRules, rulesOfPosition } from './variant.js';
 import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';

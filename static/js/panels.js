@@ -5,15 +5,15 @@
 import { reasonText, recordRows, statusOf } from './board.js';
 import { clockResult } from './clock.js';
 import { viewClaim, viewClockBadge, viewClocks } from './clock-view.js';
-import { computerStatus, resultForPerson } from './computer.js';
+import { computerStatus, resultForPerson } from './computer-status.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
 import { importedStart } from './local.js';
 import { onlineView, roomScore, scoreText } from './protocol.js';
-import { viewRecordTools } from './records.js';
-import { reviewStops, turnCounter, viewReview, viewReviewRecord } from './review.js';
+import { reviewPart } from './later.js';
+import { loadedRules } from './rules.js';
 import { gameSlot, hasProgress } from './storage.js';
-import { chosenRules } from './variant.js';
+import { chosenRules, rulesOfPosition } from './variant.js';
 
 /** @typedef {import('./page-state.js').PageState} PageState */
 /** @typedef {import('./page-state.js').OnlineState} OnlineState */
@@ -170,13 +170,56 @@ function reviewStatus({ t, review }) {
   }
   if (!review?.positions.length) return [t(source?.kind === 'round' ? 'online.connecting' : 'status.loading'), 'wait'];
   // Counted in turns: a removal is part of its turn (review.js's stops).
-  const at = turnCounter(review.at, reviewStops(review.positions, review.ends));
+  const mod = reviewPart.now();
+  if (!mod) return [t('status.loading'), 'wait'];
+  const at = mod.turnCounter(review.at, mod.reviewStops(review.positions, review.ends));
   return [source?.kind === 'round' ? t('review.status', { round: source.round, ...at }) : t('review.statusGame', at), 'wait'];
 }
 
-/** Review's controls and engine panel (review.js), and "Review the game". @param {Frame} f */
+/**
+ * "Review the game" where there is a game with a turn played; under review its controls
+ * and the engine's panel (review.js's, loaded by then).
+ * @param {Frame} f
+ */
 function viewReviewControls({ page }) {
-  viewReview(page);
+  const review = page.mode === 'review' ? page.review : null;
+  const playing = page.mode === 'local' || page.mode === 'computer' || page.mode === 'online';
+  $('review-open').hidden = !(playing && (page.snapshot?.actions ?? 0) > 0);
+  $('review-controls').hidden = !review;
+  $('analysis').hidden = !review || review.positions.length === 0;
+  if (review) reviewPart.now()?.viewReview(page);
+}
+
+/** The modes whose game can be imported into: same device, and vs computer (a new game from it). */
+export const importable = (/** @type {PageState} */ page) => page.mode === 'local' || page.mode === 'computer';
+
+/**
+ * Why the game on screen has no MFEN (the rules' `mfenRefused`), or null: from the game
+ * itself, else (online, review) from the rules its position names, once the rules loaded.
+ * @param {PageState} page
+ */
+function mfenRefusedOnScreen(page) {
+  if ((page.mode === 'local' || page.mode === 'computer') && page.game) return page.game.rulesInfo().mfenRefused;
+  const mod = loadedRules();
+  if (!mod || !page.snapshot?.position) return null;
+  const info = JSON.parse(mod.rules_info(rulesOfPosition(page.snapshot.position)));
+  return info.ok === false ? null : info.mfenRefused ?? null;
+}
+
+/**
+ * Copy and Import (records.js does them, loaded on their first click) wherever there is a
+ * game on screen; Import in same device and vs computer.
+ * @param {PageState} page
+ */
+function viewRecordTools(page) {
+  const review = page.mode === 'review' ? page.review : null;
+  const shown =
+    importable(page) || (page.mode === 'online' && !!page.online?.state) || (!!review?.record && review.positions.length > 0);
+  $('record-tools').hidden = !shown;
+  $('import-record').hidden = !importable(page);
+  // MFEN has no form for Three's and Six's boards: no button that can only fail there.
+  $('copy-mfen').hidden = !!mfenRefusedOnScreen(page);
+  if (!shown) $('record-copied').textContent = '';
 }
 
 /** @param {Frame} f */
@@ -209,7 +252,8 @@ function viewResult({ t, snap, o, vs, human }) {
 
 /** The move list, numbered by turn pairs (under review, review.js's). @param {Frame} f */
 function viewRecord({ page, snap }) {
-  if (page.mode === 'review' && page.review) return viewReviewRecord(page);
+  const reviewing = page.mode === 'review' && page.review ? reviewPart.now() : null;
+  if (reviewing) return reviewing.viewReviewRecord(page);
   const list = $('record');
   const rows = recordRows(snap?.record ?? []);
   list.replaceChildren(

@@ -15,7 +15,8 @@ import { recordTag } from './clock.js';
 import { $, $button, $dialog, radios } from './dom.js';
 import { confirmNewGame } from './dialog.js';
 import { gameInProgress, refreshLocal } from './local.js';
-import { importKind, loadFullRules, loadedRules, loadText, localGame } from './rules.js';
+import { importable } from './panels.js';
+import { importKind, loadFullRules, loadText, localGame } from './rules.js';
 import { gameSlot, saveGame } from './storage.js';
 import { describeRules, rememberRules, rulesOfPosition } from './variant.js';
 import { startComputerFrom } from './vs-computer.js';
@@ -209,9 +210,6 @@ async function copy(app, text, doneKey) {
   }
 }
 
-/** The modes whose game can be imported into: same device, and vs computer (a new game from it). */
-const importable = (/** @type {PageState} */ page) => page.mode === 'local' || page.mode === 'computer';
-
 /** The record tools' buttons and the Import dialog; once, at start-up. @param {App} app */
 export function bindRecordTools(app) {
   const { page } = app;
@@ -316,29 +314,4 @@ async function mayReplace(app, text, rules) {
   probe.startRules(page.game.rulesName());
   if (!loadText(probe, text, rules).ok) return true;
   return confirmNewGame(page.t('records.importConfirm'));
-}
-
-/**
- * Why the game on screen has no MFEN (the rules' `mfenRefused`), or null: from the game
- * itself, else (online, review) from the rules its position names, once the rules loaded.
- * @param {PageState} page
- */
-function mfenRefusedOnScreen(page) {
-  if ((page.mode === 'local' || page.mode === 'computer') && page.game) return page.game.rulesInfo().mfenRefused;
-  const mod = loadedRules();
-  if (!mod || !page.snapshot?.position) return null;
-  const info = JSON.parse(mod.rules_info(rulesOfPosition(page.snapshot.position)));
-  return info.ok === false ? null : info.mfenRefused ?? null;
-}
-
-/** Shows the tools wherever there is a game on screen; Import in same device and vs computer. @param {PageState} page */
-export function viewRecordTools(page) {
-  const review = page.mode === 'review' ? page.review : null;
-  const shown =
-    importable(page) || (page.mode === 'online' && !!page.online?.state) || (!!review?.record && review.positions.length > 0);
-  $('record-tools').hidden = !shown;
-  $('import-record').hidden = !importable(page);
-  // MFEN has no form for Three's and Six's boards: no button that can only fail there.
-  $('copy-mfen').hidden = !!mfenRefusedOnScreen(page);
-  if (!shown) $('record-copied').textContent = '';
 }

@@ -17,6 +17,9 @@ import { recordHeader } from './records.js';
 import { localGame } from './rules.js';
 import { rulesOfPosition } from './variant.js';
 
+// The addresses of review live where the page finds them before review loads.
+export { reviewFromHash, reviewFromPath, reviewLink } from './review-links.js';
+
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./page-state.js').PageState} PageState */
 /** @typedef {import('./page-state.js').Review} Review */
@@ -46,44 +49,12 @@ import { rulesOfPosition } from './variant.js';
  */
 
 /**
- * The room and round of a review link's path, or null for any other path.
- * @param {string} pathname @returns {{ roomId: string, round: number } | null}
- */
-export function reviewFromPath(pathname) {
-  const m = /^\/r\/([A-Za-z0-9_-]{1,64})\/review\/([1-9][0-9]{0,8})\/?$/.exec(pathname);
-  return m ? { roomId: m[1], round: Number(m[2]) } : null;
-}
-
-/**
- * The record a `/#review=` link carries (the puzzles page's "Open in review": a puzzle's
- * position and its line), `{start, actions}` as JSON; null for any other hash.
- * @param {string} hash @returns {GameRecord | null}
- */
-export function reviewFromHash(hash) {
-  if (!hash.startsWith('#review=')) return null;
-  try {
-    const r = JSON.parse(decodeURIComponent(hash.slice('#review='.length)));
-    if (typeof r?.start === 'string' && Array.isArray(r.actions) && r.actions.every((a) => typeof a === 'string')) {
-      return { start: r.start, actions: r.actions, result: null };
-    }
-  } catch {
-    // Not a record: no review.
-  }
-  return null;
-}
-
-/**
  * Reviews a record on its own, with no game behind it ("Back to the game" opens the
  * same-device game).
  * @param {App} app @param {GameRecord} record
  */
 export function openRecordReview(app, record) {
   return startReview(app, { kind: 'game', from: 'local' }, async () => record);
-}
-
-/** The share link of a room's round. @param {string} origin @param {string} roomId @param {number} round */
-export function reviewLink(origin, roomId, round) {
-  return `${origin}/r/${encodeURIComponent(roomId)}/review/${round}`;
 }
 
 /**
@@ -500,18 +471,14 @@ export function viewReviewRecord(page) {
 }
 
 /**
- * "Review the game" where there is a game with a turn played; under review the step
- * buttons, "Back to the game", and the engine's panel: progress, the graph, the
- * position's evaluation and the mark of the turn that led to it.
+ * Under review, the step buttons, "Back to the game", and the engine's panel: progress,
+ * the graph, the position's evaluation and the mark of the turn that led to it (which of
+ * them shows, and "Review the game", is panels.js's, drawn before review loads).
  * @param {PageState} page
  */
 export function viewReview(page) {
   const { t } = page;
   const review = page.mode === 'review' ? page.review : null;
-  const playing = page.mode === 'local' || page.mode === 'computer' || page.mode === 'online';
-  $('review-open').hidden = !(playing && (page.snapshot?.actions ?? 0) > 0);
-  $('review-controls').hidden = !review;
-  $('analysis').hidden = !review || review.positions.length === 0;
   if (!review) return;
   const last = review.positions.length - 1;
   $button('review-first').disabled = review.at <= 0;

@@ -4,8 +4,12 @@
 // highlights. A quiz diagram (exercise 3) keeps the board read-only until the reader has
 // picked the right pieces. Every legal point and every answer comes from mill-core.
 //
-//   const d = mountDiagram(figureElement, spec, { mod, t, lang });   // spec: rules-diagrams.js
+//   const d = mountDiagram(figureElement, spec, { mod, t, lang, voice });   // spec: rules-diagrams.js
 //   d.setLanguage(t, lang);
+//
+// `voice` (rules-page.js, the screen-reader mode) is told, in words, what an exercise asks
+// when the reader arrives at its board or switches its position, and the result of every
+// attempt: the turn played with what it did, a refusal, the quiz's verdict.
 
 import { reasonText, statusOf } from './board.js';
 import { checkMovers, highlightSummary, piecesOf, togglePick, turnNote } from './rules-logic.js';
@@ -25,7 +29,7 @@ function make(tag, attrs = {}, parent = null) {
   return node;
 }
 
-export function mountDiagram(figure, spec, { mod, t, lang }) {
+export function mountDiagram(figure, spec, { mod, t, lang, voice = null }) {
   const game = localGame(mod);
   const state = {
     t,
@@ -47,7 +51,10 @@ export function mountDiagram(figure, spec, { mod, t, lang }) {
     tabBar = make('div', { class: 'diagram-tabs', role: 'group' }, figure);
     spec.tabs.forEach((tab, i) => {
       const button = make('button', { type: 'button', class: 'diagram-tab', 'data-role': 'tab', 'data-tab': tab.key }, tabBar);
-      button.addEventListener('click', () => load(i));
+      button.addEventListener('click', () => {
+        load(i);
+        ask();
+      });
       tabButtons.push(button);
     });
   }
@@ -67,7 +74,14 @@ export function mountDiagram(figure, spec, { mod, t, lang }) {
   const bar = make('div', { class: 'diagram-bar' }, figure);
   const summary = make('p', { class: 'diagram-summary', 'data-role': 'summary' }, bar);
   const reset = make('button', { type: 'button', class: 'diagram-reset', 'data-role': 'reset' }, bar);
-  reset.addEventListener('click', () => load(state.tab));
+  reset.addEventListener('click', () => {
+    load(state.tab);
+    ask();
+  });
+  // Arriving at the board from outside the diagram: what it asks, once per arrival.
+  figure.addEventListener('focusin', (event) => {
+    if (boardHost.contains(/** @type {Node} */ (event.target)) && !boardHost.contains(/** @type {Node | null} */ (event.relatedTarget))) ask();
+  });
   const note = make('p', { class: 'diagram-note', 'aria-live': 'polite', 'data-role': 'note' }, figure);
 
   let quizUi = null;
@@ -100,6 +114,19 @@ export function mountDiagram(figure, spec, { mod, t, lang }) {
     state.note = reply.ok ? turnNote(before, state.snapshot) : { kind: 'refused', message: reply.error.message };
     board.set(state.snapshot);
     render();
+    if (voice?.on()) voice.say([...(reply.ok ? voice.turn(hearing(before), hearing(state.snapshot), state.t) : []), noteText()]);
+  }
+
+  /** The diagram's position as the screen-reader announcer compares it (announce.js). */
+  function hearing(snap) {
+    return { game: `${spec.id}:${state.tab}`, review: false, seat: null, snap, online: null, draw: null, takeback: null };
+  }
+
+  /** An exercise's task in words: its title and what its position asks. */
+  function ask() {
+    if (!voice?.on() || !/^ex\d/.test(spec.id)) return;
+    const tr = state.t;
+    voice.say([tr(`${spec.id}.title`), tr(spec.tabs[state.tab].caption), state.quiz && !state.quiz.solved ? '' : statusText(state.snapshot)]);
   }
 
   // ------------------------------------------------------------ the quiz (exercise 3)
@@ -154,6 +181,7 @@ export function mountDiagram(figure, spec, { mod, t, lang }) {
     }
     board.redraw();
     render();
+    if (voice?.on()) voice.say([state.t(q.feedback.key, { pieces: listOf(q.feedback.pieces ?? [], state.lang) })]);
   }
 
   // While the quiz is open the board is read-only, so it marks every point disabled; the

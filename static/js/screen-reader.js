@@ -9,14 +9,13 @@ import { announcementsOf, hearingOf, settle } from './announce.js';
 import { clocksWords } from './clock-view.js';
 import { answerQuery, parseCommand, refusalWords } from './command.js';
 import { $, $input } from './dom.js';
+import { SCREEN_READER_KEY } from './later.js';
 import { recordToWrite } from './records.js';
 import { localGame } from './rules.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./page-state.js').PageState} PageState */
 /** @typedef {import('./announce.js').Hearing} Hearing */
-
-export const SCREEN_READER_KEY = 'screen-reader';
 
 /** The live region keeps this many recent announcements (older ones are dropped). */
 const KEEP = 20;

@@ -35,3 +35,24 @@ for (const [html, entry] of [
     assert.deepEqual(graph.filter((m) => !listed.has(m)), []);
   });
 }
+
+// The parts later.js loads on first use stay out of the first board's module graph, and
+// no page preloads a module its graph does not reach (it would move bytes before the board).
+test('the game page loads review, records, the screen-reader mode, the computer and online play only on first use', () => {
+  const graph = importGraph('main.js');
+  for (const part of ['review.js', 'analysis.js', 'records.js', 'screen-reader.js', 'announce.js', 'command.js', 'vs-computer.js', 'computer.js', 'tablebase.js', 'online.js', 'net.js']) {
+    assert.ok(!graph.includes(`/js/${part}`), `${part} is in main.js's static import graph`);
+  }
+  const later = read('js/later.js');
+  for (const part of ['review.js', 'records.js', 'screen-reader.js', 'vs-computer.js', 'online.js']) assert.ok(later.includes(`import('./${part}')`), part);
+});
+
+for (const [html, entry] of [
+  ['index.html', 'main.js'],
+  ['rules.html', 'rules-page.js'],
+]) {
+  test(`${html} preloads no module outside ${entry}'s import graph`, () => {
+    const graph = new Set(importGraph(entry));
+    assert.deepEqual([...preloads(html)].filter((m) => m.startsWith('/js/') && !graph.has(m)), []);
+  });
+}
