@@ -8,6 +8,7 @@ import { pickLanguage, translator } from './i18n.js';
 import { bindLocalControls, playLocal, startLocal } from './local.js';
 import { createNotifier } from './notify.js';
 import { startClockTicker } from './clock-view.js';
+import { bindLobby, view as viewLobby } from './lobby.js';
 import { bindOnlineControls, createRoom, explainInactive, onlineCanAct, openRoom, sendAction } from './online.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
@@ -48,6 +49,7 @@ const app = {
   render() {
     renderPage(page, storage);
     viewRules(page, storage);
+    if (!$('start').hidden) viewLobby(app);
     notifier.update(page);
     screenReader?.update(page);
   },
@@ -163,6 +165,7 @@ $('menu').addEventListener('click', () => go('/'));
 bindLocalControls(app);
 bindComputerControls(app);
 bindOnlineControls(app);
+bindLobby(app);
 bindReviewControls(app);
 bindConfirmDialog();
 bindRecordTools(app);
