@@ -135,8 +135,8 @@ export async function seek(app, variant, clock) {
   }
 }
 
-/** Whether the start screen is in view (the lobby is read only then). */
-const inView = () => !$('start').hidden && document.visibilityState === 'visible';
+/** Whether the start screen is in view and the network up (the lobby is read only then). */
+const inView = () => !$('start').hidden && document.visibilityState === 'visible' && navigator.onLine !== false;
 
 /** Reads the lobby once. @param {App} app */
 async function refresh(app) {
