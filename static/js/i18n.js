@@ -387,6 +387,21 @@ const en = {
   'update.reload': 'Reload',
   'start.friend.offline': 'Needs the network: you are offline',
   // Offline and installed — end
+  // Quick pairing and the lobby (lobby.js) — begin
+  'lobby.title': 'Play online',
+  'lobby.hint': 'Meet someone now, at the game chosen above:',
+  'lobby.presets': 'Quick pairing',
+  'lobby.waiting': 'Waiting for an opponent… {game}, {clock}',
+  'lobby.cancel': 'Cancel',
+  'lobby.open': 'Open games',
+  'lobby.empty': 'Nobody is waiting right now: pick a time control and others will see you here.',
+  'lobby.accept': 'Play',
+  'lobby.acceptLabel': 'Play {game}, {clock}',
+  'lobby.waited': 'waiting {seconds} s',
+  'lobby.noOpponent': 'Nobody came in time. Try again, or invite a friend.',
+  'lobby.withdrawn': 'This search was replaced by one from another tab.',
+  'lobby.error': 'The search failed: {message}',
+  // Quick pairing and the lobby — end
 };
 
 const ru = {
@@ -766,6 +781,21 @@ const ru = {
   'update.reload': 'Обновить',
   'start.friend.offline': 'Нужна сеть: вы не в сети',
   // Offline and installed — end
+  // Quick pairing and the lobby (lobby.js) — begin
+  'lobby.title': 'Играть онлайн',
+  'lobby.hint': 'Найдите соперника прямо сейчас — в игру, выбранную выше:',
+  'lobby.presets': 'Быстрый подбор',
+  'lobby.waiting': 'Ждём соперника… {game}, {clock}',
+  'lobby.cancel': 'Отмена',
+  'lobby.open': 'Открытые игры',
+  'lobby.empty': 'Сейчас никто не ждёт: выберите контроль времени, и другие увидят вас здесь.',
+  'lobby.accept': 'Играть',
+  'lobby.acceptLabel': 'Играть: {game}, {clock}',
+  'lobby.waited': 'ждёт {seconds} с',
+  'lobby.noOpponent': 'Никто не пришёл вовремя. Попробуйте ещё раз или пригласите друга.',
+  'lobby.withdrawn': 'Этот поиск заменён поиском из другой вкладки.',
+  'lobby.error': 'Поиск не удался: {message}',
+  // Quick pairing and the lobby — end
 };
 
 export const DICTIONARIES = { en, ru };

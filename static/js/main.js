@@ -8,6 +8,7 @@ import { pickLanguage, translator } from './i18n.js';
 import { bindLocalControls, playLocal, startLocal } from './local.js';
 import { createNotifier } from './notify.js';
 import { startClockTicker } from './clock-view.js';
+import { bindLobby, view as viewLobby } from './lobby.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
 import { computerPart, loadOnClick, onlinePart, recordsPart, reviewPart, SCREEN_READER_KEY, screenReaderPart } from './later.js';
@@ -44,6 +45,7 @@ const app = {
   render() {
     renderPage(page, storage);
     viewRules(page, storage);
+    if (!$('start').hidden) viewLobby(app);
     notifier.update(page);
     screenReader?.update(page);
   },
@@ -176,6 +178,7 @@ computerPart.ready((mod) => mod.bindComputerControls(app));
 onlinePart.ready((mod) => mod.bindOnlineControls(app));
 reviewPart.ready((mod) => mod.bindReviewControls(app));
 loadOnClick(reviewPart, ['review-open'], () => app.setNotice('error.part'));
+bindLobby(app);
 bindConfirmDialog();
 recordsPart.ready((mod) => mod.bindRecordTools(app));
 loadOnClick(recordsPart, ['copy-record', 'copy-mfen', 'copy-mstate', 'import-record'], () => app.setNotice('error.part'));

@@ -41,6 +41,12 @@ export async function startStaticServer() {
   requireWasmBuild();
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (path === '/api/seeks') {
+      // The start screen reads the lobby; this server has nobody waiting.
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end('{"seeks":[],"protocol":1}');
+      return;
+    }
     let file;
     if (path === '/' || /^\/r\/[^/]+\/?$/.test(path)) file = 'index.html';
     else if (path === '/rules') file = 'rules.html';

@@ -10,7 +10,7 @@ use axum::extract::{ConnectInfo, Path, Request, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
-use axum::routing::{any, get, post};
+use axum::routing::{any, delete, get, post};
 use axum::{Json, Router};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -79,11 +79,16 @@ pub fn app(state: AppState) -> Router {
             get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "puzzles.html", None, &h) }),
         )
         .route("/tb/{*file}", get(table_file))
+        .route("/api/seeks", get(open_seeks))
+        .route("/api/pair/{seek}", delete(cancel_seek))
         .fallback(static_file)
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             state.config.request_timeout,
         ))
+        // Held until an opponent comes, within its own bound (`pair_wait`), so added
+        // after the request timeout, which would cut it.
+        .route("/api/pair", post(pair))
         .layer(RequestBodyLimitLayer::new(state.config.max_body))
         .layer(middleware::from_fn(coded_refusals))
         // Spans name the method and path only: a query string is never logged.
@@ -319,6 +324,95 @@ async fn create_room(
     Ok((
         StatusCode::CREATED,
         seat_reply(&state, &headers, &room, "light", &key),
+    )
+        .into_response())
+}
+
+/// The seeker and seek ids of a pair request (`requested_rules` has already read the
+/// body as an object): tokens, or absent.
+fn requested_seek(body: &[u8]) -> Result<(Option<String>, Option<String>), ApiError> {
+    #[derive(serde::Deserialize)]
+    struct Ids {
+        seeker: Option<String>,
+        seek: Option<String>,
+    }
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok((None, None));
+    }
+    let ids: Ids = serde_json::from_slice(body)
+        .map_err(|e| ApiError::BadSeek(format!("seeker and seek must be strings ({e})")))?;
+    for (name, id) in [("seeker", &ids.seeker), ("seek", &ids.seek)] {
+        if id
+            .as_deref()
+            .is_some_and(|id| !crate::rooms::pairing::is_token(id))
+        {
+            return Err(ApiError::BadSeek(format!(
+                "{name} must be 8 to 64 letters, digits, - or _"
+            )));
+        }
+    }
+    Ok((ids.seeker, ids.seek))
+}
+
+/// `POST /api/pair`: held until a seeker with the same rules and clock arrives, then
+/// the seat of the new room, as room creation answers; `no-opponent` after the wait.
+/// The request ending early (the client gave up) withdraws the seek.
+async fn pair(
+    State(state): State<AppState>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, ApiError> {
+    let rules = requested_rules(&body)?;
+    let clock = requested_clock(&body)?;
+    let (seeker, seek) = requested_seek(&body)?;
+    if !state.per_address.allow(addr.ip()) {
+        return Err(ApiError::RateLimited);
+    }
+    let asked = crate::rooms::pairing::SeekRequest {
+        rules,
+        clock,
+        seeker,
+        seek,
+    };
+    let (room, seat, key) = state
+        .rooms
+        .pair(asked, state.config.pair_wait, &state.shutdown)
+        .await?;
+    Ok((
+        StatusCode::CREATED,
+        seat_reply(
+            &state,
+            &headers,
+            &room,
+            crate::store::types::seat_name(seat),
+            &key,
+        ),
+    )
+        .into_response())
+}
+
+/// `DELETE /api/pair/{seek}`: withdraws the seek if it is still open (its held request
+/// is answered `seek-withdrawn`); 204 either way.
+async fn cancel_seek(State(state): State<AppState>, Path(seek): Path<String>) -> Result<Response, ApiError> {
+    if crate::rooms::pairing::is_token(&seek) {
+        state.rooms.withdraw_seek(&seek).await?;
+    }
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+/// `GET /api/seeks`: the open seeks of every instance, oldest first (no ids, no keys).
+async fn open_seeks(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let seeks: Vec<serde_json::Value> = state
+        .rooms
+        .open_seeks()
+        .await?
+        .into_iter()
+        .map(|(s, waited)| json!({ "variant": s.variant, "clock": s.clock, "waiting": waited }))
+        .collect();
+    Ok((
+        [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+        Json(json!({ "seeks": seeks, "protocol": PROTOCOL })),
     )
         .into_response())
 }

@@ -29,7 +29,10 @@ pub struct Config {
     /// A room in memory with no socket and no write in flight for this long is dropped
     /// from memory (it stays in the database and is loaded again when asked for).
     pub evict_after: Duration,
-    /// Rooms created or joined per minute from one IP address (0: unlimited).
+    /// How long a quick-pairing request waits for an opponent before `no-opponent`.
+    /// It is not bound by `request_timeout`.
+    pub pair_wait: Duration,
+    /// Rooms created or joined, and seeks, per minute from one IP address (0: unlimited).
     pub rooms_per_minute: u32,
     /// Messages per second one socket may send, sustained (bursts of twice that).
     pub messages_per_second: u32,
@@ -67,6 +70,7 @@ impl Config {
             idle_after: Duration::from_secs(7 * 24 * 3600),
             purge_every: Duration::from_secs(3600),
             evict_after: Duration::from_secs(60),
+            pair_wait: Duration::from_secs(60),
             rooms_per_minute: 30,
             messages_per_second: 20,
             idle_socket: Duration::from_secs(30),

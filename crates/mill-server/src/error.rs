@@ -32,11 +32,20 @@ pub enum ApiError {
     /// A room asked for with a `clock` that is not a time control.
     #[error("Not a time control: {0}.")]
     BadClock(String),
+    /// A pair request whose `seeker` or `seek` is not a token.
+    #[error("Not a seek: {0}.")]
+    BadSeek(String),
+    /// Nobody with the same rules and clock came within the wait.
+    #[error("Nobody came to play these rules on this clock in time; try again, or invite a friend.")]
+    NoOpponent,
+    /// The seek was cancelled, or replaced by a newer seek of the same seeker.
+    #[error("This seek was withdrawn (cancelled, or replaced by a newer one from the same browser).")]
+    SeekWithdrawn,
     /// The round asked for is still being played.
     #[error("This round is still being played; it can be reviewed once it is over.")]
     RoundNotOver,
     /// Too many requests from this address.
-    #[error("Too many rooms from your address; try again in a minute.")]
+    #[error("Too many rooms or seeks from your address; try again in a minute.")]
     RateLimited,
     /// No such API endpoint.
     #[error("There is no such API endpoint (see docs/PROTOCOL.md).")]
@@ -74,6 +83,9 @@ impl ApiError {
             ApiError::UnknownRound => ErrorCode::UnknownRound,
             ApiError::BadRules(_) => ErrorCode::BadRules,
             ApiError::BadClock(_) => ErrorCode::BadClock,
+            ApiError::BadSeek(_) => ErrorCode::BadSeek,
+            ApiError::NoOpponent => ErrorCode::NoOpponent,
+            ApiError::SeekWithdrawn => ErrorCode::SeekWithdrawn,
             ApiError::RoundNotOver => ErrorCode::RoundNotOver,
             ApiError::RateLimited => ErrorCode::RateLimited,
             ApiError::NotFound => ErrorCode::NotFound,
@@ -91,7 +103,10 @@ impl ApiError {
             ApiError::RoomDamaged => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::RoomFull => StatusCode::CONFLICT,
             ApiError::UnknownRound => StatusCode::NOT_FOUND,
-            ApiError::BadRules(_) | ApiError::BadClock(_) => StatusCode::BAD_REQUEST,
+            ApiError::BadRules(_) | ApiError::BadClock(_) | ApiError::BadSeek(_) => StatusCode::BAD_REQUEST,
+            // Not 408: browsers may send a request answered 408 again by themselves.
+            ApiError::NoOpponent => StatusCode::NOT_FOUND,
+            ApiError::SeekWithdrawn => StatusCode::CONFLICT,
             ApiError::RoundNotOver => StatusCode::CONFLICT,
             ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ApiError::NotFound => StatusCode::NOT_FOUND,

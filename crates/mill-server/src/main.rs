@@ -61,6 +61,10 @@ struct Args {
     /// between two requests.
     #[arg(long, env = "MILL_HEADER_SECS", default_value_t = 10)]
     header_secs: u64,
+    /// Seconds a quick-pairing request (`POST /api/pair`) waits for an opponent before
+    /// it is answered `no-opponent` (fractions allowed).
+    #[arg(long, env = "MILL_PAIR_SECS", default_value_t = 60.0)]
+    pair_secs: f64,
     /// Log format.
     #[arg(long, env = "MILL_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -96,6 +100,10 @@ async fn main() -> anyhow::Result<()> {
     anyhow::ensure!(args.purge_every_secs > 0, "--purge-every-secs must be positive");
     anyhow::ensure!(args.hello_secs > 0, "--hello-secs must be positive");
     anyhow::ensure!(args.header_secs > 0, "--header-secs must be positive");
+    anyhow::ensure!(
+        args.pair_secs.is_finite() && args.pair_secs > 0.0 && args.pair_secs <= 3600.0,
+        "--pair-secs must be a positive number of seconds, at most 3600"
+    );
     if let Some(url) = &args.public_url {
         anyhow::ensure!(
             url.starts_with("http://") || url.starts_with("https://"),
@@ -122,6 +130,7 @@ async fn main() -> anyhow::Result<()> {
     config.max_conns = args.max_conns;
     config.hello_timeout = Duration::from_secs(args.hello_secs);
     config.header_timeout = Duration::from_secs(args.header_secs);
+    config.pair_wait = Duration::from_secs_f64(args.pair_secs);
 
     // Open (and migrate) the database before saying the server is running, so a bad
     // path fails here with a clear message and nothing printed on stdout.

@@ -91,6 +91,13 @@ pub enum ErrorCode {
     BadRules,
     /// HTTP: a room asked for with a `clock` that is not a time control.
     BadClock,
+    /// HTTP: a pair request whose `seeker` or `seek` id is not 8 to 64 letters, digits,
+    /// `-` or `_`.
+    BadSeek,
+    /// HTTP: nobody with the same rules and clock came within the pairing wait.
+    NoOpponent,
+    /// HTTP: the seek was cancelled, or replaced by a newer seek of the same seeker.
+    SeekWithdrawn,
     /// A command after the side's time ran out: the round ends on time instead.
     OutOfTime,
     /// `claim-win` or `call-draw` when the room has no live clock, the opponent is

@@ -389,3 +389,140 @@ async fn a_time_control_and_the_clock_stamps_load_back() {
         );
     }
 }
+
+fn seek(
+    id: &str,
+    seeker: &str,
+    variant: &str,
+    clock: Option<TimeControl>,
+    waiting: Color,
+) -> mill_server::store::Seek {
+    mill_server::store::Seek {
+        id: id.to_string(),
+        seeker: seeker.to_string(),
+        variant: variant.to_string(),
+        clock,
+        key_hash: mill_server::keys::hash_key(id),
+        at: 1000,
+        room: mill_server::keys::new_room_id(),
+        waiting_color: waiting,
+    }
+}
+
+#[tokio::test]
+async fn seeks_pair_once_within_their_pool_never_with_themselves_and_withdrawn_never() {
+    use mill_server::store::SeekState::{Gone, Paired, Waiting};
+    let dir = tempfile::tempdir().unwrap();
+    let live = Some(TimeControl::Live {
+        initial: 180,
+        increment: 2,
+    });
+    for (name, store, _) in stores(&dir).await {
+        // Open seeks of other pools, and of the same seeker, are not opponents.
+        assert_eq!(
+            store
+                .seek(seek("a1", "alice", "nine", live, Light))
+                .await
+                .unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(
+            store.seek(seek("b1", "bob", "six", live, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(
+            store
+                .seek(seek("c1", "carol", "nine", None, Light))
+                .await
+                .unwrap(),
+            Waiting,
+            "{name}"
+        );
+        let days = Some(TimeControl::Correspondence { days: 3 });
+        assert_eq!(
+            store.seek(seek("d1", "dave", "nine", days, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        // Alice again: her first seek is withdrawn, the new one waits.
+        assert_eq!(
+            store
+                .seek(seek("a2", "alice", "nine", live, Light))
+                .await
+                .unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(store.seek_state("a1").await.unwrap(), Gone, "{name}");
+        let open = store.open_seeks(10).await.unwrap();
+        assert_eq!(open.len(), 4, "{name}: {open:?}");
+        assert_eq!(
+            open.iter()
+                .filter(|s| s.variant == "nine" && s.clock == live)
+                .count(),
+            1,
+            "{name}"
+        );
+
+        // Eve pairs with Alice's open seek; the waiting seeker got the colour drawn.
+        let eve = seek("e1", "eve", "nine", live, Dark);
+        let room = eve.room.clone();
+        assert_eq!(
+            store.seek(eve).await.unwrap(),
+            Paired {
+                room: room.clone(),
+                seat: Light
+            },
+            "{name}"
+        );
+        assert_eq!(
+            store.seek_state("a2").await.unwrap(),
+            Paired {
+                room: room.clone(),
+                seat: Dark
+            },
+            "{name}"
+        );
+        // The room is an ordinary room with both seats, the pool's rules and clock.
+        let stored = store.load_room(&room).await.unwrap().unwrap();
+        assert_eq!((stored.variant.as_str(), stored.clock), ("nine", live), "{name}");
+        assert_eq!(
+            stored.light_key,
+            Some(mill_server::keys::hash_key("e1")),
+            "{name}"
+        );
+        assert_eq!(stored.dark_key, Some(mill_server::keys::hash_key("a2")), "{name}");
+        assert_eq!(stored.dark_at, Some(1000), "{name}");
+        // Paired once: the next seeker of that pool waits.
+        assert_eq!(
+            store
+                .seek(seek("f1", "frank", "nine", live, Light))
+                .await
+                .unwrap(),
+            Waiting,
+            "{name}"
+        );
+
+        // A withdrawn seek is never paired; a paired one is not withdrawn by a cancel.
+        assert_eq!(store.withdraw("f1", true).await.unwrap(), Waiting, "{name}");
+        assert_eq!(store.withdraw("f1", true).await.unwrap(), Gone, "{name}");
+        assert_eq!(
+            store.seek(seek("g1", "gina", "nine", live, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(
+            store.withdraw("a2", true).await.unwrap(),
+            Gone,
+            "{name}: paired, kept"
+        );
+        assert!(
+            matches!(store.withdraw("a2", false).await.unwrap(), Paired { .. }),
+            "{name}"
+        );
+        let open: Vec<_> = store.open_seeks(10).await.unwrap();
+        assert_eq!(open.len(), 4, "{name}: six, untimed, days, gina: {open:?}");
+    }
+}

@@ -10,6 +10,13 @@
 //! `mill-load seed --db FILE --rooms N` instead writes N stored rooms (both seats taken,
 //! a few random legal actions each) straight into a SQLite file and exits: the set-up
 //! for the start-up time and memory figures with many stored rooms.
+//!
+//! `mill-load pair --seekers 1000 --seconds 60 [--addr A --addr B]` measures quick
+//! pairing: the seekers arrive at random moments over the given seconds (each on address
+//! i mod N, in one of the seven preset time controls of Nine Men's Morris) and each holds
+//! a `POST /api/pair` until it is answered; for every room made it reports the time from
+//! the second seeker's arrival to the later of the two answers (p50/p90/p99/max). Start
+//! the servers with `--rooms-per-minute 0 --max-conns-per-ip 0`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -68,6 +75,130 @@ enum Sub {
         #[arg(long, default_value_t = 12)]
         actions: usize,
     },
+    /// Quick pairing: seekers arriving over a span of time, each held until paired.
+    Pair {
+        /// Server address (host:port) on this machine; repeat it for several instances
+        /// (seeker i goes to address i mod N).
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: Vec<SocketAddr>,
+        /// Seekers in all.
+        #[arg(long, default_value_t = 1000)]
+        seekers: usize,
+        /// Seconds over which they arrive (uniformly at random).
+        #[arg(long, default_value_t = 60.0)]
+        seconds: f64,
+        /// Time controls used, from the first of the presets (1 to 7).
+        #[arg(long, default_value_t = 7)]
+        pools: usize,
+    },
+}
+
+/// The page's quick-pairing time controls (static/js/clock.js PRESETS).
+const PAIR_CLOCKS: [&str; 7] = [
+    "null",
+    r#"{"initial":60,"increment":0}"#,
+    r#"{"initial":180,"increment":2}"#,
+    r#"{"initial":300,"increment":3}"#,
+    r#"{"initial":600,"increment":5}"#,
+    r#"{"initial":900,"increment":10}"#,
+    r#"{"days":3}"#,
+];
+
+/// One `POST /api/pair`: (status, body).
+async fn pair_once(addr: SocketAddr, body: &str) -> anyhow::Result<(u16, Value)> {
+    let mut stream = TcpStream::connect(addr).await?;
+    let request = format!(
+        "POST /api/pair HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await?;
+    let text = String::from_utf8_lossy(&raw);
+    let (head, body) = text.split_once("\r\n\r\n").context("an HTTP answer")?;
+    let status = head.split(' ').nth(1).unwrap_or("").parse().unwrap_or(0);
+    Ok((status, serde_json::from_str(body).unwrap_or(Value::Null)))
+}
+
+/// `mill-load pair`: see the module's documentation.
+async fn pair_load(addrs: &[SocketAddr], seekers: usize, seconds: f64, pools: usize) -> anyhow::Result<()> {
+    let pools = pools.clamp(1, PAIR_CLOCKS.len());
+    let mut rng = rand::rngs::StdRng::from_os_rng();
+    let start = Instant::now();
+    let run = format!("{:08x}", rng.random::<u32>());
+    let mut tasks = Vec::with_capacity(seekers);
+    for i in 0..seekers {
+        let at = Duration::from_secs_f64(rng.random::<f64>() * seconds.max(0.0));
+        let addr = addrs[i % addrs.len()];
+        let body = format!(
+            r#"{{"variant":"nine","clock":{},"seeker":"load-{run}-{i:08}","seek":"seek-{run}-{i:08}"}}"#,
+            PAIR_CLOCKS[rng.random_range(0..pools)]
+        );
+        tasks.push(tokio::spawn(async move {
+            tokio::time::sleep_until((start + at).into()).await;
+            let arrived = Instant::now();
+            let answer = pair_once(addr, &body).await;
+            (arrived, Instant::now(), answer)
+        }));
+    }
+    let mut rooms: std::collections::HashMap<String, Vec<(Instant, Instant)>> = Default::default();
+    let (mut alone, mut errors) = (0, 0);
+    for t in tasks {
+        let (arrived, answered, answer) = t.await?;
+        match answer {
+            Ok((201, v)) => rooms
+                .entry(v["room"].as_str().unwrap_or_default().to_string())
+                .or_default()
+                .push((arrived, answered)),
+            Ok((_, v)) if v["code"] == "no-opponent" => alone += 1,
+            Ok((status, v)) => {
+                if errors == 0 {
+                    eprintln!("refused: {status} {v}");
+                }
+                errors += 1;
+            }
+            Err(e) => {
+                if errors == 0 {
+                    eprintln!("failed: {e:#}");
+                }
+                errors += 1;
+            }
+        }
+    }
+    let mut ms: Vec<f64> = Vec::new();
+    let mut odd = 0;
+    for seats in rooms.values() {
+        if seats.len() != 2 {
+            odd += 1;
+            continue;
+        }
+        let second = seats[0].0.max(seats[1].0);
+        let both = seats[0].1.max(seats[1].1);
+        ms.push(both.saturating_duration_since(second).as_secs_f64() * 1000.0);
+    }
+    ms.sort_by(f64::total_cmp);
+    let q = |p: f64| {
+        ms.get(((ms.len() as f64 - 1.0) * p).round() as usize)
+            .copied()
+            .unwrap_or(f64::NAN)
+    };
+    println!(
+        "{seekers} seekers over {seconds} s on {} instance(s), {pools} time control(s): {} rooms, {alone} left without an opponent, {errors} errors, {odd} rooms not of two",
+        addrs.len(),
+        ms.len()
+    );
+    println!(
+        "second seeker's arrival -> both answers: p50 {:.1} ms | p90 {:.1} ms | p99 {:.1} ms | max {:.1} ms ({} rooms)",
+        q(0.5),
+        q(0.9),
+        q(0.99),
+        ms.last().copied().unwrap_or(f64::NAN),
+        ms.len()
+    );
+    if errors > 0 || odd > 0 {
+        bail!("{errors} errors, {odd} rooms not of two seekers");
+    }
+    Ok(())
 }
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -182,6 +313,18 @@ async fn main() -> anyhow::Result<()> {
         bail!("mill-load only targets a server on this machine (a loopback address)");
     }
     let _ = rlimit::increase_nofile_limit(u64::MAX);
+    if let Some(Sub::Pair {
+        addr,
+        seekers,
+        seconds,
+        pools,
+    }) = &args.command
+    {
+        if addr.iter().any(|a| !a.ip().is_loopback()) {
+            bail!("mill-load only targets a server on this machine (a loopback address)");
+        }
+        return pair_load(addr, *seekers, *seconds, *pools).await;
+    }
     let totals = Arc::new(Totals::default());
     let ready = Arc::new(Barrier::new(args.rooms + 1));
     let setup = Arc::new(Semaphore::new(args.setup_concurrency.max(1)));

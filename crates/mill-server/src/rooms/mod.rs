@@ -19,6 +19,7 @@
 
 mod command;
 mod others;
+pub mod pairing;
 mod room;
 
 use std::collections::{HashMap, HashSet};

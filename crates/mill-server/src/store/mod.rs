@@ -24,7 +24,10 @@ use mill_core::Color;
 
 use self::postgres::Pg;
 use self::sqlite::Sqlite;
-pub use self::types::{Append, Appended, DbError, Entry, Instances, News, Presence, StoredEvent, StoredRoom};
+pub use self::types::{
+    Append, Appended, DbError, Entry, Instances, News, OpenSeek, Presence, Seek, SeekState, SeekWaiters,
+    StoredEvent, StoredRoom, seek_pool,
+};
 
 /// Where the data lives: `--db` is a file path or a `postgres://`/`postgresql://` URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -265,6 +268,52 @@ impl Store {
         match self {
             Store::Sqlite(_) => Vec::new(),
             Store::Postgres(pg) => pg.start(rooms),
+        }
+    }
+
+    /// Quick pairing: withdraws the seeker's open seeks, then pairs `seek` with the
+    /// oldest open seek of another seeker in its pool — creating the room with both
+    /// seats and naming it in that seek, in one transaction, so each pairing is decided
+    /// once by the database — or leaves it waiting. Wakes the waiters of the seeks it
+    /// changed, on whichever instance they are. Answers [`SeekState::Paired`] (this
+    /// seeker's seat) or [`SeekState::Waiting`].
+    pub async fn seek(&self, seek: Seek) -> Result<SeekState, DbError> {
+        match self {
+            Store::Sqlite(db) => db.seek(seek).await,
+            Store::Postgres(pg) => pg.seek(seek).await,
+        }
+    }
+
+    /// Deletes seek `id` (only while it is open, with `open_only`) and wakes its
+    /// waiter; returns what it was ([`SeekState::Gone`]: nothing deleted).
+    pub async fn withdraw(&self, id: &str, open_only: bool) -> Result<SeekState, DbError> {
+        match self {
+            Store::Sqlite(db) => db.withdraw(id, open_only).await,
+            Store::Postgres(pg) => pg.withdraw(id, open_only).await,
+        }
+    }
+
+    /// Where seek `id` stands.
+    pub async fn seek_state(&self, id: &str) -> Result<SeekState, DbError> {
+        match self {
+            Store::Sqlite(db) => db.seek_state(id).await,
+            Store::Postgres(pg) => pg.seek_state(id).await,
+        }
+    }
+
+    /// The open seeks (of every instance), oldest first, at most `limit`.
+    pub async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
+        match self {
+            Store::Sqlite(db) => db.open_seeks(limit).await,
+            Store::Postgres(pg) => pg.open_seeks(limit).await,
+        }
+    }
+
+    /// The requests on this instance waiting for their seeks.
+    pub fn seek_waiters(&self) -> &Arc<SeekWaiters> {
+        match self {
+            Store::Sqlite(db) => &db.waiters,
+            Store::Postgres(pg) => &pg.waiters,
         }
     }
 

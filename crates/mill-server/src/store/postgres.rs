@@ -50,8 +50,9 @@ use tokio_postgres::{AsyncMessage, NoTls};
 use mill_core::Color;
 
 use super::types::{
-    Append, Appended, DbError, Instances, News, Presence, StoredEvent, StoredRoom, clock_columns, key_hash,
-    parse_clock, parse_command, parse_seat, parse_stamp, seat_name,
+    Append, Appended, DbError, Instances, News, OpenSeek, Presence, Seek, SeekState, SeekWaiters,
+    StoredEvent, StoredRoom, clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp,
+    seat_name,
 };
 
 /// The PostgreSQL migrations, in order (the number is the schema version).
@@ -68,7 +69,13 @@ const MIGRATIONS: &[(i32, &str)] = &[
     // The clocks' columns and event kinds, as SQLite's 06-clocks (applied there from
     // its directory): both schemas stay the same.
     (4, include_str!("../../../../migrations/postgres/04-clocks.sql")),
+    // Quick pairing's seeks, as SQLite's 07-seeks.
+    (5, include_str!("../../../../migrations/postgres/05-seeks.sql")),
 ];
+
+/// The first key of the advisory lock a pairing holds for its pool (the second is the
+/// pool's hash), so two seeks of one pool are decided one after the other.
+const SEEK_LOCK: i32 = 5106374;
 
 /// An instance whose heartbeat is older than this is taken for dead.
 const DEAD_AFTER_SECS: i32 = 30;
@@ -104,6 +111,8 @@ pub struct Pg {
     presence: mpsc::UnboundedSender<Published>,
     /// Who hears of claims, once [`Pg::start`] has been called.
     rooms: Arc<std::sync::OnceLock<Arc<dyn Instances>>>,
+    /// The requests on this instance waiting for their seeks.
+    pub waiters: Arc<SeekWaiters>,
 }
 
 impl std::fmt::Debug for Pg {
@@ -179,6 +188,7 @@ impl Pg {
             writer,
             presence,
             rooms: Arc::new(std::sync::OnceLock::new()),
+            waiters: Default::default(),
         };
         tokio::spawn(presence_loop(pg.clone(), presence_queue));
         pg.migrate().await?;
@@ -447,6 +457,161 @@ impl Pg {
             .collect())
     }
 
+    /// Pairs `seek` with the oldest open seek of another seeker in its pool, in one
+    /// transaction under the pool's advisory lock: the seeker's open seeks are
+    /// withdrawn, then either the claimed seek's room is created with both seats and the
+    /// claimed row names it, or this seek waits in the table. Every seek it changed is
+    /// announced on `mill_seeks` at commit, so the instance holding its request (this
+    /// one or another) reads it at once.
+    pub async fn seek(&self, seek: Seek) -> Result<SeekState, DbError> {
+        let pool = seek.pool();
+        let (initial, increment, days) = clock_columns(seek.clock);
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+            &[&SEEK_LOCK, &pool],
+        )
+        .await?;
+        let withdrawn: Vec<String> = tx
+            .query(
+                "DELETE FROM seeks WHERE seeker = $1 AND room_id IS NULL RETURNING id",
+                &[&seek.seeker],
+            )
+            .await?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        // SKIP LOCKED: a row locked now is being withdrawn (the pool's lock keeps every
+        // other pairing out), so it is not there to claim.
+        let other = tx
+            .query_opt(
+                "SELECT id, key_hash FROM seeks WHERE pool = $1 AND room_id IS NULL AND seeker <> $2
+                 ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                &[&pool, &seek.seeker],
+            )
+            .await?;
+        let mut changed = withdrawn;
+        let state = match other {
+            None => {
+                tx.execute(
+                    "INSERT INTO seeks (id, seeker, instance_id, pool, variant, clock_initial,
+                                        clock_increment, clock_days, key_hash, created_at)
+                     VALUES ($1, $2, $3, $4, $5, $6::bigint, $7::bigint, $8::bigint, $9, $10)",
+                    &[
+                        &seek.id,
+                        &seek.seeker,
+                        &self.instance,
+                        &pool,
+                        &seek.variant,
+                        &initial,
+                        &increment,
+                        &days,
+                        &&seek.key_hash[..],
+                        &seek.at,
+                    ],
+                )
+                .await?;
+                SeekState::Waiting
+            }
+            Some(row) => {
+                let other_id: String = row.get(0);
+                let other_hash: Vec<u8> = row.get(1);
+                let (light, dark) = match seek.waiting_color {
+                    Color::Light => (other_hash, seek.key_hash.to_vec()),
+                    Color::Dark => (seek.key_hash.to_vec(), other_hash),
+                };
+                tx.execute(
+                    "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment,
+                                        clock_days)
+                     VALUES ($1, $3, $2, $2, $4::bigint, $5::bigint, $6::bigint)",
+                    &[&seek.room, &seek.at, &seek.variant, &initial, &increment, &days],
+                )
+                .await?;
+                tx.execute(
+                    "INSERT INTO seats (room_id, color, key_hash, created_at)
+                     VALUES ($1, 'light', $2, $4), ($1, 'dark', $3, $4)",
+                    &[&seek.room, &light, &dark, &seek.at],
+                )
+                .await?;
+                tx.execute(
+                    "UPDATE seeks SET room_id = $2, seat = $3 WHERE id = $1",
+                    &[&other_id, &seek.room, &seat_name(seek.waiting_color)],
+                )
+                .await?;
+                changed.push(other_id);
+                SeekState::Paired {
+                    room: seek.room.clone(),
+                    seat: !seek.waiting_color,
+                }
+            }
+        };
+        tx.execute(
+            "SELECT pg_notify('mill_seeks', id) FROM unnest($1::text[]) AS t(id)",
+            &[&changed],
+        )
+        .await?;
+        tx.commit().await?;
+        for id in &changed {
+            self.waiters.wake(id);
+        }
+        Ok(state)
+    }
+
+    /// Deletes seek `id` (only while it is open, with `open_only`) and announces it;
+    /// returns what it was.
+    pub async fn withdraw(&self, id: &str, open_only: bool) -> Result<SeekState, DbError> {
+        let client = self.pool.get().await?;
+        let row = client
+            .query_opt(
+                "WITH d AS (DELETE FROM seeks WHERE id = $1 AND (NOT $2 OR room_id IS NULL)
+                            RETURNING id, room_id, seat)
+                 SELECT room_id, seat, pg_notify('mill_seeks', id) FROM d",
+                &[&id, &open_only],
+            )
+            .await?;
+        match row {
+            None => Ok(SeekState::Gone),
+            Some(r) => {
+                self.waiters.wake(id);
+                SeekState::from_columns(r.get(0), r.get(1))
+            }
+        }
+    }
+
+    /// Where seek `id` stands.
+    pub async fn seek_state(&self, id: &str) -> Result<SeekState, DbError> {
+        let client = self.pool.get().await?;
+        let stmt = client
+            .prepare_cached("SELECT room_id, seat FROM seeks WHERE id = $1")
+            .await?;
+        match client.query_opt(&stmt, &[&id]).await? {
+            None => Ok(SeekState::Gone),
+            Some(r) => SeekState::from_columns(r.get(0), r.get(1)),
+        }
+    }
+
+    /// The open seeks of every instance, oldest first, at most `limit`.
+    pub async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
+        let client = self.pool.get().await?;
+        let stmt = client
+            .prepare_cached(
+                "SELECT variant, clock_initial::bigint, clock_increment::bigint, clock_days::bigint, created_at
+                 FROM seeks WHERE room_id IS NULL ORDER BY created_at, id LIMIT $1",
+            )
+            .await?;
+        let rows = client.query(&stmt, &[&(limit as i64)]).await?;
+        rows.iter()
+            .map(|r| {
+                Ok(OpenSeek {
+                    variant: r.get(0),
+                    clock: parse_clock(r.get(1), r.get(2), r.get(3), "(a seek)")?,
+                    since: r.get(4),
+                })
+            })
+            .collect()
+    }
+
     /// Refreshes this instance's heartbeat and deletes instances (with their presence)
     /// that stopped refreshing theirs. Returns `true` if this instance had been taken
     /// for dead and has come back: its presence is gone and must be published again.
@@ -594,12 +759,17 @@ impl Pg {
             match self.config.connect(NoTls).await {
                 Ok((client, mut connection)) => {
                     let (tx, mut rx) = mpsc::unbounded_channel();
+                    let waiters = self.waiters.clone();
                     let driver = tokio::spawn(async move {
                         let mut messages =
                             futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
                         while let Some(message) = messages.next().await {
                             match message {
                                 Ok(AsyncMessage::Notification(n)) => {
+                                    if n.channel() == "mill_seeks" {
+                                        waiters.wake(n.payload());
+                                        continue;
+                                    }
                                     if tx.send(n.payload().to_string()).is_err() {
                                         break;
                                     }
@@ -612,11 +782,14 @@ impl Pg {
                             }
                         }
                     });
-                    if let Err(e) = client.batch_execute("LISTEN mill_rooms").await {
+                    if let Err(e) = client.batch_execute("LISTEN mill_rooms; LISTEN mill_seeks").await {
                         tracing::warn!(error = %e, "LISTEN failed");
                     } else {
-                        if !first && out.send(None).is_err() {
-                            return;
+                        if !first {
+                            if out.send(None).is_err() {
+                                return;
+                            }
+                            self.waiters.wake_all();
                         }
                         first = false;
                         while let Some(payload) = rx.recv().await {

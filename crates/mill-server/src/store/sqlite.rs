@@ -19,8 +19,8 @@ use rusqlite_migration::Migrations;
 use tokio::sync::oneshot;
 
 use super::types::{
-    Append, Appended, DbError, StoredEvent, StoredRoom, clock_columns, key_hash, parse_clock, parse_command,
-    parse_seat, parse_stamp, seat_name,
+    Append, Appended, DbError, OpenSeek, Seek, SeekState, SeekWaiters, StoredEvent, StoredRoom,
+    clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp, seat_name,
 };
 
 static MIGRATIONS_DIR: Dir = include_dir!("$CARGO_MANIFEST_DIR/../../migrations/sqlite");
@@ -46,7 +46,43 @@ pub fn open(path: &Path) -> Result<Connection, DbError> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "busy_timeout", 5000)?;
     MIGRATIONS.to_latest(&mut conn)?;
+    // One process owns the file: no request of an earlier one is still waiting.
+    conn.execute("DELETE FROM seeks", [])?;
     Ok(conn)
+}
+
+/// Where seek `id` stands.
+pub fn seek_state(conn: &Connection, id: &str) -> Result<SeekState, DbError> {
+    let row: Option<(Option<String>, Option<String>)> = conn
+        .prepare_cached("SELECT room_id, seat FROM seeks WHERE id = ?1")?
+        .query_row(params![id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(e),
+        })?;
+    match row {
+        None => Ok(SeekState::Gone),
+        Some((room, seat)) => SeekState::from_columns(room, seat),
+    }
+}
+
+/// The open seeks, oldest first, at most `limit`.
+pub fn open_seeks(conn: &Connection, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT variant, clock_initial, clock_increment, clock_days, created_at FROM seeks
+         WHERE room_id IS NULL ORDER BY created_at, id LIMIT ?1",
+    )?;
+    let mut rows = stmt.query(params![limit as i64])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        out.push(OpenSeek {
+            variant: r.get(0)?,
+            clock: parse_clock(r.get(1)?, r.get(2)?, r.get(3)?, "(a seek)")?,
+            since: r.get(4)?,
+        });
+    }
+    Ok(out)
 }
 
 /// Reads one room with its seats and events, in order; `None` if there is no such room.
@@ -234,6 +270,18 @@ pub enum Op {
         /// Unix ms: a room active since then is kept.
         cutoff: i64,
     },
+    /// A seek: withdraws the seeker's open seeks, then claims the oldest open seek of
+    /// its pool and creates the room with both seats ([`Written::Sought`]), or else
+    /// waits in the table.
+    Seek(Seek),
+    /// A seek deleted (only while it is open, with `open_only`); [`Written::Withdrawn`]
+    /// says what it was.
+    Withdraw {
+        /// Seek id.
+        id: String,
+        /// Leave a paired seek alone.
+        open_only: bool,
+    },
     /// Nothing to write: the completion runs after every earlier job has committed.
     Barrier,
 }
@@ -249,6 +297,10 @@ pub enum Written {
     Appended(Appended),
     /// The rooms deleted.
     Purged(Vec<String>),
+    /// What became of a seek, and the other seeks it changed (paired or withdrawn).
+    Sought(SeekState, Vec<String>),
+    /// What a withdrawn seek was ([`SeekState::Gone`]: nothing was deleted).
+    Withdrawn(SeekState),
 }
 
 /// What runs once a job's transaction has committed (or failed).
@@ -496,6 +548,8 @@ fn op_name(op: &Op) -> &'static str {
         Op::Event(_) => "event",
         Op::Touch { .. } => "touch",
         Op::Purge { .. } => "purge",
+        Op::Seek(_) => "seek",
+        Op::Withdraw { .. } => "withdraw",
         Op::Barrier => "barrier",
     }
 }
@@ -553,9 +607,101 @@ fn write(conn: &Connection, op: &Op) -> Result<Written, rusqlite::Error> {
             }
             return Ok(Written::Purged(purged));
         }
+        Op::Seek(seek) => return sought(conn, seek),
+        Op::Withdraw { id, open_only } => {
+            let row: Option<(Option<String>, Option<String>)> = conn
+                .prepare_cached(
+                    "DELETE FROM seeks WHERE id = ?1 AND (NOT ?2 OR room_id IS NULL) RETURNING room_id, seat",
+                )?
+                .query_row(params![id, open_only], |r| Ok((r.get(0)?, r.get(1)?)))
+                .map(Some)
+                .or_else(|e| match e {
+                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                    e => Err(e),
+                })?;
+            return Ok(Written::Withdrawn(match row {
+                None => SeekState::Gone,
+                Some((room, seat)) => SeekState::from_columns(room, seat).unwrap_or(SeekState::Gone),
+            }));
+        }
         Op::Barrier => {}
     }
     Ok(Written::Done)
+}
+
+/// A seek in the writer's transaction (the one writer decides every pairing): the
+/// seeker's open seeks are withdrawn; the oldest open seek of another seeker in the same
+/// pool is claimed, with the room created with both seats, or else this one waits.
+fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
+    let pool = seek.pool();
+    let withdrawn: Vec<String> = conn
+        .prepare_cached("DELETE FROM seeks WHERE seeker = ?1 AND room_id IS NULL RETURNING id")?
+        .query_map(params![seek.seeker], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let other: Option<(String, Vec<u8>)> = conn
+        .prepare_cached(
+            "SELECT id, key_hash FROM seeks WHERE pool = ?1 AND room_id IS NULL AND seeker <> ?2
+             ORDER BY created_at, id LIMIT 1",
+        )?
+        .query_row(params![pool, seek.seeker], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(e),
+        })?;
+    let (initial, increment, days) = clock_columns(seek.clock);
+    let Some((other_id, other_hash)) = other else {
+        conn.prepare_cached(
+            "INSERT INTO seeks (id, seeker, pool, variant, clock_initial, clock_increment, clock_days,
+                                key_hash, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?
+        .execute(params![
+            seek.id,
+            seek.seeker,
+            pool,
+            seek.variant,
+            initial,
+            increment,
+            days,
+            &seek.key_hash[..],
+            seek.at
+        ])?;
+        return Ok(Written::Sought(SeekState::Waiting, withdrawn));
+    };
+    let (light, dark) = match seek.waiting_color {
+        mill_core::Color::Light => (other_hash, seek.key_hash.to_vec()),
+        mill_core::Color::Dark => (seek.key_hash.to_vec(), other_hash),
+    };
+    conn.prepare_cached(
+        "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment, clock_days)
+         VALUES (?1, ?3, ?2, ?2, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        seek.room,
+        seek.at,
+        seek.variant,
+        initial,
+        increment,
+        days
+    ])?;
+    conn.prepare_cached(
+        "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, 'light', ?2, ?4), (?1, 'dark', ?3, ?4)",
+    )?
+    .execute(params![seek.room, light, dark, seek.at])?;
+    conn.prepare_cached("INSERT INTO rounds (room_id, number, started_at) VALUES (?1, 1, ?2)")?
+        .execute(params![seek.room, seek.at])?;
+    conn.prepare_cached("UPDATE seeks SET room_id = ?2, seat = ?3 WHERE id = ?1")?
+        .execute(params![other_id, seek.room, seat_name(seek.waiting_color)])?;
+    let mut changed = withdrawn;
+    changed.push(other_id);
+    Ok(Written::Sought(
+        SeekState::Paired {
+            room: seek.room.clone(),
+            seat: !seek.waiting_color,
+        },
+        changed,
+    ))
 }
 
 /// Appends one event unless its (room, round, seq) or its (room, seat, client id) is
@@ -611,6 +757,8 @@ fn touch(conn: &Connection, room: &str, at: i64) -> Result<(), rusqlite::Error> 
 pub struct Sqlite {
     writer: Writer,
     reader: Reader,
+    /// The requests waiting for their seeks.
+    pub waiters: std::sync::Arc<SeekWaiters>,
 }
 
 impl Sqlite {
@@ -626,7 +774,14 @@ impl Sqlite {
         .await
         .map_err(|_| DbError::Corrupt("opening the database panicked".into()))??;
         let (writer, thread) = Writer::start(conn);
-        Ok((Sqlite { writer, reader }, thread))
+        Ok((
+            Sqlite {
+                writer,
+                reader,
+                waiters: Default::default(),
+            },
+            thread,
+        ))
     }
 
     /// A new room with its Light seat and round 1.
@@ -722,6 +877,48 @@ impl Sqlite {
     /// Waits until every job queued so far has committed.
     pub async fn flush(&self) -> Result<(), DbError> {
         self.writer.exec(Op::Barrier).await.map(drop)
+    }
+
+    /// Pairs `seek` with the oldest open seek of its pool, or makes it wait; wakes the
+    /// seeks it changed.
+    pub async fn seek(&self, seek: Seek) -> Result<SeekState, DbError> {
+        match self.writer.exec(Op::Seek(seek)).await? {
+            Written::Sought(state, changed) => {
+                for id in &changed {
+                    self.waiters.wake(id);
+                }
+                Ok(state)
+            }
+            other => Err(DbError::Corrupt(format!("a seek answered {other:?}"))),
+        }
+    }
+
+    /// Deletes seek `id` (only if it is open, with `open_only`); returns what it was.
+    pub async fn withdraw(&self, id: &str, open_only: bool) -> Result<SeekState, DbError> {
+        let op = Op::Withdraw {
+            id: id.to_string(),
+            open_only,
+        };
+        match self.writer.exec(op).await? {
+            Written::Withdrawn(state) => {
+                if state != SeekState::Gone {
+                    self.waiters.wake(id);
+                }
+                Ok(state)
+            }
+            other => Err(DbError::Corrupt(format!("a withdrawal answered {other:?}"))),
+        }
+    }
+
+    /// Where seek `id` stands.
+    pub async fn seek_state(&self, id: &str) -> Result<SeekState, DbError> {
+        let id = id.to_string();
+        self.reader.with(move |conn| seek_state(conn, &id)).await
+    }
+
+    /// The open seeks, oldest first, at most `limit`.
+    pub async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
+        self.reader.with(move |conn| open_seeks(conn, limit)).await
     }
 }
 

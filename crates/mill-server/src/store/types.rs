@@ -249,3 +249,171 @@ pub fn key_hash(bytes: Vec<u8>, room: &str) -> Result<[u8; 32], DbError> {
         .try_into()
         .map_err(|_| DbError::Corrupt(format!("key hash of room {room}")))
 }
+
+/// A seeker's wish for an opponent (`POST /api/pair`), as the store is given it.
+#[derive(Debug, Clone)]
+pub struct Seek {
+    /// The seek's id (what `DELETE /api/pair/{seek}` names).
+    pub id: String,
+    /// The seeker's id: a seeker is never paired with itself, and a new seek of the same
+    /// seeker withdraws its open ones.
+    pub seeker: String,
+    /// The rule set's name.
+    pub variant: String,
+    /// The time control (`None`: untimed).
+    pub clock: Option<TimeControl>,
+    /// The hash of the seat key this seeker gets when paired.
+    pub key_hash: [u8; 32],
+    /// Now (Unix ms).
+    pub at: i64,
+    /// The id of the room created if this seek is paired on arrival.
+    pub room: String,
+    /// The colour of the seeker that was waiting, if this seek is paired on arrival
+    /// (drawn at random by the caller: colours are fair).
+    pub waiting_color: Color,
+}
+
+impl Seek {
+    /// The pool: only seeks of the same pool pair.
+    pub fn pool(&self) -> String {
+        seek_pool(&self.variant, self.clock)
+    }
+}
+
+/// The pool of a rule set and a time control, as one text key: `nine untimed`,
+/// `six 300+3`, `nine 3d`. Two seeks pair only when their pools are equal.
+pub fn seek_pool(variant: &str, clock: Option<TimeControl>) -> String {
+    match clock {
+        None => format!("{variant} untimed"),
+        Some(TimeControl::Live { initial, increment }) => format!("{variant} {initial}+{increment}"),
+        Some(TimeControl::Correspondence { days }) => format!("{variant} {days}d"),
+    }
+}
+
+/// Where a seek stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SeekState {
+    /// Open: waiting for an opponent.
+    Waiting,
+    /// Paired: this seeker holds `seat` in `room`.
+    Paired {
+        /// The new room.
+        room: String,
+        /// The seeker's seat.
+        seat: Color,
+    },
+    /// Not there: withdrawn (or never stored).
+    Gone,
+}
+
+impl SeekState {
+    /// Reads a seek row's `room_id` and `seat` columns.
+    pub fn from_columns(room: Option<String>, seat: Option<String>) -> Result<SeekState, DbError> {
+        match (room, seat) {
+            (None, None) => Ok(SeekState::Waiting),
+            (Some(room), Some(seat)) => {
+                let seat = parse_seat(&seat, &room)?;
+                Ok(SeekState::Paired { room, seat })
+            }
+            _ => Err(DbError::Corrupt("a seek with half a pairing".into())),
+        }
+    }
+}
+
+/// An open seek as the lobby shows it: no ids, no secrets.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct OpenSeek {
+    /// The rule set's name.
+    pub variant: String,
+    /// The time control (`null`: untimed).
+    pub clock: Option<TimeControl>,
+    /// Since when it waits (Unix ms).
+    #[serde(skip)]
+    pub since: i64,
+}
+
+/// The requests waiting on this instance for their seeks to change, by seek id. The
+/// store wakes one after a write of its own that pairs or withdraws it, and (on
+/// PostgreSQL) when another instance announces that it did.
+#[derive(Debug, Default)]
+pub struct SeekWaiters {
+    map: std::sync::Mutex<std::collections::HashMap<String, std::sync::Arc<tokio::sync::Notify>>>,
+}
+
+impl SeekWaiters {
+    fn map(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, std::sync::Arc<tokio::sync::Notify>>>
+    {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a waiter for seek `id` (before the seek is written, so that no wake-up
+    /// is missed).
+    pub fn register(&self, id: &str) -> std::sync::Arc<tokio::sync::Notify> {
+        self.map().entry(id.to_string()).or_default().clone()
+    }
+
+    /// Forgets seek `id`'s waiter.
+    pub fn remove(&self, id: &str) {
+        self.map().remove(id);
+    }
+
+    /// Wakes seek `id`'s waiter, if it is here (a wake-up before it waits is kept).
+    pub fn wake(&self, id: &str) {
+        if let Some(n) = self.map().get(id) {
+            n.notify_one();
+        }
+    }
+
+    /// Wakes every waiter (news may have been missed).
+    pub fn wake_all(&self) {
+        for n in self.map().values() {
+            n.notify_one();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pools_are_equal_exactly_for_the_same_rules_and_the_same_clock() {
+        let from = |v: serde_json::Value| TimeControl::from_request(Some(&v)).unwrap();
+        let pool = |variant: &str, clock: serde_json::Value| seek_pool(variant, from(clock));
+        let base = pool("nine", serde_json::json!({"initial": 180}));
+        assert_eq!(
+            base,
+            pool("nine", serde_json::json!({"initial": 180, "increment": 0}))
+        );
+        for other in [
+            pool("nine", serde_json::json!({"initial": 180, "increment": 1})),
+            pool("nine", serde_json::json!({"initial": 181})),
+            pool("nine", serde_json::json!(null)),
+            pool("nine", serde_json::json!({"days": 3})),
+            pool("six", serde_json::json!({"initial": 180})),
+            pool("nine+fly-0", serde_json::json!({"initial": 180})),
+        ] {
+            assert_ne!(base, other);
+        }
+        assert_ne!(
+            pool("nine", serde_json::json!({"days": 3})),
+            pool("nine", serde_json::json!({"days": 2}))
+        );
+    }
+
+    #[test]
+    fn a_seek_row_is_open_paired_or_damaged() {
+        assert_eq!(SeekState::from_columns(None, None).unwrap(), SeekState::Waiting);
+        assert_eq!(
+            SeekState::from_columns(Some("r".into()), Some("dark".into())).unwrap(),
+            SeekState::Paired {
+                room: "r".into(),
+                seat: Color::Dark
+            }
+        );
+        assert!(SeekState::from_columns(Some("r".into()), None).is_err());
+        assert!(SeekState::from_columns(Some("r".into()), Some("blue".into())).is_err());
+    }
+}

@@ -1,0 +1,195 @@
+//! Quick pairing (`POST /api/pair`): a seeker asks for an opponent with the same rules
+//! and the same time control and is held until one arrives; the two get the two seats of
+//! one new room, an ordinary room in every way.
+//!
+//! The store decides every pairing, once, in the transaction that creates the room (see
+//! `Store::seek`): a seek arriving claims the oldest open seek of another seeker in its
+//! pool, or waits in the table. The waiting request learns of its pairing from the store's
+//! wake-up (its own write, or on PostgreSQL another instance's `NOTIFY mill_seeks`), and
+//! also looks every [`POLL`] in case a wake-up was lost. A request that ends before it is
+//! answered (the client closed it, the server is stopping) withdraws its seek at once: a
+//! withdrawn seek is never paired.
+//!
+//! Colours are fair: the seeker who was waiting gets Light or Dark at random (a coin
+//! drawn for each pairing), the arriving one the other seat.
+
+use std::time::Duration;
+
+use mill_core::{Color, Rules};
+use tokio_util::sync::CancellationToken;
+
+use super::Rooms;
+use crate::error::ApiError;
+use crate::keys;
+use crate::store::{OpenSeek, Seek, SeekState, Store};
+use crate::timecontrol::TimeControl;
+
+/// How often a waiting request reads its seek even without a wake-up.
+pub const POLL: Duration = Duration::from_secs(1);
+/// Most open seeks `GET /api/seeks` lists.
+pub const LOBBY_SIZE: usize = 100;
+
+/// Whether `s` may be a seeker or seek id: 8 to 64 letters, digits, `-` or `_` (a token
+/// the page makes at random, never shown to anyone).
+pub fn is_token(s: &str) -> bool {
+    (8..=64).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// What a seeker asks for.
+#[derive(Debug, Clone)]
+pub struct SeekRequest {
+    /// The rules.
+    pub rules: &'static Rules,
+    /// The time control (`None`: untimed).
+    pub clock: Option<TimeControl>,
+    /// The seeker's id (`None`: a fresh one, so only this request is this seeker).
+    pub seeker: Option<String>,
+    /// The seek's id, for `DELETE /api/pair/{seek}` (`None`: a fresh one).
+    pub seek: Option<String>,
+}
+
+/// A paired seeker's seat: (room, seat, key).
+pub type PairedSeat = (String, Color, String);
+
+/// Withdraws the seek if the request is dropped before it is answered.
+struct Pending {
+    store: Store,
+    id: String,
+    armed: bool,
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        self.store.seek_waiters().remove(&self.id);
+        if !self.armed {
+            return;
+        }
+        let (store, id) = (self.store.clone(), std::mem::take(&mut self.id));
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                match store.withdraw(&id, false).await {
+                    Ok(SeekState::Paired { room, .. }) => {
+                        tracing::info!(%room, "a seeker left just after it was paired")
+                    }
+                    Ok(_) => tracing::debug!("seek withdrawn: the request ended"),
+                    Err(e) => tracing::warn!(error = %e, "withdrawing a seek failed"),
+                }
+            });
+        }
+    }
+}
+
+impl Rooms {
+    /// Finds an opponent for `asked` within `wait`: the seat of a new room (its key
+    /// once the room is stored), or `no-opponent` after the wait, or `seek-withdrawn`
+    /// when the seek was cancelled or replaced by a newer seek of the same seeker.
+    pub async fn pair(
+        &self,
+        asked: SeekRequest,
+        wait: Duration,
+        shutdown: &CancellationToken,
+    ) -> Result<PairedSeat, ApiError> {
+        let store = self.shared.store.clone();
+        let key = keys::new_seat_key();
+        let id = asked.seek.unwrap_or_else(keys::new_seat_key);
+        let seek = Seek {
+            id: id.clone(),
+            seeker: asked.seeker.unwrap_or_else(keys::new_seat_key),
+            variant: asked.rules.to_string(),
+            clock: asked.clock,
+            key_hash: keys::hash_key(&key),
+            at: self.now(),
+            room: keys::new_room_id(),
+            waiting_color: if rand::random::<bool>() {
+                Color::Light
+            } else {
+                Color::Dark
+            },
+        };
+        let woken = store.seek_waiters().register(&id);
+        let mut pending = Pending {
+            store: store.clone(),
+            id: id.clone(),
+            armed: true,
+        };
+        // On failure it may or may not have been stored: `pending` withdraws it.
+        let state = store.seek(seek).await?;
+        if let SeekState::Paired { room, seat } = state {
+            pending.armed = false;
+            tracing::info!(%room, "seekers paired");
+            return Ok((room, seat, key));
+        }
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let timed_out = tokio::select! {
+                () = woken.notified() => false,
+                () = tokio::time::sleep(POLL) => false,
+                () = tokio::time::sleep_until(deadline) => true,
+                () = shutdown.cancelled() => true,
+            };
+            let state = if timed_out {
+                // Withdrawn unless the database paired it meanwhile.
+                store.withdraw(&id, false).await?
+            } else {
+                store.seek_state(&id).await?
+            };
+            match state {
+                SeekState::Waiting if !timed_out => continue,
+                SeekState::Waiting => {
+                    pending.armed = false;
+                    return Err(ApiError::NoOpponent);
+                }
+                SeekState::Paired { room, seat } => {
+                    if !timed_out {
+                        // Answered: the row has done its work.
+                        store.withdraw(&id, false).await?;
+                    }
+                    pending.armed = false;
+                    return Ok((room, seat, key));
+                }
+                SeekState::Gone => {
+                    pending.armed = false;
+                    return Err(ApiError::SeekWithdrawn);
+                }
+            }
+        }
+    }
+
+    /// Withdraws seek `id` if it is still open (`DELETE /api/pair/{seek}`); its request
+    /// is answered `seek-withdrawn`. Whether there was one to withdraw.
+    pub async fn withdraw_seek(&self, id: &str) -> Result<bool, ApiError> {
+        Ok(self.shared.store.withdraw(id, true).await? == SeekState::Waiting)
+    }
+
+    /// The open seeks (`GET /api/seeks`), oldest first, with how long each has waited.
+    pub async fn open_seeks(&self) -> Result<Vec<(OpenSeek, i64)>, ApiError> {
+        let now = self.now();
+        let seeks = self.shared.store.open_seeks(LOBBY_SIZE).await?;
+        Ok(seeks
+            .into_iter()
+            .map(|s| {
+                let waited = now.saturating_sub(s.since).max(0);
+                (s, waited)
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_short_plain_and_never_free_text() {
+        assert!(is_token("abcdEFGH"));
+        assert!(is_token("a1-b2_c3-d4e5f6"));
+        assert!(is_token(&"x".repeat(64)));
+        assert!(!is_token("short"));
+        assert!(!is_token(&"x".repeat(65)));
+        assert!(!is_token("has space"));
+        assert!(!is_token("Grüße123"));
+        assert!(!is_token("<script>"));
+    }
+}
