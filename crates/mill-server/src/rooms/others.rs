@@ -134,6 +134,10 @@ impl Rooms {
         if changed {
             room.broadcast_state();
         }
+        // Who is online on every instance is known now: a seat gone (or back) on any
+        // of them is stored, once, by the database's keys.
+        room.presence_known = true;
+        self.presence_check(&mut room, room_arc);
     }
 
     /// Other instances changed the rooms `ids` (`None`: news may have been missed for
