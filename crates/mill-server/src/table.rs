@@ -499,7 +499,10 @@ mod tests {
             (v.result.map(|r| (r.winner, r.reason)), v.version),
             (Some((Some(Dark), "abandoned".into())), 1)
         );
-        assert_eq!(win.apply(Light, &Command::ClaimWin).unwrap_err().code, "game-over");
+        assert_eq!(
+            win.apply(Light, &Command::ClaimWin).unwrap_err().code,
+            "game-over"
+        );
         let mut draw = t.clone();
         draw.apply(Light, &Command::CallDraw).unwrap();
         let v = draw.view("r");

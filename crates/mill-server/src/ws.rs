@@ -492,7 +492,10 @@ mod tests {
         let sent = 1_000i64.to_be_bytes();
         assert_eq!(round_trip(&sent, 1_180), Some(180));
         assert_eq!(round_trip(&sent, 1_000), Some(0));
-        assert_eq!(round_trip(&sent, 1_000 + MAX_ROUND_TRIP_MS), Some(MAX_ROUND_TRIP_MS));
+        assert_eq!(
+            round_trip(&sent, 1_000 + MAX_ROUND_TRIP_MS),
+            Some(MAX_ROUND_TRIP_MS)
+        );
         assert_eq!(round_trip(&sent, 1_001 + MAX_ROUND_TRIP_MS), None, "too long");
         assert_eq!(round_trip(&sent, 999), None, "from the future");
         assert_eq!(round_trip(b"", 5), None, "not ours");

@@ -318,7 +318,10 @@ impl Rooms {
     /// Queues the storing of `away`/`back` if the room's stored presence differs from
     /// who is online (see [`Room::presence_drift`]); one task per room at a time.
     pub(super) fn presence_check(&self, room: &mut Room, room_arc: &Arc<Mutex<Room>>) {
-        if room.presence_queued || room.presence_drift().is_none() {
+        if room.presence_queued
+            || self.shared.closing.load(std::sync::atomic::Ordering::SeqCst)
+            || room.presence_drift().is_none()
+        {
             return;
         }
         room.presence_queued = true;

@@ -91,6 +91,9 @@ struct Shared {
     store: Store,
     clock: Arc<dyn Clock>,
     next_conn: AtomicU64,
+    /// The server is shutting down: the sockets it closes are not players leaving, and
+    /// no `away` is stored for them (the next start finds who is back).
+    closing: std::sync::atomic::AtomicBool,
 }
 
 /// Why a room could not be had.
@@ -155,6 +158,7 @@ impl Rooms {
                 store,
                 clock,
                 next_conn: AtomicU64::new(1),
+                closing: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -240,6 +244,11 @@ impl Rooms {
             tracing::info!(rooms = loaded, "timed rooms in play loaded");
         }
         loaded
+    }
+
+    /// The server is about to close every socket: from now on no `away` is stored.
+    pub fn closing(&self) {
+        self.shared.closing.store(true, Ordering::SeqCst);
     }
 
     /// Withdraws this instance (and its presence) on a clean shutdown.
