@@ -203,6 +203,13 @@ impl Rooms {
                 room.table = table;
                 room.clocks = clocks;
                 room.away = away;
+                if placed.new_round.is_some() {
+                    // Everyone is present as a round begins: whoever is not is noted.
+                    room.lost = mill_core::ByColor {
+                        light: true,
+                        dark: true,
+                    };
+                }
                 room.stored(placed, c.seat, c.cid.to_string());
                 room.active_at = at;
                 room.refresh(at);
@@ -396,6 +403,7 @@ impl Rooms {
                     room.clocks = clocks;
                     room.away = away;
                     room.stored(placed, seat, cid);
+                    *room.lost.get_mut(seat) = false;
                     room.refresh(now);
                     room.broadcast_state();
                 }

@@ -349,6 +349,11 @@ impl Rooms {
         // One instance knows who is online now; with several, the others' presence
         // is read first (`announce_one` below).
         room.presence_known = !self.shared.store.shared();
+        // Nobody has been seen here yet.
+        room.lost = ByColor {
+            light: true,
+            dark: true,
+        };
         tracing::debug!(room = %id, micros = started.elapsed().as_micros() as u64, "room loaded");
         // Another request may have loaded it meanwhile: keep the first.
         let arc = lock(&self.shared.map)
@@ -622,6 +627,7 @@ impl Rooms {
         for c in Color::ALL {
             if *room.holders.get(c) == Some(conn) {
                 *room.holders.get_mut(c) = None;
+                *room.lost.get_mut(c) = true;
                 changed = true;
             }
         }

@@ -32,6 +32,10 @@ impl Room {
             }
             if *self.others.remote.get(c) != remote[i] {
                 *self.others.remote.get_mut(c) = remote[i];
+                // Held elsewhere no more: the seat may be away.
+                if !remote[i] {
+                    *self.lost.get_mut(c) = true;
+                }
                 changed = true;
             }
         }

@@ -127,6 +127,11 @@ pub struct Room {
     pub(super) presence_known: bool,
     /// A task storing `away`/`back` events for this room is on its way.
     pub(super) presence_queued: bool,
+    /// Seats this instance has seen go (its own socket closed or dropped, the others'
+    /// presence lost) or has not seen anywhere since it began to look: only these may
+    /// be stored `away` from here. A seat's return on another instance that this one
+    /// has not read yet is then never taken for an absence.
+    pub(super) lost: ByColor<bool>,
 }
 
 /// What a stored event leaves of the clocks: the clocks, what to store with the event,
@@ -244,6 +249,10 @@ impl Room {
             away: ByColor::default(),
             presence_known: false,
             presence_queued: false,
+            lost: ByColor {
+                light: true,
+                dark: true,
+            },
         }
     }
 
@@ -354,7 +363,10 @@ impl Room {
 
     /// The `away` or `back` this instance should store now, if any: in a live timed
     /// round in play, a seat that is not online on any instance and not stored away
-    /// yet, or one stored away that is online again (returns first).
+    /// yet, or one stored away that a socket here holds again (returns first). A return
+    /// is stored only by the instance that holds the seat: another one's view of that
+    /// may be older than the absence it has just read, and would store a return that
+    /// did not happen.
     pub(super) fn presence_drift(&self) -> Option<(Color, ClockEventKind)> {
         let control = self.control?;
         if control.is_correspondence()
@@ -367,11 +379,11 @@ impl Room {
         }
         let back = Color::ALL
             .into_iter()
-            .find(|&c| self.away.get(c).is_some() && self.online(c));
+            .find(|&c| self.away.get(c).is_some() && self.holders.get(c).is_some());
         let away = || {
             Color::ALL
                 .into_iter()
-                .find(|&c| self.away.get(c).is_none() && !self.online(c))
+                .find(|&c| *self.lost.get(c) && self.away.get(c).is_none() && !self.online(c))
         };
         back.map(|c| (c, ClockEventKind::Back))
             .or_else(|| away().map(|c| (c, ClockEventKind::Away)))
@@ -474,6 +486,13 @@ impl Room {
                 self.away = away;
             }
             Err(_) => self.away = self.away_after(e.seat, &e.command, placed, e.at),
+        }
+        // The seat's presence as stored by whoever saw it: nothing more to note here.
+        if matches!(
+            e.command,
+            Entry::Clock(ClockEventKind::Away | ClockEventKind::Back)
+        ) {
+            *self.lost.get_mut(e.seat) = false;
         }
         if let (Some(clocks), Some(stamp)) = (&mut self.clocks, e.stamp) {
             clocks.settle(stamp, e.at);
@@ -688,6 +707,7 @@ impl Room {
                 let holder = self.holders.get_mut(c);
                 if holder.is_some_and(|h| !conns.iter().any(|conn| conn.id == h)) {
                     *holder = None;
+                    *self.lost.get_mut(c) = true;
                 }
             }
         }
