@@ -90,14 +90,18 @@ pub async fn run(
 
     let router = app::app(state.clone());
     let signal_token = token.clone();
+    let signal_rooms = rooms.clone();
     let signal = tokio::spawn(async move {
         tokio::select! {
             _ = shutdown => {}
             _ = signal_token.cancelled() => {}
         }
+        // The sockets about to close are not players leaving.
+        signal_rooms.closing();
         signal_token.cancel();
     });
     listen::serve(listener, router, settings, token.clone()).await?;
+    rooms.closing();
     token.cancel();
     signal.abort();
     purge.abort();

@@ -320,9 +320,10 @@ pub enum ClockEventKind {
     Timeout,
     /// The seat did not make its first turn in time: the round is aborted.
     Abort,
-    /// The seat went away while the other side was to move: that side's clock stops.
+    /// No socket holds the seat on any instance (live games): while the other side is
+    /// to move and present, its clock stops; the other may claim after the grace.
     Away,
-    /// The seat is back: the clock of the side to move runs again.
+    /// The seat is held again: a clock stopped for its absence runs again.
     Back,
 }
 

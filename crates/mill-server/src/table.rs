@@ -326,12 +326,14 @@ impl Table {
                 if over {
                     return Err(game_over());
                 }
-                // A claim needs a live clock and an opponent away for its grace; a
-                // table alone has no clock, so every room here is untimed.
-                return Err(Refusal::new(
-                    ErrorCode::NoClaim,
-                    "This room has no clock: a game without one cannot be claimed.",
-                ));
+                // Whether the claim may be made (a live clock, the opponent away for
+                // the grace) is the room's to judge before it gets here; the table
+                // ends the round as claimed, live and in replay alike.
+                if *cmd == Command::ClaimWin {
+                    self.game.claim_abandoned(seat).map_err(rules_refusal)?;
+                } else {
+                    self.game.draw_abandoned().map_err(rules_refusal)?;
+                }
             }
             Command::NewRound => {
                 if !over {
@@ -482,23 +484,32 @@ mod tests {
     }
 
     #[test]
-    fn an_untimed_room_has_no_clock_and_no_claim() {
+    fn an_untimed_table_has_no_clock_and_a_claim_the_room_allowed_ends_the_round() {
         let mut t = Table::new();
         act(&mut t, Light, "d6").unwrap();
         let text = crate::protocol::state_text(&t.view("r"), ByColor::default(), 0);
         let state: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert!(state["clock"].is_null(), "{text}");
-        let version = t.version();
-        for claim in [Command::ClaimWin, Command::CallDraw] {
-            assert_eq!(t.apply(Dark, &claim).unwrap_err().code, "no-claim");
-        }
+        // Whether a claim may be made is the room's to judge (rooms/room.rs); once it
+        // gets to the table, the round ends as claimed.
+        let mut win = t.clone();
+        win.apply(Dark, &Command::ClaimWin).unwrap();
+        let v = win.view("r");
         assert_eq!(
-            (t.version(), t.is_over()),
-            (version, false),
-            "a refused claim changes nothing"
+            (v.result.map(|r| (r.winner, r.reason)), v.version),
+            (Some((Some(Dark), "abandoned".into())), 1)
         );
-        t.apply(Dark, &Command::Resign).unwrap();
-        assert_eq!(t.apply(Light, &Command::ClaimWin).unwrap_err().code, "game-over");
+        assert_eq!(
+            win.apply(Light, &Command::ClaimWin).unwrap_err().code,
+            "game-over"
+        );
+        let mut draw = t.clone();
+        draw.apply(Light, &Command::CallDraw).unwrap();
+        let v = draw.view("r");
+        assert_eq!(
+            v.result.map(|r| (r.winner, r.reason)),
+            Some((None, "abandoned".into()))
+        );
     }
 
     #[test]

@@ -27,11 +27,12 @@
 //! - **Start.** A side's clock starts after its own first turn: the first turn is not
 //!   charged and earns no increment, but has its own deadline ([`FIRST_TURN_MS`]),
 //!   after which the round is aborted.
-//! - **Lag.** The lag of a turn is the server's own estimate of the seat's socket
-//!   latency (half the round trip of its latest WebSocket ping), never a number the page
-//!   sends. What is given back is at most the seat's quota, which is spent by what is
-//!   given and grows only slowly, so claiming (or causing) a large lag gains at most the
-//!   quota: nobody gains time by lying.
+//! - **Lag.** The lag of a turn is the server's own measure of the seat's socket: the
+//!   round trip of its latest WebSocket ping (`ws.rs`), since the state's way to the
+//!   player and the action's way back both fall inside the charged time. It is never
+//!   a number the page sends. What is given back is at most the seat's quota, which is
+//!   spent by what is given and grows only slowly, so claiming (or causing) a large lag
+//!   gains at most the quota: nobody gains time by lying.
 //! - **The flag** of the side to move falls at [`Clocks::deadline`]: its time as of the
 //!   turn's start, plus its whole quota (the most a turn could be given back). A turn
 //!   completed after that is refused; a turn completed earlier is late all the same when
@@ -40,7 +41,8 @@
 //!   server's periodic check of the deadline, whichever comes first.
 //! - **Disconnection** (live games). The clock of the side to move runs whether or not
 //!   that side is connected: leaving does not stop one's own clock. It stops while the
-//!   *other* side is away ([`Clocks::pause`]), because play needs both players connected
+//!   side to move is present and the *other* side is away ([`Clocks::pause`]; the room
+//!   decides from the stored `away`/`back` events, `rooms/room.rs`), because play needs both players connected
 //!   and nobody is flagged for a board the opponent made inactive; it runs again when
 //!   the opponent is back ([`Clocks::resume`]). A player whose opponent has been away
 //!   longer than the grace may claim the win or call a draw ([`may_claim`]). A

@@ -12,10 +12,15 @@
 //!   done. So a slow database slows a socket down and never closes it, and the rate
 //!   limit never judges a backlog that the server itself let pile up.
 //! - [`write`] writes what the room and the other pieces queue for the socket, and pings.
+//!   Each ping frame carries the time it left (milliseconds since the socket opened);
+//!   the pong that echoes it gives the socket's round trip ([`round_trip`]), which the
+//!   room gives back to a timed turn within the seat's lag quota (`timecontrol.rs`).
+//!   A page can only delay or forge its pongs, which gains it at most that quota.
 //!
 //! [`serve`] runs them until one of them ends the socket (or the room drops it, or the
 //! server shuts down), lets the work already read finish, then sends the close frame.
 
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -45,6 +50,18 @@ pub const COMMANDS: usize = 16;
 const CLOSE_GRACE: Duration = Duration::from_secs(2);
 /// How long a socket that sent an oversized frame is held after its close frame.
 const TOO_BIG_GRACE: Duration = Duration::from_millis(500);
+/// Longest round trip a pong may report: a longer one (or one from the future) is no
+/// measurement. The lag quota bounds what a turn is given back far below it anyway.
+pub const MAX_ROUND_TRIP_MS: i64 = 10_000;
+
+/// The round trip a pong's payload reports, `now_ms` after the socket opened: the
+/// payload is the time its ping left, as [`write`] put it. `None` for a payload that is
+/// not one of ours or a round trip out of `0..=MAX_ROUND_TRIP_MS`.
+pub fn round_trip(payload: &[u8], now_ms: i64) -> Option<i64> {
+    let sent = i64::from_be_bytes(payload.try_into().ok()?);
+    let rtt = now_ms.checked_sub(sent)?;
+    (0..=MAX_ROUND_TRIP_MS).contains(&rtt).then_some(rtt)
+}
 
 /// Counts an open socket for `/metrics`.
 struct Counted;
@@ -125,6 +142,10 @@ struct Session {
     kick: CancellationToken,
     /// Set by the first hello the room takes.
     seat: OnceLock<Seat>,
+    /// When the socket opened: ping payloads count from here.
+    opened: Instant,
+    /// The latest round trip measured (ms), shared with the room; 0 before the first.
+    rtt: Arc<AtomicI64>,
 }
 
 impl Session {
@@ -198,7 +219,12 @@ impl Session {
                 .try_send(Outgoing::Close(CloseCode::ProtocolMismatch, "protocol mismatch"));
             return;
         }
-        match self.ctx.rooms.attach(&self.room, key, &self.tx, &self.kick).await {
+        match self
+            .ctx
+            .rooms
+            .attach(&self.room, key, &self.tx, &self.kick, &self.rtt)
+            .await
+        {
             Ok((conn, seat)) => {
                 let _ = self.seat.set(Seat { conn, seat });
             }
@@ -252,7 +278,14 @@ async fn read(s: &Session, stream: &mut SplitStream<WebSocket>, work: mpsc::Send
             }
             Ok(None) | Ok(Some(Ok(Message::Close(_)))) => return End::Gone,
             Ok(Some(Err(e))) => return if too_big(e) { End::TooBig } else { End::Gone },
-            Ok(Some(Ok(Message::Ping(_) | Message::Pong(_)))) => continue,
+            Ok(Some(Ok(Message::Pong(payload)))) => {
+                let now = s.opened.elapsed().as_millis() as i64;
+                if let Some(rtt) = round_trip(&payload, now) {
+                    s.rtt.store(rtt, Ordering::Relaxed);
+                }
+                continue;
+            }
+            Ok(Some(Ok(Message::Ping(_)))) => continue,
             Ok(Some(Ok(Message::Binary(_)))) => {
                 s.refuse(
                     None,
@@ -311,14 +344,16 @@ async fn work(s: &Session, mut queue: mpsc::Receiver<ClientMsg>) {
     }
 }
 
-/// Writes what is queued for the socket, and a ping frame every `ping_every`, until
+/// Writes what is queued for the socket, and a ping frame every `ping_every` (the
+/// first one `ping_every` after the socket opened) carrying the time it left, until
 /// the socket fails or a close is queued.
 async fn write(
     s: &Session,
     sink: &mut SplitSink<WebSocket, Message>,
     queue: &mut mpsc::Receiver<Outgoing>,
 ) -> End {
-    let mut ping = tokio::time::interval(s.ctx.config.ping_every);
+    let every = s.ctx.config.ping_every;
+    let mut ping = tokio::time::interval_at(Instant::now() + every, every);
     ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
     loop {
         let next = tokio::select! {
@@ -327,7 +362,10 @@ async fn write(
                 Some(Err((code, reason))) => return End::Close(code, reason),
                 None => return End::Gone,
             },
-            _ = ping.tick() => Message::Ping(Default::default()),
+            _ = ping.tick() => {
+                let sent = s.opened.elapsed().as_millis() as i64;
+                Message::Ping(sent.to_be_bytes().to_vec().into())
+            }
         };
         if sink.send(next).await.is_err() {
             return End::Gone;
@@ -407,6 +445,8 @@ pub async fn serve(socket: WebSocket, ctx: Context, room: String) {
         tx,
         kick: CancellationToken::new(),
         seat: OnceLock::new(),
+        opened: Instant::now(),
+        rtt: Arc::new(AtomicI64::new(0)),
     };
     let (end, ()) = tokio::join!(
         async {
@@ -441,4 +481,25 @@ pub async fn serve(socket: WebSocket, ctx: Context, room: String) {
     }
     // Give the close frame a moment to leave before the socket is dropped.
     let _ = tokio::time::timeout(Duration::from_millis(100), sink.close()).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pong_gives_the_round_trip_of_its_ping_within_bounds() {
+        let sent = 1_000i64.to_be_bytes();
+        assert_eq!(round_trip(&sent, 1_180), Some(180));
+        assert_eq!(round_trip(&sent, 1_000), Some(0));
+        assert_eq!(
+            round_trip(&sent, 1_000 + MAX_ROUND_TRIP_MS),
+            Some(MAX_ROUND_TRIP_MS)
+        );
+        assert_eq!(round_trip(&sent, 1_001 + MAX_ROUND_TRIP_MS), None, "too long");
+        assert_eq!(round_trip(&sent, 999), None, "from the future");
+        assert_eq!(round_trip(b"", 5), None, "not ours");
+        assert_eq!(round_trip(&[1, 2, 3], 5), None);
+        assert_eq!(round_trip(&i64::MIN.to_be_bytes(), 5), None, "no overflow");
+    }
 }

@@ -1,7 +1,11 @@
 //! Rooms on a clock over real sockets, on SQLite (and on PostgreSQL under
 //! scripts/with-postgres): the server's own flag with nobody sending, a late turn
-//! refused, the increment, and a restart keeping both clocks. Time moves only when the
-//! test moves the injectable clock, so no assertion depends on the machine's speed.
+//! refused, the increment, a restart keeping both clocks (also after SIGKILL), the
+//! abort, the disconnection rule (the pause while the opponent is away, one's own
+//! clock running while away) and the claims after the grace, and on two instances the
+//! race of a turn and the flag. Time moves only when the test moves the injectable
+//! clock, so no assertion depends on the machine's speed (the SIGKILL test runs the
+//! real binary on the real clock and asserts only what does not depend on it).
 
 mod common;
 
@@ -18,7 +22,56 @@ fn tmp() -> tempfile::TempDir {
 
 async fn start(db: &std::path::Path, clock: &Arc<ManualClock>) -> Server {
     let clock = clock.clone();
-    Server::start_with(db, move |c| c.clock = clock).await
+    Server::start_with(db, move |c| {
+        c.clock = clock;
+        // No ping, so no round trip measured and no lag given back: the clocks are
+        // exactly what the test moved them by.
+        c.ping_every = Duration::from_secs(3600);
+    })
+    .await
+}
+
+/// Waits (by polling the database, with a guard against a hang) until `query` counts
+/// at least `n`.
+async fn stored_at_least(db: &std::path::Path, query: &str, params: &[&str], n: i64, guard: Duration) -> i64 {
+    let until = std::time::Instant::now() + guard;
+    loop {
+        let got = sql(db, query, params).await;
+        if got >= n {
+            return got;
+        }
+        assert!(std::time::Instant::now() < until, "{query}: {got} < {n}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `kind` events of `seat` in `room`.
+async fn events_of(db: &std::path::Path, room: &str, kind: &str, seat: &str) -> i64 {
+    events_since(db, room, kind, seat, 0).await
+}
+
+/// `kind` events of `seat` in `room` stored at `since` (Unix ms) or later. (A seat that
+/// joins before its socket connects is away for that moment: these come earlier.)
+async fn events_since(db: &std::path::Path, room: &str, kind: &str, seat: &str, since: i64) -> i64 {
+    sql(
+        db,
+        "SELECT count(*) FROM events WHERE room_id = $1 AND kind = $2 AND seat = $3
+           AND at >= CAST(CAST($4 AS TEXT) AS BIGINT)",
+        &[room, kind, seat, &since.to_string()],
+    )
+    .await
+}
+
+/// Waits until `room` has a `kind` event of `seat` stored at `since` or later.
+async fn stored_since(db: &std::path::Path, room: &str, kind: &str, seat: &str, since: i64, guard: Duration) {
+    let until = std::time::Instant::now() + guard;
+    while events_since(db, room, kind, seat, since).await < 1 {
+        assert!(
+            std::time::Instant::now() < until,
+            "no {kind} of {seat} since {since}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// A timed room with both seats connected: (room, light, dark).
@@ -41,9 +94,22 @@ async fn timed_table(server: &Server, clock: Value) -> (String, Client, Client) 
     (room, light, dark)
 }
 
-/// `mover` plays `action`; both wait for the state after it. Returns that state.
+/// `mover` plays `action`; both wait for the state after it. Returns that state. (On
+/// two instances a seat's presence stored by the other one may take the place the
+/// action was sent for: it is answered `stale` at its own version, and sent again.)
 async fn step(mover: &mut Client, other: &mut Client, action: &str) -> Value {
-    let ack = mover.play(action).await;
+    let ack = loop {
+        let id = mover.command("action", json!({ "action": action })).await;
+        let answer = mover.answer(&id).await;
+        if answer["type"] == "error"
+            && answer["code"] == "stale"
+            && answer["version"] == mover.last["version"]
+        {
+            continue;
+        }
+        assert_eq!(answer["type"], "ack", "{answer}");
+        break answer;
+    };
     let version = ack["version"].clone();
     other.state_where(|s| s["version"] == version).await;
     mover.state_where(|s| s["version"] == version).await
@@ -250,7 +316,8 @@ async fn a_turn_racing_the_flag_on_two_instances_stands_alone_or_loses_alone() {
     let a = start(&db, &behind).await;
     let b = start(&db, &ahead).await;
     let (mut turns, mut flags) = (0, 0);
-    for i in 0..8u64 {
+    const RACES: u64 = 24;
+    for i in 0..RACES {
         let (room, mut light, mut dark) = timed_table(&a, json!({"initial": 15, "increment": 0})).await;
         step(&mut light, &mut dark, "d6").await;
         step(&mut dark, &mut light, "d2").await;
@@ -263,7 +330,7 @@ async fn a_turn_racing_the_flag_on_two_instances_stands_alone_or_loses_alone() {
         secs(&ahead, (14_000 + (1_500 - offset).max(0)) as u64);
         // B's check runs every 100 ms: sending after a varying pause lets either side
         // reach the place first (which one does is not asserted, only that one does).
-        tokio::time::sleep(Duration::from_millis(i * 20)).await;
+        tokio::time::sleep(Duration::from_millis((i % 8) * 20)).await;
         let id = light.command("action", json!({"action": "f4"})).await;
         let answer = light.answer(&id).await;
         let stood = answer["type"] == "ack";
@@ -323,7 +390,371 @@ async fn a_turn_racing_the_flag_on_two_instances_stands_alone_or_loses_alone() {
         light.close().await;
         dark.close().await;
     }
-    eprintln!("clocks: of 8 races the turn stood {turns} times, the flag {flags}");
+    eprintln!("clocks: of {RACES} races the turn stood {turns} times, the flag {flags}");
+    a.stop().await;
+    b.stop().await;
+}
+
+/// Light and Dark have made their first turns (d6, d2): both clocks have started and
+/// Light's runs.
+async fn started(light: &mut Client, dark: &mut Client) -> Value {
+    step(light, dark, "d6").await;
+    step(dark, light, "d2").await
+}
+
+#[tokio::test]
+async fn the_claim_comes_after_the_grace_and_not_before() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let clock = Arc::new(ManualClock::new());
+    let server = start(&db, &clock).await;
+    // 1+0: the grace is its shortest, 40 s.
+    let (room, mut light, mut dark) = timed_table(&server, json!({"initial": 60, "increment": 0})).await;
+    started(&mut light, &mut dark).await;
+    secs(&clock, 1);
+    let gone_at = clock.now_ms();
+    dark.close().await;
+    let s = light.state_where(|s| !s["clock"]["claim_at"].is_null()).await;
+    assert_eq!(s["clock"]["claim_at"], gone_at + 40_000, "{s}");
+    assert_eq!(s["seats"]["dark"]["online"], false, "{s}");
+    let refused = |v: &Value| v["type"] == "error" && v["code"] == "no-claim";
+    let id = light.command("claim-win", json!({})).await;
+    let answer = light.answer(&id).await;
+    assert!(refused(&answer), "at once: {answer}");
+    secs(&clock, 39_999);
+    for kind in ["claim-win", "call-draw"] {
+        let id = light.command(kind, json!({})).await;
+        let answer = light.answer(&id).await;
+        assert!(refused(&answer), "a millisecond early: {answer}");
+    }
+    assert_eq!(light.last["result"], Value::Null);
+    secs(&clock, 1);
+    let id = light.command("claim-win", json!({})).await;
+    let answer = light.answer(&id).await;
+    assert_eq!(answer["type"], "ack", "{answer}");
+    let end = light.state_where(|s| !s["result"].is_null()).await;
+    assert_eq!(end["result"]["winner"], "light", "{end}");
+    assert_eq!(end["result"]["reason"], "abandoned", "{end}");
+    assert!(end["clock"]["claim_at"].is_null(), "nothing more to claim: {end}");
+    // The same command again is acknowledged again and changes nothing.
+    let again = light.message("claim-win", &id, None);
+    light.send(again).await;
+    let answer = light.answer(&id).await;
+    assert_eq!(
+        (answer["type"].as_str(), answer["duplicate"].as_bool()),
+        (Some("ack"), Some(true)),
+        "{answer}"
+    );
+    light.close().await;
+    server.stop().await;
+    assert_eq!(events_of(&db, &room, "claim-win", "light").await, 1);
+    assert_eq!(
+        events_since(&db, &room, "away", "dark", gone_at).await,
+        1,
+        "Dark's absence is stored"
+    );
+}
+
+#[tokio::test]
+async fn while_the_opponent_is_away_the_present_side_is_not_flagged_and_may_call_a_draw() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let clock = Arc::new(ManualClock::new());
+    let server = start(&db, &clock).await;
+    let (room, mut light, mut dark) = timed_table(&server, json!({"initial": 15, "increment": 0})).await;
+    started(&mut light, &mut dark).await;
+    secs(&clock, 2_000);
+    // Light is to move; Dark leaves: Light's board is inactive and its clock stops.
+    dark.close().await;
+    let s = light.state_where(|s| s["clock"]["running"].is_null()).await;
+    assert_eq!(s["clock"]["light"], 13_000, "{s}");
+    // Four times Light's time passes: no flag (its deadline is gone while paused).
+    secs(&clock, 60_000);
+    let (_, info) = server.http("GET", &format!("/api/rooms/{room}")).await;
+    assert_eq!(info["over"], false, "{info}");
+    assert_eq!(info["clock"]["light"], 13_000, "{info}");
+    assert!(info["clock"]["running"].is_null(), "{info}");
+    assert_eq!(events_of(&db, &room, "timeout", "light").await, 0);
+    // The grace (40 s) is over: Light calls it a draw.
+    let id = light.command("call-draw", json!({})).await;
+    let answer = light.answer(&id).await;
+    assert_eq!(answer["type"], "ack", "{answer}");
+    let end = light.state_where(|s| !s["result"].is_null()).await;
+    assert!(end["result"]["winner"].is_null(), "{end}");
+    assert_eq!(end["result"]["reason"], "abandoned", "{end}");
+    assert_eq!(end["clock"]["light"], 13_000, "{end}");
+    light.close().await;
+    server.stop().await;
+    assert_eq!(events_of(&db, &room, "call-draw", "light").await, 1);
+}
+
+#[tokio::test]
+async fn a_side_to_move_that_leaves_keeps_its_clock_running_and_is_flagged() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let clock = Arc::new(ManualClock::new());
+    let server = start(&db, &clock).await;
+    let (room, mut light, mut dark) = timed_table(&server, json!({"initial": 15, "increment": 0})).await;
+    started(&mut light, &mut dark).await;
+    // Light, to move, leaves: its own clock runs on, and Dark's claim waits.
+    secs(&clock, 1);
+    let gone_at = clock.now_ms();
+    light.close().await;
+    let s = dark
+        .state_where(|s| s["seats"]["light"]["online"] == false && !s["clock"]["claim_at"].is_null())
+        .await;
+    assert_eq!(s["clock"]["running"], "light", "{s}");
+    secs(&clock, 15_300);
+    let end = dark.state_where(|s| !s["result"].is_null()).await;
+    assert_eq!(end["result"]["reason"], "timeout", "{end}");
+    assert_eq!(end["result"]["winner"], "dark", "{end}");
+    dark.close().await;
+    server.stop().await;
+    assert_eq!(events_since(&db, &room, "away", "light", gone_at).await, 1);
+    assert_eq!(events_of(&db, &room, "timeout", "light").await, 1);
+}
+
+#[tokio::test]
+async fn the_pause_ends_when_the_opponent_is_back() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let clock = Arc::new(ManualClock::new());
+    let server = start(&db, &clock).await;
+    let (status, body) = request(
+        server.addr,
+        "POST",
+        "/api/rooms",
+        &json!({"clock": {"initial": 15, "increment": 0}}).to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let room = body["room"].as_str().unwrap().to_string();
+    let light_key = body["key"].as_str().unwrap().to_string();
+    let dark_key = server.join(&room).await;
+    let mut light = Client::hello(server.addr, &room, Some(&light_key)).await;
+    let mut dark = Client::hello(server.addr, &room, Some(&dark_key)).await;
+    light.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+    started(&mut light, &mut dark).await;
+    secs(&clock, 1);
+    let gone_at = clock.now_ms();
+    dark.close().await;
+    light.state_where(|s| s["clock"]["running"].is_null()).await;
+    secs(&clock, 30_000);
+    // Dark is back: Light's 15 s count from now, and its flag falls 15 s on.
+    let mut dark = Client::hello(server.addr, &room, Some(&dark_key)).await;
+    let s = light.state_where(|s| s["clock"]["running"] == "light").await;
+    assert_eq!(
+        s["clock"]["light"], 14_999,
+        "the millisecond before Dark left: {s}"
+    );
+    assert!(s["clock"]["claim_at"].is_null(), "{s}");
+    secs(&clock, 15_300);
+    let end = dark.state_where(|s| !s["result"].is_null()).await;
+    assert_eq!(end["result"]["reason"], "timeout", "{end}");
+    light.close().await;
+    dark.close().await;
+    server.stop().await;
+    assert_eq!(events_since(&db, &room, "back", "dark", gone_at).await, 1);
+}
+
+#[tokio::test]
+async fn after_a_restart_a_paused_clock_stays_paused_until_then_and_the_flag_falls_with_nobody_there() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let clock = Arc::new(ManualClock::new());
+    let server = start(&db, &clock).await;
+    let (room, mut light, mut dark) = timed_table(&server, json!({"initial": 15, "increment": 5})).await;
+    started(&mut light, &mut dark).await;
+    secs(&clock, 3_000);
+    step(&mut light, &mut dark, "f4").await;
+    secs(&clock, 1_000);
+    let s = step(&mut dark, &mut light, "b4").await;
+    assert_eq!(
+        (s["clock"]["light"].as_i64(), s["clock"]["dark"].as_i64()),
+        (Some(17_000), Some(19_000)),
+        "{s}"
+    );
+    secs(&clock, 2_000);
+    // Dark leaves; Light (to move) is paused at 15 s, and the server stops with Light
+    // still there (a shutdown is no player leaving).
+    dark.close().await;
+    light.state_where(|s| s["clock"]["running"].is_null()).await;
+    server.stop().await;
+    secs(&clock, 10_000);
+    // Nobody comes back. The new server finds the room by itself, stores Light's
+    // absence too, and Light's own clock runs from then: 15 s later it is flagged.
+    let restart_at = clock.now_ms();
+    let server = start(&db, &clock).await;
+    stored_since(&db, &room, "away", "light", restart_at, common::PATIENCE).await;
+    assert_eq!(events_of(&db, &room, "timeout", "light").await, 0);
+    secs(&clock, 15_000 + 1_250);
+    stored_at_least(
+        &db,
+        "SELECT count(*) FROM events WHERE room_id = $1 AND kind = 'timeout' AND seat = 'light'",
+        &[&room],
+        1,
+        common::PATIENCE,
+    )
+    .await;
+    let (_, info) = server.http("GET", &format!("/api/rooms/{room}")).await;
+    assert_eq!(info["over"], true, "{info}");
+    assert_eq!(info["clock"]["dark"], 19_000, "Dark's clock kept: {info}");
+    assert_eq!(info["clock"]["light"], 0, "{info}");
+    server.stop().await;
+}
+
+/// The real binary is killed with SIGKILL mid-game: the new process finds both clocks
+/// (the one not running exactly as stored) and flags the running one by itself, with
+/// nobody connected. This one runs on the real clock: it waits out a 15-second control.
+#[tokio::test]
+async fn after_sigkill_both_clocks_are_kept_and_the_flag_falls_with_nobody_sending() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let db_arg = common::db_arg(&db).await;
+    let (mut child, addr) = common::spawn_server(dir.path(), &db_arg, &[]).await;
+    let (status, body) = request(
+        addr,
+        "POST",
+        "/api/rooms",
+        &json!({"clock": {"initial": 15, "increment": 5}}).to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let room = body["room"].as_str().unwrap().to_string();
+    let light_key = body["key"].as_str().unwrap().to_string();
+    let (_, joined) = common::http(addr, "POST", &format!("/api/rooms/{room}/join")).await;
+    let dark_key = joined["key"].as_str().unwrap().to_string();
+    let mut light = Client::hello(addr, &room, Some(&light_key)).await;
+    let mut dark = Client::hello(addr, &room, Some(&dark_key)).await;
+    light.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+    dark.state_where(|s| s["seats"]["light"]["online"] == true).await;
+    started(&mut light, &mut dark).await;
+    step(&mut light, &mut dark, "f4").await;
+    let before = step(&mut dark, &mut light, "b4").await;
+    let dark_ms = before["clock"]["dark"].as_i64().unwrap();
+    let light_ms = before["clock"]["light"].as_i64().unwrap();
+    assert_eq!(before["clock"]["running"], "light", "{before}");
+    common::sigkill(&mut child).await;
+    drop((light, dark));
+
+    let (mut child, addr) = common::spawn_server(dir.path(), &db_arg, &[]).await;
+    let (status, info) = common::http(addr, "GET", &format!("/api/rooms/{room}")).await;
+    assert_eq!(status, 200, "{info}");
+    assert_eq!(
+        info["clock"]["dark"], dark_ms,
+        "the clock not running, as stored: {info}"
+    );
+    assert!(info["clock"]["light"].as_i64().unwrap() <= light_ms, "{info}");
+    assert_eq!(info["version"], before["version"], "{info}");
+    assert_eq!(info["over"], false, "{info}");
+    // Nobody connects; the server's own check flags Light once its time is up.
+    // (Asked over HTTP: the database file is not read from here while the binary
+    // runs. The room is in memory since the start either way.)
+    let t0 = std::time::Instant::now();
+    loop {
+        let (_, info) = common::http(addr, "GET", &format!("/api/rooms/{room}")).await;
+        if info["over"] == true {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no flag in a minute: {info}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    common::sigkill(&mut child).await;
+    assert_eq!(events_of(&db, &room, "timeout", "light").await, 1);
+}
+
+/// Where the flag would not fall at all without the start-up load: the room is never
+/// asked for after the restart.
+#[tokio::test]
+async fn a_timed_room_nobody_asks_for_is_flagged_after_a_restart() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let clock = Arc::new(ManualClock::new());
+    let server = start(&db, &clock).await;
+    let (room, mut light, mut dark) = timed_table(&server, json!({"initial": 15, "increment": 0})).await;
+    started(&mut light, &mut dark).await;
+    light.close().await;
+    dark.close().await;
+    server.stop().await;
+    secs(&clock, 20_000);
+    let server = start(&db, &clock).await;
+    stored_at_least(
+        &db,
+        "SELECT count(*) FROM events WHERE room_id = $1 AND kind = 'timeout' AND seat = 'light'",
+        &[&room],
+        1,
+        common::PATIENCE,
+    )
+    .await;
+    server.stop().await;
+}
+
+/// On two instances sharing PostgreSQL: Dark leaves from B while Light plays on A. The
+/// absence is stored once whichever instance sees it first, and A shows the pause and
+/// the claim's time as B does; Dark back on B ends the pause on A.
+#[tokio::test]
+async fn on_two_instances_an_absence_is_stored_once_and_seen_alike() {
+    if !common::on_postgres() {
+        eprintln!("clocks: MILL_TEST_PG_URL is not set; the two-instance absence is skipped");
+        return;
+    }
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let clock = Arc::new(ManualClock::new());
+    let a = start(&db, &clock).await;
+    let b = start(&db, &clock).await;
+    for _ in 0..4 {
+        let (status, body) = request(
+            a.addr,
+            "POST",
+            "/api/rooms",
+            &json!({"clock": {"initial": 60, "increment": 0}}).to_string(),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+        let room = body["room"].as_str().unwrap().to_string();
+        let light_key = body["key"].as_str().unwrap().to_string();
+        let dark_key = b.join(&room).await;
+        let mut light = Client::hello(a.addr, &room, Some(&light_key)).await;
+        let mut dark = Client::hello(b.addr, &room, Some(&dark_key)).await;
+        light.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+        dark.state_where(|s| s["seats"]["light"]["online"] == true).await;
+        started(&mut light, &mut dark).await;
+        secs(&clock, 1);
+        let gone_at = clock.now_ms();
+        dark.close().await;
+        let s = light
+            .state_where(|s| s["clock"]["running"].is_null() && !s["clock"]["claim_at"].is_null())
+            .await;
+        assert_eq!(s["clock"]["claim_at"], gone_at + 40_000, "{s}");
+        let mut watcher = Client::hello(b.addr, &room, None).await;
+        let w = watcher.state_where(|s| !s["clock"]["claim_at"].is_null()).await;
+        assert_eq!(w["clock"]["claim_at"], s["clock"]["claim_at"], "{w}");
+        assert!(w["clock"]["running"].is_null(), "{w}");
+        assert_eq!(
+            events_since(&db, &room, "away", "dark", gone_at).await,
+            1,
+            "stored once"
+        );
+        secs(&clock, 5_000);
+        let dark = Client::hello(b.addr, &room, Some(&dark_key)).await;
+        let s = light.state_where(|s| s["clock"]["running"] == "light").await;
+        assert_eq!(
+            s["clock"]["light"], 59_999,
+            "the millisecond before Dark left: {s}"
+        );
+        assert_eq!(
+            events_since(&db, &room, "back", "dark", gone_at).await,
+            1,
+            "stored once"
+        );
+        for c in [light, dark, watcher] {
+            c.close().await;
+        }
+    }
     a.stop().await;
     b.stop().await;
 }

@@ -17,6 +17,16 @@
 //! a `POST /api/pair` until it is answered; for every room made it reports the time from
 //! the second seeker's arrival to the later of the two answers (p50/p90/p99/max). Start
 //! the servers with `--rooms-per-minute 0 --max-conns-per-ip 0`.
+//!
+//! `--clocks 600+5` puts that time control (initial and increment seconds) on every
+//! room, so throughput and p99 with and without clocks can be compared.
+//!
+//! `mill-load flag-delay --rooms N` measures how late the flag falls: N rooms on a
+//! 15-second clock (both seats connected) make their first turns and then let Light's
+//! time run out; it reports, per room, when the timeout was stored (the state's `at`,
+//! the server's clock) and when the page saw it (this process's clock), after the time
+//! was up and after the flag's deadline (the time plus the lag quota, see
+//! timecontrol.rs), as p50/p99/max.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -59,6 +69,17 @@ struct Args {
     /// Rooms being set up at the same time.
     #[arg(long, default_value_t = 64)]
     setup_concurrency: usize,
+    /// A time control on every room: `INITIAL+INCREMENT` in seconds (e.g. `600+5`);
+    /// untimed rooms without it.
+    #[arg(long, value_parser = parse_clock)]
+    clocks: Option<(u32, u32)>,
+}
+
+/// Reads `600+5` (initial and increment seconds).
+fn parse_clock(text: &str) -> Result<(u32, u32), String> {
+    let (initial, increment) = text.split_once('+').unwrap_or((text, "0"));
+    let number = |t: &str| t.trim().parse::<u32>().map_err(|e| format!("{text:?}: {e}"));
+    Ok((number(initial)?, number(increment)?))
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -90,6 +111,19 @@ enum Sub {
         /// Time controls used, from the first of the presets (1 to 7).
         #[arg(long, default_value_t = 7)]
         pools: usize,
+    },
+    /// Rooms on a 15-second clock let Light's time run out; prints how late the flag
+    /// fell (p50/p99/max).
+    FlagDelay {
+        /// Server address (host:port), on this machine.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        addr: SocketAddr,
+        /// Rooms (two sockets each), all on the clock at once.
+        #[arg(long, default_value_t = 100)]
+        rooms: usize,
+        /// Rooms being set up at the same time.
+        #[arg(long, default_value_t = 64)]
+        setup_concurrency: usize,
     },
 }
 
@@ -309,6 +343,14 @@ async fn main() -> anyhow::Result<()> {
     if let Some(Sub::Seed { db, rooms, actions }) = &args.command {
         return seed(db, *rooms, *actions);
     }
+    if let Some(Sub::FlagDelay {
+        addr,
+        rooms,
+        setup_concurrency,
+    }) = &args.command
+    {
+        return flag_delay(*addr, *rooms, *setup_concurrency).await;
+    }
     if args.addr.iter().any(|a| !a.ip().is_loopback()) {
         bail!("mill-load only targets a server on this machine (a loopback address)");
     }
@@ -335,9 +377,12 @@ async fn main() -> anyhow::Result<()> {
         let n = args.addr.len();
         let addrs = [args.addr[i % n], args.addr[(i + 1) % n]];
         let think = Duration::from_millis(args.think_ms);
+        let clock = args
+            .clocks
+            .map(|(initial, increment)| json!({"initial": initial, "increment": increment}));
         tasks.push(tokio::spawn(async move {
             let permit = setup.acquire_owned().await.expect("semaphore open");
-            let table = open_table(addrs).await;
+            let table = open_table(addrs, clock).await;
             drop(permit);
             let table = match table {
                 Ok(t) => Some(t),
@@ -439,9 +484,16 @@ struct Table {
 }
 
 async fn http(addr: SocketAddr, method: &str, path: &str) -> anyhow::Result<Value> {
+    http_body(addr, method, path, "").await
+}
+
+/// [`http`] with a JSON body.
+async fn http_body(addr: SocketAddr, method: &str, path: &str, body: &str) -> anyhow::Result<Value> {
     let mut stream = TcpStream::connect(addr).await?;
-    let request =
-        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
     stream.write_all(request.as_bytes()).await?;
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).await?;
@@ -464,10 +516,21 @@ async fn next_json(ws: &mut Ws) -> anyhow::Result<Value> {
     }
 }
 
-/// A room created on `addrs[0]` and joined on `addrs[1]`, each seat's socket on the
-/// address it came from.
-async fn open_table(addrs: [SocketAddr; 2]) -> anyhow::Result<Table> {
-    let created = http(addrs[0], "POST", "/api/rooms").await?;
+/// A room created on `addrs[0]` (with the time control `clock`, if any) and joined on
+/// `addrs[1]`, each seat's socket on the address it came from.
+async fn open_table(addrs: [SocketAddr; 2], clock: Option<Value>) -> anyhow::Result<Table> {
+    let created = match clock {
+        Some(clock) => {
+            http_body(
+                addrs[0],
+                "POST",
+                "/api/rooms",
+                &json!({ "clock": clock }).to_string(),
+            )
+            .await?
+        }
+        None => http(addrs[0], "POST", "/api/rooms").await?,
+    };
     let room = created["room"].as_str().context("room id")?.to_string();
     let joined = http(addrs[1], "POST", &format!("/api/rooms/{room}/join")).await?;
     let mut seats = Vec::new();
@@ -569,14 +632,33 @@ async fn play(mut t: Table, think: Duration, totals: Arc<Totals>) -> Vec<u32> {
             totals.errors.fetch_add(1, Ordering::Relaxed);
             break;
         };
-        let msg = command(id, &state["round"], &state["version"], Command::Action(action));
-        let sent = Instant::now();
-        if t.seats[mover].send(msg).await.is_err() {
-            totals.dropped.fetch_add(1, Ordering::Relaxed);
-            return latencies;
-        }
         let version = json!(state["version"].as_u64().unwrap_or(0) + 1);
         let opponent = 1 - mover;
+        let sent = Instant::now();
+        // With clocks on two instances, a seat's presence stored by the other instance
+        // can take the place an action was sent for: it is answered `stale` at the same
+        // round and version, and sent again (as a page would).
+        let mut again = 0;
+        loop {
+            let msg = command(
+                format!("{id}-{again}"),
+                &state["round"],
+                &state["version"],
+                Command::Action(action.clone()),
+            );
+            if t.seats[mover].send(msg).await.is_err() {
+                totals.dropped.fetch_add(1, Ordering::Relaxed);
+                return latencies;
+            }
+            match answer(&mut t, mover, &state, &totals).await {
+                Answer::Stale if again < 3 => again += 1,
+                Answer::Acked => break,
+                Answer::Stale | Answer::Failed => {
+                    totals.dropped.fetch_add(1, Ordering::Relaxed);
+                    return latencies;
+                }
+            }
+        }
         if wait_for(&mut t, opponent, &state["round"], &version, &totals)
             .await
             .is_err()
@@ -644,6 +726,39 @@ async fn wait_for_round(t: &mut Table, round: &Value, id: &str, totals: &Totals)
     Ok(())
 }
 
+/// How an action was answered.
+enum Answer {
+    Acked,
+    /// Refused `stale` at the very round and version it was sent on: another event
+    /// took its place (send it again).
+    Stale,
+    /// Refused otherwise (counted), or no answer.
+    Failed,
+}
+
+/// Reads the mover's socket until its action is answered.
+async fn answer(t: &mut Table, mover: usize, state: &Value, totals: &Totals) -> Answer {
+    loop {
+        let Ok(Ok(v)) = tokio::time::timeout(Duration::from_secs(30), next_json(&mut t.seats[mover])).await
+        else {
+            return Answer::Failed;
+        };
+        match kind(&v) {
+            Some(ServerType::State) => t.last[mover] = v,
+            Some(ServerType::Ack) => return Answer::Acked,
+            Some(ServerType::Error) => {
+                let same = v["round"] == state["round"] && v["version"] == state["version"];
+                if v["code"] == ErrorCode::Stale.as_str() && same {
+                    return Answer::Stale;
+                }
+                refusal(&v, totals);
+                return Answer::Failed;
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Counts and prints a refusal the load run did not expect, as the error that ends the
 /// table's run.
 fn refusal(v: &Value, totals: &Totals) -> anyhow::Error {
@@ -670,5 +785,135 @@ async fn wait_for(
             _ => {}
         }
     }
+    Ok(())
+}
+
+/// `mill-load flag-delay`: see the module docs.
+async fn flag_delay(addr: SocketAddr, rooms: usize, concurrency: usize) -> anyhow::Result<()> {
+    use mill_server::timecontrol::TimeControl;
+    if !addr.ip().is_loopback() {
+        bail!("mill-load only targets a server on this machine (a loopback address)");
+    }
+    let _ = rlimit::increase_nofile_limit(u64::MAX);
+    const INITIAL: u32 = 15;
+    let control = TimeControl::Live {
+        initial: INITIAL,
+        increment: 0,
+    };
+    // After the first turns (which give no lag back) the quota is still its start.
+    let quota = control.lag_rule().start;
+    let setup = Arc::new(Semaphore::new(concurrency.max(1)));
+    let mut tasks = Vec::with_capacity(rooms);
+    for _ in 0..rooms {
+        let setup = setup.clone();
+        tasks.push(tokio::spawn(async move {
+            let permit = setup.acquire_owned().await.expect("semaphore open");
+            let clock = json!({"initial": INITIAL, "increment": 0});
+            let mut t = open_table([addr, addr], Some(clock)).await?;
+            drop(permit);
+            // First turns: Light places, then Dark; Light's clock runs from Dark's.
+            for (mover, action, version) in [(0, "d6", 1), (1, "d2", 2)] {
+                let state = t.last[mover].clone();
+                let msg = command(
+                    format!("flag-{version}"),
+                    &state["round"],
+                    &state["version"],
+                    Command::Action(action.into()),
+                );
+                t.seats[mover].send(msg).await?;
+                let totals = Totals::default();
+                for i in 0..2 {
+                    wait_for(&mut t, i, &state["round"], &json!(version), &totals).await?;
+                }
+            }
+            let running = t.last[1]["clock"].clone();
+            let seen_running = Instant::now();
+            anyhow::ensure!(
+                running["running"] == "light",
+                "Light's clock is not running: {running}"
+            );
+            let time_up = running["at"].as_i64().context("clock.at")?
+                + running["light"].as_i64().context("clock.light")?;
+            // Read Dark's socket until the result (the server sends nothing before it).
+            let end = loop {
+                let v = tokio::time::timeout(Duration::from_secs(60), next_json(&mut t.seats[1]))
+                    .await
+                    .context("no flag within a minute")??;
+                if kind(&v) == Some(ServerType::State) && !v["result"].is_null() {
+                    break v;
+                }
+            };
+            let seen = seen_running.elapsed().as_millis() as i64 - running["light"].as_i64().unwrap_or(0);
+            anyhow::ensure!(
+                end["result"]["reason"] == "timeout",
+                "not a timeout: {}",
+                end["result"]
+            );
+            let stored = end["clock"]["at"].as_i64().context("clock.at")? - time_up;
+            for ws in &mut t.seats {
+                let _ = ws.close(None).await;
+            }
+            anyhow::Ok((stored, seen))
+        }));
+    }
+    let (mut stored, mut seen) = (Vec::new(), Vec::new());
+    let mut failed = 0;
+    for task in tasks {
+        match task.await {
+            Ok(Ok((a, b))) => {
+                stored.push(a);
+                seen.push(b);
+            }
+            Ok(Err(e)) => {
+                if failed == 0 {
+                    eprintln!("a room failed: {e:#}");
+                }
+                failed += 1;
+            }
+            Err(e) => {
+                eprintln!("a room's task failed: {e}");
+                failed += 1;
+            }
+        }
+    }
+    let line = |name: &str, mut v: Vec<i64>, offset: i64| {
+        v.sort_unstable();
+        let pct = |p: f64| -> i64 {
+            if v.is_empty() {
+                return 0;
+            }
+            v[((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1] - offset
+        };
+        println!(
+            "{name}: p50 {} ms | p99 {} ms | max {} ms ({} rooms)",
+            pct(0.5),
+            pct(0.99),
+            pct(1.0),
+            v.len()
+        );
+    };
+    println!(
+        "{INITIAL}-second clocks, lag quota {quota} ms (the flag's deadline is the time plus the quota); {failed} rooms failed"
+    );
+    line(
+        "timeout stored after the time was up (server clock)",
+        stored.clone(),
+        0,
+    );
+    line(
+        "timeout stored after the flag's deadline (server clock)",
+        stored,
+        quota,
+    );
+    line(
+        "timeout seen by the page after the time was up (local clock)",
+        seen.clone(),
+        0,
+    );
+    line(
+        "timeout seen by the page after the flag's deadline (local clock)",
+        seen,
+        quota,
+    );
     Ok(())
 }

@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 
 use super::room::{Cmd, Outgoing, Room, Verdict, ack};
 use super::{Rooms, lock};
-use crate::protocol::{ClientMsg, ClockEventKind, ErrorCode, SERVER_ID_PREFIX, ServerMsg};
+use crate::protocol::{ClientMsg, ClockEventKind, Command, ErrorCode, SERVER_ID_PREFIX, ServerMsg};
 use crate::store::{Append, Appended, Entry, StoredEvent};
 use crate::timecontrol::{Deadline, Verdict as TimeVerdict};
 
@@ -129,6 +129,14 @@ impl Rooms {
             match room.clocks.as_ref().map(|clocks| clocks.check(now)) {
                 Some(Err(deadline)) => Err(deadline),
                 _ => {
+                    // A claim needs the opponent away for the grace (a round already
+                    // over is the table's to refuse).
+                    if matches!(c.cmd, Command::ClaimWin | Command::CallDraw) && !room.table.is_over() {
+                        if let Some(why) = room.claim_refusal(c.seat, now) {
+                            let _ = tx.try_send(room.error(Some(c.cid), ErrorCode::NoClaim.into(), &why));
+                            return;
+                        }
+                    }
                     let mut table = room.table.clone();
                     let placed = match table.apply(c.seat, c.cmd) {
                         Ok(placed) => placed,
@@ -138,9 +146,12 @@ impl Rooms {
                         }
                     };
                     let entry = Entry::Command(c.cmd.clone());
-                    match room.clocks_after(c.seat, &entry, &table, placed, now) {
+                    // The network's share of the turn, as measured on this socket;
+                    // the clocks give back at most the seat's quota of it.
+                    let rtt = room.rtt(tx);
+                    match room.clocks_after(c.seat, &entry, &table, placed, now, rtt) {
                         Err(deadline) => Err(deadline),
-                        Ok((clocks, stamp)) => {
+                        Ok((clocks, stamp, away)) => {
                             room.begin_write();
                             let append = Append {
                                 room: room.id.clone(),
@@ -155,13 +166,13 @@ impl Rooms {
                                 },
                                 new_round: placed.new_round,
                             };
-                            Ok((append, table, placed, clocks))
+                            Ok((append, table, placed, clocks, away))
                         }
                     }
                 }
             }
         };
-        let (append, table, placed, clocks) = match prepared {
+        let (append, table, placed, clocks, away) = match prepared {
             Ok(prepared) => prepared,
             Err(deadline) => {
                 self.flag(room_arc, Some(deadline)).await;
@@ -191,11 +202,21 @@ impl Rooms {
                 let mut room = lock(room_arc);
                 room.table = table;
                 room.clocks = clocks;
+                room.away = away;
+                if placed.new_round.is_some() {
+                    // Everyone is present as a round begins: whoever is not is noted.
+                    room.lost = mill_core::ByColor {
+                        light: true,
+                        dark: true,
+                    };
+                }
                 room.stored(placed, c.seat, c.cid.to_string());
                 room.active_at = at;
                 room.refresh(at);
                 let _ = tx.try_send(ack(c.cid, room.table.round(), room.table.version(), false));
                 room.broadcast_state();
+                // A new round starts with everyone present: an absent seat is noted.
+                self.presence_check(&mut room, room_arc);
                 let took = received.elapsed();
                 if took > std::time::Duration::from_millis(50) {
                     tracing::debug!(ms = took.as_millis() as u64, "slow command");
@@ -258,7 +279,7 @@ impl Rooms {
                 return;
             };
             let entry = Entry::Clock(kind);
-            let Ok((clocks, stamp)) = room.clocks_after(seat, &entry, &table, placed, now) else {
+            let Ok((clocks, stamp, away)) = room.clocks_after(seat, &entry, &table, placed, now, 0) else {
                 return;
             };
             room.begin_write();
@@ -276,9 +297,9 @@ impl Rooms {
                 },
                 new_round: None,
             };
-            (append, table, placed, clocks, seat, cid)
+            (append, table, placed, clocks, away, seat, cid)
         };
-        let (append, table, placed, clocks, seat, cid) = prepared;
+        let (append, table, placed, clocks, away, seat, cid) = prepared;
         let outcome = store.append(append).await;
         lock(room_arc).end_write();
         match outcome {
@@ -286,6 +307,7 @@ impl Rooms {
                 let mut room = lock(room_arc);
                 room.table = table;
                 room.clocks = clocks;
+                room.away = away;
                 room.stored(placed, seat, cid);
                 room.active_at = now;
                 room.refresh(now);
@@ -296,6 +318,102 @@ impl Rooms {
             Err(e) => {
                 let room = lock(room_arc);
                 tracing::error!(error = %e, room = %room.id, "storing a fallen flag failed");
+            }
+        }
+    }
+
+    /// Queues the storing of `away`/`back` if the room's stored presence differs from
+    /// who is online (see [`Room::presence_drift`]); one task per room at a time.
+    pub(super) fn presence_check(&self, room: &mut Room, room_arc: &Arc<Mutex<Room>>) {
+        if room.presence_queued
+            || self.shared.closing.load(std::sync::atomic::Ordering::SeqCst)
+            || room.presence_drift().is_none()
+        {
+            return;
+        }
+        room.presence_queued = true;
+        let rooms = self.clone();
+        let arc = room_arc.clone();
+        tokio::spawn(async move {
+            let gate = lock(&arc).gate.clone();
+            {
+                let _turn = gate.lock().await;
+                rooms.store_presence(&arc).await;
+            }
+            lock(&arc).presence_queued = false;
+        });
+    }
+
+    /// Stores each seat's absence (`away`) or return (`back`) in a live timed round,
+    /// at the round's next place like a command, so the database's (round, seq) key
+    /// decides between instances that see the same change; a flag that fell before
+    /// goes first. Both clocks follow the stored presence (`Room::clocks_after`). The
+    /// caller holds the room's gate.
+    async fn store_presence(&self, room_arc: &Arc<Mutex<Room>>) {
+        let store = &self.shared.store;
+        // Each round settles one seat; a handful covers both seats and a lost race.
+        for _ in 0..6 {
+            let now = self.now();
+            let prepared = {
+                let mut room = lock(room_arc);
+                if room.evicted {
+                    return;
+                }
+                let Some((seat, kind)) = room.presence_drift() else {
+                    return;
+                };
+                let mut table = room.table.clone();
+                let Ok(placed) = table.apply_clock(seat, kind) else {
+                    return;
+                };
+                let entry = Entry::Clock(kind);
+                match room.clocks_after(seat, &entry, &table, placed, now, 0) {
+                    // The flag fell first: it is stored instead.
+                    Err(_) => None,
+                    Ok((clocks, stamp, away)) => {
+                        room.begin_write();
+                        let cid = format!("{SERVER_ID_PREFIX}{kind}-{}-{}", placed.round, placed.seq);
+                        let append = Append {
+                            room: room.id.clone(),
+                            event: StoredEvent {
+                                round: placed.round,
+                                seq: placed.seq,
+                                seat,
+                                command: entry,
+                                client_id: cid.clone(),
+                                at: now,
+                                stamp,
+                            },
+                            new_round: None,
+                        };
+                        Some((append, table, placed, clocks, away, seat, cid))
+                    }
+                }
+            };
+            let Some((append, table, placed, clocks, away, seat, cid)) = prepared else {
+                self.flag(room_arc, None).await;
+                continue;
+            };
+            let outcome = store.append(append).await;
+            lock(room_arc).end_write();
+            match outcome {
+                Ok(Appended::Stored) => {
+                    let mut room = lock(room_arc);
+                    room.table = table;
+                    room.clocks = clocks;
+                    room.away = away;
+                    room.stored(placed, seat, cid);
+                    *room.lost.get_mut(seat) = false;
+                    room.refresh(now);
+                    room.broadcast_state();
+                }
+                // Another instance stored something at this place first: read it.
+                Ok(Appended::Duplicate { .. } | Appended::PlaceTaken) => self.read_news(room_arc).await,
+                Err(e) => {
+                    let room = lock(room_arc);
+                    tracing::error!(error = %e, room = %room.id, "storing a seat's presence failed");
+                    return;
+                }
             }
         }
     }

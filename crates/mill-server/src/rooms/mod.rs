@@ -23,7 +23,7 @@ pub mod pairing;
 mod room;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use mill_core::{ByColor, Color, Rules};
@@ -41,8 +41,13 @@ use crate::store::{DbError, Store};
 use crate::table::{NoRecord, Refusal, RoundRecord};
 use crate::timecontrol::{ClockView, TimeControl};
 
-/// How often the server looks for fallen flags in the rooms it holds.
+/// How often the server looks for fallen flags in the rooms it holds (and for a seat's
+/// presence not stored yet).
 pub const FLAG_CHECK: std::time::Duration = std::time::Duration::from_millis(100);
+/// With several instances, how often each looks in the database for timed rounds in
+/// play that it does not hold (their instance may have stopped), so that some instance
+/// checks every clock.
+pub const TIMED_SWEEP: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Public facts about a room (`GET /api/rooms/{room}`).
 #[derive(Debug, Clone, Serialize)]
@@ -87,6 +92,9 @@ struct Shared {
     store: Store,
     clock: Arc<dyn Clock>,
     next_conn: AtomicU64,
+    /// The server is shutting down: the sockets it closes are not players leaving, and
+    /// no `away` is stored for them (the next start finds who is back).
+    closing: std::sync::atomic::AtomicBool,
 }
 
 /// Why a room could not be had.
@@ -151,6 +159,7 @@ impl Rooms {
                 store,
                 clock,
                 next_conn: AtomicU64::new(1),
+                closing: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
@@ -159,6 +168,19 @@ impl Rooms {
     /// instances (nothing on SQLite). Abort the tasks at shutdown.
     pub fn start_background(&self) -> Vec<tokio::task::JoinHandle<()>> {
         let mut tasks = self.shared.store.start(Arc::new(self.clone()));
+        let rooms = self.clone();
+        tasks.push(tokio::spawn(async move {
+            // Timed rounds in play are in memory from the start (and, with several
+            // instances, again every so often): their flags fall with nobody sending.
+            let mut sweep = tokio::time::interval(TIMED_SWEEP);
+            loop {
+                sweep.tick().await;
+                rooms.load_timed().await;
+                if !rooms.shared.store.shared() {
+                    break;
+                }
+            }
+        }));
         let rooms = self.clone();
         tasks.push(tokio::spawn(async move {
             let mut tick = tokio::time::interval(FLAG_CHECK);
@@ -186,6 +208,48 @@ impl Rooms {
             let _turn = gate.lock().await;
             self.flag(&arc, None).await;
         }
+        // Presence not stored yet (a socket dropped while its room was busy, say).
+        let arcs: Vec<Arc<Mutex<Room>>> = lock(&self.shared.map)
+            .values()
+            .filter(|arc| {
+                let room = lock(arc);
+                !room.presence_queued && room.presence_drift().is_some()
+            })
+            .cloned()
+            .collect();
+        for arc in arcs {
+            self.presence_check(&mut lock(&arc), &arc);
+        }
+    }
+
+    /// Loads every room whose timed round may be in play and is not in memory yet
+    /// (`Store::timed_in_play`); returns how many were loaded.
+    pub async fn load_timed(&self) -> usize {
+        let ids = match self.shared.store.timed_in_play().await {
+            Ok(ids) => ids,
+            Err(e) => {
+                tracing::warn!(error = %e, "finding timed rooms in play failed");
+                return 0;
+            }
+        };
+        let mut loaded = 0;
+        for id in ids {
+            if self.get(&id).is_some() {
+                continue;
+            }
+            if self.load(&id).await.is_ok() {
+                loaded += 1;
+            }
+        }
+        if loaded > 0 {
+            tracing::info!(rooms = loaded, "timed rooms in play loaded");
+        }
+        loaded
+    }
+
+    /// The server is about to close every socket: from now on no `away` is stored.
+    pub fn closing(&self) {
+        self.shared.closing.store(true, Ordering::SeqCst);
     }
 
     /// Withdraws this instance (and its presence) on a clean shutdown.
@@ -279,9 +343,17 @@ impl Rooms {
             Err(e) => return Err(Missing::Db(e)),
         };
         let started = std::time::Instant::now();
-        let room = match Room::replay(stored) {
+        let mut room = match Room::replay(stored) {
             Ok(room) => room,
             Err(why) => return Err(self.set_aside(id, &why)),
+        };
+        // One instance knows who is online now; with several, the others' presence
+        // is read first (`announce_one` below).
+        room.presence_known = !self.shared.store.shared();
+        // Nobody has been seen here yet.
+        room.lost = ByColor {
+            light: true,
+            dark: true,
         };
         tracing::debug!(room = %id, micros = started.elapsed().as_micros() as u64, "room loaded");
         // Another request may have loaded it meanwhile: keep the first.
@@ -292,6 +364,8 @@ impl Rooms {
         // Who is online on other instances was announced before this room was in
         // memory here; read it (and anything newer) now.
         self.announce_one(id);
+        // A seat of a live timed round that is not here is away from now on.
+        self.presence_check(&mut lock(&arc), &arc);
         Ok(arc)
     }
 
@@ -352,7 +426,9 @@ impl Rooms {
             .store
             .create_room(&id, &key_hash, at, &rules.to_string(), clock)
             .await?;
-        let room = Room::new(id.clone(), key_hash, at, rules, clock);
+        let mut room = Room::new(id.clone(), key_hash, at, rules, clock);
+        // A new room: nobody is anywhere else yet.
+        room.presence_known = true;
         lock(&self.shared.map).insert(id.clone(), Arc::new(Mutex::new(room)));
         Ok((id, key))
     }
@@ -384,6 +460,7 @@ impl Rooms {
                     room.start_clocks(at);
                     room.refresh(at);
                     room.broadcast_state();
+                    self.presence_check(&mut room, &arc);
                 }
                 Ok(key)
             }
@@ -442,6 +519,7 @@ impl Rooms {
         key: Option<&str>,
         tx: &mpsc::Sender<Outgoing>,
         kick: &CancellationToken,
+        rtt: &Arc<AtomicI64>,
     ) -> Result<(ConnId, Option<Color>), AttachError> {
         loop {
             let arc = self.load(id).await.map_err(|m| m.refusal())?;
@@ -459,17 +537,20 @@ impl Rooms {
                     continue;
                 }
                 let dark_unknown = !room.taken.dark;
-                (self.attach_to(&mut room, key, tx, kick), dark_unknown)
+                (self.attach_to(&mut room, key, tx, kick, rtt), dark_unknown)
             };
-            return match first {
+            let attached = match first {
                 // The key may be of a Dark seat just joined through another instance,
                 // whose news has not reached this one yet: read it, and look again.
                 Err(e) if e.close == CloseCode::BadKey && dark_unknown && self.shared.store.shared() => {
                     self.read_news(&arc).await;
-                    self.attach_to(&mut lock(&arc), key, tx, kick)
+                    self.attach_to(&mut lock(&arc), key, tx, kick, rtt)
                 }
                 other => other,
             };
+            // A seat back: its return is stored (after this hello's gate is free).
+            self.presence_check(&mut lock(&arc), &arc);
+            return attached;
         }
     }
 
@@ -479,6 +560,7 @@ impl Rooms {
         key: Option<&str>,
         tx: &mpsc::Sender<Outgoing>,
         kick: &CancellationToken,
+        rtt: &Arc<AtomicI64>,
     ) -> Result<(ConnId, Option<Color>), AttachError> {
         let seat = match key {
             None => None,
@@ -525,6 +607,7 @@ impl Rooms {
             id: conn,
             tx: tx.clone(),
             kick: kick.clone(),
+            rtt: rtt.clone(),
         });
         room.broadcast_state();
         self.touch(room);
@@ -545,6 +628,7 @@ impl Rooms {
         for c in Color::ALL {
             if *room.holders.get(c) == Some(conn) {
                 *room.holders.get_mut(c) = None;
+                *room.lost.get_mut(c) = true;
                 changed = true;
             }
         }
@@ -553,6 +637,8 @@ impl Rooms {
         }
         self.touch(&mut room);
         self.publish_presence(&mut room);
+        // A seat gone from a live timed round: its absence is stored.
+        self.presence_check(&mut room, &room_arc);
         if !room.held() {
             room.idle_since = std::time::Instant::now();
         }

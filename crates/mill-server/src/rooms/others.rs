@@ -32,6 +32,10 @@ impl Room {
             }
             if *self.others.remote.get(c) != remote[i] {
                 *self.others.remote.get_mut(c) = remote[i];
+                // Held elsewhere no more: the seat may be away.
+                if !remote[i] {
+                    *self.lost.get_mut(c) = true;
+                }
                 changed = true;
             }
         }
@@ -134,6 +138,10 @@ impl Rooms {
         if changed {
             room.broadcast_state();
         }
+        // Who is online on every instance is known now: a seat gone (or back) on any
+        // of them is stored, once, by the database's keys.
+        room.presence_known = true;
+        self.presence_check(&mut room, room_arc);
     }
 
     /// Other instances changed the rooms `ids` (`None`: news may have been missed for

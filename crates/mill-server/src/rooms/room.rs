@@ -4,6 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use axum::extract::ws::Utf8Bytes;
 use mill_core::{ByColor, Color, Rules};
@@ -52,6 +53,8 @@ pub(super) struct Conn {
     pub(super) tx: mpsc::Sender<Outgoing>,
     /// Cancelled when the room drops the socket for falling behind.
     pub(super) kick: CancellationToken,
+    /// The socket's latest round trip as the server measured it (ms; see `ws.rs`).
+    pub(super) rtt: Arc<AtomicI64>,
 }
 
 /// What other instances hold of one room, as this instance last read it.
@@ -115,6 +118,42 @@ pub struct Room {
     pub(super) control: Option<TimeControl>,
     /// The current round's clocks, once it is playable (timed rooms only).
     pub(super) clocks: Option<Clocks>,
+    /// Since when each seat is away, as stored (`away`/`back` events of a live timed
+    /// round; everyone is present again when a round begins). What the pause and the
+    /// claims go by, so that a replay and every instance find the same.
+    pub(super) away: ByColor<Option<i64>>,
+    /// Whether this instance knows who is online (on a shared database: once it has
+    /// read the others' presence); until then no `away` is stored from here.
+    pub(super) presence_known: bool,
+    /// A task storing `away`/`back` events for this room is on its way.
+    pub(super) presence_queued: bool,
+    /// Seats this instance has seen go (its own socket closed or dropped, the others'
+    /// presence lost) or has not seen anywhere since it began to look: only these may
+    /// be stored `away` from here. A seat's return on another instance that this one
+    /// has not read yet is then never taken for an absence.
+    pub(super) lost: ByColor<bool>,
+}
+
+/// What a stored event leaves of the clocks: the clocks, what to store with the event,
+/// and who is away after it.
+pub(super) type ClocksAfter = (Option<Clocks>, Option<Stamp>, ByColor<Option<i64>>);
+
+/// Pauses the clock of the side to move while it is present and its opponent is away,
+/// and lets it run otherwise (timecontrol.rs, "Disconnection"): leaving never stops
+/// one's own clock. `Err` when its flag fell before `now`.
+fn sync_pause(
+    clocks: &mut Clocks,
+    away: &ByColor<Option<i64>>,
+    to_move: Color,
+    now: i64,
+) -> Result<(), Deadline> {
+    let want = away.get(!to_move).is_some() && away.get(to_move).is_none();
+    if want && !clocks.is_paused() {
+        clocks.pause(now)?;
+    } else if !want && clocks.is_paused() {
+        clocks.resume(now);
+    }
+    Ok(())
 }
 
 /// A command as it reaches a room.
@@ -207,6 +246,13 @@ impl Room {
             others: Others::default(),
             control,
             clocks: None,
+            away: ByColor::default(),
+            presence_known: false,
+            presence_queued: false,
+            lost: ByColor {
+                light: true,
+                dark: true,
+            },
         }
     }
 
@@ -229,9 +275,26 @@ impl Room {
         self.clocks.as_ref().and_then(Clocks::deadline)
     }
 
+    /// Who is away after `entry` of `seat`, stored at `now` (`placed`).
+    fn away_after(&self, seat: Color, entry: &Entry, placed: Placed, now: i64) -> ByColor<Option<i64>> {
+        let mut away = self.away;
+        if placed.new_round.is_some() {
+            away = ByColor::default();
+        }
+        match entry {
+            Entry::Clock(ClockEventKind::Away) => {
+                away.get_mut(seat).get_or_insert(now);
+            }
+            Entry::Clock(ClockEventKind::Back) => *away.get_mut(seat) = None,
+            _ => {}
+        }
+        away
+    }
+
     /// The clocks after `entry` of `seat` left the table as `after` (with `placed`) at
-    /// `now`, and what to store with it; `Err` when the side's time had run out (the
-    /// caller stores the flag instead, and nothing else changes).
+    /// `now`, and what to store with it; `lag_ms` is the seat's measured latency (live)
+    /// or the lag stored with the event (replay). `Err` when the side's time had run
+    /// out (the caller stores the flag instead, and nothing else changes).
     pub(super) fn clocks_after(
         &self,
         seat: Color,
@@ -239,23 +302,27 @@ impl Room {
         after: &Table,
         placed: Placed,
         now: i64,
-    ) -> Result<(Option<Clocks>, Option<Stamp>), Deadline> {
+        lag_ms: i64,
+    ) -> Result<ClocksAfter, Deadline> {
+        let away = self.away_after(seat, entry, placed, now);
         let Some(control) = self.control else {
-            return Ok((None, None));
+            return Ok((None, None, away));
         };
         if placed.new_round.is_some() {
-            let clocks = Clocks::new(control, after.to_move(), now);
+            let mut clocks = Clocks::new(control, after.to_move(), now);
+            sync_pause(&mut clocks, &away, after.to_move(), now)?;
             let stamp = clocks.stamp_at(now);
-            return Ok((Some(clocks), Some(stamp)));
+            return Ok((Some(clocks), Some(stamp), away));
         }
         let Some(mut clocks) = self.clocks.clone() else {
-            return Ok((None, None));
+            return Ok((None, None, away));
         };
         let stamp = match entry {
-            // The absence of the side not to move stops the other's clock, its return
-            // starts it again (not stored by this server yet; replayed all the same).
-            Entry::Clock(ClockEventKind::Away) => clocks.pause(now)?,
-            Entry::Clock(ClockEventKind::Back) => clocks.resume(now),
+            // A seat's absence or return: the pause follows below.
+            Entry::Clock(ClockEventKind::Away | ClockEventKind::Back) => {
+                clocks.check(now)?;
+                clocks.stamp_at(now)
+            }
             Entry::Clock(kind) => {
                 let mut stamp = clocks.finish(now);
                 // A turn late by its own charge (not yet by the deadline) still has
@@ -273,7 +340,7 @@ impl Room {
                 let stamp = match cmd {
                     // A turn ends when the other side is to move (or the round is over).
                     Command::Action(_) if after.to_move() != seat || after.is_over() => {
-                        clocks.turn(now, 0)?
+                        clocks.turn(now, lag_ms)?
                     }
                     Command::AcceptTakeback => clocks.takeback(now, after.to_move())?,
                     _ => clocks.stamp_at(now),
@@ -288,13 +355,92 @@ impl Room {
                 }
             }
         };
-        Ok((Some(clocks), Some(stamp)))
+        if !after.is_over() {
+            sync_pause(&mut clocks, &away, after.to_move(), now)?;
+        }
+        Ok((Some(clocks), Some(stamp), away))
+    }
+
+    /// The `away` or `back` this instance should store now, if any: in a live timed
+    /// round in play, a seat that is not online on any instance and not stored away
+    /// yet, or one stored away that a socket here holds again (returns first). A return
+    /// is stored only by the instance that holds the seat: another one's view of that
+    /// may be older than the absence it has just read, and would store a return that
+    /// did not happen.
+    pub(super) fn presence_drift(&self) -> Option<(Color, ClockEventKind)> {
+        let control = self.control?;
+        if control.is_correspondence()
+            || !self.presence_known
+            || self.clocks.is_none()
+            || self.table.is_over()
+            || self.keys.dark.is_none()
+        {
+            return None;
+        }
+        let back = Color::ALL
+            .into_iter()
+            .find(|&c| self.away.get(c).is_some() && self.holders.get(c).is_some());
+        let away = || {
+            Color::ALL
+                .into_iter()
+                .find(|&c| *self.lost.get(c) && self.away.get(c).is_none() && !self.online(c))
+        };
+        back.map(|c| (c, ClockEventKind::Back))
+            .or_else(|| away().map(|c| (c, ClockEventKind::Away)))
+    }
+
+    /// Why `seat` may not claim the win or call a draw at `now`, if it may not: the
+    /// room has a live clock, the round is playable, and the opponent is away (stored,
+    /// and still not online) since at least the grace.
+    pub(super) fn claim_refusal(&self, seat: Color, now: i64) -> Option<String> {
+        let Some(control) = self.control else {
+            return Some("This room has no clock: a game without one cannot be claimed.".into());
+        };
+        let Some(grace) = control.grace_ms() else {
+            return Some(
+                "A correspondence game has no claim: a turn whose days run out is lost on time.".into(),
+            );
+        };
+        if self.clocks.is_none() {
+            return Some("The round has not begun.".into());
+        }
+        let opponent = !seat;
+        match *self.away.get(opponent) {
+            Some(_) if self.online(opponent) => Some("Your opponent is back.".into()),
+            Some(since) if now < since + grace => Some(format!(
+                "Your opponent has been away for {} s; you may claim after {} s.",
+                (now - since).max(0) / 1000,
+                grace / 1000
+            )),
+            Some(_) => None,
+            None => Some("Your opponent is here.".into()),
+        }
+    }
+
+    /// The seat away while the other is present: whose absence a claim is about.
+    fn claim_since(&self) -> Option<i64> {
+        match (self.away.light, self.away.dark) {
+            (Some(since), None) | (None, Some(since)) => Some(since),
+            _ => None,
+        }
+    }
+
+    /// The latest round trip measured on the socket `tx` (0 when none yet).
+    pub(super) fn rtt(&self, tx: &mpsc::Sender<Outgoing>) -> i64 {
+        self.conns
+            .iter()
+            .find(|c| c.tx.same_channel(tx))
+            .map_or(0, |c| c.rtt.load(Ordering::Relaxed).max(0))
     }
 
     /// Makes the snapshot of the table as it is, with the clocks as of `now`.
     pub(super) fn refresh(&mut self, now: i64) {
         let mut view = self.table.view(&self.id);
-        view.clock = self.clocks.as_ref().map(|c| c.view(now));
+        let over = self.table.is_over();
+        view.clock = self
+            .clocks
+            .as_ref()
+            .map(|c| c.view(now).with_claim(self.claim_since(), over));
         self.committed = Arc::new(view);
     }
 
@@ -331,10 +477,22 @@ impl Room {
             Entry::Clock(kind) => self.table.apply_clock(e.seat, *kind),
         }
         .map_err(|r| format!("event {i}: {} ({})", r.message, r.code))?;
-        // The clocks replay through the same calls with the stored times, then take
-        // the stored remaining times (`Clocks::settle`).
-        if let Ok((clocks, _)) = self.clocks_after(e.seat, &e.command, &self.table, placed, e.at) {
-            self.clocks = clocks;
+        // The clocks replay through the same calls with the stored times and lags,
+        // then take the stored remaining times (`Clocks::settle`).
+        let lag = e.stamp.map_or(0, |s| s.lag_ms);
+        match self.clocks_after(e.seat, &e.command, &self.table, placed, e.at, lag) {
+            Ok((clocks, _, away)) => {
+                self.clocks = clocks;
+                self.away = away;
+            }
+            Err(_) => self.away = self.away_after(e.seat, &e.command, placed, e.at),
+        }
+        // The seat's presence as stored by whoever saw it: nothing more to note here.
+        if matches!(
+            e.command,
+            Entry::Clock(ClockEventKind::Away | ClockEventKind::Back)
+        ) {
+            *self.lost.get_mut(e.seat) = false;
         }
         if let (Some(clocks), Some(stamp)) = (&mut self.clocks, e.stamp) {
             clocks.settle(stamp, e.at);
@@ -549,6 +707,7 @@ impl Room {
                 let holder = self.holders.get_mut(c);
                 if holder.is_some_and(|h| !conns.iter().any(|conn| conn.id == h)) {
                     *holder = None;
+                    *self.lost.get_mut(c) = true;
                 }
             }
         }

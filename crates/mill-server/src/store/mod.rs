@@ -222,6 +222,16 @@ impl Store {
         }
     }
 
+    /// The rooms whose current round may still have a clock running (see
+    /// [`types::TIMED_IN_PLAY_SQL`]): loaded at start, so the server's own check flags
+    /// them with nobody sending anything.
+    pub async fn timed_in_play(&self) -> Result<Vec<String>, DbError> {
+        match self {
+            Store::Sqlite(db) => db.timed_in_play().await,
+            Store::Postgres(pg) => pg.timed_in_play().await,
+        }
+    }
+
     /// Deletes those of `rooms` still idle since `cutoff` (and held by no other
     /// instance), with all their rows; returns the ones deleted.
     pub async fn purge(&self, rooms: Vec<String>, cutoff: i64) -> Result<Vec<String>, DbError> {

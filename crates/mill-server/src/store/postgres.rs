@@ -655,6 +655,13 @@ impl Pg {
         Ok(())
     }
 
+    /// The rooms whose current round may still have a clock running.
+    pub async fn timed_in_play(&self) -> Result<Vec<String>, DbError> {
+        let client = self.pool.get().await?;
+        let rows = client.query(super::types::TIMED_IN_PLAY_SQL, &[]).await?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
     /// Rooms idle since `cutoff` with no socket on any instance, at most `limit`.
     pub async fn idle_rooms(&self, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
         let client = self.pool.get().await?;

@@ -859,6 +859,19 @@ impl Sqlite {
         );
     }
 
+    /// The rooms whose current round may still have a clock running.
+    pub async fn timed_in_play(&self) -> Result<Vec<String>, DbError> {
+        self.reader
+            .with(|conn| {
+                let mut stmt = conn.prepare(super::types::TIMED_IN_PLAY_SQL)?;
+                let ids = stmt
+                    .query_map([], |r| r.get(0))?
+                    .collect::<Result<Vec<String>, _>>()?;
+                Ok(ids)
+            })
+            .await
+    }
+
     /// Rooms idle since `cutoff`, at most `limit`.
     pub async fn idle_rooms(&self, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
         self.reader
