@@ -76,6 +76,27 @@ pub struct RoundRecord {
     pub position: String,
     /// How it ended.
     pub result: ResultView,
+    /// `None` (`null`) in an untimed room; else the time control and both clocks after
+    /// each action (filled in by the room, which keeps the clocks).
+    pub clock: Option<RoundClock>,
+}
+
+/// A timed round's clocks for review: the control and the times after each action.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RoundClock {
+    /// The room's time control.
+    pub control: crate::timecontrol::TimeControl,
+    /// Both clocks once each action was stored, one per element of `actions`.
+    pub times: Vec<TurnTimes>,
+}
+
+/// Both sides' remaining milliseconds after one action of a timed round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct TurnTimes {
+    /// Light's remaining milliseconds.
+    pub light: i64,
+    /// Dark's remaining milliseconds.
+    pub dark: i64,
 }
 
 /// Why a round's record cannot be had.
@@ -411,6 +432,7 @@ impl Table {
             record: game.record(),
             position: game.position().to_string(),
             result: ResultView::from(outcome),
+            clock: None,
         })
     }
 }

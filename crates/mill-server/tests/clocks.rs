@@ -270,6 +270,57 @@ async fn the_increment_comes_after_the_turn_and_a_restart_keeps_both_clocks() {
 }
 
 #[tokio::test]
+async fn a_finished_rounds_record_has_both_clocks_after_each_action_and_keeps_them_over_a_restart() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let clock = Arc::new(ManualClock::new());
+    let server = start(&db, &clock).await;
+    let (room, mut light, mut dark) = timed_table(&server, json!({"initial": 15, "increment": 5})).await;
+    step(&mut light, &mut dark, "d6").await;
+    step(&mut dark, &mut light, "d2").await;
+    secs(&clock, 3_000);
+    step(&mut light, &mut dark, "f4").await;
+    secs(&clock, 2_000);
+    step(&mut dark, &mut light, "b4").await;
+    // A takeback drops the taken-back turn's times; the turn played instead has its own.
+    secs(&clock, 1_000);
+    step(&mut light, &mut dark, "a7").await;
+    light.ok("offer-takeback").await;
+    dark.ok("accept-takeback").await;
+    light.state_where(|s| s["version"] == 4).await;
+    secs(&clock, 4_000);
+    step(&mut light, &mut dark, "g7").await;
+    dark.ok("resign").await;
+    light.state_where(|s| !s["result"].is_null()).await;
+    let times = |light: i64, dark: i64| json!({"light": light, "dark": dark});
+    let expected = json!({
+        "control": {"initial": 15, "increment": 5},
+        "times": [
+            times(15_000, 15_000),
+            times(15_000, 15_000),
+            times(17_000, 15_000),
+            times(17_000, 18_000),
+            times(22_000, 18_000),
+        ],
+    });
+    let path = format!("/api/rooms/{room}/rounds/1");
+    let (status, rec) = server.http("GET", &path).await;
+    assert_eq!(status, 200, "{rec}");
+    assert_eq!(rec["actions"], json!(["d6", "d2", "f4", "b4", "g7"]), "{rec}");
+    assert_eq!(rec["clock"], expected, "{rec}");
+    light.close().await;
+    dark.close().await;
+    server.stop().await;
+
+    // Replayed from the stored events, the record is the same.
+    let server = start(&db, &clock).await;
+    let (status, again) = server.http("GET", &path).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["clock"], expected, "{again}");
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_side_that_does_not_start_aborts_the_round() {
     let dir = tmp();
     let db = dir.path().join("m.db");

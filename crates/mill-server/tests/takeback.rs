@@ -232,6 +232,7 @@ async fn a_finished_round_is_given_for_review_without_secrets() {
     assert_eq!(rec["record"], json!(["d6", "d2"]));
     assert_eq!(rec["result"], json!({"winner": "light", "reason": "resignation"}));
     assert_eq!(rec["start"], ".../.../.../....../.../.../... l 9 9 0 0");
+    assert_eq!(rec["clock"], Value::Null, "an untimed room's record has no clock");
     let text = rec.to_string();
     for secret in [&light_key, &dark_key] {
         assert!(!text.contains(secret.as_str()), "no seat key in the record");

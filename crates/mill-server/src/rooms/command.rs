@@ -211,6 +211,7 @@ impl Rooms {
                     };
                 }
                 room.stored(placed, c.seat, c.cid.to_string());
+                room.note_times(at);
                 room.active_at = at;
                 room.refresh(at);
                 let _ = tx.try_send(ack(c.cid, room.table.round(), room.table.version(), false));
@@ -309,6 +310,7 @@ impl Rooms {
                 room.clocks = clocks;
                 room.away = away;
                 room.stored(placed, seat, cid);
+                room.note_times(now);
                 room.active_at = now;
                 room.refresh(now);
                 room.broadcast_state();
@@ -403,6 +405,7 @@ impl Rooms {
                     room.clocks = clocks;
                     room.away = away;
                     room.stored(placed, seat, cid);
+                    room.note_times(now);
                     *room.lost.get_mut(seat) = false;
                     room.refresh(now);
                     room.broadcast_state();

@@ -502,10 +502,12 @@ impl Rooms {
             if n == committed.round && committed.result.is_none() {
                 return Err(ApiError::RoundNotOver);
             }
-            room.table.round_record(&room.id, n).map_err(|e| match e {
+            let mut record = room.table.round_record(&room.id, n).map_err(|e| match e {
                 NoRecord::Unknown => ApiError::UnknownRound,
                 NoRecord::NotOver => ApiError::RoundNotOver,
-            })
+            })?;
+            record.clock = room.round_clock(n);
+            Ok(record)
         })
         .await?
     }

@@ -16,6 +16,7 @@ use crate::protocol::{
 };
 use crate::store::{Entry, StoredEvent, StoredRoom};
 use crate::table::{Placed, Table};
+use crate::table::{RoundClock, TurnTimes};
 use crate::timecontrol::{Clocks, Deadline, Stamp, TimeControl};
 
 /// Sockets watching one room without a seat, at most: each costs memory and a copy
@@ -132,6 +133,9 @@ pub struct Room {
     /// be stored `away` from here. A seat's return on another instance that this one
     /// has not read yet is then never taken for an absence.
     pub(super) lost: ByColor<bool>,
+    /// Each round's clocks after each of its actions (timed rooms): `times[round - 1][i]`
+    /// is both remaining times once action `i` was stored, what review shows per turn.
+    pub(super) times: Vec<Vec<TurnTimes>>,
 }
 
 /// What a stored event leaves of the clocks: the clocks, what to store with the event,
@@ -253,7 +257,43 @@ impl Room {
                 light: true,
                 dark: true,
             },
+            times: Vec::new(),
         }
+    }
+
+    /// Brings the current round's per-action times up to the table after an event
+    /// stored at `at`: a takeback drops the times of the actions it took back, a new
+    /// action gets the clocks as they are now (the mover's charged, with its increment).
+    pub(super) fn note_times(&mut self, at: i64) {
+        let Some(clocks) = &self.clocks else {
+            return;
+        };
+        let round = self.table.round() as usize;
+        if self.times.len() < round {
+            self.times.resize_with(round, Vec::new);
+        }
+        let stamp = clocks.stamp_at(at);
+        let times = &mut self.times[round - 1];
+        let actions = self.table.version() as usize;
+        times.truncate(actions);
+        times.resize(
+            actions,
+            TurnTimes {
+                light: stamp.light_ms,
+                dark: stamp.dark_ms,
+            },
+        );
+    }
+
+    /// The clocks after each action of round `n` (`None`: an untimed room).
+    pub(super) fn round_clock(&self, n: u32) -> Option<RoundClock> {
+        let control = self.control?;
+        let times = (n as usize)
+            .checked_sub(1)
+            .and_then(|i| self.times.get(i))
+            .cloned()
+            .unwrap_or_default();
+        Some(RoundClock { control, times })
     }
 
     /// Round 1 became playable at `at` (the Dark seat was taken): a timed room's
@@ -497,6 +537,7 @@ impl Room {
         if let (Some(clocks), Some(stamp)) = (&mut self.clocks, e.stamp) {
             clocks.settle(stamp, e.at);
         }
+        self.note_times(e.at);
         self.stored(placed, e.seat, e.client_id);
         self.active_at = self.active_at.max(e.at);
         Ok(())
