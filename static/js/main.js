@@ -7,7 +7,7 @@ import { $, $button, all } from './dom.js';
 import { pickLanguage, translator } from './i18n.js';
 import { bindLocalControls, playLocal, startLocal } from './local.js';
 import { createNotifier } from './notify.js';
-import { startClockTicker } from './clock-view.js';
+import { bindClockChoice, startClockTicker } from './clock-view.js';
 import { bindLobby, view as viewLobby } from './lobby.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
@@ -183,6 +183,8 @@ bindConfirmDialog();
 recordsPart.ready((mod) => mod.bindRecordTools(app));
 loadOnClick(recordsPart, ['copy-record', 'copy-mfen', 'copy-mstate', 'import-record'], () => app.setNotice('error.part'));
 bindVariantChooser(app);
+// The time control is chosen on the start screen, before online play's code has loaded.
+bindClockChoice(page);
 /** @type {ReturnType<typeof import('./screen-reader.js').bindScreenReader> | null} */
 let screenReader = null;
 screenReaderPart.ready((mod) => {

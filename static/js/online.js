@@ -4,7 +4,7 @@
 
 import { blankSnapshot } from './board.js';
 import { serverOffset } from './clock.js';
-import { bindClockChoice, clockRequest } from './clock-view.js';
+import { clockRequest } from './clock-view.js';
 import { $, $button, $input } from './dom.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
@@ -318,7 +318,6 @@ export function bindOnlineControls(app) {
   $('share-round').addEventListener('click', () => shareRound(app));
   $('claim-win').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CLAIM_WIN));
   $('call-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CALL_DRAW));
-  bindClockChoice(page);
   $('copy-invite').addEventListener('click', async () => {
     const input = $input('invite-link');
     try {
