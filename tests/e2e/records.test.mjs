@@ -196,6 +196,8 @@ test('vs computer, an imported position is played on: the person takes Dark and 
   await shot(page, 'records-03-import-vs-computer-dark-phone');
   await page.locator('#import-load').click();
   await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+  // The computer's code loads on first use: its turn is in the record once it has played.
+  await page.locator('#record li').first().waitFor();
   await computerDone(page);
 
   // The computer (Light) moved one piece of the position; now it is Dark's, the person's, turn.
