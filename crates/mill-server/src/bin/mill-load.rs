@@ -140,18 +140,8 @@ const PAIR_CLOCKS: [&str; 7] = [
 
 /// One `POST /api/pair`: (status, body).
 async fn pair_once(addr: SocketAddr, body: &str) -> anyhow::Result<(u16, Value)> {
-    let mut stream = TcpStream::connect(addr).await?;
-    let request = format!(
-        "POST /api/pair HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await?;
-    let text = String::from_utf8_lossy(&raw);
-    let (head, body) = text.split_once("\r\n\r\n").context("an HTTP answer")?;
-    let status = head.split(' ').nth(1).unwrap_or("").parse().unwrap_or(0);
-    Ok((status, serde_json::from_str(body).unwrap_or(Value::Null)))
+    let (status, _, body) = exchange(addr, "POST", "/api/pair", body).await?;
+    Ok((status, serde_json::from_str(&body).unwrap_or(Value::Null)))
 }
 
 /// `mill-load pair`: see the module's documentation.
@@ -489,6 +479,21 @@ async fn http(addr: SocketAddr, method: &str, path: &str) -> anyhow::Result<Valu
 
 /// [`http`] with a JSON body.
 async fn http_body(addr: SocketAddr, method: &str, path: &str, body: &str) -> anyhow::Result<Value> {
+    let (status, head, body) = exchange(addr, method, path, body).await?;
+    if !(200..300).contains(&status) {
+        bail!("{method} {path}: {head} {body}");
+    }
+    Ok(serde_json::from_str(&body)?)
+}
+
+/// One HTTP/1.1 request with a JSON body and `Connection: close`: the status (0 if
+/// unreadable), the head and the body of the answer.
+async fn exchange(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: &str,
+) -> anyhow::Result<(u16, String, String)> {
     let mut stream = TcpStream::connect(addr).await?;
     let request = format!(
         "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -499,11 +504,8 @@ async fn http_body(addr: SocketAddr, method: &str, path: &str, body: &str) -> an
     stream.read_to_end(&mut raw).await?;
     let text = String::from_utf8_lossy(&raw);
     let (head, body) = text.split_once("\r\n\r\n").context("an HTTP answer")?;
-    let status = head.split(' ').nth(1).unwrap_or("");
-    if !status.starts_with('2') {
-        bail!("{method} {path}: {head} {body}");
-    }
-    Ok(serde_json::from_str(body)?)
+    let status = head.split(' ').nth(1).unwrap_or("").parse().unwrap_or(0);
+    Ok((status, head.to_string(), body.to_string()))
 }
 
 async fn next_json(ws: &mut Ws) -> anyhow::Result<Value> {
