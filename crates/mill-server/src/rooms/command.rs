@@ -285,19 +285,7 @@ impl Rooms {
             };
             room.begin_write();
             let cid = format!("{SERVER_ID_PREFIX}{kind}-{}", placed.round);
-            let append = Append {
-                room: room.id.clone(),
-                event: StoredEvent {
-                    round: placed.round,
-                    seq: placed.seq,
-                    seat,
-                    command: entry,
-                    client_id: cid.clone(),
-                    at: now,
-                    stamp,
-                },
-                new_round: None,
-            };
+            let append = server_event(&room.id, placed, seat, entry, &cid, now, stamp);
             (append, table, placed, clocks, away, seat, cid)
         };
         let (append, table, placed, clocks, away, seat, cid) = prepared;
@@ -375,19 +363,7 @@ impl Rooms {
                     Ok((clocks, stamp, away)) => {
                         room.begin_write();
                         let cid = format!("{SERVER_ID_PREFIX}{kind}-{}-{}", placed.round, placed.seq);
-                        let append = Append {
-                            room: room.id.clone(),
-                            event: StoredEvent {
-                                round: placed.round,
-                                seq: placed.seq,
-                                seat,
-                                command: entry,
-                                client_id: cid.clone(),
-                                at: now,
-                                stamp,
-                            },
-                            new_round: None,
-                        };
+                        let append = server_event(&room.id, placed, seat, entry, &cid, now, stamp);
                         Some((append, table, placed, clocks, away, seat, cid))
                     }
                 }
@@ -440,5 +416,31 @@ impl Rooms {
             ErrorCode::Internal.into(),
             "The server could not store this; try again.",
         ));
+    }
+}
+
+/// The write of an event the server stores itself (a flag, an absence or a return):
+/// `entry` of `seat` at the place `placed`, with id `cid`, at `at`, with `stamp`.
+fn server_event(
+    room: &str,
+    placed: crate::table::Placed,
+    seat: Color,
+    entry: Entry,
+    cid: &str,
+    at: i64,
+    stamp: Option<crate::timecontrol::Stamp>,
+) -> Append {
+    Append {
+        room: room.to_string(),
+        event: StoredEvent {
+            round: placed.round,
+            seq: placed.seq,
+            seat,
+            command: entry,
+            client_id: cid.to_string(),
+            at,
+            stamp,
+        },
+        new_round: None,
     }
 }
