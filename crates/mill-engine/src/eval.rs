@@ -34,12 +34,40 @@ const THREAT_STRONG: i32 = 40;
 const THREAT: i32 = 10;
 const OPEN_TWO: i32 = 4;
 const RUNNING_MILL: i32 = 25;
-const MOBILITY_PLACING: i32 = 1;
-const MOBILITY_MOVING: i32 = 4;
 const BLOCKED_PIECE: i32 = 3;
 const NO_STEP: i32 = 150;
 const PUMP_TO_MOVE: i32 = 50;
 const PUMP: i32 = 35;
+
+/// The weights that differ between levels: how much room to move counts.
+///
+/// Hard values mobility about as much as the field's leading engine does (five steps
+/// are worth a piece while placing, two and a half while moving): with the classic
+/// weights (a step worth a hundredth of a piece while placing) it built shapes, lost
+/// its room to move, and lost almost every game it lost to a blockade decided while
+/// placing (docs/PERFORMANCE.md, "Hard against Sanmill's engine"). Easy and Medium keep
+/// the classic weights, so that they play as before and stay beatable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Weights {
+    /// A step's worth at the start of placing; it grows to `mobility_moving` as the
+    /// side's hand empties.
+    mobility_placing: i32,
+    /// A step's worth while moving.
+    mobility_moving: i32,
+}
+
+impl Weights {
+    /// Easy's and Medium's weights, and [`evaluate`]'s.
+    pub(crate) const CLASSIC: Weights = Weights {
+        mobility_placing: 1,
+        mobility_moving: 4,
+    };
+    /// Hard's weights.
+    pub(crate) const HARD: Weights = Weights {
+        mobility_placing: 20,
+        mobility_moving: 40,
+    };
+}
 
 /// The board's adjacency as whole-set operations, so mobility needs no loop over
 /// pieces.
@@ -130,12 +158,12 @@ impl Adjacency {
 /// The evaluation of `position` for the side to move (positive: better for it).
 /// Meant for positions at a turn boundary that are not over.
 pub fn evaluate(position: &Position) -> i32 {
-    evaluate_with(position, &Adjacency::new(position.topology()))
+    evaluate_with(position, &Adjacency::new(position.topology()), &Weights::CLASSIC)
 }
 
 /// [`evaluate`] with the board's adjacency computed once by the caller.
 #[inline]
-pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency) -> i32 {
+pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency, weights: &Weights) -> i32 {
     let us = position.turn();
     // One pass over the lines finds both sides' mills and twos, without branches (which
     // way a line goes is unpredictable).
@@ -175,6 +203,7 @@ pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency) -> i32 {
     side(
         position,
         adjacency,
+        weights,
         us,
         true,
         &shapes[us.index()],
@@ -182,6 +211,7 @@ pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency) -> i32 {
     ) - side(
         position,
         adjacency,
+        weights,
         !us,
         false,
         &shapes[(!us).index()],
@@ -249,6 +279,7 @@ fn placed_64ths(pieces: u8, hand: u8) -> u8 {
 fn side(
     position: &Position,
     adjacency: &Adjacency,
+    weights: &Weights,
     c: Color,
     to_move: bool,
     shapes: &Shapes,
@@ -336,10 +367,11 @@ fn side(
             // placing they decide whether a side can move at all (blockades are
             // decided here). The weights grow from the placing ones to the moving ones.
             let phase = i32::from(placed_64ths(rules.pieces, hand));
-            let mobility = MOBILITY_PLACING + (((MOBILITY_MOVING - MOBILITY_PLACING) * phase) >> 6);
+            let mobility = weights.mobility_placing
+                + (((weights.mobility_moving - weights.mobility_placing) * phase) >> 6);
             score += steps * mobility - ((blocked * BLOCKED_PIECE * phase) >> 6);
         } else {
-            score += steps * MOBILITY_MOVING - blocked * BLOCKED_PIECE;
+            score += steps * weights.mobility_moving - blocked * BLOCKED_PIECE;
             if steps == 0 {
                 score -= NO_STEP;
             }
@@ -374,6 +406,28 @@ mod tests {
         let blocked = eval(".../.../.../....../.../D../LLD l 7 7 0 0");
         assert!(open > 0, "{open}");
         assert!(open > blocked + CAPTURE_NOW / 2, "{open} vs {blocked}");
+    }
+
+    #[test]
+    fn hard_values_room_to_move_far_more_while_placing() {
+        // Three Light pieces on points with four neighbours against three on points with
+        // two, nothing else different: six steps. Hard counts that as more than a
+        // piece; the classic weights as a few hundredths of one.
+        let room = "D../.../..D/.L..L./.../.L./..D l 6 6 0 0";
+        let cramped = "D../.../L.D/....../..L/.../L.D l 6 6 0 0";
+        let with = |s: &str, w: &Weights| {
+            let p = s.parse::<Position>().unwrap();
+            evaluate_with(&p, &Adjacency::new(p.topology()), w)
+        };
+        let hard = with(room, &Weights::HARD) - with(cramped, &Weights::HARD);
+        let classic = with(room, &Weights::CLASSIC) - with(cramped, &Weights::CLASSIC);
+        assert!(hard > PIECE, "{hard}");
+        assert!((0..PIECE / 4).contains(&classic), "{classic}");
+        assert_eq!(
+            classic,
+            eval(room) - eval(cramped),
+            "evaluate keeps the classic weights"
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
-use crate::eval::{Adjacency, evaluate_with, two_bits};
+use crate::eval::{Adjacency, Weights, evaluate_with, two_bits};
 use crate::tb::{Tablebase, Value};
 use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
@@ -139,6 +139,9 @@ pub struct Engine {
     contempt: Option<i32>,
     /// See [`Engine::set_placing_foresight`].
     placing_foresight: bool,
+    /// Every level searches with the classic evaluation weights: the puzzles' proofs
+    /// are pinned to them, so that tuning Hard never changes a shipped puzzle.
+    pub(crate) classic_eval: bool,
 }
 
 impl Engine {
@@ -152,6 +155,7 @@ impl Engine {
             tb: None,
             contempt: None,
             placing_foresight: false,
+            classic_eval: false,
         }
     }
 
@@ -298,6 +302,9 @@ impl Engine {
             searcher.contempt = c;
         }
         searcher.placing_foresight = self.placing_foresight && limits.level == Level::Hard;
+        if self.classic_eval {
+            searcher.weights = Weights::CLASSIC;
+        }
         searcher.tb_max = tb.map_or(0, Tablebase::max_pieces);
         Ok(searcher.iterate(position, &turns, report))
     }
@@ -331,6 +338,8 @@ struct Searcher<'a> {
     scores: Vec<Scores>,
     topology: &'static Topology,
     adjacency: Adjacency,
+    /// The level's evaluation weights.
+    weights: Weights,
     seed: u64,
     noise: i32,
     tb: Option<&'a Tablebase>,
@@ -378,6 +387,7 @@ impl<'a> Searcher<'a> {
             lists: vec![TurnList::new(); MAX_PLY],
             topology: root.topology(),
             adjacency: Adjacency::new(root.topology()),
+            weights: level.weights(),
             scores: vec![Scores::new(); MAX_PLY],
             seed: mix(limits.seed),
             noise: level.eval_noise(),
@@ -403,7 +413,15 @@ impl<'a> Searcher<'a> {
             .zip(scores.iter())
             .map(|(&turn, &score)| RootTurn { turn, score })
             .collect();
-        moves.sort_by_key(|m| core::cmp::Reverse(m.score));
+        // Hard breaks ties of the ordering by its seed: the first of equal turns keeps
+        // the root, so turns the board's symmetry makes equal (the four points with
+        // four neighbours on the empty board) would otherwise always be the first
+        // generated, and every game would open alike.
+        let tiebreak = |m: &RootTurn| match self.level {
+            Level::Hard => mix(self.seed ^ u64::from(pack(&m.turn))),
+            _ => 0,
+        };
+        moves.sort_by_key(|m| (core::cmp::Reverse(m.score), tiebreak(m)));
         let multi = self.level.root_noise() > 0;
         let dice = mix(self.seed ^ root.hash() ^ 0x0053_4841_4c4c_4f57);
         if dice % 100 < self.level.shallow_percent() {
@@ -644,7 +662,7 @@ impl<'a> Searcher<'a> {
         if let Some(e) = self.evals.get(key) {
             return e;
         }
-        let e = evaluate_with(pos, &self.adjacency);
+        let e = evaluate_with(pos, &self.adjacency, &self.weights);
         let e = if self.noise == 0 {
             e
         } else {
