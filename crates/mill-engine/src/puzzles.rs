@@ -684,8 +684,7 @@ fn engine_line(
             return Ok((line, also));
         }
         history.push(position.hash());
-        let reply = engine
-            .search(&after, &history, &reply_limits, &mut NoClock)
+        let reply = search_classic(engine, &after, &history, &reply_limits)
             .map_err(|e| format!("the defender: {e}"))?;
         if !reply.turn.removals().is_empty() {
             return Err("the defender removes a piece: no gain".into());
