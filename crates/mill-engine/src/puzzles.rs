@@ -811,11 +811,7 @@ fn search_classic(
     history: &[u64],
     limits: &Limits,
 ) -> Result<crate::SearchResult, crate::SearchError> {
-    let was = engine.classic_eval;
-    engine.classic_eval = true;
-    let result = engine.search(position, history, limits, &mut NoClock);
-    engine.classic_eval = was;
-    result
+    engine.with_classic_eval(|engine| engine.search(position, history, limits, &mut NoClock))
 }
 
 /// Re-checks `puzzle`: its line is legal, its uniqueness holds against the tables (or

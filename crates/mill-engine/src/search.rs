@@ -139,9 +139,9 @@ pub struct Engine {
     contempt: Option<i32>,
     /// See [`Engine::set_placing_foresight`].
     placing_foresight: bool,
-    /// Every level searches with the classic evaluation weights: the puzzles' proofs
-    /// are pinned to them, so that tuning Hard never changes a shipped puzzle.
-    pub(crate) classic_eval: bool,
+    /// Every level searches with the classic evaluation weights (see
+    /// [`Engine::with_classic_eval`]).
+    classic_eval: bool,
 }
 
 impl Engine {
@@ -188,6 +188,18 @@ impl Engine {
     /// [`Engine::new_game`] when the game changes.
     pub fn keep_table(&mut self, keep: bool) {
         self.keep = keep;
+    }
+
+    /// Runs `f` with every level searching with the classic evaluation weights, which
+    /// the puzzles' proofs and the review's judgement are pinned to: their thresholds
+    /// and margins were set on that scale, and tuning Hard must not move a shipped
+    /// puzzle or a review's verdicts.
+    pub(crate) fn with_classic_eval<R>(&mut self, f: impl FnOnce(&mut Engine) -> R) -> R {
+        let was = self.classic_eval;
+        self.classic_eval = true;
+        let result = f(self);
+        self.classic_eval = was;
+        result
     }
 
     /// Forgets everything earlier searches stored.
