@@ -112,12 +112,6 @@ impl Adjacency {
         out
     }
 
-    /// The steps the pieces `mine` have onto the empty points `empty`.
-    #[inline]
-    pub(crate) fn steps(&self, mine: u32, empty: u32) -> u32 {
-        self.towards(empty).iter().map(|&x| (mine & x).count_ones()).sum()
-    }
-
     /// Every point next to a point of `x`.
     #[inline]
     fn spread(&self, x: u32) -> u32 {
