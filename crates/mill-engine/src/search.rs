@@ -6,7 +6,9 @@ use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
 use arrayvec::ArrayVec;
 use core::fmt;
-use mill_core::{Color, Game, MAX_POINTS, MAX_TURNS, Position, Topology, Turn, TurnList};
+use mill_core::{
+    Color, Game, MAX_POINTS, MAX_TURNS, MORRIS_24, MORRIS_24_CONST, Position, Topology, Turn, TurnList,
+};
 use std::sync::Arc;
 
 type Scores = ArrayVec<i32, MAX_TURNS>;
@@ -952,8 +954,28 @@ fn order(
     history: &History,
     topology: &Topology,
 ) {
+    // The Nine board from its constant copy: the loop over its lines unrolls (see
+    // `evaluate_with`).
+    if core::ptr::eq(topology, &MORRIS_24) {
+        order_on(pos, turns, scores, tt_turn, killers, history, MORRIS_24_CONST);
+    } else {
+        order_on(pos, turns, scores, tt_turn, killers, history, topology);
+    }
+}
+
+/// [`order`] on the position's board `t`.
+#[inline(always)]
+fn order_on(
+    pos: &Position,
+    turns: &TurnList,
+    scores: &mut Scores,
+    tt_turn: u32,
+    killers: [u32; 2],
+    history: &History,
+    t: &Topology,
+) {
     scores.clear();
-    let t = pos.topology();
+    let topology = t;
     let us = pos.turn();
     let mine = pos.pieces(us).0;
     let theirs = pos.pieces(!us).0;
