@@ -18,7 +18,7 @@
 
 use crate::PIECE;
 use arrayvec::ArrayVec;
-use mill_core::{Bitboard, Color, MAX_LINES, Position, Topology};
+use mill_core::{Bitboard, Color, MAX_LINES, MORRIS_24, MORRIS_24_CONST, Point, Position, Topology};
 
 /// The most edge classes an adjacency needs on any supported board: at least the most
 /// neighbours of a point (eight at the centre of Three Men's Morris), and the greedy
@@ -77,59 +77,91 @@ impl Weights {
 /// rotation of `x`. Groups are packed greedily into classes in which every point has at
 /// most one edge; then a piece's free steps are the number of classes in which it has
 /// an empty neighbour, and the steps of a whole side are a few popcounts.
+///
+/// Built by a `const fn`, so that the Nine board's ([`NINE_ADJACENCY`]) is a constant
+/// whose loops unroll into immediate masks and rotations.
 #[derive(Clone, Debug)]
 pub(crate) struct Adjacency {
-    /// (rotation to the right, mask of destinations), grouped by class.
-    groups: ArrayVec<(u32, u32), MAX_GROUPS>,
-    /// The end of each class in `groups`.
-    class_ends: ArrayVec<u8, MAX_CLASSES>,
+    /// (rotation to the right, mask of destinations), grouped by class; the first
+    /// `group_count` are used.
+    groups: [(u32, u32); MAX_GROUPS],
+    group_count: u8,
+    /// The end of each class in `groups`; the first `class_count` are used.
+    class_ends: [u8; MAX_CLASSES],
+    class_count: u8,
 }
 
+/// The Nine board's adjacency, for the evaluation's constant path (see [`evaluate_with`]).
+const NINE_ADJACENCY: &Adjacency = &Adjacency::new(MORRIS_24_CONST);
+
 impl Adjacency {
-    pub(crate) fn new(t: &Topology) -> Adjacency {
+    pub(crate) const fn new(t: &Topology) -> Adjacency {
         // Destinations by difference q - p + 32.
         let mut by_diff = [0u32; 64];
-        for p in t.points() {
-            for q in t.neighbours(p) {
-                by_diff[q.index() + 32 - p.index()] |= 1 << q.index();
+        let mut p = 0;
+        while p < t.len() {
+            let Some(point) = Point::from_index(p) else {
+                unreachable!()
+            };
+            let mut rest = t.neighbours(point).0;
+            while rest != 0 {
+                let q = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                by_diff[q + 32 - p] |= 1 << q;
             }
+            p += 1;
         }
-        let mut classes: ArrayVec<(u32, ArrayVec<(u32, u32), MAX_GROUPS>), MAX_CLASSES> = ArrayVec::new();
-        for (diff, &to) in by_diff.iter().enumerate() {
-            if to == 0 {
-                continue;
-            }
-            let rotation = (diff as i32 - 32).rem_euclid(32) as u32;
-            let from = to.rotate_right(rotation);
-            match classes.iter_mut().find(|(origins, _)| origins & from == 0) {
-                Some((origins, groups)) => {
-                    *origins |= from;
-                    groups.push((rotation, to));
+        // Classes as they fill: the origins each holds, and its groups.
+        let mut origins = [0u32; MAX_CLASSES];
+        let mut class_groups = [[(0u32, 0u32); MAX_GROUPS]; MAX_CLASSES];
+        let mut class_sizes = [0usize; MAX_CLASSES];
+        let mut classes = 0;
+        let mut diff = 0;
+        while diff < by_diff.len() {
+            let to = by_diff[diff];
+            if to != 0 {
+                let rotation = (diff as i32 - 32).rem_euclid(32) as u32;
+                let from = to.rotate_right(rotation);
+                let mut c = 0;
+                while c < classes && origins[c] & from != 0 {
+                    c += 1;
                 }
-                None => {
-                    let mut groups = ArrayVec::new();
-                    groups.push((rotation, to));
-                    classes.push((from, groups));
+                assert!(c < MAX_CLASSES, "more edge classes than MAX_CLASSES");
+                if c == classes {
+                    classes += 1;
                 }
+                origins[c] |= from;
+                class_groups[c][class_sizes[c]] = (rotation, to);
+                class_sizes[c] += 1;
             }
+            diff += 1;
         }
         let mut adjacency = Adjacency {
-            groups: ArrayVec::new(),
-            class_ends: ArrayVec::new(),
+            groups: [(0, 0); MAX_GROUPS],
+            group_count: 0,
+            class_ends: [0; MAX_CLASSES],
+            class_count: classes as u8,
         };
-        for (_, groups) in &classes {
-            adjacency.groups.extend(groups.iter().copied());
-            adjacency.class_ends.push(adjacency.groups.len() as u8);
+        let mut c = 0;
+        while c < classes {
+            let mut g = 0;
+            while g < class_sizes[c] {
+                adjacency.groups[adjacency.group_count as usize] = class_groups[c][g];
+                adjacency.group_count += 1;
+                g += 1;
+            }
+            adjacency.class_ends[c] = adjacency.group_count;
+            c += 1;
         }
         adjacency
     }
 
     /// Per class, the points with a neighbour in `x` along that class.
-    #[inline]
+    #[inline(always)]
     fn towards(&self, x: u32) -> ArrayVec<u32, MAX_CLASSES> {
         let mut out = ArrayVec::new();
         let mut start = 0;
-        for &end in &self.class_ends {
+        for &end in &self.class_ends[..self.class_count as usize] {
             let mut set = 0;
             for &(rotation, to) in &self.groups[start..end as usize] {
                 set |= (x & to).rotate_right(rotation);
@@ -140,16 +172,10 @@ impl Adjacency {
         out
     }
 
-    /// The steps the pieces `mine` have onto the empty points `empty`.
-    #[inline]
-    pub(crate) fn steps(&self, mine: u32, empty: u32) -> u32 {
-        self.towards(empty).iter().map(|&x| (mine & x).count_ones()).sum()
-    }
-
     /// Every point next to a point of `x`.
-    #[inline]
+    #[inline(always)]
     fn spread(&self, x: u32) -> u32 {
-        self.groups
+        self.groups[..self.group_count as usize]
             .iter()
             .fold(0, |set, &(rotation, to)| set | (x & to).rotate_right(rotation))
     }
@@ -164,12 +190,25 @@ pub fn evaluate(position: &Position) -> i32 {
 /// [`evaluate`] with the board's adjacency computed once by the caller.
 #[inline]
 pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency, weights: &Weights) -> i32 {
+    let t = position.topology();
+    // The Nine board, by far the most played, from the constant copy: its line loops
+    // unroll.
+    if core::ptr::eq(t, &MORRIS_24) {
+        evaluate_on(position, NINE_ADJACENCY, MORRIS_24_CONST, weights)
+    } else {
+        evaluate_on(position, adjacency, t, weights)
+    }
+}
+
+/// [`evaluate_with`] on the board `t` (the position's).
+#[inline(always)]
+fn evaluate_on(position: &Position, adjacency: &Adjacency, t: &Topology, weights: &Weights) -> i32 {
     let us = position.turn();
     // One pass over the lines finds both sides' mills and twos, without branches (which
     // way a line goes is unpredictable).
     let light = position.pieces(Color::Light).0;
     let dark = position.pieces(Color::Dark).0;
-    let lines = position.topology().lines();
+    let lines = t.lines();
     let mut shapes = [Shapes::default(), Shapes::default()];
     for (i, line) in lines.iter().enumerate().take(MAX_LINES) {
         let l = line.0;
@@ -202,6 +241,7 @@ pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency, weights:
     let mob = [mobility(light), mobility(dark)];
     side(
         position,
+        t,
         adjacency,
         weights,
         us,
@@ -210,6 +250,7 @@ pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency, weights:
         mob[us.index()],
     ) - side(
         position,
+        t,
         adjacency,
         weights,
         !us,
@@ -250,9 +291,8 @@ pub(crate) fn two_bits(x: u32) -> bool {
 
 /// The neighbours of the one point in `bit` (none if `bit` is empty).
 #[inline]
-fn neighbours_of_point(position: &Position, bit: u32) -> u32 {
-    mill_core::Point::from_index(bit.trailing_zeros() as usize)
-        .map_or(0, |p| position.topology().neighbours(p).0)
+fn neighbours_of_point(t: &Topology, bit: u32) -> u32 {
+    mill_core::Point::from_index(bit.trailing_zeros() as usize).map_or(0, |p| t.neighbours(p).0)
 }
 
 /// How far placing has gone, in 64ths: the share of a side's pieces no longer in its
@@ -276,8 +316,10 @@ fn placed_64ths(pieces: u8, hand: u8) -> u8 {
     TABLE[usize::from(pieces) % MAX][usize::from(hand) % MAX]
 }
 
+#[inline(always)]
 fn side(
     position: &Position,
+    t: &Topology,
     adjacency: &Adjacency,
     weights: &Weights,
     c: Color,
@@ -285,7 +327,6 @@ fn side(
     shapes: &Shapes,
     (steps, blocked): (i32, i32),
 ) -> i32 {
-    let t = position.topology();
     let rules = position.rules();
     let mine = position.pieces(c).0;
     let theirs = position.pieces(!c).0;
@@ -313,7 +354,7 @@ fn side(
         } else if flying {
             mine & !l
         } else {
-            neighbours_of_point(position, e) & mine & !l
+            neighbours_of_point(t, e) & mine & !l
         };
         if closers == 0 {
             score += OPEN_TWO;
@@ -455,7 +496,7 @@ mod adjacency_tests {
             (&MORRIS_24_DIAGONALS, 6),
         ] {
             let adjacency = classes_count_every_free_step_once(t);
-            assert!(adjacency.class_ends.len() <= classes, "{adjacency:?}");
+            assert!(adjacency.class_count as usize <= classes, "{adjacency:?}");
         }
     }
 

@@ -6,7 +6,9 @@ use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
 use arrayvec::ArrayVec;
 use core::fmt;
-use mill_core::{Color, Game, MAX_POINTS, MAX_TURNS, Position, Topology, Turn, TurnList};
+use mill_core::{
+    Color, Game, MAX_POINTS, MAX_TURNS, MORRIS_24, MORRIS_24_CONST, Position, Topology, Turn, TurnList,
+};
 use std::sync::Arc;
 
 type Scores = ArrayVec<i32, MAX_TURNS>;
@@ -911,7 +913,8 @@ impl<'a> Searcher<'a> {
         // With the switch on, the last placement too: the steps its pieces on the board
         // will have when moving starts.
         let placing_late = self.placing_foresight && hand == 1;
-        (moving || placing_late) && self.adjacency.steps(pos.pieces(us).0, pos.empty().0) <= NARROW_STEPS
+        (moving || placing_late)
+            && steps_at_most(pos.topology(), pos.pieces(us).0, pos.empty().0, NARROW_STEPS)
     }
 
     /// The tablebase's exact score of an ending in the tables.
@@ -954,6 +957,23 @@ impl<'a> Searcher<'a> {
     }
 }
 
+/// Whether the pieces `mine` have at most `limit` steps onto the `empty` points. Counted
+/// piece by piece and given up once over the limit: most sides have several steps, so
+/// a piece or two decide, where the evaluation's whole-board shifts ([`Adjacency`])
+/// cost the same every time (they were a tenth of the search's instructions in the
+/// moving phase, where every node asks).
+#[inline]
+fn steps_at_most(t: &Topology, mine: u32, empty: u32, limit: u32) -> bool {
+    let mut steps = 0;
+    for p in mill_core::Bitboard(mine) {
+        steps += (t.neighbours(p).0 & empty).count_ones();
+        if steps > limit {
+            return false;
+        }
+    }
+    true
+}
+
 /// Ordering scores into `scores`, one per turn of `turns`.
 fn order(
     pos: &Position,
@@ -964,8 +984,28 @@ fn order(
     history: &History,
     topology: &Topology,
 ) {
+    // The Nine board from its constant copy: the loop over its lines unrolls (see
+    // `evaluate_with`).
+    if core::ptr::eq(topology, &MORRIS_24) {
+        order_on(pos, turns, scores, tt_turn, killers, history, MORRIS_24_CONST);
+    } else {
+        order_on(pos, turns, scores, tt_turn, killers, history, topology);
+    }
+}
+
+/// [`order`] on the position's board `t`.
+#[inline(always)]
+fn order_on(
+    pos: &Position,
+    turns: &TurnList,
+    scores: &mut Scores,
+    tt_turn: u32,
+    killers: [u32; 2],
+    history: &History,
+    t: &Topology,
+) {
     scores.clear();
-    let t = pos.topology();
+    let topology = t;
     let us = pos.turn();
     let mine = pos.pieces(us).0;
     let theirs = pos.pieces(!us).0;
@@ -1106,5 +1146,35 @@ impl EvalCache {
     #[inline]
     fn put(&mut self, key: u64, score: i32) {
         self.slots[key as usize & ((1 << EVAL_CACHE_BITS) - 1)] = Self::check(key) | score as u32 as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mill_core::{MORRIS_9, MORRIS_16, MORRIS_24, MORRIS_24_DIAGONALS};
+
+    #[test]
+    fn steps_at_most_counts_every_free_step_on_every_board() {
+        for t in [&MORRIS_9, &MORRIS_16, &MORRIS_24, &MORRIS_24_DIAGONALS] {
+            let mut state = 5u64;
+            for _ in 0..2000 {
+                state = mix(state);
+                let empty = state as u32 & t.all().0;
+                let mine = (state >> 32) as u32 & t.all().0 & !empty;
+                let steps: u32 = t
+                    .points()
+                    .filter(|p| mine & (1 << p.index()) != 0)
+                    .map(|p| (t.neighbours(p).0 & empty).count_ones())
+                    .sum();
+                for limit in 0..6 {
+                    assert_eq!(
+                        steps_at_most(t, mine, empty, limit),
+                        steps <= limit,
+                        "{mine:#x} {empty:#x}"
+                    );
+                }
+            }
+        }
     }
 }
