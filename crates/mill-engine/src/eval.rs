@@ -239,25 +239,9 @@ fn evaluate_on(position: &Position, adjacency: &Adjacency, t: &Topology, weights
         (steps, (mine & !free).count_ones() as i32)
     };
     let mob = [mobility(light), mobility(dark)];
-    side(
-        position,
-        t,
-        adjacency,
-        weights,
-        us,
-        true,
-        &shapes[us.index()],
-        mob[us.index()],
-    ) - side(
-        position,
-        t,
-        adjacency,
-        weights,
-        !us,
-        false,
-        &shapes[(!us).index()],
-        mob[(!us).index()],
-    )
+    side(position, t, adjacency, us, true, &shapes[us.index()]) + room(position, weights, us, mob[us.index()])
+        - side(position, t, adjacency, !us, false, &shapes[(!us).index()])
+        - room(position, weights, !us, mob[(!us).index()])
 }
 
 /// One side's standing mills and twos (two pieces, third point empty), as sets of
@@ -317,17 +301,15 @@ fn placed_64ths(pieces: u8, hand: u8) -> u8 {
 }
 
 #[inline(always)]
+/// One side's material, mills, twos, threats, running mills and pumps.
 fn side(
     position: &Position,
     t: &Topology,
     adjacency: &Adjacency,
-    weights: &Weights,
     c: Color,
     to_move: bool,
     shapes: &Shapes,
-    (steps, blocked): (i32, i32),
 ) -> i32 {
-    let rules = position.rules();
     let mine = position.pieces(c).0;
     let theirs = position.pieces(!c).0;
     let empty = t.all().0 & !(mine | theirs);
@@ -401,24 +383,31 @@ fn side(
         score += pumps * if to_move { PUMP_TO_MOVE } else { PUMP };
     }
 
-    // Mobility.
-    if !flying {
-        if placing {
-            // Mobility and blocked pieces count more as the hand empties: at the end of
-            // placing they decide whether a side can move at all (blockades are
-            // decided here). The weights grow from the placing ones to the moving ones.
-            let phase = i32::from(placed_64ths(rules.pieces, hand));
-            let mobility = weights.mobility_placing
-                + (((weights.mobility_moving - weights.mobility_placing) * phase) >> 6);
-            score += steps * mobility - ((blocked * BLOCKED_PIECE * phase) >> 6);
-        } else {
-            score += steps * weights.mobility_moving - blocked * BLOCKED_PIECE;
-            if steps == 0 {
-                score -= NO_STEP;
-            }
-        }
-    }
     score
+}
+
+/// One side's room to move: its steps and blocked pieces, by the level's weights (none
+/// for a flying side).
+fn room(position: &Position, weights: &Weights, c: Color, (steps, blocked): (i32, i32)) -> i32 {
+    if position.flies(c) {
+        return 0;
+    }
+    let hand = position.in_hand(c);
+    if hand > 0 {
+        // Mobility and blocked pieces count more as the hand empties: at the end of
+        // placing they decide whether a side can move at all (blockades are decided
+        // here). The weights grow from the placing ones to the moving ones.
+        let phase = i32::from(placed_64ths(position.rules().pieces, hand));
+        let mobility =
+            weights.mobility_placing + (((weights.mobility_moving - weights.mobility_placing) * phase) >> 6);
+        steps * mobility - ((blocked * BLOCKED_PIECE * phase) >> 6)
+    } else {
+        let mut score = steps * weights.mobility_moving - blocked * BLOCKED_PIECE;
+        if steps == 0 {
+            score -= NO_STEP;
+        }
+        score
+    }
 }
 
 #[cfg(test)]
