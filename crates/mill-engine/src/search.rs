@@ -192,7 +192,8 @@ impl Engine {
         self.keep = keep;
     }
 
-    /// Runs `f` with every level searching with the classic evaluation weights, which
+    /// Runs `f` with every level searching as before Hard's tuning (the classic
+    /// evaluation weights, root ties in generation order), which
     /// the puzzles' proofs and the review's judgement are pinned to: their thresholds
     /// and margins were set on that scale, and tuning Hard must not move a shipped
     /// puzzle or a review's verdicts.
@@ -318,6 +319,7 @@ impl Engine {
         searcher.placing_foresight = self.placing_foresight && limits.level == Level::Hard;
         if self.classic_eval {
             searcher.weights = Weights::CLASSIC;
+            searcher.vary_ties = false;
         }
         searcher.tb_max = tb.map_or(0, Tablebase::max_pieces);
         Ok(searcher.iterate(position, &turns, report))
@@ -354,6 +356,8 @@ struct Searcher<'a> {
     adjacency: Adjacency,
     /// The level's evaluation weights.
     weights: Weights,
+    /// Whether ties of the root ordering are broken by the seed (Hard's).
+    vary_ties: bool,
     seed: u64,
     noise: i32,
     tb: Option<&'a Tablebase>,
@@ -402,6 +406,7 @@ impl<'a> Searcher<'a> {
             topology: root.topology(),
             adjacency: Adjacency::new(root.topology()),
             weights: level.weights(),
+            vary_ties: level == Level::Hard,
             scores: vec![Scores::new(); MAX_PLY],
             seed: mix(limits.seed),
             noise: level.eval_noise(),
@@ -431,9 +436,12 @@ impl<'a> Searcher<'a> {
         // the root, so turns the board's symmetry makes equal (the four points with
         // four neighbours on the empty board) would otherwise always be the first
         // generated, and every game would open alike.
-        let tiebreak = |m: &RootTurn| match self.level {
-            Level::Hard => mix(self.seed ^ u64::from(pack(&m.turn))),
-            _ => 0,
+        let tiebreak = |m: &RootTurn| {
+            if self.vary_ties {
+                mix(self.seed ^ u64::from(pack(&m.turn)))
+            } else {
+                0
+            }
         };
         moves.sort_by_key(|m| (core::cmp::Reverse(m.score), tiebreak(m)));
         let multi = self.level.root_noise() > 0;
