@@ -81,7 +81,7 @@ pub fn analyse(
     };
     // The classic weights: the page classifies turns by drops of the value, with
     // thresholds set on that scale (Hard's play weighs room to move far more).
-    match engine.with_classic_eval(|engine| engine.best_turn(game, &limits, clock)) {
+    match engine.with_classic_search(|engine| engine.best_turn(game, &limits, clock)) {
         Ok(search) => Ok(Analysis {
             to_move,
             light_score: for_light(search.score, to_move),
@@ -231,7 +231,7 @@ mod tests {
             .search(roomy.position(), &[], &limits, &mut NoClock)
             .unwrap();
         let classic = engine
-            .with_classic_eval(|e| e.search(roomy.position(), &[], &limits, &mut NoClock))
+            .with_classic_search(|e| e.search(roomy.position(), &[], &limits, &mut NoClock))
             .unwrap();
         assert_eq!(a.light_score, classic.score);
         assert!(

@@ -811,7 +811,7 @@ fn search_classic(
     history: &[u64],
     limits: &Limits,
 ) -> Result<crate::SearchResult, crate::SearchError> {
-    engine.with_classic_eval(|engine| engine.search(position, history, limits, &mut NoClock))
+    engine.with_classic_search(|engine| engine.search(position, history, limits, &mut NoClock))
 }
 
 /// Re-checks `puzzle`: its line is legal, its uniqueness holds against the tables (or

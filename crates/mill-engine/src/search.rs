@@ -141,9 +141,9 @@ pub struct Engine {
     contempt: Option<i32>,
     /// See [`Engine::set_placing_foresight`].
     placing_foresight: bool,
-    /// Every level searches with the classic evaluation weights (see
-    /// [`Engine::with_classic_eval`]).
-    classic_eval: bool,
+    /// Every level searches as before Hard's tuning (see
+    /// [`Engine::with_classic_search`]).
+    classic: bool,
 }
 
 impl Engine {
@@ -157,7 +157,7 @@ impl Engine {
             tb: None,
             contempt: None,
             placing_foresight: false,
-            classic_eval: false,
+            classic: false,
         }
     }
 
@@ -197,11 +197,11 @@ impl Engine {
     /// the puzzles' proofs and the review's judgement are pinned to: their thresholds
     /// and margins were set on that scale, and tuning Hard must not move a shipped
     /// puzzle or a review's verdicts.
-    pub(crate) fn with_classic_eval<R>(&mut self, f: impl FnOnce(&mut Engine) -> R) -> R {
-        let was = self.classic_eval;
-        self.classic_eval = true;
+    pub(crate) fn with_classic_search<R>(&mut self, f: impl FnOnce(&mut Engine) -> R) -> R {
+        let was = self.classic;
+        self.classic = true;
         let result = f(self);
-        self.classic_eval = was;
+        self.classic = was;
         result
     }
 
@@ -317,7 +317,7 @@ impl Engine {
             searcher.contempt = c;
         }
         searcher.placing_foresight = self.placing_foresight && limits.level == Level::Hard;
-        if self.classic_eval {
+        if self.classic {
             searcher.weights = Weights::CLASSIC;
             searcher.vary_ties = false;
         }
