@@ -208,8 +208,8 @@ impl Topology {
 
     /// The lines of three points that make a mill.
     #[inline]
-    pub fn lines(&self) -> &[Bitboard] {
-        &self.lines[..self.line_count as usize]
+    pub const fn lines(&self) -> &[Bitboard] {
+        self.lines.split_at(self.line_count as usize).0
     }
 
     /// The most mill lines through any one point (the most mills one piece can close).
