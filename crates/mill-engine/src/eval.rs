@@ -50,8 +50,8 @@ const PUMP: i32 = 35;
 /// most one edge; then a piece's free steps are the number of classes in which it has
 /// an empty neighbour, and the steps of a whole side are a few popcounts.
 ///
-/// Built by a `const fn`, so that the Nine board's ([`NINE_ADJACENCY`]) is a constant
-/// whose loops unroll into immediate masks and rotations.
+/// Built by a `const fn`, so that the Nine board's ([`NINE_ADJACENCY`]) is a constant:
+/// its masks and rotations become immediates.
 #[derive(Clone, Debug)]
 pub(crate) struct Adjacency {
     /// (rotation to the right, mask of destinations), grouped by class; the first
