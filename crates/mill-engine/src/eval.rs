@@ -34,12 +34,40 @@ const THREAT_STRONG: i32 = 40;
 const THREAT: i32 = 10;
 const OPEN_TWO: i32 = 4;
 const RUNNING_MILL: i32 = 25;
-const MOBILITY_PLACING: i32 = 1;
-const MOBILITY_MOVING: i32 = 4;
 const BLOCKED_PIECE: i32 = 3;
 const NO_STEP: i32 = 150;
 const PUMP_TO_MOVE: i32 = 50;
 const PUMP: i32 = 35;
+
+/// The weights that differ between levels: how much room to move counts.
+///
+/// Hard values mobility about as much as the field's leading engine does (five steps
+/// are worth a piece while placing, two and a half while moving): with the classic
+/// weights (a step worth a hundredth of a piece while placing) it built shapes, lost
+/// its room to move, and lost almost every game it lost to a blockade decided while
+/// placing (docs/PERFORMANCE.md, "Hard against Sanmill's engine"). Easy and Medium keep
+/// the classic weights, so that they play as before and stay beatable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Weights {
+    /// A step's worth at the start of placing; it grows to `mobility_moving` as the
+    /// side's hand empties.
+    mobility_placing: i32,
+    /// A step's worth while moving.
+    mobility_moving: i32,
+}
+
+impl Weights {
+    /// Easy's and Medium's weights, and [`evaluate`]'s.
+    pub(crate) const CLASSIC: Weights = Weights {
+        mobility_placing: 1,
+        mobility_moving: 4,
+    };
+    /// Hard's weights.
+    pub(crate) const HARD: Weights = Weights {
+        mobility_placing: 20,
+        mobility_moving: 40,
+    };
+}
 
 /// The board's adjacency as whole-set operations, so mobility needs no loop over
 /// pieces.
@@ -220,25 +248,41 @@ pub(crate) fn lines_with(first: u64, second: u64, n: u32) -> u64 {
 /// Meant for positions at a turn boundary that are not over.
 pub fn evaluate(position: &Position) -> i32 {
     let t = position.topology();
-    evaluate_with(position, &Adjacency::new(t), &LineCounts::new(t))
+    evaluate_with(
+        position,
+        &Adjacency::new(t),
+        &LineCounts::new(t),
+        &Weights::CLASSIC,
+    )
 }
 
 /// [`evaluate`] with the board's adjacency and line counts computed once by the caller.
 #[inline]
-pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency, counts: &LineCounts) -> i32 {
+pub(crate) fn evaluate_with(
+    position: &Position,
+    adjacency: &Adjacency,
+    counts: &LineCounts,
+    weights: &Weights,
+) -> i32 {
     let t = position.topology();
     // The Nine board, by far the most played, from the constant copy: the compiler
     // knows its lines and edges.
     if core::ptr::eq(t, &MORRIS_24) {
-        evaluate_on(position, NINE_ADJACENCY, counts, MORRIS_24_CONST)
+        evaluate_on(position, NINE_ADJACENCY, counts, MORRIS_24_CONST, weights)
     } else {
-        evaluate_on(position, adjacency, counts, t)
+        evaluate_on(position, adjacency, counts, t, weights)
     }
 }
 
 /// [`evaluate_with`] on the board `t` (the position's).
 #[inline(always)]
-fn evaluate_on(position: &Position, adjacency: &Adjacency, counts: &LineCounts, t: &Topology) -> i32 {
+fn evaluate_on(
+    position: &Position,
+    adjacency: &Adjacency,
+    counts: &LineCounts,
+    t: &Topology,
+    weights: &Weights,
+) -> i32 {
     let us = position.turn();
     // Both sides' mills and twos from the pieces each line holds.
     let light = position.pieces(Color::Light).0;
@@ -278,23 +322,9 @@ fn evaluate_on(position: &Position, adjacency: &Adjacency, counts: &LineCounts, 
         (steps, (mine & !free).count_ones() as i32)
     };
     let mob = [mobility(light), mobility(dark)];
-    side(
-        position,
-        t,
-        adjacency,
-        us,
-        true,
-        &shapes[us.index()],
-        mob[us.index()],
-    ) - side(
-        position,
-        t,
-        adjacency,
-        !us,
-        false,
-        &shapes[(!us).index()],
-        mob[(!us).index()],
-    )
+    side(position, t, adjacency, us, true, &shapes[us.index()]) + room(position, weights, us, mob[us.index()])
+        - side(position, t, adjacency, !us, false, &shapes[(!us).index()])
+        - room(position, weights, !us, mob[(!us).index()])
 }
 
 /// One side's standing mills and twos (two pieces, third point empty), as sets of
@@ -354,6 +384,7 @@ fn placed_64ths(pieces: u8, hand: u8) -> u8 {
 }
 
 #[inline(always)]
+/// One side's material, mills, twos, threats, running mills and pumps.
 fn side(
     position: &Position,
     t: &Topology,
@@ -361,9 +392,7 @@ fn side(
     c: Color,
     to_move: bool,
     shapes: &Shapes,
-    (steps, blocked): (i32, i32),
 ) -> i32 {
-    let rules = position.rules();
     let mine = position.pieces(c).0;
     let theirs = position.pieces(!c).0;
     let empty = t.all().0 & !(mine | theirs);
@@ -437,23 +466,31 @@ fn side(
         score += pumps * if to_move { PUMP_TO_MOVE } else { PUMP };
     }
 
-    // Mobility.
-    if !flying {
-        if placing {
-            // Mobility and blocked pieces count more as the hand empties: at the end of
-            // placing they decide whether a side can move at all (blockades are
-            // decided here). The weights grow from the placing ones to the moving ones.
-            let phase = i32::from(placed_64ths(rules.pieces, hand));
-            let mobility = MOBILITY_PLACING + (((MOBILITY_MOVING - MOBILITY_PLACING) * phase) >> 6);
-            score += steps * mobility - ((blocked * BLOCKED_PIECE * phase) >> 6);
-        } else {
-            score += steps * MOBILITY_MOVING - blocked * BLOCKED_PIECE;
-            if steps == 0 {
-                score -= NO_STEP;
-            }
-        }
-    }
     score
+}
+
+/// One side's room to move: its steps and blocked pieces, by the level's weights (none
+/// for a flying side).
+fn room(position: &Position, weights: &Weights, c: Color, (steps, blocked): (i32, i32)) -> i32 {
+    if position.flies(c) {
+        return 0;
+    }
+    let hand = position.in_hand(c);
+    if hand > 0 {
+        // Mobility and blocked pieces count more as the hand empties: at the end of
+        // placing they decide whether a side can move at all (blockades are decided
+        // here). The weights grow from the placing ones to the moving ones.
+        let phase = i32::from(placed_64ths(position.rules().pieces, hand));
+        let mobility =
+            weights.mobility_placing + (((weights.mobility_moving - weights.mobility_placing) * phase) >> 6);
+        steps * mobility - ((blocked * BLOCKED_PIECE * phase) >> 6)
+    } else {
+        let mut score = steps * weights.mobility_moving - blocked * BLOCKED_PIECE;
+        if steps == 0 {
+            score -= NO_STEP;
+        }
+        score
+    }
 }
 
 #[cfg(test)]
@@ -482,6 +519,33 @@ mod tests {
         let blocked = eval(".../.../.../....../.../D../LLD l 7 7 0 0");
         assert!(open > 0, "{open}");
         assert!(open > blocked + CAPTURE_NOW / 2, "{open} vs {blocked}");
+    }
+
+    #[test]
+    fn hard_values_room_to_move_far_more_while_placing() {
+        // Three Light pieces on points with four neighbours against three on points with
+        // two, nothing else different: six steps. Hard counts that as more than a
+        // piece; the classic weights as a few hundredths of one.
+        let room = "D../.../..D/.L..L./.../.L./..D l 6 6 0 0";
+        let cramped = "D../.../L.D/....../..L/.../L.D l 6 6 0 0";
+        let with = |s: &str, w: &Weights| {
+            let p = s.parse::<Position>().unwrap();
+            evaluate_with(
+                &p,
+                &Adjacency::new(p.topology()),
+                &LineCounts::new(p.topology()),
+                w,
+            )
+        };
+        let hard = with(room, &Weights::HARD) - with(cramped, &Weights::HARD);
+        let classic = with(room, &Weights::CLASSIC) - with(cramped, &Weights::CLASSIC);
+        assert!(hard > PIECE, "{hard}");
+        assert!((0..PIECE / 4).contains(&classic), "{classic}");
+        assert_eq!(
+            classic,
+            eval(room) - eval(cramped),
+            "evaluate keeps the classic weights"
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
-use crate::eval::{Adjacency, LineCounts, evaluate_with, line_set, line_union, lines_with, two_bits};
+use crate::eval::{
+    Adjacency, LineCounts, Weights, evaluate_with, line_set, line_union, lines_with, two_bits,
+};
 use crate::tb::{Tablebase, Value};
 use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
@@ -141,6 +143,9 @@ pub struct Engine {
     contempt: Option<i32>,
     /// See [`Engine::set_placing_foresight`].
     placing_foresight: bool,
+    /// Every level searches with the classic evaluation weights (see
+    /// [`Engine::with_classic_eval`]).
+    classic_eval: bool,
 }
 
 impl Engine {
@@ -154,6 +159,7 @@ impl Engine {
             tb: None,
             contempt: None,
             placing_foresight: false,
+            classic_eval: false,
         }
     }
 
@@ -186,6 +192,19 @@ impl Engine {
     /// [`Engine::new_game`] when the game changes.
     pub fn keep_table(&mut self, keep: bool) {
         self.keep = keep;
+    }
+
+    /// Runs `f` with every level searching as before Hard's tuning (the classic
+    /// evaluation weights, root ties in generation order), which
+    /// the puzzles' proofs and the review's judgement are pinned to: their thresholds
+    /// and margins were set on that scale, and tuning Hard must not move a shipped
+    /// puzzle or a review's verdicts.
+    pub(crate) fn with_classic_eval<R>(&mut self, f: impl FnOnce(&mut Engine) -> R) -> R {
+        let was = self.classic_eval;
+        self.classic_eval = true;
+        let result = f(self);
+        self.classic_eval = was;
+        result
     }
 
     /// Forgets everything earlier searches stored.
@@ -300,6 +319,10 @@ impl Engine {
             searcher.contempt = c;
         }
         searcher.placing_foresight = self.placing_foresight && limits.level == Level::Hard;
+        if self.classic_eval {
+            searcher.weights = Weights::CLASSIC;
+            searcher.vary_ties = false;
+        }
         searcher.tb_max = tb.map_or(0, Tablebase::max_pieces);
         Ok(searcher.iterate(position, &turns, report))
     }
@@ -333,6 +356,10 @@ struct Searcher<'a> {
     scores: Vec<Scores>,
     adjacency: Adjacency,
     counts: Box<LineCounts>,
+    /// The level's evaluation weights.
+    weights: Weights,
+    /// Whether ties of the root ordering are broken by the seed (Hard's).
+    vary_ties: bool,
     seed: u64,
     noise: i32,
     tb: Option<&'a Tablebase>,
@@ -380,6 +407,8 @@ impl<'a> Searcher<'a> {
             lists: vec![TurnList::new(); MAX_PLY],
             adjacency: Adjacency::new(root.topology()),
             counts: LineCounts::new(root.topology()),
+            weights: level.weights(),
+            vary_ties: level == Level::Hard,
             scores: vec![Scores::new(); MAX_PLY],
             seed: mix(limits.seed),
             noise: level.eval_noise(),
@@ -410,7 +439,18 @@ impl<'a> Searcher<'a> {
             .zip(scores.iter())
             .map(|(&turn, &score)| RootTurn { turn, score })
             .collect();
-        moves.sort_by_key(|m| core::cmp::Reverse(m.score));
+        // Hard breaks ties of the ordering by its seed: the first of equal turns keeps
+        // the root, so turns the board's symmetry makes equal (the four points with
+        // four neighbours on the empty board) would otherwise always be the first
+        // generated, and every game would open alike.
+        let tiebreak = |m: &RootTurn| {
+            if self.vary_ties {
+                mix(self.seed ^ u64::from(pack(&m.turn)))
+            } else {
+                0
+            }
+        };
+        moves.sort_by_key(|m| (core::cmp::Reverse(m.score), tiebreak(m)));
         let multi = self.level.root_noise() > 0;
         let dice = mix(self.seed ^ root.hash() ^ 0x0053_4841_4c4c_4f57);
         if dice % 100 < self.level.shallow_percent() {
@@ -651,7 +691,7 @@ impl<'a> Searcher<'a> {
         if let Some(e) = self.evals.get(key) {
             return e;
         }
-        let e = evaluate_with(pos, &self.adjacency, &self.counts);
+        let e = evaluate_with(pos, &self.adjacency, &self.counts, &self.weights);
         let e = if self.noise == 0 {
             e
         } else {
