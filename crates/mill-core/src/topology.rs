@@ -208,8 +208,8 @@ impl Topology {
 
     /// The lines of three points that make a mill.
     #[inline]
-    pub fn lines(&self) -> &[Bitboard] {
-        &self.lines[..self.line_count as usize]
+    pub const fn lines(&self) -> &[Bitboard] {
+        self.lines.split_at(self.line_count as usize).0
     }
 
     /// The most mill lines through any one point (the most mills one piece can close).
@@ -323,8 +323,9 @@ pub static MORRIS_24: Topology = Topology::build(&POINTS_24, &SEGMENTS_24, &LINE
 
 /// [`MORRIS_24`] as a constant: code that runs for every position can test for the
 /// Nine board (`core::ptr::eq(t, &MORRIS_24)`) and then read this one instead, whose
-/// lines and adjacency the compiler knows, so its loops over them unroll into
-/// immediates (the search's evaluation and turn ordering do).
+/// lines and adjacency the compiler knows: masks and shifts become immediates and
+/// loops over them unroll (the search's evaluation and turn ordering do; about a tenth
+/// fewer instructions a node).
 pub const MORRIS_24_CONST: &Topology = &Topology::build(&POINTS_24, &SEGMENTS_24, &LINES_24);
 
 const DIAGONALS: [[&str; 3]; 4] = [

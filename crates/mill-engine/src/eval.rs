@@ -78,8 +78,8 @@ impl Weights {
 /// most one edge; then a piece's free steps are the number of classes in which it has
 /// an empty neighbour, and the steps of a whole side are a few popcounts.
 ///
-/// Built by a `const fn`, so that the Nine board's ([`NINE_ADJACENCY`]) is a constant
-/// whose loops unroll into immediate masks and rotations.
+/// Built by a `const fn`, so that the Nine board's ([`NINE_ADJACENCY`]) is a constant:
+/// its masks and rotations become immediates.
 #[derive(Clone, Debug)]
 pub(crate) struct Adjacency {
     /// (rotation to the right, mask of destinations), grouped by class; the first
@@ -181,43 +181,126 @@ impl Adjacency {
     }
 }
 
+/// How many points of a set each line of a board holds, two bits a line (a line has
+/// three points, so a count never carries into the next): the sum of one table entry
+/// per byte of the set. Finding both sides' mills and twos is then a few operations on
+/// two such counts instead of a pass over every line.
+#[derive(Clone, Debug)]
+pub(crate) struct LineCounts([[u64; 256]; 4]);
+
+/// The low bit of every two-bit count of a [`LineCounts`] value.
+const LOW_BITS: u64 = 0x5555_5555_5555_5555;
+
+impl LineCounts {
+    pub(crate) fn new(t: &Topology) -> Box<LineCounts> {
+        let mut of_point = [0u64; 32];
+        for (i, line) in t.lines().iter().enumerate().take(MAX_LINES) {
+            for p in *line {
+                of_point[p.index() % 32] += 1 << (2 * i);
+            }
+        }
+        let mut counts = Box::new(LineCounts([[0; 256]; 4]));
+        for (byte, table) in counts.0.iter_mut().enumerate() {
+            for value in 1..256 {
+                // The entry without the lowest point, plus that point's lines.
+                let point = 8 * byte + (value as u32).trailing_zeros() as usize;
+                table[value] = table[value & (value - 1)] + of_point[point];
+            }
+        }
+        counts
+    }
+
+    /// The count of `points` on every line.
+    #[inline(always)]
+    pub(crate) fn of(&self, points: u32) -> u64 {
+        let [a, b, c, d] = points.to_le_bytes();
+        self.0[0][usize::from(a)]
+            + self.0[1][usize::from(b)]
+            + self.0[2][usize::from(c)]
+            + self.0[3][usize::from(d)]
+    }
+}
+
+/// The lines (as a set of line indices) whose two-bit fields have their low bit in `x`.
+#[inline(always)]
+pub(crate) fn line_set(x: u64) -> u32 {
+    let mut x = x & LOW_BITS;
+    x = (x | x >> 1) & 0x3333_3333_3333_3333;
+    x = (x | x >> 2) & 0x0f0f_0f0f_0f0f_0f0f;
+    x = (x | x >> 4) & 0x00ff_00ff_00ff_00ff;
+    x = (x | x >> 8) & 0x0000_ffff_0000_ffff;
+    (x | x >> 16) as u32
+}
+
+/// From two sides' [`LineCounts`]: the lines where the first has `n` pieces (1 to 3; 0
+/// would also take the fields past the board's last line) and the second none, as
+/// fields with their low bit set (see [`line_set`]).
+#[inline(always)]
+pub(crate) fn lines_with(first: u64, second: u64, n: u32) -> u64 {
+    let (high, low) = ((first >> 1) & LOW_BITS, first & LOW_BITS);
+    let want_high = if n & 2 != 0 { high } else { !high };
+    let want_low = if n & 1 != 0 { low } else { !low };
+    let none = !((second >> 1) | second) & LOW_BITS;
+    want_high & want_low & none
+}
+
 /// The evaluation of `position` for the side to move (positive: better for it).
 /// Meant for positions at a turn boundary that are not over.
 pub fn evaluate(position: &Position) -> i32 {
-    evaluate_with(position, &Adjacency::new(position.topology()), &Weights::CLASSIC)
+    let t = position.topology();
+    evaluate_with(
+        position,
+        &Adjacency::new(t),
+        &LineCounts::new(t),
+        &Weights::CLASSIC,
+    )
 }
 
-/// [`evaluate`] with the board's adjacency computed once by the caller.
+/// [`evaluate`] with the board's adjacency and line counts computed once by the caller.
 #[inline]
-pub(crate) fn evaluate_with(position: &Position, adjacency: &Adjacency, weights: &Weights) -> i32 {
+pub(crate) fn evaluate_with(
+    position: &Position,
+    adjacency: &Adjacency,
+    counts: &LineCounts,
+    weights: &Weights,
+) -> i32 {
     let t = position.topology();
-    // The Nine board, by far the most played, from the constant copy: its line loops
-    // unroll.
+    // The Nine board, by far the most played, from the constant copy: the compiler
+    // knows its lines and edges.
     if core::ptr::eq(t, &MORRIS_24) {
-        evaluate_on(position, NINE_ADJACENCY, MORRIS_24_CONST, weights)
+        evaluate_on(position, NINE_ADJACENCY, counts, MORRIS_24_CONST, weights)
     } else {
-        evaluate_on(position, adjacency, t, weights)
+        evaluate_on(position, adjacency, counts, t, weights)
     }
 }
 
 /// [`evaluate_with`] on the board `t` (the position's).
 #[inline(always)]
-fn evaluate_on(position: &Position, adjacency: &Adjacency, t: &Topology, weights: &Weights) -> i32 {
+fn evaluate_on(
+    position: &Position,
+    adjacency: &Adjacency,
+    counts: &LineCounts,
+    t: &Topology,
+    weights: &Weights,
+) -> i32 {
     let us = position.turn();
-    // One pass over the lines finds both sides' mills and twos, without branches (which
-    // way a line goes is unpredictable).
+    // Both sides' mills and twos from the pieces each line holds.
     let light = position.pieces(Color::Light).0;
     let dark = position.pieces(Color::Dark).0;
     let lines = t.lines();
-    let mut shapes = [Shapes::default(), Shapes::default()];
-    for (i, line) in lines.iter().enumerate().take(MAX_LINES) {
-        let l = line.0;
-        let (a, b) = (l & light, l & dark);
-        shapes[0].mills |= ((a == l) as u32) << i;
-        shapes[1].mills |= ((b == l) as u32) << i;
-        shapes[0].twos |= (((b == 0) & two_bits(a)) as u32) << i;
-        shapes[1].twos |= (((a == 0) & two_bits(b)) as u32) << i;
-    }
+    let (light_counts, dark_counts) = (counts.of(light), counts.of(dark));
+    let mut shapes = [
+        Shapes {
+            mills: line_set(lines_with(light_counts, 0, 3)),
+            mill_mask: 0,
+            twos: line_set(lines_with(light_counts, dark_counts, 2)),
+        },
+        Shapes {
+            mills: line_set(lines_with(dark_counts, 0, 3)),
+            mill_mask: 0,
+            twos: line_set(lines_with(dark_counts, light_counts, 2)),
+        },
+    ];
     for s in &mut shapes {
         s.mill_mask = line_union(lines, s.mills);
     }
@@ -255,7 +338,7 @@ struct Shapes {
 
 /// The points of the lines whose indices are in `set`.
 #[inline]
-fn line_union(lines: &[Bitboard], set: u32) -> u32 {
+pub(crate) fn line_union(lines: &[Bitboard], set: u32) -> u32 {
     let mut out = 0;
     let mut rest = set;
     while rest != 0 {
@@ -447,7 +530,12 @@ mod tests {
         let cramped = "D../.../L.D/....../..L/.../L.D l 6 6 0 0";
         let with = |s: &str, w: &Weights| {
             let p = s.parse::<Position>().unwrap();
-            evaluate_with(&p, &Adjacency::new(p.topology()), w)
+            evaluate_with(
+                &p,
+                &Adjacency::new(p.topology()),
+                &LineCounts::new(p.topology()),
+                w,
+            )
         };
         let hard = with(room, &Weights::HARD) - with(cramped, &Weights::HARD);
         let classic = with(room, &Weights::CLASSIC) - with(cramped, &Weights::CLASSIC);
@@ -486,6 +574,31 @@ mod adjacency_tests {
         ] {
             let adjacency = classes_count_every_free_step_once(t);
             assert!(adjacency.class_count as usize <= classes, "{adjacency:?}");
+        }
+    }
+
+    #[test]
+    fn line_counts_find_the_lines_a_pass_over_them_finds_on_every_board() {
+        for t in [&MORRIS_9, &MORRIS_16, &MORRIS_24, &MORRIS_24_DIAGONALS] {
+            let counts = LineCounts::new(t);
+            let mut state = 7u64;
+            for _ in 0..4000 {
+                state = crate::mix(state);
+                // Sparse and dense sets alike.
+                let a = state as u32 & (state >> 16) as u32 & t.all().0;
+                let b = (state >> 32) as u32 & t.all().0 & !a;
+                let (ca, cb) = (counts.of(a), counts.of(b));
+                for n in 1..=3 {
+                    let mut expected = 0u32;
+                    for (i, line) in t.lines().iter().enumerate() {
+                        let l = line.0;
+                        if (l & a).count_ones() == n && l & b == 0 {
+                            expected |= 1 << i;
+                        }
+                    }
+                    assert_eq!(line_set(lines_with(ca, cb, n)), expected, "{a:#x} {b:#x} {n}");
+                }
+            }
         }
     }
 

@@ -1,6 +1,8 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
-use crate::eval::{Adjacency, Weights, evaluate_with, two_bits};
+use crate::eval::{
+    Adjacency, LineCounts, Weights, evaluate_with, line_set, line_union, lines_with, two_bits,
+};
 use crate::tb::{Tablebase, Value};
 use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
@@ -352,8 +354,8 @@ struct Searcher<'a> {
     /// One turn list and one list of ordering scores per ply, reused.
     lists: Vec<TurnList>,
     scores: Vec<Scores>,
-    topology: &'static Topology,
     adjacency: Adjacency,
+    counts: Box<LineCounts>,
     /// The level's evaluation weights.
     weights: Weights,
     /// Whether ties of the root ordering are broken by the seed (Hard's).
@@ -403,8 +405,8 @@ impl<'a> Searcher<'a> {
             killers: [[0; 2]; MAX_PLY],
             history: Box::new([[0; MAX_POINTS]; MAX_POINTS + 1]),
             lists: vec![TurnList::new(); MAX_PLY],
-            topology: root.topology(),
             adjacency: Adjacency::new(root.topology()),
+            counts: LineCounts::new(root.topology()),
             weights: level.weights(),
             vary_ties: level == Level::Hard,
             scores: vec![Scores::new(); MAX_PLY],
@@ -426,7 +428,12 @@ impl<'a> Searcher<'a> {
         report: &mut dyn FnMut(&SearchResult),
     ) -> SearchResult {
         let mut scores = Scores::new();
-        order(root, turns, &mut scores, 0, [0; 2], &self.history, self.topology);
+        let hints = Hints {
+            tt_turn: 0,
+            killers: [0; 2],
+            history: &self.history,
+        };
+        order(root, turns, &mut scores, hints, &self.counts);
         let mut moves: Vec<RootTurn> = turns
             .iter()
             .zip(scores.iter())
@@ -684,7 +691,7 @@ impl<'a> Searcher<'a> {
         if let Some(e) = self.evals.get(key) {
             return e;
         }
-        let e = evaluate_with(pos, &self.adjacency, &self.weights);
+        let e = evaluate_with(pos, &self.adjacency, &self.counts, &self.weights);
         let e = if self.noise == 0 {
             e
         } else {
@@ -822,15 +829,12 @@ impl<'a> Searcher<'a> {
             if n == 0 {
                 return self.eval(pos);
             }
-            order(
-                pos,
-                &self.lists[ply],
-                &mut self.scores[ply],
+            let hints = Hints {
                 tt_turn,
-                self.killers[ply],
-                &self.history,
-                self.topology,
-            );
+                killers: self.killers[ply],
+                history: &self.history,
+            };
+            order(pos, &self.lists[ply], &mut self.scores[ply], hints, &self.counts);
             for i in 0..n {
                 // Selection sort, lazily: a cutoff usually comes within the first few turns.
                 let scores = &mut self.scores[ply];
@@ -982,22 +986,23 @@ fn steps_at_most(t: &Topology, mine: u32, empty: u32, limit: u32) -> bool {
     true
 }
 
-/// Ordering scores into `scores`, one per turn of `turns`.
-fn order(
-    pos: &Position,
-    turns: &TurnList,
-    scores: &mut Scores,
+/// What earlier searches say about a node's turns, for [`order`]: the table's turn
+/// (packed, 0 for none), the killers and the history.
+#[derive(Clone, Copy)]
+struct Hints<'h> {
     tt_turn: u32,
     killers: [u32; 2],
-    history: &History,
-    topology: &Topology,
-) {
-    // The Nine board from its constant copy: the loop over its lines unrolls (see
-    // `evaluate_with`).
-    if core::ptr::eq(topology, &MORRIS_24) {
-        order_on(pos, turns, scores, tt_turn, killers, history, MORRIS_24_CONST);
+    history: &'h History,
+}
+
+/// Ordering scores into `scores`, one per turn of `turns`.
+fn order(pos: &Position, turns: &TurnList, scores: &mut Scores, hints: Hints<'_>, counts: &LineCounts) {
+    // The Nine board from its constant copy (see `evaluate_with`).
+    let t = pos.topology();
+    if core::ptr::eq(t, &MORRIS_24) {
+        order_on(pos, turns, scores, hints, MORRIS_24_CONST, counts);
     } else {
-        order_on(pos, turns, scores, tt_turn, killers, history, topology);
+        order_on(pos, turns, scores, hints, t, counts);
     }
 }
 
@@ -1007,11 +1012,15 @@ fn order_on(
     pos: &Position,
     turns: &TurnList,
     scores: &mut Scores,
-    tt_turn: u32,
-    killers: [u32; 2],
-    history: &History,
+    hints: Hints<'_>,
     t: &Topology,
+    counts: &LineCounts,
 ) {
+    let Hints {
+        tt_turn,
+        killers,
+        history,
+    } = hints;
     scores.clear();
     let topology = t;
     let us = pos.turn();
@@ -1020,19 +1029,12 @@ fn order_on(
     let empty = t.all().0 & !(mine | theirs);
     // The opponent's twos: their empty points (to block) and their pieces (to remove);
     // the empty points of lines where we have one piece and they none (a placement
-    // there makes a two). Branch-free: which way a line goes is unpredictable.
-    let mut their_points = 0u32;
-    let mut their_two_pieces = 0u32;
-    let mut my_singles = 0u32;
-    for line in t.lines() {
-        let l = line.0;
-        let (m, th) = (l & mine, l & theirs);
-        let their_two = 0u32.wrapping_sub(((m == 0) & two_bits(th)) as u32);
-        their_points |= l & empty & their_two;
-        their_two_pieces |= th & their_two;
-        let my_single = (th == 0) & (m != 0) & (m & m.wrapping_sub(1) == 0);
-        my_singles |= l & empty & 0u32.wrapping_sub(my_single as u32);
-    }
+    // there makes a two).
+    let (my_counts, their_counts) = (counts.of(mine), counts.of(theirs));
+    let their_two_lines = line_union(t.lines(), line_set(lines_with(their_counts, my_counts, 2)));
+    let their_points = their_two_lines & empty;
+    let their_two_pieces = their_two_lines & theirs;
+    let my_singles = line_union(t.lines(), line_set(lines_with(my_counts, their_counts, 1))) & empty;
     for turn in turns {
         let packed = pack(turn);
         let to = turn.to();
