@@ -136,7 +136,7 @@ enum Eval {
 /// A draw is adjudicated after this many turns in a row with no removal, both sides out
 /// of hand, in which both players scored the position within ±[`DRAW_SCORE`].
 const DRAW_TURNS: u32 = 30;
-/// Less than half a piece (Hard's contempt scores a repetition 30 from even).
+/// Less than half a piece (Hard's contempt, 120, scores a repetition outside it).
 const DRAW_SCORE: i32 = 40;
 /// A win is adjudicated after this many turns in a row in which one player scored
 /// itself [`WIN_SCORE`] or more ahead and the other itself as far behind.

@@ -115,7 +115,7 @@ fn handshake_lists_the_options_and_answers_isready() {
     assert!(
         lines
             .iter()
-            .any(|l| l == "option name Contempt type spin default 30 min -500 max 500"),
+            .any(|l| l == "option name Contempt type spin default 120 min -500 max 500"),
         "{lines:?}"
     );
     assert!(
@@ -255,7 +255,7 @@ fn contempt_is_what_hard_scores_a_repetition_below_even() {
         let info = lines.iter().rfind(|l| l.starts_with("info depth")).unwrap();
         info_field(info, "cp").to_string()
     };
-    assert_eq!(score(&mut uci), "-30");
+    assert_eq!(score(&mut uci), "-120");
     uci.send("setoption name Contempt value 0");
     assert_eq!(score(&mut uci), "0");
     uci.send("setoption name Contempt value 75");

@@ -31,6 +31,9 @@ const ORDER_KILLER: i32 = 1 << 24;
 const HISTORY_MAX: i32 = 1 << 20;
 /// A side to move with this many steps or fewer is searched a turn deeper.
 const NARROW_STEPS: u32 = 2;
+/// Hard's contempt in the classic search (the puzzles' proofs, the review), as it was
+/// before Hard's own rose with its weights ([`Level::contempt`]).
+const CLASSIC_CONTEMPT: i32 = 30;
 /// Half-width of the first root window from depth 4 on.
 const ASPIRATION: i32 = 30;
 const GRAIN: i32 = 8;
@@ -164,7 +167,7 @@ impl Engine {
     }
 
     /// What a repetition is worth less than even for Hard when it searches (`None`, the
-    /// default: [`Level::contempt`], 30). A measuring knob: 0 makes Hard score a
+    /// default: [`Level::contempt`], 120). A measuring knob: 0 makes Hard score a
     /// repetition as even, as the other levels do; they are not affected.
     pub fn set_contempt(&mut self, contempt: Option<i32>) {
         self.contempt = contempt;
@@ -195,7 +198,7 @@ impl Engine {
     }
 
     /// Runs `f` with every level searching as before Hard's tuning (the classic
-    /// evaluation weights, root ties in generation order), which
+    /// evaluation weights, root ties in generation order, Hard's contempt of then), which
     /// the puzzles' proofs and the review's judgement are pinned to: their thresholds
     /// and margins were set on that scale, and tuning Hard must not move a shipped
     /// puzzle or a review's verdicts.
@@ -322,6 +325,9 @@ impl Engine {
         if self.classic {
             searcher.weights = Weights::CLASSIC;
             searcher.vary_ties = false;
+            if limits.level == Level::Hard {
+                searcher.contempt = CLASSIC_CONTEMPT;
+            }
         }
         searcher.tb_max = tb.map_or(0, Tablebase::max_pieces);
         Ok(searcher.iterate(position, &turns, report))
@@ -1162,7 +1168,26 @@ impl EvalCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::NoClock;
     use mill_core::{MORRIS_9, MORRIS_16, MORRIS_24, MORRIS_24_DIAGONALS};
+
+    #[test]
+    fn the_classic_search_keeps_hards_old_contempt() {
+        // Light, four pieces against six, can only draw: by threefold repetition with
+        // its first legal turn.
+        let p: Position = "L.L/.D./..D/.D..D./D../.D./L.L l 0 0 0 10".parse().unwrap();
+        let q = p.play(p.legal_turns()[0]).unwrap();
+        let history = [q.hash(), p.hash(), q.hash()];
+        let limits = Limits::new(Level::Hard, 0).with_depth(4);
+        let mut engine = Engine::new(1);
+        let own = engine.search(&p, &history, &limits, &mut NoClock).unwrap();
+        let classic = engine
+            .with_classic_search(|e| e.search(&p, &history, &limits, &mut NoClock))
+            .unwrap();
+        assert_eq!(own.score, -Level::Hard.contempt());
+        assert_eq!(classic.score, -CLASSIC_CONTEMPT);
+        assert_ne!(CLASSIC_CONTEMPT, Level::Hard.contempt());
+    }
 
     #[test]
     fn steps_at_most_counts_every_free_step_on_every_board() {
