@@ -36,6 +36,9 @@ pub enum PlayError {
     /// A result the board decides (a winning line, blockade, repetition, …) cannot be
     /// declared: only the board reaches it.
     NotDeclared,
+    /// A draw was claimed that the side to move may not claim now (the rules do not
+    /// provide for claiming it, or its condition does not hold).
+    NothingToClaim,
 }
 
 impl PlayError {
@@ -57,6 +60,7 @@ impl PlayError {
             PlayError::UnexpectedRemoval => "unexpected-removal",
             PlayError::OffBoard => "off-board",
             PlayError::NotDeclared => "not-declared",
+            PlayError::NothingToClaim => "nothing-to-claim",
         }
     }
 }
@@ -79,6 +83,7 @@ impl fmt::Display for PlayError {
             PlayError::UnexpectedRemoval => "the turn closes no mill, so it removes nothing",
             PlayError::OffBoard => "that point is not on the board",
             PlayError::NotDeclared => "the board decides this result; it cannot be declared",
+            PlayError::NothingToClaim => "there is no such draw to claim now",
         })
     }
 }

@@ -49,7 +49,7 @@ use crate::error::PositionError;
 use crate::game::Game;
 use crate::outcome::{DrawReason, Outcome, WinReason};
 use crate::position::Position;
-use crate::rules::Rules;
+use crate::rules::{DrawBy, Rules};
 use crate::turn::Action;
 use core::fmt;
 
@@ -201,6 +201,8 @@ fn outcome_text(o: Outcome) -> String {
                 // The clock's results, which MIF does not name.
                 WinReason::Timeout => "x-timeout",
                 WinReason::Abandoned => "x-abandoned",
+                WinReason::BoardFull => "board-full",
+                WinReason::NoPlacement => "no-legal-primary-action",
             };
             format!("{}:{reason}", player(winner))
         }
@@ -211,6 +213,7 @@ fn outcome_text(o: Outcome) -> String {
                 DrawReason::Agreement => "agreement",
                 DrawReason::BoardFull => "board-full",
                 DrawReason::Abandoned => "x-abandoned",
+                DrawReason::NoPlacement => "no-legal-primary-action",
             };
             format!("d:{reason}")
         }
@@ -607,12 +610,24 @@ impl Mfen {
             // has not ended the game (a repetition may coincide with the quiet limit).
             let fits = match claimed {
                 Outcome::Win {
-                    reason: WinReason::Pieces | WinReason::Blocked | WinReason::Mill,
+                    reason:
+                        WinReason::Pieces
+                        | WinReason::Blocked
+                        | WinReason::Mill
+                        | WinReason::BoardFull
+                        | WinReason::NoPlacement,
                     ..
                 }
                 | Outcome::Draw {
-                    reason: DrawReason::HundredTurns | DrawReason::BoardFull,
+                    reason: DrawReason::BoardFull | DrawReason::NoPlacement,
                 } => board == Some(claimed),
+                // Automatic, the board's; claimed, the count must have reached the limit.
+                Outcome::Draw {
+                    reason: DrawReason::HundredTurns,
+                } => match rules.quiet_draw {
+                    DrawBy::Automatic => board == Some(claimed),
+                    DrawBy::Claim => board.is_none() && rules.quiet_reached(position.quiet_turns()),
+                },
                 Outcome::Draw {
                     reason: DrawReason::Threefold,
                 } => matches!(board, None | Some(Outcome::Draw { .. })),

@@ -21,7 +21,8 @@
 //! 2. the side to move, `l` or `d` (during a pending removal, the side that removes);
 //! 3. Light's pieces in hand; 4. Dark's pieces in hand;
 //! 5. removals still owed by the side to move this turn (`0` at turn boundaries);
-//! 6. turns without a removal since placing ended (toward the 100-turn draw);
+//! 6. turns without a removal since placing ended (toward the 100-turn draw; under
+//!    rules without a no-progress draw, `quiet-0`, a number carried as it is);
 //! 7. the rule set, as [`Rules`]' `Display` writes it (`six`, `twelve+per-mill`),
 //!    left out for Nine Men's Morris with its usual rules.
 
@@ -29,7 +30,7 @@ use crate::bitboard::{Bitboard, Point};
 use crate::color::Color;
 use crate::error::{PlayError, PositionError};
 use crate::outcome::{DrawReason, Outcome, WinReason};
-use crate::rules::{RemovalRule, Rules, Variant};
+use crate::rules::{BoardFull, DrawBy, NoPlacement, RemovalRule, Rules, Variant};
 use crate::topology::{MAX_POINTS, Topology};
 use crate::turn::{Action, Turn, TurnList};
 use arrayvec::ArrayVec;
@@ -402,12 +403,18 @@ impl Position {
     #[inline]
     pub fn earlier_occurrences<'h>(&self, history: &'h [u64]) -> EarlierOccurrences<'h> {
         let last = history.len().saturating_sub(1);
+        // Without a no-progress count every earlier boundary is looked at.
+        let reach = if self.rules().counts_quiet() {
+            (self.quiet as usize).min(last)
+        } else {
+            last
+        };
         EarlierOccurrences {
             history,
             hash: self.hash,
             last,
             back: 2,
-            reach: (self.quiet as usize).min(last),
+            reach,
         }
     }
 
@@ -424,6 +431,24 @@ impl Position {
                 reason: WinReason::Mill,
             });
         }
+        // A full board first (only pieces that can fill the board ever see one: Twelve
+        // Men's Morris, or more pieces than usual), as MIF orders the checks.
+        if self.empty().is_empty() {
+            match rules.board_full {
+                BoardFull::Off => {}
+                BoardFull::Draw => {
+                    return Some(Outcome::Draw {
+                        reason: DrawReason::BoardFull,
+                    });
+                }
+                BoardFull::LightLoses => {
+                    return Some(Outcome::Win {
+                        winner: Color::Dark,
+                        reason: WinReason::BoardFull,
+                    });
+                }
+            }
+        }
         for loser in [self.turn, !self.turn] {
             if self.on_board(loser) + self.in_hand(loser) < rules.lose_below {
                 return Some(Outcome::Win {
@@ -432,14 +457,19 @@ impl Position {
                 });
             }
         }
-        // Only Twelve Men's Morris can fill its board; a full board would otherwise be a
-        // blockade of the side to move, which no one has played into.
-        if self.hand == [0, 0] && self.empty().is_empty() {
-            return Some(Outcome::Draw {
-                reason: DrawReason::BoardFull,
-            });
-        }
         if !self.has_step() {
+            // With pieces in hand a side is stuck only on a full board.
+            if self.hand[self.turn.index()] > 0 {
+                return Some(match rules.no_placement {
+                    NoPlacement::Loss => Outcome::Win {
+                        winner: !self.turn,
+                        reason: WinReason::NoPlacement,
+                    },
+                    NoPlacement::Draw => Outcome::Draw {
+                        reason: DrawReason::NoPlacement,
+                    },
+                });
+            }
             return Some(Outcome::Win {
                 winner: !self.turn,
                 reason: WinReason::Blocked,
@@ -458,7 +488,7 @@ impl Position {
 
     #[inline]
     pub(crate) fn quiet_outcome(&self) -> Option<Outcome> {
-        (self.pending == 0 && self.quiet >= self.rules().quiet_limit).then_some(Outcome::Draw {
+        (self.pending == 0 && self.rules().quiet_draws(self.quiet)).then_some(Outcome::Draw {
             reason: DrawReason::HundredTurns,
         })
     }
@@ -601,10 +631,13 @@ impl Position {
             self.hash ^= ZOBRIST.pending[self.pending as usize % 8] ^ ZOBRIST.pending[0];
             self.pending = 0;
         }
-        if removed {
-            self.quiet = 0;
-        } else if moved {
-            self.quiet = self.quiet.saturating_add(1);
+        // Without a no-progress draw the count is not kept (MIF leaves it as it was).
+        if self.rules().counts_quiet() {
+            if removed {
+                self.quiet = 0;
+            } else if moved {
+                self.quiet = self.quiet.saturating_add(1);
+            }
         }
         self.turn = !self.turn;
         self.hash ^= ZOBRIST.dark_to_move;
@@ -653,10 +686,12 @@ impl Position {
         for &r in turn.removals() {
             next.remove(them, r);
         }
-        if !turn.removals().is_empty() {
-            next.quiet = 0;
-        } else if turn.from().is_some() {
-            next.quiet = next.quiet.saturating_add(1);
+        if self.rules().counts_quiet() {
+            if !turn.removals().is_empty() {
+                next.quiet = 0;
+            } else if turn.from().is_some() {
+                next.quiet = next.quiet.saturating_add(1);
+            }
         }
         next.turn = them;
         next.hash ^= ZOBRIST.dark_to_move;
@@ -743,7 +778,7 @@ impl Position {
         Color::ALL
             .iter()
             .any(|&c| self.on_board(c) + self.in_hand(c) < rules.lose_below)
-            || self.quiet >= rules.quiet_limit
+            || rules.quiet_draws(self.quiet)
             || self.line_winner().is_some()
     }
 
@@ -1008,7 +1043,10 @@ impl Position {
                 return Err(PositionError::ImpossiblePending);
             }
         }
-        if quiet > rules.quiet_limit || (quiet > 0 && hand != [0, 0]) {
+        // Without a no-progress draw the count is not kept, and any value stands; a
+        // claimed draw lets the count run past the limit.
+        let past_limit = quiet > rules.quiet_limit && rules.quiet_draw == DrawBy::Automatic;
+        if rules.counts_quiet() && (past_limit || (quiet > 0 && hand != [0, 0])) {
             return Err(PositionError::ImpossibleQuiet);
         }
         // Where a closed line wins, only the side that just moved may stand in one.

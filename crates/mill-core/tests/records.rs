@@ -484,7 +484,7 @@ fn malformed_mfen_is_refused_with_a_code() {
             "inconsistent",
         ),
         (
-            "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 0 0 w:board-full",
+            "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 0 0 w:agreement",
             "bad-outcome",
         ),
         (

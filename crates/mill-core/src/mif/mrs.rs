@@ -535,6 +535,7 @@ impl Manifest {
             removals,
             protect,
             fly_at: fly_at as u8,
+            ..variant.default_options()
         };
         Rules::of(variant, options).map_err(|e| unsupported_ruleset("".into(), e.to_string()))
     }
