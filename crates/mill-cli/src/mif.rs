@@ -380,7 +380,7 @@ fn replay_result(r: &mstate::Replay) -> Result<Value, MifError> {
         "trace": r.trace,
         "repetitionHistory": r.history,
         "claims": r.claims,
-        "claimRights": null,
+        "claimRights": r.claim_rights(),
         "decisionState": decision,
         "decisionDigest": decision_digest,
         "resumptionState": resumption,

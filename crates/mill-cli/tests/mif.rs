@@ -333,6 +333,13 @@ fn whole_games_execute_replay_transform_and_project_into_turns_under_our_rules()
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         serde_json::from_str::<Value>(stdout(&o).trim()).unwrap()
     };
+    // A pre-origin observation of the start. Our rules observe moving boundaries only:
+    // it is kept in the window, and never counts.
+    let seed = json!({"source": "pre-origin", "key": {
+        "profile": "repetition-observation-v1", "stateProfile": "mill24-state-v1",
+        "semanticDigest": game["ruleset"]["semanticDigest"], "board": "......../......../........",
+        "side": "w", "phase": "p", "action": "p", "hands": [9, 9], "semantic": {}
+    }});
     let transform = |doc: &Value, id: &str, equivalence: bool| {
         json!({"kind": "mstate", "document": doc, "transform": id, "verifyReplay": true,
                "requireEquivalence": equivalence, "invariance": invariance})
@@ -357,6 +364,11 @@ fn whole_games_execute_replay_transform_and_project_into_turns_under_our_rules()
             "seeded",
             "execute",
             json!({"manifest": nine, "origin": origin, "events": [], "repetitionSeed": [{"source": "pre-origin", "key": {}}], "preOriginClaims": []}),
+        ),
+        request(
+            "observed",
+            "execute",
+            json!({"manifest": nine, "origin": origin, "events": [], "repetitionSeed": [seed.clone(), seed], "preOriginClaims": []}),
         ),
         request(
             "claim",
@@ -438,9 +450,12 @@ fn whole_games_execute_replay_transform_and_project_into_turns_under_our_rules()
     assert_eq!(moved["events"][5]["target"]["at"], json!("f4"), "d2 turns to f4");
     assert_eq!(moved["claims"], offered["claims"]);
     assert_ne!(ok(6)["decisionDigest"], replay["decisionDigest"]);
-    assert_eq!(code(7), "unsupported-pre-origin");
+    assert_eq!(code(7), "schema", "a seed is an observation");
+    let seeded = &ok(8)["final"];
+    assert_eq!(seeded["repetitionHistory"].as_array().unwrap().len(), 2);
+    assert!(seeded["current"].as_str().unwrap().ends_with(" 0 0 -"));
     assert_eq!(
-        code(8),
+        code(9),
         "claim-right-unavailable",
         "draws are automatic in our rules"
     );

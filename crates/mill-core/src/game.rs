@@ -56,8 +56,10 @@ impl Game {
 
     /// A game starting from `position`, after positions (their [`Position::hash`]es, at
     /// turn boundaries, oldest first) that occurred before it and count toward its
-    /// repetitions, as the game's own do, until a removal (after which none can recur)
-    /// or [`Game::forget_prior`].
+    /// repetitions as the game's own do, until [`Game::forget_prior`]. (Once a game's
+    /// pieces are fewer, by a placement or a removal, none of its earlier positions can
+    /// stand again; a caller with rules that restart the count at such an event, as MIF
+    /// manifests name them, forgets them then.)
     pub fn from_position_after(position: Position, prior: Vec<u64>) -> Game {
         Game {
             prior,
@@ -65,8 +67,7 @@ impl Game {
         }
     }
 
-    /// Stops counting the positions from before the start toward repetition (rules
-    /// under which some event other than a removal restarts the count).
+    /// Stops counting the positions from before the start toward repetition.
     pub fn forget_prior(&mut self) {
         self.prior.clear();
     }
@@ -153,17 +154,13 @@ impl Game {
     }
 
     /// How often the current position has occurred at a turn boundary (those before
-    /// the start given to [`Game::from_position_after`] included, until a removal).
+    /// the start given to [`Game::from_position_after`] included).
     pub fn repetitions(&self) -> usize {
         if self.position.pending_removals() > 0 {
             return 0;
         }
-        let own = self.position.occurrences(&self.history);
-        if self.prior.is_empty() || self.actions.iter().any(|a| matches!(a, Action::Remove { .. })) {
-            return own;
-        }
         let hash = self.position.hash();
-        own + self.prior.iter().filter(|&&h| h == hash).count()
+        self.position.occurrences(&self.history) + self.prior.iter().filter(|&&h| h == hash).count()
     }
 
     /// The result, if the game is over, checked in the rules' order: a winning line,

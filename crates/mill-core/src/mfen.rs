@@ -380,7 +380,19 @@ impl Mfen {
     /// Reads an MFEN record under `rules` (a [`Rules`] or a
     /// [`Variant`](crate::Variant) with its usual rules) and checks it against them.
     pub fn parse(text: &str, rules: impl Into<&'static Rules>) -> Result<Mfen, MfenError> {
-        let rules: &'static Rules = rules.into();
+        Mfen::read(text, rules.into(), false)
+    }
+
+    /// Reads an MFEN record that starts a game (MIF's MSTATE origin) under `rules`: as
+    /// [`Mfen::parse`], except that a record saying the game goes on in a position the
+    /// rules end at once (a full board, a blockade, the no-progress limit…) is taken,
+    /// with no outcome: playing from it settles the result, as MIF's origin
+    /// stabilization does. An independent record must already be settled.
+    pub fn parse_origin(text: &str, rules: impl Into<&'static Rules>) -> Result<Mfen, MfenError> {
+        Mfen::read(text, rules.into(), true)
+    }
+
+    fn read(text: &str, rules: &'static Rules, origin: bool) -> Result<Mfen, MfenError> {
         let fields: Vec<&str> = text.split(' ').collect();
         if !fields[0].is_empty() && fields[0] != SIGNATURE {
             return Err(MfenError::Signature(fields[0].chars().take(16).collect()));
@@ -636,7 +648,9 @@ impl Mfen {
             if !fits {
                 return Err(MfenError::Outcome(outcome_text(claimed)));
             }
-        } else if let Some(over) = board {
+        } else if let Some(over) = board
+            && !origin
+        {
             return Err(MfenError::TerminalOngoing(over));
         }
         Ok(Mfen {

@@ -189,7 +189,7 @@ fn a_claimed_no_progress_draw_lets_play_go_on() {
 }
 
 #[test]
-fn positions_before_the_start_count_toward_repetition_until_a_removal() {
+fn positions_before_the_start_count_toward_repetition() {
     let start = setup(
         &["b6", "a4", "a1", "g1"],
         &["e4", "g4", "d3", "d2"],
@@ -207,7 +207,7 @@ fn positions_before_the_start_count_toward_repetition_until_a_removal() {
     let usual: Position = usual.parse().unwrap();
     let g = Game::from_position_after(usual, vec![usual.hash(), usual.hash()]);
     assert_eq!(g.outcome(), draw(DrawReason::Threefold));
-    // After a removal no earlier position can stand again, and none counts.
+    // After a removal no earlier position can stand again.
     let mill = setup(
         &["a7", "d7", "g4", "a1"],
         &["g1", "d2", "f4", "b4"],

@@ -56,7 +56,7 @@ pub fn capabilities(name: &str, version: &str) -> Value {
             .map(|(id, read, write)| json!({"id": id, "read": read, "write": write}))
             .collect::<Vec<_>>(),
         "profiles": {
-            "claimLifecycle": [],
+            "claimLifecycle": ["stable-claim-rights-v1"],
             "decision": ["decision-state-v1"],
             "key": ["structural-d4-v1"],
             "logicalTurn": ["logical-turn-v1"],
