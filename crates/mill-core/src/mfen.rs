@@ -41,7 +41,9 @@
 //! needed for the side to move); a [`Game`] writes the real count, counted on from the
 //! count its start was read with ([`Mfen::of_game`]). A finished game's MFEN names no
 //! side to move: reading one, the count decides it (the side that places first makes
-//! the odd-numbered placements and moves).
+//! the odd-numbered placements and moves), unless the result is the board's only with
+//! the other side to move. The hands are read as they are, whoever is to move (MIF's
+//! hands are authoritative, not a tally of placements).
 
 use crate::bitboard::{Bitboard, Point};
 use crate::color::Color;
@@ -603,12 +605,15 @@ impl Mfen {
                     .collect()
             })
             .collect();
-        let text = format!(
-            "{} {} {hand_w} {hand_b} {pending} {quiet} {rules}",
-            rows.join("/"),
-            turn.char()
-        );
-        let position: Position = text.parse()?;
+        let position_to_move = |turn: Color| -> Result<Position, MfenError> {
+            let text = format!(
+                "{} {} {hand_w} {hand_b} {pending} {quiet} {rules}",
+                rows.join("/"),
+                turn.char()
+            );
+            Ok(text.parse()?)
+        };
+        let position = position_to_move(turn)?;
 
         if pending > 0 {
             let parts: Vec<&str> = obligations.split(':').collect();
@@ -616,39 +621,22 @@ impl Mfen {
                 return Err(MfenError::TargetMismatch);
             }
         }
-        let board = position.outcome();
         if let Some(claimed) = outcome {
-            // Results of the board must be the board's; the others need a board that
-            // has not ended the game (a repetition may coincide with the quiet limit).
-            let fits = match claimed {
-                Outcome::Win {
-                    reason:
-                        WinReason::Pieces
-                        | WinReason::Blocked
-                        | WinReason::Mill
-                        | WinReason::BoardFull
-                        | WinReason::NoPlacement,
-                    ..
+            // A finished record names no side to move, and the pieces in hand do not
+            // say whose turn it was: the count's side, or else the other if the result
+            // is the board's with it to move.
+            for candidate in [position, position_to_move(!turn)?] {
+                if outcome_fits(rules, &candidate, claimed) {
+                    return Ok(Mfen {
+                        position: candidate,
+                        primary_ply,
+                        outcome,
+                    });
                 }
-                | Outcome::Draw {
-                    reason: DrawReason::BoardFull | DrawReason::NoPlacement,
-                } => board == Some(claimed),
-                // Automatic, the board's; claimed, the count must have reached the limit.
-                Outcome::Draw {
-                    reason: DrawReason::HundredTurns,
-                } => match rules.quiet_draw {
-                    DrawBy::Automatic => board == Some(claimed),
-                    DrawBy::Claim => board.is_none() && rules.quiet_reached(position.quiet_turns()),
-                },
-                Outcome::Draw {
-                    reason: DrawReason::Threefold,
-                } => matches!(board, None | Some(Outcome::Draw { .. })),
-                _ => board.is_none(),
-            };
-            if !fits {
-                return Err(MfenError::Outcome(outcome_text(claimed)));
             }
-        } else if let Some(over) = board
+            return Err(MfenError::Outcome(outcome_text(claimed)));
+        }
+        if let Some(over) = position.outcome()
             && !origin
         {
             return Err(MfenError::TerminalOngoing(over));
@@ -658,6 +646,38 @@ impl Mfen {
             primary_ply,
             outcome,
         })
+    }
+}
+
+/// Whether `claimed` ends `position` under `rules`: a result of the board must be the
+/// board's; the others need a board that has not ended the game (a repetition may
+/// coincide with the quiet limit).
+fn outcome_fits(rules: &Rules, position: &Position, claimed: Outcome) -> bool {
+    let board = position.outcome();
+    match claimed {
+        Outcome::Win {
+            reason:
+                WinReason::Pieces
+                | WinReason::Blocked
+                | WinReason::Mill
+                | WinReason::BoardFull
+                | WinReason::NoPlacement,
+            ..
+        }
+        | Outcome::Draw {
+            reason: DrawReason::BoardFull | DrawReason::NoPlacement,
+        } => board == Some(claimed),
+        // Automatic, the board's; claimed, the count must have reached the limit.
+        Outcome::Draw {
+            reason: DrawReason::HundredTurns,
+        } => match rules.quiet_draw {
+            DrawBy::Automatic => board == Some(claimed),
+            DrawBy::Claim => board.is_none() && rules.quiet_reached(position.quiet_turns()),
+        },
+        Outcome::Draw {
+            reason: DrawReason::Threefold,
+        } => matches!(board, None | Some(Outcome::Draw { .. })),
+        _ => board.is_none(),
     }
 }
 

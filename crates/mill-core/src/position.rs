@@ -1019,23 +1019,10 @@ impl Position {
                 return Err(PositionError::TooManyPieces(c));
             }
         }
-        // The rules' first side places first: compare placements made, at turn
-        // boundaries and mid-turn.
-        if hand != [0, 0] {
-            let first = rules.first;
-            let placed = [rules.pieces - hand[0], rules.pieces - hand[1]];
-            let (by_first, by_second) = (placed[first.index()], placed[(!first).index()]);
-            let first_ahead = by_first == by_second + 1;
-            let level = by_first == by_second;
-            let first_to_move = turn == first;
-            let ok = match (first_to_move, pending > 0) {
-                (true, false) | (false, true) => level,
-                (false, false) | (true, true) => first_ahead,
-            };
-            if !ok {
-                return Err(PositionError::HandsOutOfTurn);
-            }
-        }
+        // The pieces in hand are what each side has left to place, whoever is to move:
+        // play from the start alternates placements, but a position is not bound to
+        // have been reached so (MIF's hands are authoritative, not derived from the
+        // placements). A side with none left moves, even while the other still places.
         if pending > 0 {
             let own = board[turn.index()];
             let victims = board[(!turn).index()].count_ones();
@@ -1045,8 +1032,7 @@ impl Position {
         }
         // Without a no-progress draw the count is not kept, and any value stands; a
         // claimed draw lets the count run past the limit.
-        let past_limit = quiet > rules.quiet_limit && rules.quiet_draw == DrawBy::Automatic;
-        if rules.counts_quiet() && (past_limit || (quiet > 0 && hand != [0, 0])) {
+        if rules.counts_quiet() && quiet > rules.quiet_limit && rules.quiet_draw == DrawBy::Automatic {
             return Err(PositionError::ImpossibleQuiet);
         }
         // Where a closed line wins, only the side that just moved may stand in one.

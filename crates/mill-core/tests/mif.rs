@@ -415,6 +415,30 @@ fn legal_actions_list_placements_moves_and_owed_removals_in_order() {
     );
 }
 
+#[test]
+fn hands_are_authoritative_not_derived_from_the_placements() {
+    // MIF 6.3: White has placed three, Black one, and White removes: a position.
+    let ours = Manifest::of_rules(Variant::Nine.rules()).unwrap();
+    let owed = "MFEN/1.0 mill24-state-v1 WWW...../......../B....... w p r 6,8 w:mill:b:b:1:010000:b 0 4 -";
+    let doc = legal_actions(&ours, owed).unwrap();
+    assert_eq!(
+        doc["actions"],
+        json!([{"actor": "w", "type": "remove", "target": {"zone": "board", "at": "c5"}}])
+    );
+    assert_eq!(canonical_mfen(owed, Some(&ours)).unwrap().1, owed);
+    // A finished record says whose turn it was by its result where the count cannot:
+    // thirteen a side fill the board, and the side left unable to place lost.
+    let thirteen = Manifest::of_rules(Rules::parse("nine+pieces-13").unwrap()).unwrap();
+    let full = "WBWBWBWB/BWBWBWBW/WBWBWBWB";
+    for (winner, stuck) in [("b", mill_core::Color::Light), ("w", mill_core::Color::Dark)] {
+        let text =
+            format!("MFEN/1.0 mill24-state-v1 {full} - o o 1,1 - 0 0 {winner}:no-legal-primary-action");
+        let (read, written) = canonical_mfen(&text, Some(&thirteen)).unwrap();
+        assert_eq!(read.position.turn(), stuck, "{text}");
+        assert_eq!(written, text);
+    }
+}
+
 mod mstate {
     use super::*;
     use mill_core::mif::mstate::{read, write};

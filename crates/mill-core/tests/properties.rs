@@ -192,7 +192,6 @@ fn position_string_errors_name_the_part() {
             "L../.../.../....../.../.../... l 9 9 0 0",
             E::TooManyPieces(Color::Light),
         ),
-        (".../.../.../....../.../.../... d 9 9 0 0", E::HandsOutOfTurn),
         ("L../.../.../....../.../.../... l 8 9 1 0", E::ImpossiblePending),
     ];
     for (text, expected) in bad {

@@ -488,15 +488,7 @@ fn malformed_mfen_is_refused_with_a_code() {
             "bad-outcome",
         ),
         (
-            "MFEN/1.0 mill24-state-v1 ......../......../........ b p p 9,9 - 0 0 -",
-            "bad-position",
-        ),
-        (
             "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 10,9 - 0 0 -",
-            "bad-position",
-        ),
-        (
-            "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 3 0 -",
             "bad-position",
         ),
         // A removal owed: by the wrong side, of the wrong pieces, of an unknown kind.
