@@ -155,8 +155,11 @@ impl Game {
 
     /// How often the current position has occurred at a turn boundary (those before
     /// the start given to [`Game::from_position_after`] included).
+    /// A position the rules do not count (mid-turn, or still placing under
+    /// `repetition-moving` rules) has 0.
     pub fn repetitions(&self) -> usize {
-        if self.position.pending_removals() > 0 {
+        let p = &self.position;
+        if p.pending_removals() > 0 || (!p.rules().placing_repeats && p.in_hand(p.turn()) > 0) {
             return 0;
         }
         let hash = self.position.hash();

@@ -276,7 +276,8 @@ impl Position {
     #[inline]
     fn destinations_in_play(&self, from: Point) -> Bitboard {
         let us = self.turn;
-        if self.pending > 0 || self.hand[us.index()] > 0 || !self.pieces(us).contains(from) {
+        let placing = self.hand[us.index()] > 0 && !self.rules().placing_moves;
+        if self.pending > 0 || placing || !self.pieces(us).contains(from) {
             return Bitboard::EMPTY;
         }
         if self.flies(us) {
@@ -287,7 +288,8 @@ impl Position {
     }
 
     /// The points the side to move may click now: empty points while placing, own
-    /// pieces that can move, or removable opponent pieces while a removal is pending.
+    /// pieces that can move (while placing too under `placing-moves` rules), or
+    /// removable opponent pieces while a removal is pending.
     pub fn selectable(&self) -> Bitboard {
         if self.is_over() {
             return Bitboard::EMPTY;
@@ -300,14 +302,21 @@ impl Position {
     fn selectable_in_play(&self) -> Bitboard {
         let us = self.turn;
         if self.pending > 0 {
-            self.removable()
-        } else if self.hand[us.index()] > 0 {
-            self.empty()
+            return self.removable();
+        }
+        let placing = self.hand[us.index()] > 0;
+        let movers = if placing && !self.rules().placing_moves {
+            Bitboard::EMPTY
         } else {
             self.pieces(us)
                 .iter()
                 .filter(|&p| !self.destinations_in_play(p).is_empty())
                 .collect()
+        };
+        if placing {
+            Bitboard(self.empty().0 | movers.0)
+        } else {
+            movers
         }
     }
 
@@ -328,13 +337,17 @@ impl Position {
     /// [`Position::for_each_action`] for a position known not to be over (perft has
     /// just checked).
     pub(crate) fn for_each_action_in_play(&self, mut f: impl FnMut(Action)) {
-        let selectable = self.selectable_in_play();
+        let us = self.turn;
         if self.pending > 0 {
-            selectable.iter().for_each(|at| f(Action::Remove { at }));
-        } else if self.hand[self.turn.index()] > 0 {
-            selectable.iter().for_each(|to| f(Action::Place { to }));
-        } else {
-            for from in selectable {
+            self.removable().iter().for_each(|at| f(Action::Remove { at }));
+            return;
+        }
+        let placing = self.hand[us.index()] > 0;
+        if placing {
+            self.empty().iter().for_each(|to| f(Action::Place { to }));
+        }
+        if !placing || self.rules().placing_moves {
+            for from in self.pieces(us) {
                 self.destinations_in_play(from)
                     .iter()
                     .for_each(|to| f(Action::Move { from, to }));
@@ -352,13 +365,20 @@ impl Position {
 
     /// [`Position::count_actions`] for a position known not to be over.
     pub(crate) fn count_actions_in_play(&self) -> u64 {
-        if self.pending > 0 || self.hand[self.turn.index()] > 0 {
-            return self.selectable_in_play().count() as u64;
+        if self.pending > 0 {
+            return self.removable().count() as u64;
         }
-        self.selectable_in_play()
-            .iter()
-            .map(|from| self.destinations_in_play(from).count() as u64)
-            .sum()
+        let placing = self.hand[self.turn.index()] > 0;
+        let places = if placing { self.empty().count() as u64 } else { 0 };
+        if placing && !self.rules().placing_moves {
+            return places;
+        }
+        places
+            + self
+                .pieces(self.turn)
+                .iter()
+                .map(|from| self.destinations_in_play(from).count() as u64)
+                .sum::<u64>()
     }
 
     /// Whether the side to move has any placement or move (ignoring the result).
@@ -576,7 +596,7 @@ impl Position {
                 if self.pending > 0 {
                     return Err(PlayError::RemovalPending);
                 }
-                if self.hand[us.index()] > 0 {
+                if self.hand[us.index()] > 0 && !self.rules().placing_moves {
                     return Err(PlayError::StillPlacing);
                 }
                 match self.piece_at(from) {
@@ -749,6 +769,14 @@ impl Position {
             for to in empty {
                 n += weight(None, to, own | 1 << to.0);
             }
+            if rules.placing_moves {
+                for from in Bitboard(own) {
+                    let rest = own & !(1 << from.0);
+                    for to in t.neighbours(from) & empty {
+                        n += weight(Some(from), to, rest | 1 << to.0);
+                    }
+                }
+            }
         } else if rules.flies_with(own.count_ones()) {
             for from in Bitboard(own) {
                 let rest = own & !(1 << from.0);
@@ -811,6 +839,13 @@ impl Position {
         if self.hand[us.index()] > 0 {
             for to in empty {
                 f(None, to, own | 1 << to.0);
+            }
+            if rules.placing_moves {
+                for from in Bitboard(own) {
+                    for to in t.neighbours(from) & empty {
+                        f(Some(from), to, (own & !(1 << from.0)) | 1 << to.0);
+                    }
+                }
             }
         } else if rules.flies_with(own.count_ones()) {
             for from in Bitboard(own) {

@@ -205,6 +205,8 @@ impl Variant {
                 Variant::Three | Variant::Six | Variant::Nine => BoardFull::Off,
             },
             no_placement: NoPlacement::Loss,
+            placing_moves: false,
+            placing_repeats: true,
         }
     }
 
@@ -278,6 +280,13 @@ pub struct Options {
     /// What a side with pieces to place and no empty point suffers (`no-placement-loss`,
     /// `no-placement-draw`).
     pub no_placement: NoPlacement,
+    /// Whether a side with pieces in hand may also move a piece to a neighbouring empty
+    /// point instead of placing (`placing-moves`; MIF's `movementAllowed`).
+    pub placing_moves: bool,
+    /// Whether positions with the side to move still placing count toward repetition
+    /// (`repetition-moving`: only moving positions do, MIF's `stable-moving-v1`). Only
+    /// moves while placing can repeat such a position.
+    pub placing_repeats: bool,
 }
 
 /// Why a rule set could not be made or read.
@@ -311,7 +320,7 @@ impl fmt::Display for RulesError {
             }
             RulesError::UnknownOption(s) => write!(
                 f,
-                "unknown rule option {s:?}: use per-mill, one, protect-on, protect-off, fly-N, light-first, dark-first, pieces-N, quiet-N, quiet-auto, quiet-claim, repetition-auto, repetition-claim, full-off, full-draw, full-light-loses, no-placement-loss or no-placement-draw"
+                "unknown rule option {s:?}: use per-mill, one, protect-on, protect-off, fly-N, light-first, dark-first, pieces-N, quiet-N, quiet-auto, quiet-claim, repetition-auto, repetition-claim, full-off, full-draw, full-light-loses, no-placement-loss, no-placement-draw, placing-moves, placing-places, repetition-moving or repetition-all"
             ),
             RulesError::NoOptions(v) => write!(
                 f,
@@ -375,6 +384,10 @@ pub struct Rules {
     pub board_full: BoardFull,
     /// What a side with pieces to place and no empty point suffers.
     pub no_placement: NoPlacement,
+    /// Whether a side with pieces in hand may move instead of placing.
+    pub placing_moves: bool,
+    /// Whether positions with the side to move still placing count toward repetition.
+    pub placing_repeats: bool,
 }
 
 /// The highest flying threshold: the games of the family fly with three pieces, or four
@@ -427,6 +440,8 @@ const fn entry(id: u8, variant: Variant, options: Options) -> Rules {
         repetition_draw: options.repetition_draw,
         board_full: options.board_full,
         no_placement: options.no_placement,
+        placing_moves: options.placing_moves,
+        placing_repeats: options.placing_repeats,
     }
 }
 
@@ -533,6 +548,9 @@ impl Rules {
         if options.quiet_limit == 0 {
             options.quiet_draw = usual.quiet_draw;
         }
+        if !options.placing_moves {
+            options.placing_repeats = usual.placing_repeats;
+        }
         let standard = Options {
             first: options.first,
             removals: options.removals,
@@ -553,7 +571,8 @@ impl Rules {
     /// the extended ones: `pieces-N`, `quiet-N` (`quiet-0`: no no-progress draw),
     /// `quiet-claim` (or `quiet-auto`), `repetition-claim` (or `repetition-auto`),
     /// `full-draw`, `full-light-loses` or `full-off`, `no-placement-draw` (or
-    /// `no-placement-loss`). For example `six+per-mill+fly-0`.
+    /// `no-placement-loss`), `placing-moves` (or `placing-places`), `repetition-moving`
+    /// (or `repetition-all`). For example `six+per-mill+fly-0`.
     pub fn parse(text: &str) -> Result<&'static Rules, RulesError> {
         let mut parts = text.split('+');
         let name = parts.next().unwrap_or_default();
@@ -580,12 +599,16 @@ impl Rules {
                     Some(by) => options.quiet_draw = by,
                     None => options.quiet_limit = number(rest).ok_or_else(unknown)?,
                 }
+            } else if part == "repetition-moving" || part == "repetition-all" {
+                options.placing_repeats = part == "repetition-all";
             } else if let Some(rest) = part.strip_prefix("repetition-") {
                 options.repetition_draw = DrawBy::from_name(rest).ok_or_else(unknown)?;
             } else if let Some(rest) = part.strip_prefix("full-") {
                 options.board_full = BoardFull::from_name(rest).ok_or_else(unknown)?;
             } else if let Some(rest) = part.strip_prefix("no-placement-") {
                 options.no_placement = NoPlacement::from_name(rest).ok_or_else(unknown)?;
+            } else if part == "placing-moves" || part == "placing-places" {
+                options.placing_moves = part == "placing-moves";
             } else {
                 return Err(unknown());
             }
@@ -633,6 +656,8 @@ impl Rules {
             repetition_draw: self.repetition_draw,
             board_full: self.board_full,
             no_placement: self.no_placement,
+            placing_moves: self.placing_moves,
+            placing_repeats: self.placing_repeats,
         }
     }
 
@@ -769,6 +794,12 @@ impl fmt::Display for Rules {
         }
         if self.no_placement != default.no_placement {
             write!(f, "+no-placement-{}", self.no_placement.name())?;
+        }
+        if self.placing_moves != default.placing_moves {
+            f.write_str("+placing-moves")?;
+        }
+        if self.placing_repeats != default.placing_repeats {
+            f.write_str("+repetition-moving")?;
         }
         Ok(())
     }

@@ -244,3 +244,49 @@ fn a_claimed_draw_is_written_and_read_back_in_a_record() {
     let short = text.replace(" c3-d3 1/2-1/2", " 1/2-1/2");
     assert!(Record::parse(&short).is_err(), "{short}");
 }
+
+#[test]
+fn moves_while_placing_are_turns_beside_the_placements() {
+    let start = setup(&["a7"], &["b6"], "l 8 8 0 0 nine+placing-moves");
+    assert_eq!(
+        start.legal_actions().len(),
+        22 + 2,
+        "22 placements, a7-d7 and a7-a4"
+    );
+    assert_eq!(start.legal_turns().len(), 24);
+    assert_eq!(start.count_turns(), 24);
+    assert_eq!(start.count_actions(), 24);
+    assert_eq!(
+        names(&start, start.selectable()).len(),
+        23,
+        "the empty points and a7"
+    );
+    let usual = setup(&["a7"], &["b6"], "l 8 8 0 0");
+    assert_eq!(usual.legal_turns().len(), 22);
+    assert_eq!(usual.play(turn(&usual, "a7-a4")), Err(PlayError::StillPlacing));
+    // A move while placing counts toward no progress, and reads back so.
+    let moved = start.play(turn(&start, "a7-a4")).unwrap();
+    assert_eq!(moved.quiet_turns(), 1);
+    assert_eq!(moved.to_string().parse::<Position>(), Ok(moved));
+    // A move that closes a mill earns its removal: the turns and their count agree.
+    let mill = setup(&["a7", "d7", "g4"], &["b6", "d2"], "l 6 7 0 0 nine+placing-moves");
+    let turns = mill.legal_turns();
+    assert!(turns.iter().any(|t| t.to_notation(mill.topology()) == "g4-g7xb6"));
+    assert_eq!(mill.count_turns(), turns.len() as u64);
+    let mut g = Game::from_position(mill);
+    g.play(turn(g.position(), "g4-g7xd2")).unwrap();
+    assert_eq!(g.position().pieces(Color::Dark).count(), 1);
+
+    // The placing cycle repeats a placing position: counted, unless only moving
+    // positions count.
+    for (rules, drawn) in [
+        ("nine+placing-moves", true),
+        ("nine+placing-moves+repetition-moving", false),
+    ] {
+        let mut g = Game::from_position(setup(&["a7"], &["b6"], &format!("l 8 8 0 0 {rules}")));
+        for t in ["a7-a4", "b6-b4", "a4-a7", "b4-b6"].iter().cycle().take(8) {
+            g.play(turn(g.position(), t)).unwrap();
+        }
+        assert_eq!(g.outcome() == draw(DrawReason::Threefold), drawn, "{rules}");
+    }
+}

@@ -135,6 +135,8 @@ fn manifests_map_to_the_rules_that_play_them_and_back() {
         "twelve+pieces-13+full-off",
         "nine+quiet-0+repetition-claim",
         "nine+quiet-40+quiet-claim",
+        "nine+placing-moves",
+        "nine+placing-moves+repetition-moving+repetition-claim",
         "twelve+per-mill+protect-off+fly-0+dark-first+pieces-15+quiet-1000+quiet-claim+repetition-claim+full-light-loses",
     ] {
         let rules = Rules::parse(name).unwrap();
@@ -180,7 +182,6 @@ fn manifests_map_to_the_rules_that_play_them_and_back() {
     assert_eq!(Manifest::from_value(removing).unwrap().rules(), Ok(d1_rules));
     // Mechanisms this crate lacks are refused, each at its member.
     for (pointer, value) in [
-        ("/placing/movementAllowed", json!(true)),
         ("/pieces", json!({"black": 12, "minimumLive": 3, "white": 13})),
         ("/pieces", json!({"black": 16, "minimumLive": 3, "white": 16})),
         ("/stalemate/action", json!("draw")),
@@ -591,8 +592,8 @@ mod mstate {
         let mut d = doc.clone();
         reference(&mut d);
         assert!(read(&canonical(&d), Some(&ours)).is_ok());
-        // A manifest with moves while placing is not played here.
-        let moving = Manifest::from_value(patched("/placing/movementAllowed", json!(true))).unwrap();
+        // A manifest whose blocked side does not lose is not played here.
+        let moving = Manifest::from_value(patched("/stalemate/action", json!("draw"))).unwrap();
         assert_eq!(
             code(
                 &|d| {
@@ -904,6 +905,64 @@ mod claims {
             let doc = legal_actions(&m, &settled).unwrap();
             assert_eq!(doc["actions"], json!([]));
         }
+    }
+
+    #[test]
+    fn moves_while_placing_repeat_placing_positions_where_they_are_observed() {
+        // Annex C.7, Black to move: the cycle returns to the origin's decision
+        // observation. Observing every stable boundary counts it; observing moving
+        // boundaries counts nothing, as the phase stays p.
+        let origin = "MFEN/1.0 mill24-state-v1 W......./B......./........ b p p 8,8 - 0 2 -";
+        let cycle = ["b6-b4", "a7-a4", "b4-b6", "a4-a7"];
+        let events: Vec<Value> = cycle
+            .iter()
+            .cycle()
+            .take(8)
+            .enumerate()
+            .map(|(i, m)| {
+                let (from, to) = m.split_once('-').unwrap();
+                let actor = if i % 2 == 0 { "b" } else { "w" };
+                json!({"seq": i + 1, "actor": actor, "type": "move", "from": from, "to": to})
+            })
+            .collect();
+        let moving = patched("/placing/movementAllowed", json!(true));
+        let m = Manifest::from_value(moving.clone()).unwrap();
+        assert_eq!(
+            m.rules().unwrap().to_string(),
+            "nine+dark-first+quiet-0+repetition-claim+placing-moves"
+        );
+        let r = run(&m, origin, &events, &[], &[]).unwrap();
+        assert_eq!(r.history.len(), 9, "the origin and every boundary");
+        assert_eq!(r.trace[4]["claimRights"], Value::Null, "twice is not enough");
+        assert_eq!(
+            r.trace[8]["claimRights"],
+            json!({"actor": "b", "reasons": ["repetition"]})
+        );
+        let mut stable_moving = moving;
+        stable_moving["draw"]["repetition"]["observation"] = json!("stable-moving-v1");
+        let m = Manifest::from_value(stable_moving).unwrap();
+        assert_eq!(
+            m.rules().unwrap().to_string(),
+            "nine+dark-first+quiet-0+repetition-claim+placing-moves+repetition-moving"
+        );
+        let r = run(&m, origin, &events, &[], &[]).unwrap();
+        assert!(r.history.is_empty());
+        assert!(r.trace.iter().all(|s| s["claimRights"].is_null()));
+        // Both list the moves beside the placements.
+        let doc = legal_actions(&m, origin).unwrap();
+        let moves: Vec<&Value> = doc["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["type"] == "move")
+            .collect();
+        assert_eq!(
+            moves,
+            [
+                &json!({"actor": "b", "type": "move", "from": "b6", "to": "d6"}),
+                &json!({"actor": "b", "type": "move", "from": "b6", "to": "b4"}),
+            ]
+        );
     }
 
     #[test]

@@ -390,11 +390,12 @@ impl Manifest {
     /// 24-point boards: `mill24-orthogonal-v1` is Nine Men's Morris's board,
     /// `mill24-diagonal-v1` Twelve's, with 3 to 15 pieces a side (`pieces-N` where it is
     /// not the variant's 9 or 12); removals one per primary or one per new line,
-    /// protection or none, flying at 1 to 4 pieces or never, either first side; a full
-    /// board that does nothing, draws or loses for White; a side unable to place that
-    /// loses or draws; the no-progress draw after any number of moves or none,
-    /// repetition at the third occurrence, each automatic or claimed; offers that
-    /// expire only when answered.
+    /// protection or none, flying at 1 to 4 pieces or never, either first side, moves
+    /// while placing or not; a full board that does nothing, draws or loses for White;
+    /// a side unable to place that loses or draws; the no-progress draw after any
+    /// number of moves or none, repetition at the third occurrence (of any boundary, or
+    /// of moving ones), each automatic or claimed; offers that expire only when
+    /// answered.
     pub fn rules(&self) -> Result<&'static Rules, MifError> {
         let rules = self.mapped(true)?;
         if self.text("/draw/offers/expiry") != "explicit-only" {
@@ -457,9 +458,7 @@ impl Manifest {
             return refuse("/flying/maximumLive", "flying with at most 4 pieces, or never");
         }
         options.fly_at = fly_at as u8;
-        if self.flag("/placing/movementAllowed") {
-            return refuse("/placing/movementAllowed", "no moves before placing ends");
-        }
+        options.placing_moves = self.flag("/placing/movementAllowed");
         if self.number("/placing/earlyStop/emptyPoints") != 0 {
             return refuse("/placing/earlyStop", "placing ends when both hands are empty");
         }
@@ -585,10 +584,12 @@ impl Manifest {
             options.quiet_limit = limit as u16;
             options.quiet_draw = mode("/draw/noProgress/mode");
         }
-        // Repetition: the third occurrence, at the boundaries either observation
-        // profile names (they differ only for placing positions, which never recur
-        // here); its reset events only empty the window, which the replay keeps.
+        // Repetition: the third occurrence, at the boundaries the observation profile
+        // names; its reset events only empty the window, which the replay keeps.
         options.repetition_draw = mode("/draw/repetition/mode");
+        // Which boundaries are observed matters only where a placing position can
+        // recur: with moves while placing.
+        options.placing_repeats = self.text("/draw/repetition/observation") == "stable-primary-decision-v1";
         if self.number("/draw/repetition/count") != 3 {
             refuse("/draw/repetition/count", "a position occurring three times draws")?;
         }
@@ -637,7 +638,7 @@ impl Manifest {
             },
             "flying": {"enabled": rules.fly_at > 0, "maximumLive": rules.fly_at.max(rules.lose_below)},
             "placing": {
-                "movementAllowed": false,
+                "movementAllowed": rules.placing_moves,
                 "earlyStop": {"boundary": "after-unobligated-place-v1", "emptyPoints": 0},
                 "noLegalPrimaryAction": match rules.no_placement {
                     NoPlacement::Loss => "loss",
@@ -681,7 +682,11 @@ impl Manifest {
                 "repetition": {
                     "count": rules.repetitions,
                     "mode": mode(rules.repetition_draw),
-                    "observation": "stable-moving-v1",
+                    "observation": if rules.placing_moves && rules.placing_repeats {
+                        "stable-primary-decision-v1"
+                    } else {
+                        "stable-moving-v1"
+                    },
                     "projection": "repetition-observation-v1",
                     "summary": "reset-count-smt-v1",
                     "resetEvents": ["board-remove"]
