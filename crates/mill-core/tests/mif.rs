@@ -203,7 +203,6 @@ fn manifests_map_to_the_rules_that_play_them_and_back() {
     for (pointer, value) in [
         ("/draw/noProgress/endgameLimit", json!(10)),
         ("/draw/repetition/count", json!(2)),
-        ("/draw/offers/expiry", json!("on-opponent-primary-action")),
     ] {
         let mut d = d1();
         d["draw"]["noProgress"]["endgamePredicate"] = json!("either-player-live-equals-3");
@@ -962,6 +961,49 @@ mod claims {
                 &json!({"actor": "b", "type": "move", "from": "b6", "to": "d6"}),
                 &json!({"actor": "b", "type": "move", "from": "b6", "to": "b4"}),
             ]
+        );
+    }
+
+    #[test]
+    fn an_offer_expires_on_the_opponents_placement_where_the_manifest_says_so() {
+        let mut d = d1();
+        d["draw"]["offers"]["expiry"] = json!("on-opponent-primary-action");
+        let expiring = Manifest::from_value(d).unwrap();
+        // Black offers and places: its own placement leaves the offer; White's next
+        // placement lets it lapse.
+        let events = [
+            json!({"seq": 1, "actor": "b", "type": "offer-draw"}),
+            json!({"seq": 2, "actor": "b", "type": "place", "at": "a7"}),
+            json!({"seq": 3, "actor": "w", "type": "place", "at": "g7"}),
+        ];
+        let r = run(&expiring, ORIGIN, &events, &[], &[]).unwrap();
+        assert_eq!(r.trace[2]["claims"][0]["status"], json!("open"));
+        assert_eq!(r.trace[2]["decisionState"]["openOffer"]["offerer"], json!("b"));
+        assert_eq!(
+            r.claims,
+            [
+                json!({"source": "event", "actor": "b", "eventSeq": 1, "kind": "draw-offer", "status": "expired", "resolvedEventSeq": 3})
+            ]
+        );
+        assert!(r.trace[3]["decisionState"]["openOffer"].is_null());
+        let (resumption, _) = r.resumption_state().unwrap();
+        assert!(resumption["openOffer"].is_null());
+        // An answer to an expired offer is refused.
+        let mut late = events.to_vec();
+        late.push(json!({"seq": 4, "actor": "b", "type": "withdraw-draw", "offerEventSeq": 1}));
+        assert_eq!(
+            run(&expiring, ORIGIN, &late, &[], &[]).unwrap_err().code,
+            "offer-invalid"
+        );
+        // Explicit-only offers stand through the same placements.
+        let r = run(&d1m(), ORIGIN, &events, &[], &[]).unwrap();
+        assert_eq!(r.claims[0]["status"], json!("open"));
+        // An illegal placement lets nothing lapse: it is refused first.
+        let mut bad = events.to_vec();
+        bad[2] = json!({"seq": 3, "actor": "w", "type": "place", "at": "a7"});
+        assert_eq!(
+            run(&expiring, ORIGIN, &bad, &[], &[]).unwrap_err().code,
+            "illegal-action"
         );
     }
 

@@ -394,17 +394,11 @@ impl Manifest {
     /// while placing or not; a full board that does nothing, draws or loses for White;
     /// a side unable to place that loses or draws; the no-progress draw after any
     /// number of moves or none, repetition at the third occurrence (of any boundary, or
-    /// of moving ones), each automatic or claimed; offers that expire only when
-    /// answered.
+    /// of moving ones), each automatic or claimed. (Draw offers, which expire when
+    /// answered or also on the opponent's next placement or move, are the replay's:
+    /// [`super::mstate`].)
     pub fn rules(&self) -> Result<&'static Rules, MifError> {
-        let rules = self.mapped(true)?;
-        if self.text("/draw/offers/expiry") != "explicit-only" {
-            return Err(unsupported_ruleset(
-                "/draw/offers/expiry".into(),
-                "a draw offer stands until it is answered or withdrawn",
-            ));
-        }
-        Ok(rules)
+        self.mapped(true)
     }
 
     /// The rule set whose placements, moves and removals are the manifest's, for the

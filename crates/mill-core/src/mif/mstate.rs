@@ -663,6 +663,8 @@ fn play(
         }
         _ => {}
     }
+    let expire_on_reply =
+        manifest.document.pointer("/draw/offers/expiry") == Some(&json!("on-opponent-primary-action"));
     let resets: Vec<String> = manifest
         .document
         .pointer("/draw/repetition/resetEvents")
@@ -760,6 +762,15 @@ fn play(
             }
             if p.pending_removals() > 0 && !matches!(action, Action::Remove { .. }) {
                 return Err(fail("obligation-pending", "a removal is owed first".into()));
+            }
+            // The action is checked first: an illegal one expires nothing.
+            p.play_action(action)
+                .map_err(|err| fail("illegal-action", err.to_string()))?;
+            // Under `on-opponent-primary-action`, the offerer's opponent placing or
+            // moving lets the offer lapse (MIF 10.5), before the action takes effect.
+            let primary = !matches!(action, Action::Remove { .. });
+            if primary && expire_on_reply && r.offer().is_some_and(|(_, offerer, _)| offerer != actor) {
+                r.expire_offer(Some(seq));
             }
             r.game
                 .play_action(action)
