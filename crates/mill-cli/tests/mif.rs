@@ -461,3 +461,53 @@ fn whole_games_execute_replay_transform_and_project_into_turns_under_our_rules()
         "draws are automatic in our rules"
     );
 }
+
+#[test]
+fn conversions_between_mif_formats_print_their_mifconv_reports() {
+    let game = game_doc("1. a1 b2 2. d1 d2").to_string();
+    let convert = |args: &[&str], stdin: &str| {
+        let mut all = vec!["mif", "convert"];
+        all.extend_from_slice(args);
+        let o = mill(&all, stdin);
+        let report: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        (o.status.success(), report)
+    };
+    // A game to its position drops its history: only with the loss accepted.
+    let (ok, refused) = convert(&["--from", "mstate", "--to", "mfen"], &game);
+    assert!(!ok);
+    assert_eq!(refused["format"], json!("MIFDIAG/1.0"));
+    assert_eq!(refused["errors"][0]["code"], json!("loss-not-accepted"));
+    let (ok, report) = convert(&["--from", "mstate", "--to", "mfen", "--accept-loss"], &game);
+    assert!(ok, "{report}");
+    assert_eq!(report["format"], json!("MIFCONV/1.0"));
+    assert_eq!(report["status"], json!("lossy-history"));
+    let mfen = report["output"].as_str().unwrap().to_string();
+    assert!(mfen.ends_with(" w p p 7,7 - 0 4 -"), "{mfen}");
+    // MFEN needs its rules: without them, no output and a non-zero exit.
+    let (ok, report) = convert(&["--from", "mfen", "--to", "mifpos", "--text", &mfen], "");
+    assert!(!ok);
+    assert_eq!(report["status"], json!("requires-ruleset-resolution"));
+    assert!(report.get("output").is_none());
+    let (ok, report) = convert(
+        &[
+            "--from",
+            "mfen",
+            "--to",
+            "mifpos",
+            "--variant",
+            "nine",
+            "--text",
+            &mfen,
+        ],
+        "",
+    );
+    assert!(ok, "{report}");
+    assert_eq!(report["status"], json!("lossless"));
+    assert_eq!(report["output"]["position"], json!(mfen));
+    // The capability object lists the conversions.
+    let responses = adapter(&[request("cap", "capabilities", json!({}))]);
+    let conversions = &responses[0]["result"]["capabilities"]["conversions"];
+    assert!(conversions.as_array().unwrap().contains(
+        &json!({"sourceFormat": "MSTATE/1.0", "targetFormat": "MFEN/1.0", "statuses": ["lossy-history"]})
+    ));
+}

@@ -1028,6 +1028,137 @@ mod claims {
     }
 }
 
+/// MIFCONV/1.0 (MIF 13.3): every conversion made here reported by the rules of its
+/// status.
+mod conversions {
+    use super::*;
+    use mill_core::mif::mifconv::{STATUSES, convert, supported};
+    use mill_core::mif::mifpos;
+    use mill_core::mif::mstate::write;
+
+    /// A source of each format: Nine after four placements.
+    fn sources(m: &Manifest) -> Vec<(&'static str, String)> {
+        let game = mill_core::Record::parse("1. a1 b2 2. d1 d2").unwrap().game;
+        let mfen = mill_core::Mfen::from_game(&game).write().unwrap();
+        let key = mill_core::mif::mpk::of_position(game.position(), m).unwrap();
+        vec![
+            ("MFEN/1.0", mfen.clone()),
+            ("MPK/1.0", key),
+            ("MIFPOS/1.0", canonical(&mifpos::write(m, &mfen, true))),
+            ("MSTATE/1.0", canonical(&write(&game, 0).unwrap())),
+        ]
+    }
+
+    #[test]
+    fn every_report_keeps_the_rules_of_its_status() {
+        let m = Manifest::of_rules(Variant::Nine.rules()).unwrap();
+        let sources = sources(&m);
+        for (from, to, statuses) in supported() {
+            let text = &sources.iter().find(|(f, _)| *f == from).unwrap().1;
+            for manifest in [Some(&m), None] {
+                let report = match convert(from, to, text, manifest, true) {
+                    Ok(report) => report,
+                    // A reference-free MFEN or key without its manifest is a report;
+                    // anything else refused is a source that does not read.
+                    Err(e) => panic!("{from} to {to}: {e}"),
+                };
+                let status = report["status"].as_str().unwrap();
+                assert!(statuses.contains(&status), "{from} to {to}: {status}");
+                assert!(STATUSES.contains(&status));
+                assert_eq!(report["format"], json!("MIFCONV/1.0"));
+                assert_eq!(
+                    (report["sourceFormat"].as_str(), report["targetFormat"].as_str()),
+                    (Some(from), Some(to))
+                );
+                let omitted = report["omitted"].as_array().unwrap();
+                let keys: Vec<(String, String)> = omitted
+                    .iter()
+                    .map(|o| {
+                        (
+                            o["instancePath"].as_str().unwrap().into(),
+                            o["reason"].as_str().unwrap().into(),
+                        )
+                    })
+                    .collect();
+                let mut sorted = keys.clone();
+                sorted.sort();
+                assert_eq!(keys, sorted, "sorted by path, then reason");
+                let has_output = report.get("output").is_some();
+                match status {
+                    "lossless" => assert!(has_output && omitted.is_empty(), "{report}"),
+                    "lossy-history" | "lossy-semantic-state" => {
+                        assert!(has_output && !omitted.is_empty(), "{report}");
+                        // Without the caller's acceptance nothing is converted.
+                        let e = convert(from, to, text, manifest, false).unwrap_err();
+                        assert_eq!((e.category, e.code.as_str()), ("conversion", "loss-not-accepted"));
+                    }
+                    _ => {
+                        assert!(!has_output, "{report}");
+                        assert_eq!(report["diagnostics"]["format"], json!("MIFDIAG/1.0"));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn conversions_say_what_they_keep_and_drop() {
+        let m = Manifest::of_rules(Variant::Nine.rules()).unwrap();
+        let sources = sources(&m);
+        let source = |f: &str| sources.iter().find(|(x, _)| *x == f).unwrap().1.clone();
+        // MFEN gains its manifest as a portable MIFPOS: nothing lost.
+        let r = convert("MFEN/1.0", "MIFPOS/1.0", &source("MFEN/1.0"), Some(&m), false).unwrap();
+        assert_eq!(r["status"], json!("lossless"));
+        assert_eq!(
+            mifpos::from_value(&r["output"], None).unwrap().position,
+            source("MFEN/1.0")
+        );
+        // Without it, the rules cannot be resolved.
+        let r = convert("MFEN/1.0", "MIFPOS/1.0", &source("MFEN/1.0"), None, false).unwrap();
+        assert_eq!(r["status"], json!("requires-ruleset-resolution"));
+        assert_eq!(
+            r["omitted"],
+            json!([{"instancePath": "", "reason": "ruleset-semantics-unresolved"}])
+        );
+        assert_eq!(r["diagnostics"]["errors"][0]["code"], json!("manifest-missing"));
+        // A game to its position drops its history: the origin and the events.
+        let r = convert("MSTATE/1.0", "MFEN/1.0", &source("MSTATE/1.0"), None, true).unwrap();
+        assert_eq!(r["status"], json!("lossy-history"));
+        assert_eq!(r["output"], json!(source("MFEN/1.0")));
+        let paths: Vec<&str> = r["omitted"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["instancePath"].as_str().unwrap())
+            .collect();
+        assert_eq!(paths, ["/events", "/origin", "/ruleset"]);
+        // A key leaves out the counters; a key has none to give back.
+        let r = convert("MFEN/1.0", "MPK/1.0", &source("MFEN/1.0"), Some(&m), true).unwrap();
+        assert_eq!(r["output"], json!(source("MPK/1.0")));
+        let r = convert("MPK/1.0", "MFEN/1.0", &source("MPK/1.0"), Some(&m), true).unwrap();
+        assert_eq!(r["status"], json!("unrepresentable-under-profile"));
+        // A position with a removal owed has no key.
+        let owed = Position::from_str_variant("LLL/.../.../....../.../.../DDD l 0 0 1 0", Variant::Nine)
+            .unwrap()
+            .to_mfen()
+            .unwrap();
+        let r = convert("MFEN/1.0", "MPK/1.0", &owed, Some(&m), true).unwrap();
+        assert_eq!(r["status"], json!("unrepresentable-under-profile"));
+        assert_eq!(r["diagnostics"]["errors"][0]["code"], json!("mpk-ineligible"));
+        // Pairs not converted, and sources that do not read, are errors, not reports.
+        assert_eq!(
+            convert("MRS/1.0", "MFEN/1.0", "{}", None, true).unwrap_err().code,
+            "unsupported-format"
+        );
+        assert_eq!(
+            convert("MSTATE/1.0", "MFEN/1.0", "{}", None, true)
+                .unwrap_err()
+                .code,
+            "schema"
+        );
+    }
+}
+
 mod envelopes {
     use super::*;
     use mill_core::mif::identity::transform_decision_state;

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 /// The MIFCAP/1.0 object for `name` at `version` (the program speaking).
 pub fn capabilities(name: &str, version: &str) -> Value {
     let mut classes = vec![
-        ("conversion", "none"),
+        ("conversion", "experimental"),
         ("identity", "experimental"),
         ("key", "implemented"),
         ("position", "implemented"),
@@ -20,7 +20,7 @@ pub fn capabilities(name: &str, version: &str) -> Value {
     let mut formats = vec![
         ("MFEN/1.0", "implemented", "implemented"),
         ("MIFCAP/1.0", "none", "implemented"),
-        ("MIFCONV/1.0", "none", "none"),
+        ("MIFCONV/1.0", "none", "implemented"),
         ("MIFDIAG/1.0", "none", "implemented"),
         ("MIFINV/1.0", "implemented", "implemented"),
         ("MIFPOS/1.0", "implemented", "implemented"),
@@ -73,7 +73,10 @@ pub fn capabilities(name: &str, version: &str) -> Value {
         },
         "rulesets": rulesets,
         "invarianceDeclarations": [],
-        "conversions": [],
+        "conversions": super::mifconv::supported()
+            .into_iter()
+            .map(|(from, to, statuses)| json!({"sourceFormat": from, "targetFormat": to, "statuses": statuses}))
+            .collect::<Vec<_>>(),
         "resourceLimits": [{"name": "mpk-bytes", "limit": 4096}],
         "testedCorpora": []
     })
