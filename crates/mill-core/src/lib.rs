@@ -34,6 +34,7 @@ pub use rules::{
     RemovalRule, Rules, RulesError, Variant,
 };
 pub use topology::{
-    MAX_LINES, MAX_LINES_THROUGH, MAX_POINTS, MORRIS_9, MORRIS_16, MORRIS_24, MORRIS_24_DIAGONALS, Topology,
+    MAX_LINES, MAX_LINES_THROUGH, MAX_POINTS, MORRIS_9, MORRIS_16, MORRIS_24, MORRIS_24_CONST,
+    MORRIS_24_DIAGONALS, Topology,
 };
 pub use turn::{Action, MAX_REMOVALS, MAX_TURNS, Turn, TurnList};

@@ -79,7 +79,9 @@ pub fn analyse(
         level: Level::Hard,
         ..*limits
     };
-    match engine.best_turn(game, &limits, clock) {
+    // The classic weights: the page classifies turns by drops of the value, with
+    // thresholds set on that scale (Hard's play weighs room to move far more).
+    match engine.with_classic_search(|engine| engine.best_turn(game, &limits, clock)) {
         Ok(search) => Ok(Analysis {
             to_move,
             light_score: for_light(search.score, to_move),
@@ -215,5 +217,28 @@ mod tests {
         assert_eq!(at(-PIECE).value(), -at(PIECE).value());
         assert_eq!(at(MATE - 5).value(), 1.0);
         assert_eq!(at(-(MATE - 5)).value(), -1.0);
+    }
+
+    #[test]
+    fn the_review_judges_on_the_classic_scale() {
+        // Light's three pieces on points with four neighbours, Dark's on points with
+        // two: Hard's own weights value that room far more than the review's scale.
+        let roomy = game(&["d2", "a7", "b4", "g1", "f4", "e5"]);
+        let a = run(&roomy, 1);
+        let mut engine = Engine::new(1);
+        let limits = Limits::new(Level::Hard, 1).with_depth(1);
+        let hard = engine
+            .search(roomy.position(), &[], &limits, &mut NoClock)
+            .unwrap();
+        let classic = engine
+            .with_classic_search(|e| e.search(roomy.position(), &[], &limits, &mut NoClock))
+            .unwrap();
+        assert_eq!(a.light_score, classic.score);
+        assert!(
+            hard.score > classic.score + PIECE / 2,
+            "{} vs {}",
+            hard.score,
+            classic.score
+        );
     }
 }

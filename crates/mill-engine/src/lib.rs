@@ -104,6 +104,15 @@ impl Level {
         1000
     }
 
+    /// The evaluation's weights: Hard's value room to move far more (see
+    /// [`eval::Weights`]).
+    pub(crate) const fn weights(self) -> eval::Weights {
+        match self {
+            Level::Hard => eval::Weights::HARD,
+            _ => eval::Weights::CLASSIC,
+        }
+    }
+
     /// Half-width of the noise added to every evaluation, which varies the choice among
     /// near-equal turns from one seed to another.
     pub(crate) const fn eval_noise(self) -> i32 {

@@ -622,7 +622,7 @@ fn turn_scores(
                 Some(o) if o.winner() == Some(position.turn()) => crate::MATE,
                 Some(o) if o.winner().is_some() => -crate::MATE,
                 Some(_) => 0,
-                None => match engine.search(&after, &path, &limits, &mut NoClock) {
+                None => match search_classic(engine, &after, &path, &limits) {
                     Ok(r) => -r.score,
                     // A repetition the rules call over: a draw.
                     Err(_) => 0,
@@ -684,8 +684,7 @@ fn engine_line(
             return Ok((line, also));
         }
         history.push(position.hash());
-        let reply = engine
-            .search(&after, &history, &reply_limits, &mut NoClock)
+        let reply = search_classic(engine, &after, &history, &reply_limits)
             .map_err(|e| format!("the defender: {e}"))?;
         if !reply.turn.removals().is_empty() {
             return Err("the defender removes a piece: no gain".into());
@@ -724,7 +723,7 @@ fn engine_goal(start: &Position, line: &[Turn]) -> Goal {
 /// the cheap screen before the deep check.
 fn looks_like_gain(engine: &mut Engine, position: &Position, history: &[u64], seed: u64) -> bool {
     let limits = Limits::new(Level::Hard, seed).with_depth(4);
-    let Ok(result) = engine.search(position, history, &limits, &mut NoClock) else {
+    let Ok(result) = search_classic(engine, position, history, &limits) else {
         return false;
     };
     if result.score >= MATE_BOUND {
@@ -787,7 +786,7 @@ pub fn engine_puzzles(
             }
             let level = levels[(mix(game_seed ^ (ply % 2)) % 2) as usize];
             let limits = Limits::new(level, mover_seed).with_depth(level.max_depth());
-            let Ok(r) = engine.search(&position, &history, &limits, &mut NoClock) else {
+            let Ok(r) = search_classic(&mut engine, &position, &history, &limits) else {
                 break;
             };
             history.push(position.hash());
@@ -801,6 +800,18 @@ pub fn engine_puzzles(
     let mut chosen = Vec::new();
     round_robin(&mut by_theme, count, &mut chosen);
     chosen
+}
+
+/// A search with the classic evaluation weights, whatever the level: a puzzle's engine
+/// checks must not move when Hard's weights are tuned (the shipped set is re-proved in
+/// CI and generated again byte for byte from its seeds).
+fn search_classic(
+    engine: &mut Engine,
+    position: &Position,
+    history: &[u64],
+    limits: &Limits,
+) -> Result<crate::SearchResult, crate::SearchError> {
+    engine.with_classic_search(|engine| engine.search(position, history, limits, &mut NoClock))
 }
 
 /// Re-checks `puzzle`: its line is legal, its uniqueness holds against the tables (or

@@ -1,12 +1,16 @@
 //! Iterative deepening, principal-variation search, move ordering and the root choice.
 
-use crate::eval::{Adjacency, evaluate_with, two_bits};
+use crate::eval::{
+    Adjacency, LineCounts, Weights, evaluate_with, line_set, line_union, lines_with, two_bits,
+};
 use crate::tb::{Tablebase, Value};
 use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
 use arrayvec::ArrayVec;
 use core::fmt;
-use mill_core::{Color, Game, MAX_POINTS, MAX_TURNS, Position, Topology, Turn, TurnList};
+use mill_core::{
+    Color, Game, MAX_POINTS, MAX_TURNS, MORRIS_24, MORRIS_24_CONST, Position, Topology, Turn, TurnList,
+};
 use std::sync::Arc;
 
 type Scores = ArrayVec<i32, MAX_TURNS>;
@@ -139,6 +143,9 @@ pub struct Engine {
     contempt: Option<i32>,
     /// See [`Engine::set_placing_foresight`].
     placing_foresight: bool,
+    /// Every level searches as before Hard's tuning (see
+    /// [`Engine::with_classic_search`]).
+    classic: bool,
 }
 
 impl Engine {
@@ -152,6 +159,7 @@ impl Engine {
             tb: None,
             contempt: None,
             placing_foresight: false,
+            classic: false,
         }
     }
 
@@ -184,6 +192,19 @@ impl Engine {
     /// [`Engine::new_game`] when the game changes.
     pub fn keep_table(&mut self, keep: bool) {
         self.keep = keep;
+    }
+
+    /// Runs `f` with every level searching as before Hard's tuning (the classic
+    /// evaluation weights, root ties in generation order), which
+    /// the puzzles' proofs and the review's judgement are pinned to: their thresholds
+    /// and margins were set on that scale, and tuning Hard must not move a shipped
+    /// puzzle or a review's verdicts.
+    pub(crate) fn with_classic_search<R>(&mut self, f: impl FnOnce(&mut Engine) -> R) -> R {
+        let was = self.classic;
+        self.classic = true;
+        let result = f(self);
+        self.classic = was;
+        result
     }
 
     /// Forgets everything earlier searches stored.
@@ -298,6 +319,10 @@ impl Engine {
             searcher.contempt = c;
         }
         searcher.placing_foresight = self.placing_foresight && limits.level == Level::Hard;
+        if self.classic {
+            searcher.weights = Weights::CLASSIC;
+            searcher.vary_ties = false;
+        }
         searcher.tb_max = tb.map_or(0, Tablebase::max_pieces);
         Ok(searcher.iterate(position, &turns, report))
     }
@@ -329,8 +354,12 @@ struct Searcher<'a> {
     /// One turn list and one list of ordering scores per ply, reused.
     lists: Vec<TurnList>,
     scores: Vec<Scores>,
-    topology: &'static Topology,
     adjacency: Adjacency,
+    counts: Box<LineCounts>,
+    /// The level's evaluation weights.
+    weights: Weights,
+    /// Whether ties of the root ordering are broken by the seed (Hard's).
+    vary_ties: bool,
     seed: u64,
     noise: i32,
     tb: Option<&'a Tablebase>,
@@ -376,8 +405,10 @@ impl<'a> Searcher<'a> {
             killers: [[0; 2]; MAX_PLY],
             history: Box::new([[0; MAX_POINTS]; MAX_POINTS + 1]),
             lists: vec![TurnList::new(); MAX_PLY],
-            topology: root.topology(),
             adjacency: Adjacency::new(root.topology()),
+            counts: LineCounts::new(root.topology()),
+            weights: level.weights(),
+            vary_ties: level == Level::Hard,
             scores: vec![Scores::new(); MAX_PLY],
             seed: mix(limits.seed),
             noise: level.eval_noise(),
@@ -397,13 +428,29 @@ impl<'a> Searcher<'a> {
         report: &mut dyn FnMut(&SearchResult),
     ) -> SearchResult {
         let mut scores = Scores::new();
-        order(root, turns, &mut scores, 0, [0; 2], &self.history, self.topology);
+        let hints = Hints {
+            tt_turn: 0,
+            killers: [0; 2],
+            history: &self.history,
+        };
+        order(root, turns, &mut scores, hints, &self.counts);
         let mut moves: Vec<RootTurn> = turns
             .iter()
             .zip(scores.iter())
             .map(|(&turn, &score)| RootTurn { turn, score })
             .collect();
-        moves.sort_by_key(|m| core::cmp::Reverse(m.score));
+        // Hard breaks ties of the ordering by its seed: the first of equal turns keeps
+        // the root, so turns the board's symmetry makes equal (the four points with
+        // four neighbours on the empty board) would otherwise always be the first
+        // generated, and every game would open alike.
+        let tiebreak = |m: &RootTurn| {
+            if self.vary_ties {
+                mix(self.seed ^ u64::from(pack(&m.turn)))
+            } else {
+                0
+            }
+        };
+        moves.sort_by_key(|m| (core::cmp::Reverse(m.score), tiebreak(m)));
         let multi = self.level.root_noise() > 0;
         let dice = mix(self.seed ^ root.hash() ^ 0x0053_4841_4c4c_4f57);
         if dice % 100 < self.level.shallow_percent() {
@@ -644,7 +691,7 @@ impl<'a> Searcher<'a> {
         if let Some(e) = self.evals.get(key) {
             return e;
         }
-        let e = evaluate_with(pos, &self.adjacency);
+        let e = evaluate_with(pos, &self.adjacency, &self.counts, &self.weights);
         let e = if self.noise == 0 {
             e
         } else {
@@ -782,15 +829,12 @@ impl<'a> Searcher<'a> {
             if n == 0 {
                 return self.eval(pos);
             }
-            order(
-                pos,
-                &self.lists[ply],
-                &mut self.scores[ply],
+            let hints = Hints {
                 tt_turn,
-                self.killers[ply],
-                &self.history,
-                self.topology,
-            );
+                killers: self.killers[ply],
+                history: &self.history,
+            };
+            order(pos, &self.lists[ply], &mut self.scores[ply], hints, &self.counts);
             for i in 0..n {
                 // Selection sort, lazily: a cutoff usually comes within the first few turns.
                 let scores = &mut self.scores[ply];
@@ -881,7 +925,8 @@ impl<'a> Searcher<'a> {
         // With the switch on, the last placement too: the steps its pieces on the board
         // will have when moving starts.
         let placing_late = self.placing_foresight && hand == 1;
-        (moving || placing_late) && self.adjacency.steps(pos.pieces(us).0, pos.empty().0) <= NARROW_STEPS
+        (moving || placing_late)
+            && steps_at_most(pos.topology(), pos.pieces(us).0, pos.empty().0, NARROW_STEPS)
     }
 
     /// The tablebase's exact score of an ending in the tables.
@@ -924,37 +969,72 @@ impl<'a> Searcher<'a> {
     }
 }
 
+/// Whether the pieces `mine` have at most `limit` steps onto the `empty` points. Counted
+/// piece by piece and given up once over the limit: most sides have several steps, so
+/// a piece or two decide, where the evaluation's whole-board shifts ([`Adjacency`])
+/// cost the same every time (they were a tenth of the search's instructions in the
+/// moving phase, where every node asks).
+#[inline]
+fn steps_at_most(t: &Topology, mine: u32, empty: u32, limit: u32) -> bool {
+    let mut steps = 0;
+    for p in mill_core::Bitboard(mine) {
+        steps += (t.neighbours(p).0 & empty).count_ones();
+        if steps > limit {
+            return false;
+        }
+    }
+    true
+}
+
+/// What earlier searches say about a node's turns, for [`order`]: the table's turn
+/// (packed, 0 for none), the killers and the history.
+#[derive(Clone, Copy)]
+struct Hints<'h> {
+    tt_turn: u32,
+    killers: [u32; 2],
+    history: &'h History,
+}
+
 /// Ordering scores into `scores`, one per turn of `turns`.
-fn order(
+fn order(pos: &Position, turns: &TurnList, scores: &mut Scores, hints: Hints<'_>, counts: &LineCounts) {
+    // The Nine board from its constant copy (see `evaluate_with`).
+    let t = pos.topology();
+    if core::ptr::eq(t, &MORRIS_24) {
+        order_on(pos, turns, scores, hints, MORRIS_24_CONST, counts);
+    } else {
+        order_on(pos, turns, scores, hints, t, counts);
+    }
+}
+
+/// [`order`] on the position's board `t`.
+#[inline(always)]
+fn order_on(
     pos: &Position,
     turns: &TurnList,
     scores: &mut Scores,
-    tt_turn: u32,
-    killers: [u32; 2],
-    history: &History,
-    topology: &Topology,
+    hints: Hints<'_>,
+    t: &Topology,
+    counts: &LineCounts,
 ) {
+    let Hints {
+        tt_turn,
+        killers,
+        history,
+    } = hints;
     scores.clear();
-    let t = pos.topology();
+    let topology = t;
     let us = pos.turn();
     let mine = pos.pieces(us).0;
     let theirs = pos.pieces(!us).0;
     let empty = t.all().0 & !(mine | theirs);
     // The opponent's twos: their empty points (to block) and their pieces (to remove);
     // the empty points of lines where we have one piece and they none (a placement
-    // there makes a two). Branch-free: which way a line goes is unpredictable.
-    let mut their_points = 0u32;
-    let mut their_two_pieces = 0u32;
-    let mut my_singles = 0u32;
-    for line in t.lines() {
-        let l = line.0;
-        let (m, th) = (l & mine, l & theirs);
-        let their_two = 0u32.wrapping_sub(((m == 0) & two_bits(th)) as u32);
-        their_points |= l & empty & their_two;
-        their_two_pieces |= th & their_two;
-        let my_single = (th == 0) & (m != 0) & (m & m.wrapping_sub(1) == 0);
-        my_singles |= l & empty & 0u32.wrapping_sub(my_single as u32);
-    }
+    // there makes a two).
+    let (my_counts, their_counts) = (counts.of(mine), counts.of(theirs));
+    let their_two_lines = line_union(t.lines(), line_set(lines_with(their_counts, my_counts, 2)));
+    let their_points = their_two_lines & empty;
+    let their_two_pieces = their_two_lines & theirs;
+    let my_singles = line_union(t.lines(), line_set(lines_with(my_counts, their_counts, 1))) & empty;
     for turn in turns {
         let packed = pack(turn);
         let to = turn.to();
@@ -1076,5 +1156,35 @@ impl EvalCache {
     #[inline]
     fn put(&mut self, key: u64, score: i32) {
         self.slots[key as usize & ((1 << EVAL_CACHE_BITS) - 1)] = Self::check(key) | score as u32 as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mill_core::{MORRIS_9, MORRIS_16, MORRIS_24, MORRIS_24_DIAGONALS};
+
+    #[test]
+    fn steps_at_most_counts_every_free_step_on_every_board() {
+        for t in [&MORRIS_9, &MORRIS_16, &MORRIS_24, &MORRIS_24_DIAGONALS] {
+            let mut state = 5u64;
+            for _ in 0..2000 {
+                state = mix(state);
+                let empty = state as u32 & t.all().0;
+                let mine = (state >> 32) as u32 & t.all().0 & !empty;
+                let steps: u32 = t
+                    .points()
+                    .filter(|p| mine & (1 << p.index()) != 0)
+                    .map(|p| (t.neighbours(p).0 & empty).count_ones())
+                    .sum();
+                for limit in 0..6 {
+                    assert_eq!(
+                        steps_at_most(t, mine, empty, limit),
+                        steps <= limit,
+                        "{mine:#x} {empty:#x}"
+                    );
+                }
+            }
+        }
     }
 }

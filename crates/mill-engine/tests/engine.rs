@@ -390,18 +390,20 @@ fn a_search_cut_short_plays_the_better_turn_its_last_iteration_found() {
             let cut = search(&p, Limits::new(Level::Hard, 1).with_nodes(deep.nodes - 2048));
             assert_eq!(cut.depth, depth - 1, "{s}");
             assert!(cut.nodes < deep.nodes, "{s}");
-            assert_eq!(
-                notation(&p, cut.turn),
-                notation(&p, deep.turn),
-                "{s} at depth {depth}: the unfinished iteration's better turn"
-            );
+            // The deeper choice may be settled in the iteration's last nodes (a fail
+            // high searched again), after the cut: then there is nothing to check here.
+            // A search that threw the unfinished iteration away would always play the
+            // shallow turn, and count no position.
+            if cut.turn != deep.turn {
+                continue;
+            }
             checked += 1;
             break;
         }
     }
     assert!(
         checked >= 2,
-        "only {checked} positions change their choice with depth"
+        "only {checked} positions play, cut short, the choice the unfinished iteration found"
     );
 }
 
