@@ -14,8 +14,9 @@
 //! whether a draw by repetition or no progress is automatic or claimed by the side to
 //! move) and what a full board does. These are [`Options`] too, the *extended* ones
 //! ([`Rules::is_extended`]): a rule set using one is made the first time it is asked for
-//! and kept for the life of the process (at most [`MAX_EXTENDED`] of them). The server
-//! and the page offer only the table's rule sets.
+//! and kept for the life of the process (at most [`MAX_EXTENDED`] of them; its id is
+//! valid only within the process — see `EXTENDED` for the constraints). The server and
+//! the page offer only the table's rule sets ([`Rules::parse_table`]).
 //!
 //! A rule set is written `nine`, `six+per-mill`, `twelve+protect-off+fly-0`,
 //! `nine+dark-first`, `nine+pieces-12+quiet-0+repetition-claim`: the variant,
@@ -310,6 +311,9 @@ pub enum RulesError {
     /// [`MAX_EXTENDED`] rule sets with extended options are already in use in this
     /// process.
     TooMany,
+    /// A rule set with extended options (its name), where only the table's are read
+    /// ([`Rules::parse_table`], [`Rules::of_table`]).
+    Extended(String),
 }
 
 impl fmt::Display for RulesError {
@@ -337,6 +341,10 @@ impl fmt::Display for RulesError {
             RulesError::TooMany => write!(
                 f,
                 "no room for another rule set with extended options: this process already uses {MAX_EXTENDED}"
+            ),
+            RulesError::Extended(name) => write!(
+                f,
+                "{name} is not played here: only variants with their usual pieces, draws and full-board rule"
             ),
         }
     }
@@ -486,6 +494,24 @@ static TABLE: [Rules; STANDARD] = {
 
 /// The rule sets with extended options this process has made, in the order they were
 /// first asked for: the rule set with id `STANDARD + k` is in slot `k`.
+///
+/// This is process-wide mutable state in a crate that is otherwise pure, kept because a
+/// [`Position`](crate::Position) carries its rules as a one-byte id and reads them on
+/// every generated turn (perft and the engine's search): the extended options cannot
+/// fit beside the position's other fields without growing it, and every `&'static
+/// Rules` in the workspace would become a value. What it costs, and the rules that
+/// follow:
+///
+/// - An extended rule set's id depends on the order in which this process first asked
+///   for such rule sets. Ids are therefore crate-private ([`Rules::id`]): they are never
+///   stored, sent over the network or the WebAssembly boundary, written into a position
+///   string, MFEN or MIF document, or compared across processes; the rule set's name and
+///   MIF manifest are what travel. (Zobrist hashes do not include the id either.)
+/// - At most [`MAX_EXTENDED`] are made; the next is refused with
+///   [`RulesError::TooMany`] (MIF: `resource/resource-limit`), never a panic, and the
+///   ones made stay valid. A long-running process fed arbitrary manifests (the MIF
+///   adapter) can meet the limit; one that refuses extended rule sets anyway (the
+///   server, the page) reads names with [`Rules::parse_table`], which makes none.
 static EXTENDED: [OnceLock<Rules>; MAX_EXTENDED] = [const { OnceLock::new() }; MAX_EXTENDED];
 /// Held while a slot of [`EXTENDED`] is looked for or filled.
 static EXTENDED_LOCK: Mutex<()> = Mutex::new(());
@@ -518,53 +544,81 @@ impl Rules {
     /// pieces cannot fill it, what a side unable to place suffers when that cannot
     /// happen, whether the no-progress draw is claimed when there is none.
     pub fn of(variant: Variant, options: Options) -> Result<&'static Rules, RulesError> {
-        let usual = variant.default_options();
-        let mut options = options;
-        if !variant.has_removals()
-            && (Options {
-                first: usual.first,
-                ..options
-            }) != usual
-        {
-            return Err(RulesError::NoOptions(variant));
-        }
-        if options.fly_at > MAX_FLY_AT {
-            return Err(RulesError::FlyAt {
-                variant,
-                fly_at: options.fly_at,
-            });
-        }
-        if !(MIN_PIECES..=MAX_PIECES).contains(&options.pieces) {
-            return Err(RulesError::Pieces(options.pieces));
-        }
-        let points = variant.topology().len();
-        let pieces = usize::from(options.pieces);
-        if 2 * pieces < points {
-            options.board_full = usual.board_full;
-        }
-        if 2 * pieces <= points || options.board_full != BoardFull::Off {
-            options.no_placement = usual.no_placement;
-        }
-        if options.quiet_limit == 0 {
-            options.quiet_draw = usual.quiet_draw;
-        }
-        if !options.placing_moves {
-            options.placing_repeats = usual.placing_repeats;
-        }
-        let standard = Options {
-            first: options.first,
-            removals: options.removals,
-            protect: options.protect,
-            fly_at: options.fly_at,
-            ..usual
-        };
-        if options == standard {
-            Ok(&TABLE[index(variant, options)])
-        } else {
-            extended(variant, options)
+        let options = normalise(variant, options)?;
+        match table_entry(variant, options) {
+            Some(rules) => Ok(rules),
+            None => extended(variant, options),
         }
     }
 
+    /// The rule set of `variant` with `options` if it is one of the table's (see
+    /// [`Rules::of`]); a rule set with extended options is refused with
+    /// [`RulesError::Extended`] *without being made*, so input that is refused anyway
+    /// (the server's rooms, the page) takes no room among the process's extended rule
+    /// sets.
+    pub fn of_table(variant: Variant, options: Options) -> Result<&'static Rules, RulesError> {
+        let options = normalise(variant, options)?;
+        table_entry(variant, options).ok_or_else(|| {
+            let mut name = String::new();
+            let _ = write_name(&mut name, variant, options);
+            RulesError::Extended(name)
+        })
+    }
+}
+
+/// `options` for `variant` checked, with the extended options that cannot change the
+/// game set to the variant's own (see [`Rules::of`]).
+fn normalise(variant: Variant, options: Options) -> Result<Options, RulesError> {
+    let usual = variant.default_options();
+    let mut options = options;
+    if !variant.has_removals()
+        && (Options {
+            first: usual.first,
+            ..options
+        }) != usual
+    {
+        return Err(RulesError::NoOptions(variant));
+    }
+    if options.fly_at > MAX_FLY_AT {
+        return Err(RulesError::FlyAt {
+            variant,
+            fly_at: options.fly_at,
+        });
+    }
+    if !(MIN_PIECES..=MAX_PIECES).contains(&options.pieces) {
+        return Err(RulesError::Pieces(options.pieces));
+    }
+    let points = variant.topology().len();
+    let pieces = usize::from(options.pieces);
+    if 2 * pieces < points {
+        options.board_full = usual.board_full;
+    }
+    if 2 * pieces <= points || options.board_full != BoardFull::Off {
+        options.no_placement = usual.no_placement;
+    }
+    if options.quiet_limit == 0 {
+        options.quiet_draw = usual.quiet_draw;
+    }
+    if !options.placing_moves {
+        options.placing_repeats = usual.placing_repeats;
+    }
+    Ok(options)
+}
+
+/// The table's rule set of `variant` with normalised `options`, if they are the table's
+/// options (no extended one differs from the variant's).
+fn table_entry(variant: Variant, options: Options) -> Option<&'static Rules> {
+    let standard = Options {
+        first: options.first,
+        removals: options.removals,
+        protect: options.protect,
+        fly_at: options.fly_at,
+        ..variant.default_options()
+    };
+    (options == standard).then(|| &TABLE[index(variant, options)])
+}
+
+impl Rules {
     /// Reads a rule set written as [`Rules`]' `Display` writes it: the variant's name,
     /// then `+`-separated options that differ from its defaults: `per-mill` (or `one`),
     /// `protect-off` (or `protect-on`), `fly-N`, `dark-first` (or `light-first`), and
@@ -574,48 +628,65 @@ impl Rules {
     /// `no-placement-loss`), `placing-moves` (or `placing-places`), `repetition-moving`
     /// (or `repetition-all`). For example `six+per-mill+fly-0`.
     pub fn parse(text: &str) -> Result<&'static Rules, RulesError> {
-        let mut parts = text.split('+');
-        let name = parts.next().unwrap_or_default();
-        let variant = Variant::from_name(name).ok_or_else(|| RulesError::UnknownVariant(name.to_string()))?;
-        let mut options = variant.default_options();
-        for part in parts {
-            let unknown = || RulesError::UnknownOption(part.to_string());
-            if let Some(rule) = RemovalRule::from_name(part) {
-                options.removals = rule;
-            } else if part == "light-first" || part == "dark-first" {
-                options.first = if part == "dark-first" {
-                    Color::Dark
-                } else {
-                    Color::Light
-                };
-            } else if part == "protect-on" || part == "protect-off" {
-                options.protect = part == "protect-on";
-            } else if let Some(n) = part.strip_prefix("fly-") {
-                options.fly_at = number(n).ok_or_else(unknown)?;
-            } else if let Some(n) = part.strip_prefix("pieces-") {
-                options.pieces = number(n).ok_or_else(unknown)?;
-            } else if let Some(rest) = part.strip_prefix("quiet-") {
-                match DrawBy::from_name(rest) {
-                    Some(by) => options.quiet_draw = by,
-                    None => options.quiet_limit = number(rest).ok_or_else(unknown)?,
-                }
-            } else if part == "repetition-moving" || part == "repetition-all" {
-                options.placing_repeats = part == "repetition-all";
-            } else if let Some(rest) = part.strip_prefix("repetition-") {
-                options.repetition_draw = DrawBy::from_name(rest).ok_or_else(unknown)?;
-            } else if let Some(rest) = part.strip_prefix("full-") {
-                options.board_full = BoardFull::from_name(rest).ok_or_else(unknown)?;
-            } else if let Some(rest) = part.strip_prefix("no-placement-") {
-                options.no_placement = NoPlacement::from_name(rest).ok_or_else(unknown)?;
-            } else if part == "placing-moves" || part == "placing-places" {
-                options.placing_moves = part == "placing-moves";
-            } else {
-                return Err(unknown());
-            }
-        }
+        let (variant, options) = parse_options(text)?;
         Rules::of(variant, options)
     }
 
+    /// [`Rules::parse`] for input that may name only the table's rule sets (the rule
+    /// sets the server and the page offer): a name with extended options is refused with
+    /// [`RulesError::Extended`] without being made (see [`Rules::of_table`]).
+    pub fn parse_table(text: &str) -> Result<&'static Rules, RulesError> {
+        let (variant, options) = parse_options(text)?;
+        Rules::of_table(variant, options)
+    }
+}
+
+/// The variant and options a rule-set name spells (see [`Rules::parse`]), not yet
+/// checked.
+fn parse_options(text: &str) -> Result<(Variant, Options), RulesError> {
+    let mut parts = text.split('+');
+    let name = parts.next().unwrap_or_default();
+    let variant = Variant::from_name(name).ok_or_else(|| RulesError::UnknownVariant(name.to_string()))?;
+    let mut options = variant.default_options();
+    for part in parts {
+        let unknown = || RulesError::UnknownOption(part.to_string());
+        if let Some(rule) = RemovalRule::from_name(part) {
+            options.removals = rule;
+        } else if part == "light-first" || part == "dark-first" {
+            options.first = if part == "dark-first" {
+                Color::Dark
+            } else {
+                Color::Light
+            };
+        } else if part == "protect-on" || part == "protect-off" {
+            options.protect = part == "protect-on";
+        } else if let Some(n) = part.strip_prefix("fly-") {
+            options.fly_at = number(n).ok_or_else(unknown)?;
+        } else if let Some(n) = part.strip_prefix("pieces-") {
+            options.pieces = number(n).ok_or_else(unknown)?;
+        } else if let Some(rest) = part.strip_prefix("quiet-") {
+            match DrawBy::from_name(rest) {
+                Some(by) => options.quiet_draw = by,
+                None => options.quiet_limit = number(rest).ok_or_else(unknown)?,
+            }
+        } else if part == "repetition-moving" || part == "repetition-all" {
+            options.placing_repeats = part == "repetition-all";
+        } else if let Some(rest) = part.strip_prefix("repetition-") {
+            options.repetition_draw = DrawBy::from_name(rest).ok_or_else(unknown)?;
+        } else if let Some(rest) = part.strip_prefix("full-") {
+            options.board_full = BoardFull::from_name(rest).ok_or_else(unknown)?;
+        } else if let Some(rest) = part.strip_prefix("no-placement-") {
+            options.no_placement = NoPlacement::from_name(rest).ok_or_else(unknown)?;
+        } else if part == "placing-moves" || part == "placing-places" {
+            options.placing_moves = part == "placing-moves";
+        } else {
+            return Err(unknown());
+        }
+    }
+    Ok((variant, options))
+}
+
+impl Rules {
     /// The table entry with this index, known to be valid (a position's own).
     #[inline]
     pub(crate) fn by_id(id: u8) -> &'static Rules {
@@ -629,7 +700,8 @@ impl Rules {
     }
 
     /// The rule set with this index ([`Rules::id`]), if any.
-    pub fn from_id(id: u8) -> Option<&'static Rules> {
+    #[cfg(test)]
+    pub(crate) fn from_id(id: u8) -> Option<&'static Rules> {
         let i = id as usize;
         TABLE
             .get(i)
@@ -637,9 +709,12 @@ impl Rules {
     }
 
     /// This rule set's index: a compact handle, stable within a build for the table's
-    /// rule sets and within a process for extended ones.
+    /// rule sets and only within a process for extended ones (given in the order they
+    /// are first asked for). Crate-private on purpose: an id must never be stored, sent
+    /// or compared across processes — names ([`Rules`]' `Display`) and MIF manifests
+    /// travel instead — and no other crate can obtain one.
     #[inline]
-    pub const fn id(&self) -> u8 {
+    pub(crate) const fn id(&self) -> u8 {
         self.id
     }
 
@@ -759,50 +834,56 @@ impl fmt::Display for Rules {
     /// `nine`, `six+per-mill`, `twelve+protect-off+fly-0`: only options that differ
     /// from the variant's defaults are written, extended ones last.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name)?;
-        let default = self.variant.default_options();
-        if self.removals != default.removals {
-            write!(f, "+{}", self.removals.name())?;
-        }
-        if self.protect_mills != default.protect {
-            f.write_str(if self.protect_mills {
-                "+protect-on"
-            } else {
-                "+protect-off"
-            })?;
-        }
-        if self.fly_at != default.fly_at {
-            write!(f, "+fly-{}", self.fly_at)?;
-        }
-        if self.first != default.first {
-            write!(f, "+{}-first", self.first.name())?;
-        }
-        if self.pieces != default.pieces {
-            write!(f, "+pieces-{}", self.pieces)?;
-        }
-        if self.quiet_limit != default.quiet_limit {
-            write!(f, "+quiet-{}", self.quiet_limit)?;
-        }
-        if self.quiet_draw != default.quiet_draw {
-            write!(f, "+quiet-{}", self.quiet_draw.name())?;
-        }
-        if self.repetition_draw != default.repetition_draw {
-            write!(f, "+repetition-{}", self.repetition_draw.name())?;
-        }
-        if self.board_full != default.board_full {
-            write!(f, "+full-{}", self.board_full.name())?;
-        }
-        if self.no_placement != default.no_placement {
-            write!(f, "+no-placement-{}", self.no_placement.name())?;
-        }
-        if self.placing_moves != default.placing_moves {
-            f.write_str("+placing-moves")?;
-        }
-        if self.placing_repeats != default.placing_repeats {
-            f.write_str("+repetition-moving")?;
-        }
-        Ok(())
+        write_name(f, self.variant, self.options())
     }
+}
+
+/// The name of the rule set of `variant` with (normalised) `options`, as [`Rules`]'
+/// `Display` writes it.
+fn write_name(f: &mut impl fmt::Write, variant: Variant, options: Options) -> fmt::Result {
+    f.write_str(variant.name())?;
+    let default = variant.default_options();
+    if options.removals != default.removals {
+        write!(f, "+{}", options.removals.name())?;
+    }
+    if options.protect != default.protect {
+        f.write_str(if options.protect {
+            "+protect-on"
+        } else {
+            "+protect-off"
+        })?;
+    }
+    if options.fly_at != default.fly_at {
+        write!(f, "+fly-{}", options.fly_at)?;
+    }
+    if options.first != default.first {
+        write!(f, "+{}-first", options.first.name())?;
+    }
+    if options.pieces != default.pieces {
+        write!(f, "+pieces-{}", options.pieces)?;
+    }
+    if options.quiet_limit != default.quiet_limit {
+        write!(f, "+quiet-{}", options.quiet_limit)?;
+    }
+    if options.quiet_draw != default.quiet_draw {
+        write!(f, "+quiet-{}", options.quiet_draw.name())?;
+    }
+    if options.repetition_draw != default.repetition_draw {
+        write!(f, "+repetition-{}", options.repetition_draw.name())?;
+    }
+    if options.board_full != default.board_full {
+        write!(f, "+full-{}", options.board_full.name())?;
+    }
+    if options.no_placement != default.no_placement {
+        write!(f, "+no-placement-{}", options.no_placement.name())?;
+    }
+    if options.placing_moves != default.placing_moves {
+        f.write_str("+placing-moves")?;
+    }
+    if options.placing_repeats != default.placing_repeats {
+        f.write_str("+repetition-moving")?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -979,5 +1060,57 @@ mod tests {
         for e in [RulesError::Pieces(1), RulesError::TooMany] {
             assert!(!e.to_string().is_empty());
         }
+    }
+
+    #[test]
+    fn the_tables_reader_refuses_extended_options_without_making_them() {
+        for name in [
+            "nine",
+            "six+per-mill+fly-0",
+            "twelve+dark-first",
+            "three",
+            "nine+quiet-100",
+        ] {
+            assert_eq!(Rules::parse_table(name), Rules::parse(name), "{name}");
+        }
+        // Options that change nothing are the variant's own here too.
+        assert_eq!(Rules::parse_table("nine+full-draw"), Ok(NINE));
+        // Spelled in any order, refused under the normalised name; errors as parse's.
+        let asked = Options {
+            quiet_limit: 12345,
+            pieces: 11,
+            ..Variant::Nine.default_options()
+        };
+        assert_eq!(
+            Rules::parse_table("nine+quiet-12345+pieces-11"),
+            Err(RulesError::Extended("nine+pieces-11+quiet-12345".into()))
+        );
+        assert_eq!(
+            Rules::of_table(Variant::Nine, asked),
+            Err(RulesError::Extended("nine+pieces-11+quiet-12345".into()))
+        );
+        assert!(
+            !Rules::parse_table("six+quiet-auto+repetition-auto")
+                .unwrap()
+                .is_extended()
+        );
+        assert_eq!(
+            Rules::parse_table("ten"),
+            Err(RulesError::UnknownVariant("ten".into()))
+        );
+        assert_eq!(Rules::parse_table("nine+pieces-2"), Err(RulesError::Pieces(2)));
+        assert!(
+            !RulesError::Extended("nine+pieces-11".into())
+                .to_string()
+                .is_empty()
+        );
+        // None of that made a rule set (no other test asks for these options).
+        let _guard = EXTENDED_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+        assert!(
+            EXTENDED
+                .iter()
+                .filter_map(OnceLock::get)
+                .all(|r| r.options() != normalise(Variant::Nine, asked).unwrap())
+        );
     }
 }

@@ -142,9 +142,7 @@ fn mfen_refusal(text: &str, rules: &'static Rules, e: mill_core::MfenError) -> R
 fn rules_or(rules: Option<String>, or: &'static Rules) -> Result<&'static Rules, RecordFailure> {
     match rules.as_deref().map(str::trim) {
         None | Some("") => Ok(or),
-        Some(name) => Rules::parse(name)
-            .map_err(|e| failure("bad-rules", e.to_string()))
-            .and_then(|r| crate::offered(r).map_err(|message| failure("bad-rules", message))),
+        Some(name) => Rules::parse_table(name).map_err(|e| failure("bad-rules", e.to_string())),
     }
 }
 

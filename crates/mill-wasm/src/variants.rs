@@ -74,8 +74,8 @@ fn rules_json(rules: &'static Rules) -> RulesJson {
 }
 
 fn parse_rules(text: &str) -> Result<&'static Rules, Failure> {
-    let rules = Rules::parse(text.trim()).map_err(|e| Failure::new("bad-rules", e.to_string()))?;
-    crate::offered(rules).map_err(|message| Failure::new("bad-rules", message))
+    // The table's only: a name with extended options is refused without being made.
+    Rules::parse_table(text.trim()).map_err(|e| Failure::new("bad-rules", e.to_string()))
 }
 
 /// Every variant with its usual rules, smallest board first: a JSON list of
