@@ -109,6 +109,7 @@ impl RuleArgs {
                 .protect
                 .map_or(default.protect, |p| matches!(p, ProtectArg::On)),
             fly_at: self.fly_at.unwrap_or(default.fly_at),
+            ..default
         };
         Rules::of(variant, options).map(Some).map_err(|e| e.to_string())
     }

@@ -17,7 +17,7 @@ use mill_core::mif::legal::{canonical_mfen, legal_actions};
 use mill_core::mif::mrs::Manifest;
 use mill_core::mif::transform::TRANSFORMS;
 use mill_core::mif::{MifError, capabilities::capabilities};
-use mill_core::mif::{identity, mifinv, mifpos, mpk, mstate};
+use mill_core::mif::{identity, mifconv, mifinv, mifpos, mpk, mstate};
 use mill_core::{Mfen, Rules};
 use serde_json::{Map, Value, json};
 use std::io::{BufRead, Write};
@@ -26,7 +26,9 @@ use std::io::{BufRead, Write};
 #[derive(Subcommand)]
 pub enum MifCommand {
     /// Convert a position string, MFEN or game record (as `mill convert` reads them) to
-    /// the MPK key or MFEN of its final position, or the MRS manifest of its rules.
+    /// the MPK key or MFEN of its final position, or the MRS manifest of its rules. With
+    /// `--from`, convert a MIF 1.0 document to another and print the MIFCONV/1.0 report
+    /// (exit status 1 when the report has no output).
     Convert {
         /// The input file; `-` or nothing reads standard input (not read for `--to mrs`).
         file: Option<String>,
@@ -40,6 +42,17 @@ pub enum MifCommand {
         /// needs it.
         #[arg(long)]
         variant: Option<String>,
+        /// The input is a MIF 1.0 document of this format: print a MIFCONV/1.0 report.
+        #[arg(long, value_enum)]
+        from: Option<Source>,
+        /// With `--from`: the MRS manifest (a JSON file) MFEN, MPK and reference
+        /// envelopes are read under.
+        #[arg(long, requires = "from", conflicts_with = "variant")]
+        manifest: Option<String>,
+        /// With `--from`: make a conversion that drops history or state (MIFCONV's
+        /// explicit acceptance of a lossy status).
+        #[arg(long, requires = "from")]
+        accept_loss: bool,
     },
     /// Check an MFEN, MPK or MRS text and print it in canonical form, or print its
     /// MIFDIAG/1.0 diagnostics and exit with status 1.
@@ -81,6 +94,30 @@ pub enum Target {
     Mifinv,
 }
 
+/// The MIF 1.0 formats `mill mif convert --from` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Source {
+    /// MFEN/1.0.
+    Mfen,
+    /// MPK/1.0.
+    Mpk,
+    /// MIFPOS/1.0 (JSON).
+    Mifpos,
+    /// MSTATE/1.0 (JSON).
+    Mstate,
+}
+
+impl Source {
+    fn signature(self) -> &'static str {
+        match self {
+            Source::Mfen => "MFEN/1.0",
+            Source::Mpk => "MPK/1.0",
+            Source::Mifpos => "MIFPOS/1.0",
+            Source::Mstate => "MSTATE/1.0",
+        }
+    }
+}
+
 /// What `mill mif validate` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Kind {
@@ -117,6 +154,51 @@ pub fn run(command: MifCommand) -> Result<(), String> {
             text,
             to,
             variant,
+            from: Some(from),
+            manifest,
+            accept_loss,
+        } => {
+            let target = match to {
+                Target::Mfen => "MFEN/1.0",
+                Target::Mpk => "MPK/1.0",
+                Target::Mifpos => "MIFPOS/1.0",
+                Target::Mstate => "MSTATE/1.0",
+                Target::Mrs | Target::Mifinv => {
+                    return Err("--from converts to mfen, mpk, mifpos or mstate".into());
+                }
+            };
+            let manifest = match (manifest, rules_named(variant.as_deref())?) {
+                (Some(path), _) => {
+                    let doc =
+                        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
+                    Some(Manifest::parse(&doc).map_err(|e| format!("the manifest {path}: {e}"))?)
+                }
+                (None, Some(rules)) => Some(Manifest::of_rules(rules).map_err(|e| e.to_string())?),
+                (None, None) => None,
+            };
+            let text = input(file.as_deref(), text)?;
+            let text = text.strip_suffix('\n').unwrap_or(&text);
+            match mifconv::convert(from.signature(), target, text, manifest.as_ref(), accept_loss) {
+                Ok(report) => {
+                    println!("{}", canonical(&report));
+                    if report.get("output").is_none() {
+                        return Err(format!("no {target} made: {}", report["status"]));
+                    }
+                    Ok(())
+                }
+                Err(e) => {
+                    println!("{}", canonical(&e.diagnostics()));
+                    Err(format!("{e}"))
+                }
+            }
+        }
+        MifCommand::Convert {
+            file,
+            text,
+            to,
+            variant,
+            from: None,
+            ..
         } => {
             let rules = rules_named(variant.as_deref())?;
             if matches!(to, Target::Mrs | Target::Mifinv) {
@@ -380,7 +462,7 @@ fn replay_result(r: &mstate::Replay) -> Result<Value, MifError> {
         "trace": r.trace,
         "repetitionHistory": r.history,
         "claims": r.claims,
-        "claimRights": null,
+        "claimRights": r.claim_rights(),
         "decisionState": decision,
         "decisionDigest": decision_digest,
         "resumptionState": resumption,

@@ -195,7 +195,8 @@ fn the_adapter_answers_every_request_in_order() {
     );
     assert_eq!(by(2)["diagnostics"]["format"], json!("MIFDIAG/1.0"));
     assert_eq!(by(3)["result"], json!({"value": black_start}));
-    assert_eq!(code(4), "bad-position", "Black does not place first in Nine");
+    // MIF's hands are authoritative: Black to move under Nine's manifest is a position.
+    assert_eq!(by(4)["result"], json!({"value": black_start}));
     let mpk = by(5)["result"]["value"].as_str().unwrap();
     assert!(mpk.contains(" ......W................. w p 8,9"), "{mpk}");
     let actions = by(6)["result"]["document"]["actions"].as_array().unwrap();
@@ -333,6 +334,13 @@ fn whole_games_execute_replay_transform_and_project_into_turns_under_our_rules()
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         serde_json::from_str::<Value>(stdout(&o).trim()).unwrap()
     };
+    // A pre-origin observation of the start. Our rules observe moving boundaries only:
+    // it is kept in the window, and never counts.
+    let seed = json!({"source": "pre-origin", "key": {
+        "profile": "repetition-observation-v1", "stateProfile": "mill24-state-v1",
+        "semanticDigest": game["ruleset"]["semanticDigest"], "board": "......../......../........",
+        "side": "w", "phase": "p", "action": "p", "hands": [9, 9], "semantic": {}
+    }});
     let transform = |doc: &Value, id: &str, equivalence: bool| {
         json!({"kind": "mstate", "document": doc, "transform": id, "verifyReplay": true,
                "requireEquivalence": equivalence, "invariance": invariance})
@@ -357,6 +365,11 @@ fn whole_games_execute_replay_transform_and_project_into_turns_under_our_rules()
             "seeded",
             "execute",
             json!({"manifest": nine, "origin": origin, "events": [], "repetitionSeed": [{"source": "pre-origin", "key": {}}], "preOriginClaims": []}),
+        ),
+        request(
+            "observed",
+            "execute",
+            json!({"manifest": nine, "origin": origin, "events": [], "repetitionSeed": [seed.clone(), seed], "preOriginClaims": []}),
         ),
         request(
             "claim",
@@ -438,10 +451,63 @@ fn whole_games_execute_replay_transform_and_project_into_turns_under_our_rules()
     assert_eq!(moved["events"][5]["target"]["at"], json!("f4"), "d2 turns to f4");
     assert_eq!(moved["claims"], offered["claims"]);
     assert_ne!(ok(6)["decisionDigest"], replay["decisionDigest"]);
-    assert_eq!(code(7), "unsupported-pre-origin");
+    assert_eq!(code(7), "schema", "a seed is an observation");
+    let seeded = &ok(8)["final"];
+    assert_eq!(seeded["repetitionHistory"].as_array().unwrap().len(), 2);
+    assert!(seeded["current"].as_str().unwrap().ends_with(" 0 0 -"));
     assert_eq!(
-        code(8),
+        code(9),
         "claim-right-unavailable",
         "draws are automatic in our rules"
     );
+}
+
+#[test]
+fn conversions_between_mif_formats_print_their_mifconv_reports() {
+    let game = game_doc("1. a1 b2 2. d1 d2").to_string();
+    let convert = |args: &[&str], stdin: &str| {
+        let mut all = vec!["mif", "convert"];
+        all.extend_from_slice(args);
+        let o = mill(&all, stdin);
+        let report: Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+        (o.status.success(), report)
+    };
+    // A game to its position drops its history: only with the loss accepted.
+    let (ok, refused) = convert(&["--from", "mstate", "--to", "mfen"], &game);
+    assert!(!ok);
+    assert_eq!(refused["format"], json!("MIFDIAG/1.0"));
+    assert_eq!(refused["errors"][0]["code"], json!("loss-not-accepted"));
+    let (ok, report) = convert(&["--from", "mstate", "--to", "mfen", "--accept-loss"], &game);
+    assert!(ok, "{report}");
+    assert_eq!(report["format"], json!("MIFCONV/1.0"));
+    assert_eq!(report["status"], json!("lossy-history"));
+    let mfen = report["output"].as_str().unwrap().to_string();
+    assert!(mfen.ends_with(" w p p 7,7 - 0 4 -"), "{mfen}");
+    // MFEN needs its rules: without them, no output and a non-zero exit.
+    let (ok, report) = convert(&["--from", "mfen", "--to", "mifpos", "--text", &mfen], "");
+    assert!(!ok);
+    assert_eq!(report["status"], json!("requires-ruleset-resolution"));
+    assert!(report.get("output").is_none());
+    let (ok, report) = convert(
+        &[
+            "--from",
+            "mfen",
+            "--to",
+            "mifpos",
+            "--variant",
+            "nine",
+            "--text",
+            &mfen,
+        ],
+        "",
+    );
+    assert!(ok, "{report}");
+    assert_eq!(report["status"], json!("lossless"));
+    assert_eq!(report["output"]["position"], json!(mfen));
+    // The capability object lists the conversions.
+    let responses = adapter(&[request("cap", "capabilities", json!({}))]);
+    let conversions = &responses[0]["result"]["capabilities"]["conversions"];
+    assert!(conversions.as_array().unwrap().contains(
+        &json!({"sourceFormat": "MSTATE/1.0", "targetFormat": "MFEN/1.0", "statuses": ["lossy-history"]})
+    ));
 }

@@ -36,6 +36,9 @@ pub enum PlayError {
     /// A result the board decides (a winning line, blockade, repetition, …) cannot be
     /// declared: only the board reaches it.
     NotDeclared,
+    /// A draw was claimed that the side to move may not claim now (the rules do not
+    /// provide for claiming it, or its condition does not hold).
+    NothingToClaim,
 }
 
 impl PlayError {
@@ -57,6 +60,7 @@ impl PlayError {
             PlayError::UnexpectedRemoval => "unexpected-removal",
             PlayError::OffBoard => "off-board",
             PlayError::NotDeclared => "not-declared",
+            PlayError::NothingToClaim => "nothing-to-claim",
         }
     }
 }
@@ -79,6 +83,7 @@ impl fmt::Display for PlayError {
             PlayError::UnexpectedRemoval => "the turn closes no mill, so it removes nothing",
             PlayError::OffBoard => "that point is not on the board",
             PlayError::NotDeclared => "the board decides this result; it cannot be declared",
+            PlayError::NothingToClaim => "there is no such draw to claim now",
         })
     }
 }
@@ -130,12 +135,10 @@ pub enum PositionError {
     Quiet(String),
     /// A side has more pieces (board plus hand) than the rules give it.
     TooManyPieces(crate::Color),
-    /// The pieces in hand do not fit the side to move (Light places first).
-    HandsOutOfTurn,
     /// A removal is pending but the side to move has no mill, or more removals are
     /// pending than one turn can earn or the opponent has pieces on the board.
     ImpossiblePending,
-    /// A quiet-turn count during placing, or above the draw limit.
+    /// A quiet-turn count above the limit of an automatic no-progress draw.
     ImpossibleQuiet,
     /// Where a closed line wins, the side to move stands in one (the game would have
     /// ended before its turn).
@@ -173,16 +176,11 @@ impl fmt::Display for PositionError {
             PositionError::Pending(s) => write!(f, "pending removals must be a number, found {s:?}"),
             PositionError::Quiet(s) => write!(f, "quiet turns must be a number, found {s:?}"),
             PositionError::TooManyPieces(c) => write!(f, "{c} has more pieces than the rules give"),
-            PositionError::HandsOutOfTurn => {
-                f.write_str(
-                    "the pieces in hand do not match the side to move (light places first, or dark under dark-first rules)",
-                )
-            }
             PositionError::ImpossiblePending => f.write_str(
                 "a pending removal needs a mill of the side to move and an opponent piece on the board",
             ),
             PositionError::ImpossibleQuiet => {
-                f.write_str("quiet turns count only after placing and never exceed the draw limit")
+                f.write_str("the quiet-turn count never exceeds the limit of an automatic draw")
             }
             PositionError::ImpossibleLine => {
                 f.write_str("a closed line wins under these rules, so the side to move cannot stand in one")

@@ -6,7 +6,7 @@ use crate::color::Color;
 use crate::error::PlayError;
 use crate::outcome::{DrawReason, Outcome, WinReason};
 use crate::position::Position;
-use crate::rules::Variant;
+use crate::rules::{DrawBy, Variant};
 use crate::turn::{Action, Turn};
 
 /// A game in progress or finished.
@@ -20,6 +20,9 @@ pub struct Game {
     partial: Option<Turn>,
     /// Hashes of the positions at each turn boundary, the start included.
     history: Vec<u64>,
+    /// Hashes of positions from before the start that still count toward repetition
+    /// ([`Game::from_position_after`]).
+    prior: Vec<u64>,
     /// A result the board does not decide ([`Outcome::is_declared`]).
     declared: Option<Outcome>,
 }
@@ -46,8 +49,27 @@ impl Game {
             turns: Vec::new(),
             partial: None,
             history: vec![position.hash()],
+            prior: Vec::new(),
             declared: None,
         }
+    }
+
+    /// A game starting from `position`, after positions (their [`Position::hash`]es, at
+    /// turn boundaries, oldest first) that occurred before it and count toward its
+    /// repetitions as the game's own do, until [`Game::forget_prior`]. (Once a game's
+    /// pieces are fewer, by a placement or a removal, none of its earlier positions can
+    /// stand again; a caller with rules that restart the count at such an event, as MIF
+    /// manifests name them, forgets them then.)
+    pub fn from_position_after(position: Position, prior: Vec<u64>) -> Game {
+        Game {
+            prior,
+            ..Game::from_position(position)
+        }
+    }
+
+    /// Stops counting the positions from before the start toward repetition.
+    pub fn forget_prior(&mut self) {
+        self.prior.clear();
     }
 
     /// The position the game started from.
@@ -131,31 +153,71 @@ impl Game {
         &self.history
     }
 
-    /// How often the current position has occurred at a turn boundary.
+    /// How often the current position has occurred at a turn boundary (those before
+    /// the start given to [`Game::from_position_after`] included).
+    /// A position the rules do not count (mid-turn, or still placing under
+    /// `repetition-moving` rules) has 0.
     pub fn repetitions(&self) -> usize {
-        if self.position.pending_removals() > 0 {
+        let p = &self.position;
+        if p.pending_removals() > 0 || (!p.rules().placing_repeats && p.in_hand(p.turn()) > 0) {
             return 0;
         }
-        self.position.occurrences(&self.history)
+        let hash = self.position.hash();
+        self.position.occurrences(&self.history) + self.prior.iter().filter(|&&h| h == hash).count()
     }
 
     /// The result, if the game is over, checked in the rules' order: a winning line,
-    /// too few pieces, a full board, blockade, threefold repetition, 100 quiet turns; or
-    /// a resignation or agreed draw.
+    /// a full board, too few pieces, no placement or move, threefold repetition, 100
+    /// quiet turns (those two when the rules make them automatic); or a resignation,
+    /// an agreed or claimed draw.
     pub fn outcome(&self) -> Option<Outcome> {
         if self.declared.is_some() {
             return self.declared;
         }
         let p = &self.position;
+        let rules = p.rules();
         p.board_outcome()
             .or_else(|| {
-                p.rules()
-                    .repetition_draws(self.repetitions())
+                (rules.repetition_draw == DrawBy::Automatic && rules.repetition_draws(self.repetitions()))
                     .then_some(Outcome::Draw {
                         reason: DrawReason::Threefold,
                     })
             })
             .or_else(|| p.quiet_outcome())
+    }
+
+    /// The draws the side to move may claim now, under rules that make them claimed
+    /// ([`DrawBy::Claim`]): [`DrawReason::HundredTurns`] once the no-progress limit is
+    /// reached, [`DrawReason::Threefold`] while the position stands for the third time
+    /// (in that order). None while a removal is owed or once the game is over.
+    pub fn claimable(&self) -> Vec<DrawReason> {
+        let p = &self.position;
+        let rules = p.rules();
+        let mut draws = Vec::new();
+        if p.pending_removals() > 0 || self.is_over() {
+            return draws;
+        }
+        if rules.quiet_draw == DrawBy::Claim && rules.quiet_reached(p.quiet_turns()) {
+            draws.push(DrawReason::HundredTurns);
+        }
+        if rules.repetition_draw == DrawBy::Claim && rules.repetition_draws(self.repetitions()) {
+            draws.push(DrawReason::Threefold);
+        }
+        draws
+    }
+
+    /// The side to move claims the draw `reason` ([`Game::claimable`]). Refused with
+    /// [`PlayError::GameOver`] once the game is over and [`PlayError::NothingToClaim`]
+    /// for a draw not claimable now; on error nothing changes.
+    pub fn claim_draw(&mut self, reason: DrawReason) -> Result<(), PlayError> {
+        if self.is_over() {
+            return Err(PlayError::GameOver);
+        }
+        if !self.claimable().contains(&reason) {
+            return Err(PlayError::NothingToClaim);
+        }
+        self.declared = Some(Outcome::Draw { reason });
+        Ok(())
     }
 
     /// Whether the game is over.
@@ -269,7 +331,7 @@ impl Game {
         let Some((_, earlier)) = self.actions.split_last() else {
             return false;
         };
-        let mut replay = Game::from_position(self.start);
+        let mut replay = Game::from_position_after(self.start, self.prior.clone());
         for &a in earlier {
             // These actions were legal when first played, so replay cannot fail.
             if replay.play_action(a).is_err() {

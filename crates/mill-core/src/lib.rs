@@ -29,7 +29,10 @@ pub use notation::{Notation, Square};
 pub use outcome::{DrawReason, Outcome, WinReason};
 pub use position::{EarlierOccurrences, Phase, Position};
 pub use record::{Header, Record, RecordError};
-pub use rules::{MAX_FLY_AT, NINE, Options, RemovalRule, Rules, RulesError, Variant};
+pub use rules::{
+    BoardFull, DrawBy, MAX_EXTENDED, MAX_FLY_AT, MAX_PIECES, MIN_PIECES, NINE, NoPlacement, Options,
+    RemovalRule, Rules, RulesError, Variant,
+};
 pub use topology::{
     MAX_LINES, MAX_LINES_THROUGH, MAX_POINTS, MORRIS_9, MORRIS_16, MORRIS_24, MORRIS_24_CONST,
     MORRIS_24_DIAGONALS, Topology,

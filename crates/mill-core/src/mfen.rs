@@ -41,7 +41,9 @@
 //! needed for the side to move); a [`Game`] writes the real count, counted on from the
 //! count its start was read with ([`Mfen::of_game`]). A finished game's MFEN names no
 //! side to move: reading one, the count decides it (the side that places first makes
-//! the odd-numbered placements and moves).
+//! the odd-numbered placements and moves), unless the result is the board's only with
+//! the other side to move. The hands are read as they are, whoever is to move (MIF's
+//! hands are authoritative, not a tally of placements).
 
 use crate::bitboard::{Bitboard, Point};
 use crate::color::Color;
@@ -49,7 +51,7 @@ use crate::error::PositionError;
 use crate::game::Game;
 use crate::outcome::{DrawReason, Outcome, WinReason};
 use crate::position::Position;
-use crate::rules::Rules;
+use crate::rules::{DrawBy, Rules};
 use crate::turn::Action;
 use core::fmt;
 
@@ -201,6 +203,8 @@ fn outcome_text(o: Outcome) -> String {
                 // The clock's results, which MIF does not name.
                 WinReason::Timeout => "x-timeout",
                 WinReason::Abandoned => "x-abandoned",
+                WinReason::BoardFull => "board-full",
+                WinReason::NoPlacement => "no-legal-primary-action",
             };
             format!("{}:{reason}", player(winner))
         }
@@ -211,6 +215,7 @@ fn outcome_text(o: Outcome) -> String {
                 DrawReason::Agreement => "agreement",
                 DrawReason::BoardFull => "board-full",
                 DrawReason::Abandoned => "x-abandoned",
+                DrawReason::NoPlacement => "no-legal-primary-action",
             };
             format!("d:{reason}")
         }
@@ -377,7 +382,19 @@ impl Mfen {
     /// Reads an MFEN record under `rules` (a [`Rules`] or a
     /// [`Variant`](crate::Variant) with its usual rules) and checks it against them.
     pub fn parse(text: &str, rules: impl Into<&'static Rules>) -> Result<Mfen, MfenError> {
-        let rules: &'static Rules = rules.into();
+        Mfen::read(text, rules.into(), false)
+    }
+
+    /// Reads an MFEN record that starts a game (MIF's MSTATE origin) under `rules`: as
+    /// [`Mfen::parse`], except that a record saying the game goes on in a position the
+    /// rules end at once (a full board, a blockade, the no-progress limit…) is taken,
+    /// with no outcome: playing from it settles the result, as MIF's origin
+    /// stabilization does. An independent record must already be settled.
+    pub fn parse_origin(text: &str, rules: impl Into<&'static Rules>) -> Result<Mfen, MfenError> {
+        Mfen::read(text, rules.into(), true)
+    }
+
+    fn read(text: &str, rules: &'static Rules, origin: bool) -> Result<Mfen, MfenError> {
         let fields: Vec<&str> = text.split(' ').collect();
         if !fields[0].is_empty() && fields[0] != SIGNATURE {
             return Err(MfenError::Signature(fields[0].chars().take(16).collect()));
@@ -588,12 +605,15 @@ impl Mfen {
                     .collect()
             })
             .collect();
-        let text = format!(
-            "{} {} {hand_w} {hand_b} {pending} {quiet} {rules}",
-            rows.join("/"),
-            turn.char()
-        );
-        let position: Position = text.parse()?;
+        let position_to_move = |turn: Color| -> Result<Position, MfenError> {
+            let text = format!(
+                "{} {} {hand_w} {hand_b} {pending} {quiet} {rules}",
+                rows.join("/"),
+                turn.char()
+            );
+            Ok(text.parse()?)
+        };
+        let position = position_to_move(turn)?;
 
         if pending > 0 {
             let parts: Vec<&str> = obligations.split(':').collect();
@@ -601,27 +621,24 @@ impl Mfen {
                 return Err(MfenError::TargetMismatch);
             }
         }
-        let board = position.outcome();
         if let Some(claimed) = outcome {
-            // Results of the board must be the board's; the others need a board that
-            // has not ended the game (a repetition may coincide with the quiet limit).
-            let fits = match claimed {
-                Outcome::Win {
-                    reason: WinReason::Pieces | WinReason::Blocked | WinReason::Mill,
-                    ..
+            // A finished record names no side to move, and the pieces in hand do not
+            // say whose turn it was: the count's side, or else the other if the result
+            // is the board's with it to move.
+            for candidate in [position, position_to_move(!turn)?] {
+                if outcome_fits(rules, &candidate, claimed) {
+                    return Ok(Mfen {
+                        position: candidate,
+                        primary_ply,
+                        outcome,
+                    });
                 }
-                | Outcome::Draw {
-                    reason: DrawReason::HundredTurns | DrawReason::BoardFull,
-                } => board == Some(claimed),
-                Outcome::Draw {
-                    reason: DrawReason::Threefold,
-                } => matches!(board, None | Some(Outcome::Draw { .. })),
-                _ => board.is_none(),
-            };
-            if !fits {
-                return Err(MfenError::Outcome(outcome_text(claimed)));
             }
-        } else if let Some(over) = board {
+            return Err(MfenError::Outcome(outcome_text(claimed)));
+        }
+        if let Some(over) = position.outcome()
+            && !origin
+        {
             return Err(MfenError::TerminalOngoing(over));
         }
         Ok(Mfen {
@@ -629,6 +646,38 @@ impl Mfen {
             primary_ply,
             outcome,
         })
+    }
+}
+
+/// Whether `claimed` ends `position` under `rules`: a result of the board must be the
+/// board's; the others need a board that has not ended the game (a repetition may
+/// coincide with the quiet limit).
+fn outcome_fits(rules: &Rules, position: &Position, claimed: Outcome) -> bool {
+    let board = position.outcome();
+    match claimed {
+        Outcome::Win {
+            reason:
+                WinReason::Pieces
+                | WinReason::Blocked
+                | WinReason::Mill
+                | WinReason::BoardFull
+                | WinReason::NoPlacement,
+            ..
+        }
+        | Outcome::Draw {
+            reason: DrawReason::BoardFull | DrawReason::NoPlacement,
+        } => board == Some(claimed),
+        // Automatic, the board's; claimed, the count must have reached the limit.
+        Outcome::Draw {
+            reason: DrawReason::HundredTurns,
+        } => match rules.quiet_draw {
+            DrawBy::Automatic => board == Some(claimed),
+            DrawBy::Claim => board.is_none() && rules.quiet_reached(position.quiet_turns()),
+        },
+        Outcome::Draw {
+            reason: DrawReason::Threefold,
+        } => matches!(board, None | Some(Outcome::Draw { .. })),
+        _ => board.is_none(),
     }
 }
 

@@ -25,6 +25,12 @@ pub enum WinReason {
     /// The loser left the game and the winner, still present after the grace the clock
     /// allows, claimed it.
     Abandoned,
+    /// The board filled up under rules where a full board loses for Light (MIF's
+    /// `white-loses`; never under the server's rules).
+    BoardFull,
+    /// The loser had pieces to place and no empty point (more pieces than half the
+    /// points; never under the server's rules).
+    NoPlacement,
 }
 
 /// Why the game was drawn.
@@ -43,6 +49,9 @@ pub enum DrawReason {
     /// One side left the game and the other, still present after the grace the clock
     /// allows, called it a draw.
     Abandoned,
+    /// The side to move had pieces to place and no empty point, under rules where that
+    /// draws (never under the server's rules).
+    NoPlacement,
 }
 
 /// The result of a finished game.
@@ -69,17 +78,19 @@ pub enum Outcome {
 
 impl WinReason {
     /// Every reason, in the order of the variants.
-    pub const ALL: [WinReason; 6] = [
+    pub const ALL: [WinReason; 8] = [
         WinReason::Pieces,
         WinReason::Blocked,
         WinReason::Resignation,
         WinReason::Mill,
         WinReason::Timeout,
         WinReason::Abandoned,
+        WinReason::BoardFull,
+        WinReason::NoPlacement,
     ];
 
     /// The reason's short name: `pieces`, `blocked`, `resignation`, `mill`, `timeout`,
-    /// `abandoned`.
+    /// `abandoned`, `board-full`, `no-placement`.
     pub const fn name(self) -> &'static str {
         match self {
             WinReason::Pieces => "pieces",
@@ -88,6 +99,8 @@ impl WinReason {
             WinReason::Mill => "mill",
             WinReason::Timeout => "timeout",
             WinReason::Abandoned => "abandoned",
+            WinReason::BoardFull => "board-full",
+            WinReason::NoPlacement => "no-placement",
         }
     }
 
@@ -95,7 +108,11 @@ impl WinReason {
     /// it ([`Game::declare`](crate::Game::declare) sets it).
     pub const fn is_declared(self) -> bool {
         match self {
-            WinReason::Pieces | WinReason::Blocked | WinReason::Mill => false,
+            WinReason::Pieces
+            | WinReason::Blocked
+            | WinReason::Mill
+            | WinReason::BoardFull
+            | WinReason::NoPlacement => false,
             WinReason::Resignation | WinReason::Timeout | WinReason::Abandoned => true,
         }
     }
@@ -103,16 +120,17 @@ impl WinReason {
 
 impl DrawReason {
     /// Every reason, in the order of the variants.
-    pub const ALL: [DrawReason; 5] = [
+    pub const ALL: [DrawReason; 6] = [
         DrawReason::Threefold,
         DrawReason::HundredTurns,
         DrawReason::Agreement,
         DrawReason::BoardFull,
         DrawReason::Abandoned,
+        DrawReason::NoPlacement,
     ];
 
     /// The reason's short name: `threefold`, `hundred-turns`, `agreement`, `board-full`,
-    /// `abandoned`.
+    /// `abandoned`, `no-placement`.
     pub const fn name(self) -> &'static str {
         match self {
             DrawReason::Threefold => "threefold",
@@ -120,6 +138,7 @@ impl DrawReason {
             DrawReason::Agreement => "agreement",
             DrawReason::BoardFull => "board-full",
             DrawReason::Abandoned => "abandoned",
+            DrawReason::NoPlacement => "no-placement",
         }
     }
 
@@ -127,7 +146,10 @@ impl DrawReason {
     /// [`WinReason::is_declared`]).
     pub const fn is_declared(self) -> bool {
         match self {
-            DrawReason::Threefold | DrawReason::HundredTurns | DrawReason::BoardFull => false,
+            DrawReason::Threefold
+            | DrawReason::HundredTurns
+            | DrawReason::BoardFull
+            | DrawReason::NoPlacement => false,
             DrawReason::Agreement | DrawReason::Abandoned => true,
         }
     }

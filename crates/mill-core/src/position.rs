@@ -21,7 +21,8 @@
 //! 2. the side to move, `l` or `d` (during a pending removal, the side that removes);
 //! 3. Light's pieces in hand; 4. Dark's pieces in hand;
 //! 5. removals still owed by the side to move this turn (`0` at turn boundaries);
-//! 6. turns without a removal since placing ended (toward the 100-turn draw);
+//! 6. turns without a removal since placing ended (toward the 100-turn draw; under
+//!    rules without a no-progress draw, `quiet-0`, a number carried as it is);
 //! 7. the rule set, as [`Rules`]' `Display` writes it (`six`, `twelve+per-mill`),
 //!    left out for Nine Men's Morris with its usual rules.
 
@@ -29,7 +30,7 @@ use crate::bitboard::{Bitboard, Point};
 use crate::color::Color;
 use crate::error::{PlayError, PositionError};
 use crate::outcome::{DrawReason, Outcome, WinReason};
-use crate::rules::{RemovalRule, Rules, Variant};
+use crate::rules::{BoardFull, DrawBy, NoPlacement, RemovalRule, Rules, Variant};
 use crate::topology::{MAX_POINTS, Topology};
 use crate::turn::{Action, Turn, TurnList};
 use arrayvec::ArrayVec;
@@ -275,7 +276,8 @@ impl Position {
     #[inline]
     fn destinations_in_play(&self, from: Point) -> Bitboard {
         let us = self.turn;
-        if self.pending > 0 || self.hand[us.index()] > 0 || !self.pieces(us).contains(from) {
+        let placing = self.hand[us.index()] > 0 && !self.rules().placing_moves;
+        if self.pending > 0 || placing || !self.pieces(us).contains(from) {
             return Bitboard::EMPTY;
         }
         if self.flies(us) {
@@ -286,7 +288,8 @@ impl Position {
     }
 
     /// The points the side to move may click now: empty points while placing, own
-    /// pieces that can move, or removable opponent pieces while a removal is pending.
+    /// pieces that can move (while placing too under `placing-moves` rules), or
+    /// removable opponent pieces while a removal is pending.
     pub fn selectable(&self) -> Bitboard {
         if self.is_over() {
             return Bitboard::EMPTY;
@@ -299,14 +302,21 @@ impl Position {
     fn selectable_in_play(&self) -> Bitboard {
         let us = self.turn;
         if self.pending > 0 {
-            self.removable()
-        } else if self.hand[us.index()] > 0 {
-            self.empty()
+            return self.removable();
+        }
+        let placing = self.hand[us.index()] > 0;
+        let movers = if placing && !self.rules().placing_moves {
+            Bitboard::EMPTY
         } else {
             self.pieces(us)
                 .iter()
                 .filter(|&p| !self.destinations_in_play(p).is_empty())
                 .collect()
+        };
+        if placing {
+            Bitboard(self.empty().0 | movers.0)
+        } else {
+            movers
         }
     }
 
@@ -327,13 +337,17 @@ impl Position {
     /// [`Position::for_each_action`] for a position known not to be over (perft has
     /// just checked).
     pub(crate) fn for_each_action_in_play(&self, mut f: impl FnMut(Action)) {
-        let selectable = self.selectable_in_play();
+        let us = self.turn;
         if self.pending > 0 {
-            selectable.iter().for_each(|at| f(Action::Remove { at }));
-        } else if self.hand[self.turn.index()] > 0 {
-            selectable.iter().for_each(|to| f(Action::Place { to }));
-        } else {
-            for from in selectable {
+            self.removable().iter().for_each(|at| f(Action::Remove { at }));
+            return;
+        }
+        let placing = self.hand[us.index()] > 0;
+        if placing {
+            self.empty().iter().for_each(|to| f(Action::Place { to }));
+        }
+        if !placing || self.rules().placing_moves {
+            for from in self.pieces(us) {
                 self.destinations_in_play(from)
                     .iter()
                     .for_each(|to| f(Action::Move { from, to }));
@@ -351,13 +365,20 @@ impl Position {
 
     /// [`Position::count_actions`] for a position known not to be over.
     pub(crate) fn count_actions_in_play(&self) -> u64 {
-        if self.pending > 0 || self.hand[self.turn.index()] > 0 {
-            return self.selectable_in_play().count() as u64;
+        if self.pending > 0 {
+            return self.removable().count() as u64;
         }
-        self.selectable_in_play()
-            .iter()
-            .map(|from| self.destinations_in_play(from).count() as u64)
-            .sum()
+        let placing = self.hand[self.turn.index()] > 0;
+        let places = if placing { self.empty().count() as u64 } else { 0 };
+        if placing && !self.rules().placing_moves {
+            return places;
+        }
+        places
+            + self
+                .pieces(self.turn)
+                .iter()
+                .map(|from| self.destinations_in_play(from).count() as u64)
+                .sum::<u64>()
     }
 
     /// Whether the side to move has any placement or move (ignoring the result).
@@ -402,12 +423,18 @@ impl Position {
     #[inline]
     pub fn earlier_occurrences<'h>(&self, history: &'h [u64]) -> EarlierOccurrences<'h> {
         let last = history.len().saturating_sub(1);
+        // Without a no-progress count every earlier boundary is looked at.
+        let reach = if self.rules().counts_quiet() {
+            (self.quiet as usize).min(last)
+        } else {
+            last
+        };
         EarlierOccurrences {
             history,
             hash: self.hash,
             last,
             back: 2,
-            reach: (self.quiet as usize).min(last),
+            reach,
         }
     }
 
@@ -424,6 +451,24 @@ impl Position {
                 reason: WinReason::Mill,
             });
         }
+        // A full board first (only pieces that can fill the board ever see one: Twelve
+        // Men's Morris, or more pieces than usual), as MIF orders the checks.
+        if self.empty().is_empty() {
+            match rules.board_full {
+                BoardFull::Off => {}
+                BoardFull::Draw => {
+                    return Some(Outcome::Draw {
+                        reason: DrawReason::BoardFull,
+                    });
+                }
+                BoardFull::LightLoses => {
+                    return Some(Outcome::Win {
+                        winner: Color::Dark,
+                        reason: WinReason::BoardFull,
+                    });
+                }
+            }
+        }
         for loser in [self.turn, !self.turn] {
             if self.on_board(loser) + self.in_hand(loser) < rules.lose_below {
                 return Some(Outcome::Win {
@@ -432,14 +477,19 @@ impl Position {
                 });
             }
         }
-        // Only Twelve Men's Morris can fill its board; a full board would otherwise be a
-        // blockade of the side to move, which no one has played into.
-        if self.hand == [0, 0] && self.empty().is_empty() {
-            return Some(Outcome::Draw {
-                reason: DrawReason::BoardFull,
-            });
-        }
         if !self.has_step() {
+            // With pieces in hand a side is stuck only on a full board.
+            if self.hand[self.turn.index()] > 0 {
+                return Some(match rules.no_placement {
+                    NoPlacement::Loss => Outcome::Win {
+                        winner: !self.turn,
+                        reason: WinReason::NoPlacement,
+                    },
+                    NoPlacement::Draw => Outcome::Draw {
+                        reason: DrawReason::NoPlacement,
+                    },
+                });
+            }
             return Some(Outcome::Win {
                 winner: !self.turn,
                 reason: WinReason::Blocked,
@@ -458,7 +508,7 @@ impl Position {
 
     #[inline]
     pub(crate) fn quiet_outcome(&self) -> Option<Outcome> {
-        (self.pending == 0 && self.quiet >= self.rules().quiet_limit).then_some(Outcome::Draw {
+        (self.pending == 0 && self.rules().quiet_draws(self.quiet)).then_some(Outcome::Draw {
             reason: DrawReason::HundredTurns,
         })
     }
@@ -546,7 +596,7 @@ impl Position {
                 if self.pending > 0 {
                     return Err(PlayError::RemovalPending);
                 }
-                if self.hand[us.index()] > 0 {
+                if self.hand[us.index()] > 0 && !self.rules().placing_moves {
                     return Err(PlayError::StillPlacing);
                 }
                 match self.piece_at(from) {
@@ -601,10 +651,13 @@ impl Position {
             self.hash ^= ZOBRIST.pending[self.pending as usize % 8] ^ ZOBRIST.pending[0];
             self.pending = 0;
         }
-        if removed {
-            self.quiet = 0;
-        } else if moved {
-            self.quiet = self.quiet.saturating_add(1);
+        // Without a no-progress draw the count is not kept (MIF leaves it as it was).
+        if self.rules().counts_quiet() {
+            if removed {
+                self.quiet = 0;
+            } else if moved {
+                self.quiet = self.quiet.saturating_add(1);
+            }
         }
         self.turn = !self.turn;
         self.hash ^= ZOBRIST.dark_to_move;
@@ -653,10 +706,12 @@ impl Position {
         for &r in turn.removals() {
             next.remove(them, r);
         }
-        if !turn.removals().is_empty() {
-            next.quiet = 0;
-        } else if turn.from().is_some() {
-            next.quiet = next.quiet.saturating_add(1);
+        if self.rules().counts_quiet() {
+            if !turn.removals().is_empty() {
+                next.quiet = 0;
+            } else if turn.from().is_some() {
+                next.quiet = next.quiet.saturating_add(1);
+            }
         }
         next.turn = them;
         next.hash ^= ZOBRIST.dark_to_move;
@@ -714,6 +769,14 @@ impl Position {
             for to in empty {
                 n += weight(None, to, own | 1 << to.0);
             }
+            if rules.placing_moves {
+                for from in Bitboard(own) {
+                    let rest = own & !(1 << from.0);
+                    for to in t.neighbours(from) & empty {
+                        n += weight(Some(from), to, rest | 1 << to.0);
+                    }
+                }
+            }
         } else if rules.flies_with(own.count_ones()) {
             for from in Bitboard(own) {
                 let rest = own & !(1 << from.0);
@@ -743,7 +806,7 @@ impl Position {
         Color::ALL
             .iter()
             .any(|&c| self.on_board(c) + self.in_hand(c) < rules.lose_below)
-            || self.quiet >= rules.quiet_limit
+            || rules.quiet_draws(self.quiet)
             || self.line_winner().is_some()
     }
 
@@ -776,6 +839,13 @@ impl Position {
         if self.hand[us.index()] > 0 {
             for to in empty {
                 f(None, to, own | 1 << to.0);
+            }
+            if rules.placing_moves {
+                for from in Bitboard(own) {
+                    for to in t.neighbours(from) & empty {
+                        f(Some(from), to, (own & !(1 << from.0)) | 1 << to.0);
+                    }
+                }
             }
         } else if rules.flies_with(own.count_ones()) {
             for from in Bitboard(own) {
@@ -984,23 +1054,10 @@ impl Position {
                 return Err(PositionError::TooManyPieces(c));
             }
         }
-        // The rules' first side places first: compare placements made, at turn
-        // boundaries and mid-turn.
-        if hand != [0, 0] {
-            let first = rules.first;
-            let placed = [rules.pieces - hand[0], rules.pieces - hand[1]];
-            let (by_first, by_second) = (placed[first.index()], placed[(!first).index()]);
-            let first_ahead = by_first == by_second + 1;
-            let level = by_first == by_second;
-            let first_to_move = turn == first;
-            let ok = match (first_to_move, pending > 0) {
-                (true, false) | (false, true) => level,
-                (false, false) | (true, true) => first_ahead,
-            };
-            if !ok {
-                return Err(PositionError::HandsOutOfTurn);
-            }
-        }
+        // The pieces in hand are what each side has left to place, whoever is to move:
+        // play from the start alternates placements, but a position is not bound to
+        // have been reached so (MIF's hands are authoritative, not derived from the
+        // placements). A side with none left moves, even while the other still places.
         if pending > 0 {
             let own = board[turn.index()];
             let victims = board[(!turn).index()].count_ones();
@@ -1008,7 +1065,9 @@ impl Position {
                 return Err(PositionError::ImpossiblePending);
             }
         }
-        if quiet > rules.quiet_limit || (quiet > 0 && hand != [0, 0]) {
+        // Without a no-progress draw the count is not kept, and any value stands; a
+        // claimed draw lets the count run past the limit.
+        if rules.counts_quiet() && quiet > rules.quiet_limit && rules.quiet_draw == DrawBy::Automatic {
             return Err(PositionError::ImpossibleQuiet);
         }
         // Where a closed line wins, only the side that just moved may stand in one.

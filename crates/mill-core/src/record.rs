@@ -20,7 +20,9 @@
 //!   over, or aborted). `Termination` says why it ended, in the names of
 //!   [`WinReason`]/[`DrawReason`] (`pieces`, `blocked`, `mill`, `resignation`,
 //!   `timeout`, `abandoned`, `threefold`, `hundred-turns`, `board-full`,
-//!   `agreement`), or `aborted` with `*`. `TimeControl`, written for a game played on
+//!   `agreement`; and for rule sets with extended options `no-placement`, and a
+//!   `threefold` or `hundred-turns` draw claimed where the rules leave it to a claim),
+//!   or `aborted` with `*`. `TimeControl`, written for a game played on
 //!   a clock, is `300+3` (initial seconds + increment seconds), `1/259200` (a turn
 //!   every three days, in seconds) or `-`; it is kept as any other tag. `Start` is the position the game began from, as a
 //!   position string or MFEN, when it is not the variant's empty board. Other tags are
@@ -496,15 +498,28 @@ impl Record {
                     (_, None) => None,
                 };
                 if let Some((winner, reason)) = declared {
-                    let outcome = Outcome::from_names(winner, reason)
-                        .filter(|o| o.is_declared())
-                        .ok_or_else(|| {
-                            RecordError::Result(format!(
-                                "the game is not over on the board, so it cannot have ended by {reason}"
-                            ))
-                        })?;
-                    game.declare(outcome)
-                        .map_err(|e| RecordError::Result(e.to_string()))?;
+                    // A draw the rules leave to a claim (threefold, hundred turns) was
+                    // claimed, if the game allows claiming it.
+                    let claimed = game
+                        .claimable()
+                        .into_iter()
+                        .find(|r| winner.is_none() && r.name() == reason);
+                    match claimed {
+                        Some(draw) => game
+                            .claim_draw(draw)
+                            .map_err(|e| RecordError::Result(e.to_string()))?,
+                        None => {
+                            let outcome = Outcome::from_names(winner, reason)
+                                .filter(|o| o.is_declared())
+                                .ok_or_else(|| {
+                                    RecordError::Result(format!(
+                                        "the game is not over on the board, so it cannot have ended by {reason}"
+                                    ))
+                                })?;
+                            game.declare(outcome)
+                                .map_err(|e| RecordError::Result(e.to_string()))?;
+                        }
+                    }
                 }
             }
         }

@@ -4,17 +4,28 @@
 //! A [`Variant`] names a game of the family (Three, Six, Nine or Twelve Men's Morris)
 //! with its board and its usual numbers; [`Options`] are the choices a player may change
 //! on a board with removals (how many removals a double mill earns, whether mills
-//! protect, when a side flies), and on every board which side places first. Every combination is one [`Rules`] value in a static
-//! table, so a [`Position`](crate::Position) carries its rules as a one-byte index and
-//! the rest of the crate reads every number from here.
+//! protect, when a side flies), and on every board which side places first. Every
+//! combination of those is one [`Rules`] value in a static table, so a
+//! [`Position`](crate::Position) carries its rules as a one-byte index and the rest of
+//! the crate reads every number from here.
+//!
+//! Other programs of the family (and the Mill Interchange Format's rule-set manifests)
+//! also vary the pieces each side has, the draws (the no-progress limit, or none, and
+//! whether a draw by repetition or no progress is automatic or claimed by the side to
+//! move) and what a full board does. These are [`Options`] too, the *extended* ones
+//! ([`Rules::is_extended`]): a rule set using one is made the first time it is asked for
+//! and kept for the life of the process (at most [`MAX_EXTENDED`] of them; its id is
+//! valid only within the process — see `EXTENDED` for the constraints). The server and
+//! the page offer only the table's rule sets ([`Rules::parse_table`]).
 //!
 //! A rule set is written `nine`, `six+per-mill`, `twelve+protect-off+fly-0`,
-//! `nine+dark-first`: the variant,
+//! `nine+dark-first`, `nine+pieces-12+quiet-0+repetition-claim`: the variant,
 //! then each option that differs from the variant's default (see [`Rules::parse`]).
 
 use crate::color::Color;
 use crate::topology::{MORRIS_9, MORRIS_16, MORRIS_24, MORRIS_24_DIAGONALS, Topology};
 use core::fmt;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// How many removals closing several mills with one piece earns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -41,6 +52,94 @@ impl RemovalRule {
         match name {
             "one" => Some(RemovalRule::One),
             "per-mill" => Some(RemovalRule::PerMill),
+            _ => None,
+        }
+    }
+}
+
+/// How a draw the rules provide for comes about: by itself, or when the side to move
+/// claims it ([`Game::claim_draw`](crate::Game::claim_draw)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawBy {
+    /// The game is drawn as soon as the condition holds (the usual rule here).
+    Automatic,
+    /// The side to move may claim the draw while the condition holds; play goes on
+    /// until it does.
+    Claim,
+}
+
+impl DrawBy {
+    /// `auto` or `claim`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            DrawBy::Automatic => "auto",
+            DrawBy::Claim => "claim",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<DrawBy> {
+        match name {
+            "auto" => Some(DrawBy::Automatic),
+            "claim" => Some(DrawBy::Claim),
+            _ => None,
+        }
+    }
+}
+
+/// What a board with every point taken does at a turn boundary. Only rule sets whose
+/// pieces can fill the board (twice the pieces at least the points) ever see one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoardFull {
+    /// Nothing of its own: the side to move can neither place nor move, and is stuck
+    /// ([`NoPlacement`] while it has pieces in hand, else blocked).
+    Off,
+    /// The game is drawn (Twelve Men's Morris).
+    Draw,
+    /// Light loses, whoever is to move (MIF's `white-loses`).
+    LightLoses,
+}
+
+impl BoardFull {
+    /// `off`, `draw` or `light-loses`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BoardFull::Off => "off",
+            BoardFull::Draw => "draw",
+            BoardFull::LightLoses => "light-loses",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<BoardFull> {
+        [BoardFull::Off, BoardFull::Draw, BoardFull::LightLoses]
+            .into_iter()
+            .find(|b| b.name() == name)
+    }
+}
+
+/// What happens to a side that still has pieces to place but no empty point to place
+/// on (and no board-full rule settled the game first). Only rule sets with more pieces
+/// than half the points ever see it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NoPlacement {
+    /// The side loses.
+    Loss,
+    /// The game is drawn.
+    Draw,
+}
+
+impl NoPlacement {
+    /// `loss` or `draw`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            NoPlacement::Loss => "loss",
+            NoPlacement::Draw => "draw",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<NoPlacement> {
+        match name {
+            "loss" => Some(NoPlacement::Loss),
+            "draw" => Some(NoPlacement::Draw),
             _ => None,
         }
     }
@@ -98,6 +197,17 @@ impl Variant {
                 Variant::Six | Variant::Nine => 3,
                 Variant::Twelve => 4,
             },
+            pieces: self.pieces(),
+            quiet_limit: QUIET_LIMIT,
+            quiet_draw: DrawBy::Automatic,
+            repetition_draw: DrawBy::Automatic,
+            board_full: match self {
+                Variant::Twelve => BoardFull::Draw,
+                Variant::Three | Variant::Six | Variant::Nine => BoardFull::Off,
+            },
+            no_placement: NoPlacement::Loss,
+            placing_moves: false,
+            placing_repeats: true,
         }
     }
 
@@ -140,14 +250,13 @@ impl fmt::Display for Variant {
 }
 
 /// The rule options: who places first (every board), and on a board with removals how
-/// removals, protection and flying work.
+/// removals, protection and flying work; then the extended options
+/// ([`Rules::is_extended`]): the pieces each side has, the draws, and what a full board
+/// does. [`Variant::default_options`] gives a variant's usual ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-#[cfg_attr(feature = "serde", serde(rename_all = "kebab-case"))]
 pub struct Options {
     /// The side that places first: Light (the usual rule, `light-first`) or Dark
     /// (`dark-first`, as some programs and the Mill Interchange Format allow).
-    #[cfg_attr(feature = "serde", serde(default = "light"))]
     pub first: Color,
     /// Removals earned by a piece that closes several mills at once.
     pub removals: RemovalRule,
@@ -155,11 +264,30 @@ pub struct Options {
     pub protect: bool,
     /// After placing, a side with this many pieces on the board or fewer flies (0: never).
     pub fly_at: u8,
-}
-
-#[cfg(feature = "serde")]
-fn light() -> Color {
-    Color::Light
+    /// Pieces each side starts with in hand (`pieces-N`, from [`MIN_PIECES`] to
+    /// [`MAX_PIECES`]).
+    pub pieces: u8,
+    /// Turns without a removal, after placing, that draw the game (`quiet-N`; 0: no
+    /// such draw, and no count is kept).
+    pub quiet_limit: u16,
+    /// Whether the no-progress draw is automatic (`quiet-auto`) or claimed
+    /// (`quiet-claim`).
+    pub quiet_draw: DrawBy,
+    /// Whether the draw by threefold repetition is automatic (`repetition-auto`) or
+    /// claimed (`repetition-claim`).
+    pub repetition_draw: DrawBy,
+    /// What a full board does (`full-off`, `full-draw`, `full-light-loses`).
+    pub board_full: BoardFull,
+    /// What a side with pieces to place and no empty point suffers (`no-placement-loss`,
+    /// `no-placement-draw`).
+    pub no_placement: NoPlacement,
+    /// Whether a side with pieces in hand may also move a piece to a neighbouring empty
+    /// point instead of placing (`placing-moves`; MIF's `movementAllowed`).
+    pub placing_moves: bool,
+    /// Whether positions with the side to move still placing count toward repetition
+    /// (`repetition-moving`: only moving positions do, MIF's `stable-moving-v1`). Only
+    /// moves while placing can repeat such a position.
+    pub placing_repeats: bool,
 }
 
 /// Why a rule set could not be made or read.
@@ -167,8 +295,7 @@ fn light() -> Color {
 pub enum RulesError {
     /// Not one of `three`, `six`, `nine`, `twelve`.
     UnknownVariant(String),
-    /// Not one of `per-mill`, `one`, `protect-on`, `protect-off`, `fly-N`,
-    /// `light-first`, `dark-first`.
+    /// Not one of the options [`Rules::parse`] reads.
     UnknownOption(String),
     /// The variant has no removals, so its options cannot change.
     NoOptions(Variant),
@@ -179,6 +306,14 @@ pub enum RulesError {
         /// The threshold asked for.
         fly_at: u8,
     },
+    /// The pieces a side has are outside [`MIN_PIECES`]..=[`MAX_PIECES`].
+    Pieces(u8),
+    /// [`MAX_EXTENDED`] rule sets with extended options are already in use in this
+    /// process.
+    TooMany,
+    /// A rule set with extended options (its name), where only the table's are read
+    /// ([`Rules::parse_table`], [`Rules::of_table`]).
+    Extended(String),
 }
 
 impl fmt::Display for RulesError {
@@ -189,7 +324,7 @@ impl fmt::Display for RulesError {
             }
             RulesError::UnknownOption(s) => write!(
                 f,
-                "unknown rule option {s:?}: use per-mill, one, protect-on, protect-off, fly-N, light-first or dark-first"
+                "unknown rule option {s:?}: use per-mill, one, protect-on, protect-off, fly-N, light-first, dark-first, pieces-N, quiet-N, quiet-auto, quiet-claim, repetition-auto, repetition-claim, full-off, full-draw, full-light-loses, no-placement-loss, no-placement-draw, placing-moves, placing-places, repetition-moving or repetition-all"
             ),
             RulesError::NoOptions(v) => write!(
                 f,
@@ -198,6 +333,18 @@ impl fmt::Display for RulesError {
             RulesError::FlyAt { variant, fly_at } => write!(
                 f,
                 "fly-at {fly_at} for {variant} men's morris: a side flies with at most {MAX_FLY_AT} pieces (0 for never)"
+            ),
+            RulesError::Pieces(n) => write!(
+                f,
+                "pieces-{n}: a side has from {MIN_PIECES} to {MAX_PIECES} pieces"
+            ),
+            RulesError::TooMany => write!(
+                f,
+                "no room for another rule set with extended options: this process already uses {MAX_EXTENDED}"
+            ),
+            RulesError::Extended(name) => write!(
+                f,
+                "{name} is not played here: only variants with their usual pieces, draws and full-board rule"
             ),
         }
     }
@@ -232,10 +379,23 @@ pub struct Rules {
     pub removals: RemovalRule,
     /// Whether pieces in mills are protected while the owner has pieces outside mills.
     pub protect_mills: bool,
-    /// Turns without a removal, after placing, that draw the game.
+    /// Turns without a removal, after placing, that draw the game (0: none, and the
+    /// count of such turns is not kept: [`Rules::counts_quiet`]).
     pub quiet_limit: u16,
+    /// Whether the no-progress draw is automatic or claimed.
+    pub quiet_draw: DrawBy,
     /// Occurrences of the same position that draw the game.
     pub repetitions: u8,
+    /// Whether the draw by repetition is automatic or claimed.
+    pub repetition_draw: DrawBy,
+    /// What a full board does.
+    pub board_full: BoardFull,
+    /// What a side with pieces to place and no empty point suffers.
+    pub no_placement: NoPlacement,
+    /// Whether a side with pieces in hand may move instead of placing.
+    pub placing_moves: bool,
+    /// Whether positions with the side to move still placing count toward repetition.
+    pub placing_repeats: bool,
 }
 
 /// The highest flying threshold: the games of the family fly with three pieces, or four
@@ -243,11 +403,21 @@ pub struct Rules {
 /// closes at most one mill per step, so a position never has more turns than
 /// [`MAX_TURNS`](crate::MAX_TURNS).
 pub const MAX_FLY_AT: u8 = 4;
+/// The fewest pieces a side may start with (`pieces-N`): as many as a side needs not
+/// to have lost.
+pub const MIN_PIECES: u8 = 3;
+/// The most pieces a side may start with (`pieces-N`): a hand of up to 15 fits the
+/// positions' hash.
+pub const MAX_PIECES: u8 = 15;
+/// The usual no-progress limit: 100 turns after placing without a removal.
+const QUIET_LIMIT: u16 = 100;
 const MAX_FLY: usize = MAX_FLY_AT as usize;
-/// Every combination has an entry; the table is padded to 256 so that indexing it with
-/// a position's `u8` needs no bounds check (the unused entries are never handed out).
-const TABLE_LEN: usize = 256;
-const _: () = assert!(2 * 4 * 2 * 2 * (MAX_FLY + 1) <= TABLE_LEN);
+/// The table's rule sets: every variant with every combination of the table's options
+/// (first side, removals, protection, flying); their ids are their indexes.
+const STANDARD: usize = 2 * 4 * 2 * 2 * (MAX_FLY + 1);
+/// How many rule sets with extended options one process can use: ids after the
+/// table's, up to 255, so that a position still carries its rules in one byte.
+pub const MAX_EXTENDED: usize = 256 - STANDARD;
 
 /// The table index of a rule set. Light-first rule sets keep the indexes they had
 /// before the first player became an option; Dark-first ones follow them.
@@ -258,23 +428,34 @@ const fn index(variant: Variant, o: Options) -> usize {
     ((((first * 4 + variant as usize) * 2) + removals) * 2 + protect) * (MAX_FLY + 1) + o.fly_at as usize
 }
 
-static TABLE: [Rules; TABLE_LEN] = {
-    const PLACEHOLDER: Rules = Rules {
-        id: 0,
-        variant: Variant::Nine,
-        name: "",
-        topology: &MORRIS_24,
-        pieces: 0,
-        fly_at: 0,
-        first: Color::Light,
-        lose_below: 0,
-        mill_wins: false,
-        removals: RemovalRule::One,
-        protect_mills: true,
-        quiet_limit: 0,
-        repetitions: 0,
-    };
-    let mut table = [PLACEHOLDER; TABLE_LEN];
+/// A rule set's entry, its id not yet set.
+const fn entry(id: u8, variant: Variant, options: Options) -> Rules {
+    Rules {
+        id,
+        variant,
+        name: variant.name(),
+        topology: variant.topology(),
+        pieces: options.pieces,
+        fly_at: options.fly_at,
+        first: options.first,
+        lose_below: 3,
+        mill_wins: !variant.has_removals(),
+        removals: options.removals,
+        protect_mills: options.protect,
+        quiet_limit: options.quiet_limit,
+        quiet_draw: options.quiet_draw,
+        repetitions: 3,
+        repetition_draw: options.repetition_draw,
+        board_full: options.board_full,
+        no_placement: options.no_placement,
+        placing_moves: options.placing_moves,
+        placing_repeats: options.placing_repeats,
+    }
+}
+
+static TABLE: [Rules; STANDARD] = {
+    const PLACEHOLDER: Rules = entry(0, Variant::Nine, Variant::Nine.default_options());
+    let mut table = [PLACEHOLDER; STANDARD];
     let mut v = 0;
     while v < 2 * Variant::ALL.len() {
         let first = if v < Variant::ALL.len() {
@@ -289,32 +470,17 @@ static TABLE: [Rules; TABLE_LEN] = {
             while p < 2 {
                 let mut fly = 0;
                 while fly <= MAX_FLY {
-                    let options = Options {
-                        first,
-                        removals: if r == 1 {
-                            RemovalRule::PerMill
-                        } else {
-                            RemovalRule::One
-                        },
-                        protect: p == 1,
-                        fly_at: fly as u8,
+                    let mut options = variant.default_options();
+                    options.first = first;
+                    options.removals = if r == 1 {
+                        RemovalRule::PerMill
+                    } else {
+                        RemovalRule::One
                     };
+                    options.protect = p == 1;
+                    options.fly_at = fly as u8;
                     let i = index(variant, options);
-                    table[i] = Rules {
-                        id: i as u8,
-                        variant,
-                        name: variant.name(),
-                        topology: variant.topology(),
-                        pieces: variant.pieces(),
-                        fly_at: fly as u8,
-                        first,
-                        lose_below: 3,
-                        mill_wins: !variant.has_removals(),
-                        removals: options.removals,
-                        protect_mills: options.protect,
-                        quiet_limit: 100,
-                        repetitions: 3,
-                    };
+                    table[i] = entry(i as u8, variant, options);
                     fly += 1;
                 }
                 p += 1;
@@ -326,71 +492,229 @@ static TABLE: [Rules; TABLE_LEN] = {
     table
 };
 
+/// The rule sets with extended options this process has made, in the order they were
+/// first asked for: the rule set with id `STANDARD + k` is in slot `k`.
+///
+/// This is process-wide mutable state in a crate that is otherwise pure, kept because a
+/// [`Position`](crate::Position) carries its rules as a one-byte id and reads them on
+/// every generated turn (perft and the engine's search): the extended options cannot
+/// fit beside the position's other fields without growing it, and every `&'static
+/// Rules` in the workspace would become a value. What it costs, and the rules that
+/// follow:
+///
+/// - An extended rule set's id depends on the order in which this process first asked
+///   for such rule sets. Ids are therefore crate-private ([`Rules::id`]): they are never
+///   stored, sent over the network or the WebAssembly boundary, written into a position
+///   string, MFEN or MIF document, or compared across processes; the rule set's name and
+///   MIF manifest are what travel. (Zobrist hashes do not include the id either.)
+/// - At most [`MAX_EXTENDED`] are made; the next is refused with
+///   [`RulesError::TooMany`] (MIF: `resource/resource-limit`), never a panic, and the
+///   ones made stay valid. A long-running process fed arbitrary manifests (the MIF
+///   adapter) can meet the limit; one that refuses extended rule sets anyway (the
+///   server, the page) reads names with [`Rules::parse_table`], which makes none.
+static EXTENDED: [OnceLock<Rules>; MAX_EXTENDED] = [const { OnceLock::new() }; MAX_EXTENDED];
+/// Held while a slot of [`EXTENDED`] is looked for or filled.
+static EXTENDED_LOCK: Mutex<()> = Mutex::new(());
+
+/// The rule set of `variant` with `options` (valid, normalised, extended), made if no
+/// slot holds it yet.
+fn extended(variant: Variant, options: Options) -> Result<&'static Rules, RulesError> {
+    let _guard = EXTENDED_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+    for (k, slot) in EXTENDED.iter().enumerate() {
+        if let Some(rules) = slot.get() {
+            if rules.variant == variant && rules.options() == options {
+                return Ok(rules);
+            }
+            continue;
+        }
+        let id = u8::try_from(STANDARD + k).map_err(|_| RulesError::TooMany)?;
+        // The lock is held and the slot was empty: this sets it.
+        let _ = slot.set(entry(id, variant, options));
+        return slot.get().ok_or(RulesError::TooMany);
+    }
+    Err(RulesError::TooMany)
+}
+
 /// Nine Men's Morris exactly as `RULES.md` has it.
 pub static NINE: &Rules = &TABLE[index(Variant::Nine, Variant::Nine.default_options())];
 
 impl Rules {
-    /// The rule set of `variant` played with `options`.
+    /// The rule set of `variant` played with `options`. Extended options that cannot
+    /// change the game are taken as the variant's own: what a full board does when the
+    /// pieces cannot fill it, what a side unable to place suffers when that cannot
+    /// happen, whether the no-progress draw is claimed when there is none.
     pub fn of(variant: Variant, options: Options) -> Result<&'static Rules, RulesError> {
-        let usual = variant.default_options();
-        if !variant.has_removals()
-            && (options.removals, options.protect, options.fly_at)
-                != (usual.removals, usual.protect, usual.fly_at)
-        {
-            return Err(RulesError::NoOptions(variant));
+        let options = normalise(variant, options)?;
+        match table_entry(variant, options) {
+            Some(rules) => Ok(rules),
+            None => extended(variant, options),
         }
-        if options.fly_at > MAX_FLY_AT {
-            return Err(RulesError::FlyAt {
-                variant,
-                fly_at: options.fly_at,
-            });
-        }
-        Ok(&TABLE[index(variant, options)])
     }
 
+    /// The rule set of `variant` with `options` if it is one of the table's (see
+    /// [`Rules::of`]); a rule set with extended options is refused with
+    /// [`RulesError::Extended`] *without being made*, so input that is refused anyway
+    /// (the server's rooms, the page) takes no room among the process's extended rule
+    /// sets.
+    pub fn of_table(variant: Variant, options: Options) -> Result<&'static Rules, RulesError> {
+        let options = normalise(variant, options)?;
+        table_entry(variant, options).ok_or_else(|| {
+            let mut name = String::new();
+            let _ = write_name(&mut name, variant, options);
+            RulesError::Extended(name)
+        })
+    }
+}
+
+/// `options` for `variant` checked, with the extended options that cannot change the
+/// game set to the variant's own (see [`Rules::of`]).
+fn normalise(variant: Variant, options: Options) -> Result<Options, RulesError> {
+    let usual = variant.default_options();
+    let mut options = options;
+    if !variant.has_removals()
+        && (Options {
+            first: usual.first,
+            ..options
+        }) != usual
+    {
+        return Err(RulesError::NoOptions(variant));
+    }
+    if options.fly_at > MAX_FLY_AT {
+        return Err(RulesError::FlyAt {
+            variant,
+            fly_at: options.fly_at,
+        });
+    }
+    if !(MIN_PIECES..=MAX_PIECES).contains(&options.pieces) {
+        return Err(RulesError::Pieces(options.pieces));
+    }
+    let points = variant.topology().len();
+    let pieces = usize::from(options.pieces);
+    if 2 * pieces < points {
+        options.board_full = usual.board_full;
+    }
+    if 2 * pieces <= points || options.board_full != BoardFull::Off {
+        options.no_placement = usual.no_placement;
+    }
+    if options.quiet_limit == 0 {
+        options.quiet_draw = usual.quiet_draw;
+    }
+    if !options.placing_moves {
+        options.placing_repeats = usual.placing_repeats;
+    }
+    Ok(options)
+}
+
+/// The table's rule set of `variant` with normalised `options`, if they are the table's
+/// options (no extended one differs from the variant's).
+fn table_entry(variant: Variant, options: Options) -> Option<&'static Rules> {
+    let standard = Options {
+        first: options.first,
+        removals: options.removals,
+        protect: options.protect,
+        fly_at: options.fly_at,
+        ..variant.default_options()
+    };
+    (options == standard).then(|| &TABLE[index(variant, options)])
+}
+
+impl Rules {
     /// Reads a rule set written as [`Rules`]' `Display` writes it: the variant's name,
     /// then `+`-separated options that differ from its defaults: `per-mill` (or `one`),
-    /// `protect-off` (or `protect-on`), `fly-N`, `dark-first` (or `light-first`). For
-    /// example `six+per-mill+fly-0`.
+    /// `protect-off` (or `protect-on`), `fly-N`, `dark-first` (or `light-first`), and
+    /// the extended ones: `pieces-N`, `quiet-N` (`quiet-0`: no no-progress draw),
+    /// `quiet-claim` (or `quiet-auto`), `repetition-claim` (or `repetition-auto`),
+    /// `full-draw`, `full-light-loses` or `full-off`, `no-placement-draw` (or
+    /// `no-placement-loss`), `placing-moves` (or `placing-places`), `repetition-moving`
+    /// (or `repetition-all`). For example `six+per-mill+fly-0`.
     pub fn parse(text: &str) -> Result<&'static Rules, RulesError> {
-        let mut parts = text.split('+');
-        let name = parts.next().unwrap_or_default();
-        let variant = Variant::from_name(name).ok_or_else(|| RulesError::UnknownVariant(name.to_string()))?;
-        let mut options = variant.default_options();
-        for part in parts {
-            if let Some(rule) = RemovalRule::from_name(part) {
-                options.removals = rule;
-            } else if part == "light-first" || part == "dark-first" {
-                options.first = if part == "dark-first" {
-                    Color::Dark
-                } else {
-                    Color::Light
-                };
-            } else if part == "protect-on" || part == "protect-off" {
-                options.protect = part == "protect-on";
-            } else if let Some(n) = part.strip_prefix("fly-").and_then(|n| n.parse::<u8>().ok()) {
-                options.fly_at = n;
-            } else {
-                return Err(RulesError::UnknownOption(part.to_string()));
-            }
-        }
+        let (variant, options) = parse_options(text)?;
         Rules::of(variant, options)
     }
 
+    /// [`Rules::parse`] for input that may name only the table's rule sets (the rule
+    /// sets the server and the page offer): a name with extended options is refused with
+    /// [`RulesError::Extended`] without being made (see [`Rules::of_table`]).
+    pub fn parse_table(text: &str) -> Result<&'static Rules, RulesError> {
+        let (variant, options) = parse_options(text)?;
+        Rules::of_table(variant, options)
+    }
+}
+
+/// The variant and options a rule-set name spells (see [`Rules::parse`]), not yet
+/// checked.
+fn parse_options(text: &str) -> Result<(Variant, Options), RulesError> {
+    let mut parts = text.split('+');
+    let name = parts.next().unwrap_or_default();
+    let variant = Variant::from_name(name).ok_or_else(|| RulesError::UnknownVariant(name.to_string()))?;
+    let mut options = variant.default_options();
+    for part in parts {
+        let unknown = || RulesError::UnknownOption(part.to_string());
+        if let Some(rule) = RemovalRule::from_name(part) {
+            options.removals = rule;
+        } else if part == "light-first" || part == "dark-first" {
+            options.first = if part == "dark-first" {
+                Color::Dark
+            } else {
+                Color::Light
+            };
+        } else if part == "protect-on" || part == "protect-off" {
+            options.protect = part == "protect-on";
+        } else if let Some(n) = part.strip_prefix("fly-") {
+            options.fly_at = number(n).ok_or_else(unknown)?;
+        } else if let Some(n) = part.strip_prefix("pieces-") {
+            options.pieces = number(n).ok_or_else(unknown)?;
+        } else if let Some(rest) = part.strip_prefix("quiet-") {
+            match DrawBy::from_name(rest) {
+                Some(by) => options.quiet_draw = by,
+                None => options.quiet_limit = number(rest).ok_or_else(unknown)?,
+            }
+        } else if part == "repetition-moving" || part == "repetition-all" {
+            options.placing_repeats = part == "repetition-all";
+        } else if let Some(rest) = part.strip_prefix("repetition-") {
+            options.repetition_draw = DrawBy::from_name(rest).ok_or_else(unknown)?;
+        } else if let Some(rest) = part.strip_prefix("full-") {
+            options.board_full = BoardFull::from_name(rest).ok_or_else(unknown)?;
+        } else if let Some(rest) = part.strip_prefix("no-placement-") {
+            options.no_placement = NoPlacement::from_name(rest).ok_or_else(unknown)?;
+        } else if part == "placing-moves" || part == "placing-places" {
+            options.placing_moves = part == "placing-moves";
+        } else {
+            return Err(unknown());
+        }
+    }
+    Ok((variant, options))
+}
+
+impl Rules {
     /// The table entry with this index, known to be valid (a position's own).
     #[inline]
     pub(crate) fn by_id(id: u8) -> &'static Rules {
-        &TABLE[id as usize]
+        let i = id as usize;
+        if i < STANDARD {
+            return &TABLE[i];
+        }
+        // A position's id names a made rule set; anything else would be a bug, and
+        // Nine Men's Morris is as good an answer as any.
+        EXTENDED.get(i - STANDARD).and_then(OnceLock::get).unwrap_or(NINE)
     }
 
-    /// The table entry with this index ([`Rules::id`]), if any.
-    pub fn from_id(id: u8) -> Option<&'static Rules> {
-        TABLE.get(id as usize).filter(|r| r.id == id && r.pieces > 0)
+    /// The rule set with this index ([`Rules::id`]), if any.
+    #[cfg(test)]
+    pub(crate) fn from_id(id: u8) -> Option<&'static Rules> {
+        let i = id as usize;
+        TABLE
+            .get(i)
+            .or_else(|| EXTENDED.get(i.wrapping_sub(STANDARD)).and_then(OnceLock::get))
     }
 
-    /// This rule set's index in the table: a compact, stable-within-a-build handle.
+    /// This rule set's index: a compact handle, stable within a build for the table's
+    /// rule sets and only within a process for extended ones (given in the order they
+    /// are first asked for). Crate-private on purpose: an id must never be stored, sent
+    /// or compared across processes — names ([`Rules`]' `Display`) and MIF manifests
+    /// travel instead — and no other crate can obtain one.
     #[inline]
-    pub const fn id(&self) -> u8 {
+    pub(crate) const fn id(&self) -> u8 {
         self.id
     }
 
@@ -401,12 +725,27 @@ impl Rules {
             removals: self.removals,
             protect: self.protect_mills,
             fly_at: self.fly_at,
+            pieces: self.pieces,
+            quiet_limit: self.quiet_limit,
+            quiet_draw: self.quiet_draw,
+            repetition_draw: self.repetition_draw,
+            board_full: self.board_full,
+            no_placement: self.no_placement,
+            placing_moves: self.placing_moves,
+            placing_repeats: self.placing_repeats,
         }
     }
 
     /// Whether these are the variant's usual rules, without changed options.
     pub fn is_default(&self) -> bool {
         self.options() == self.variant.default_options()
+    }
+
+    /// Whether the rule set uses an extended option (other pieces, other draws, another
+    /// full-board rule): one the server and the page do not offer, read from a rule-set
+    /// name or a MIF manifest.
+    pub const fn is_extended(&self) -> bool {
+        self.id as usize >= STANDARD
     }
 
     /// The board of this rule set.
@@ -436,10 +775,31 @@ impl Rules {
     }
 
     /// Whether a position that has occurred `occurrences` times (see
-    /// [`Position::occurrences`](crate::Position::occurrences)) draws the game.
+    /// [`Position::occurrences`](crate::Position::occurrences)) draws the game — by
+    /// itself, or when claimed under [`DrawBy::Claim`].
     #[inline]
     pub fn repetition_draws(&self, occurrences: usize) -> bool {
         occurrences >= self.repetitions as usize
+    }
+
+    /// Whether turns without a removal are counted toward a no-progress draw: not when
+    /// the rules have none (`quiet-0`).
+    #[inline]
+    pub const fn counts_quiet(&self) -> bool {
+        self.quiet_limit > 0
+    }
+
+    /// Whether `quiet` turns without a removal reach the no-progress draw, automatic or
+    /// claimed.
+    #[inline]
+    pub const fn quiet_reached(&self, quiet: u16) -> bool {
+        self.quiet_limit > 0 && quiet >= self.quiet_limit
+    }
+
+    /// Whether `quiet` turns without a removal end the game by themselves.
+    #[inline]
+    pub fn quiet_draws(&self, quiet: u16) -> bool {
+        self.quiet_reached(quiet) && self.quiet_draw == DrawBy::Automatic
     }
 
     /// The most removals one turn can earn under these rules.
@@ -454,6 +814,14 @@ impl Rules {
     }
 }
 
+/// A rule option's number: decimal digits without sign, within the option's type.
+fn number<T: core::str::FromStr>(text: &str) -> Option<T> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
 impl PartialEq for Rules {
     fn eq(&self, other: &Rules) -> bool {
         self.id == other.id
@@ -464,28 +832,58 @@ impl Eq for Rules {}
 
 impl fmt::Display for Rules {
     /// `nine`, `six+per-mill`, `twelve+protect-off+fly-0`: only options that differ
-    /// from the variant's defaults are written.
+    /// from the variant's defaults are written, extended ones last.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name)?;
-        let default = self.variant.default_options();
-        if self.removals != default.removals {
-            write!(f, "+{}", self.removals.name())?;
-        }
-        if self.protect_mills != default.protect {
-            f.write_str(if self.protect_mills {
-                "+protect-on"
-            } else {
-                "+protect-off"
-            })?;
-        }
-        if self.fly_at != default.fly_at {
-            write!(f, "+fly-{}", self.fly_at)?;
-        }
-        if self.first != default.first {
-            write!(f, "+{}-first", self.first.name())?;
-        }
-        Ok(())
+        write_name(f, self.variant, self.options())
     }
+}
+
+/// The name of the rule set of `variant` with (normalised) `options`, as [`Rules`]'
+/// `Display` writes it.
+fn write_name(f: &mut impl fmt::Write, variant: Variant, options: Options) -> fmt::Result {
+    f.write_str(variant.name())?;
+    let default = variant.default_options();
+    if options.removals != default.removals {
+        write!(f, "+{}", options.removals.name())?;
+    }
+    if options.protect != default.protect {
+        f.write_str(if options.protect {
+            "+protect-on"
+        } else {
+            "+protect-off"
+        })?;
+    }
+    if options.fly_at != default.fly_at {
+        write!(f, "+fly-{}", options.fly_at)?;
+    }
+    if options.first != default.first {
+        write!(f, "+{}-first", options.first.name())?;
+    }
+    if options.pieces != default.pieces {
+        write!(f, "+pieces-{}", options.pieces)?;
+    }
+    if options.quiet_limit != default.quiet_limit {
+        write!(f, "+quiet-{}", options.quiet_limit)?;
+    }
+    if options.quiet_draw != default.quiet_draw {
+        write!(f, "+quiet-{}", options.quiet_draw.name())?;
+    }
+    if options.repetition_draw != default.repetition_draw {
+        write!(f, "+repetition-{}", options.repetition_draw.name())?;
+    }
+    if options.board_full != default.board_full {
+        write!(f, "+full-{}", options.board_full.name())?;
+    }
+    if options.no_placement != default.no_placement {
+        write!(f, "+no-placement-{}", options.no_placement.name())?;
+    }
+    if options.placing_moves != default.placing_moves {
+        f.write_str("+placing-moves")?;
+    }
+    if options.placing_repeats != default.placing_repeats {
+        f.write_str("+repetition-moving")?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -510,6 +908,7 @@ mod tests {
                     removals,
                     protect,
                     fly_at,
+                    ..variant.default_options()
                 };
                 let Ok(rules) = Rules::of(variant, options) else {
                     assert!(!variant.has_removals());
@@ -519,6 +918,7 @@ mod tests {
                 assert_eq!(rules.first, first);
                 assert_eq!(Rules::parse(&rules.to_string()), Ok(rules));
                 assert_eq!(Rules::from_id(rules.id()), Some(rules));
+                assert!(!rules.is_extended(), "{rules}");
             }
         }
         assert_eq!(NINE.to_string(), "nine");
@@ -558,5 +958,159 @@ mod tests {
         for e in [Rules::parse("ten"), Rules::parse("three+fly-3")] {
             assert!(!e.unwrap_err().to_string().is_empty());
         }
+    }
+
+    #[test]
+    fn extended_options_make_rule_sets_of_their_own() {
+        let twelve_orthogonal = Rules::parse("nine+pieces-12").unwrap();
+        assert!(twelve_orthogonal.is_extended());
+        assert_eq!(twelve_orthogonal.pieces, 12);
+        assert!(core::ptr::eq(twelve_orthogonal.topology, NINE.topology));
+        assert_eq!(twelve_orthogonal.board_full, BoardFull::Off);
+        assert_eq!(twelve_orthogonal.to_string(), "nine+pieces-12");
+        assert_ne!(twelve_orthogonal, Variant::Twelve.rules());
+        // Asked again, in any spelling: the same rule set, not another one.
+        assert_eq!(Rules::parse("nine+full-off+pieces-12"), Ok(twelve_orthogonal));
+        assert_eq!(Rules::from_id(twelve_orthogonal.id()), Some(twelve_orthogonal));
+        assert_eq!(Rules::by_id(twelve_orthogonal.id()), twelve_orthogonal);
+
+        let claims = Rules::parse(
+            "twelve+dark-first+quiet-0+repetition-claim+full-light-loses+pieces-13+no-placement-draw",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                claims.quiet_limit,
+                claims.repetition_draw,
+                claims.board_full,
+                claims.pieces,
+                claims.first
+            ),
+            (0, DrawBy::Claim, BoardFull::LightLoses, 13, Color::Dark)
+        );
+        // A full-board rule settles a full board first, so what a side that cannot place
+        // suffers is the usual.
+        assert_eq!(claims.no_placement, NoPlacement::Loss);
+        assert_eq!(
+            claims.to_string(),
+            "twelve+dark-first+pieces-13+quiet-0+repetition-claim+full-light-loses"
+        );
+        assert_eq!(Rules::parse(&claims.to_string()), Ok(claims));
+        assert!(!claims.counts_quiet() && !claims.quiet_reached(500) && !claims.quiet_draws(500));
+
+        let stuck = Rules::parse("nine+pieces-13+no-placement-draw").unwrap();
+        assert_eq!(stuck.no_placement, NoPlacement::Draw);
+        let claimed = Rules::parse("nine+quiet-50+quiet-claim").unwrap();
+        assert!(claimed.quiet_reached(50) && !claimed.quiet_draws(50) && !claimed.quiet_reached(49));
+        assert!(NINE.quiet_draws(100) && !NINE.quiet_draws(99) && NINE.counts_quiet());
+    }
+
+    #[test]
+    fn extended_options_that_change_nothing_are_the_variants_own() {
+        // Nine's 18 pieces never fill 24 points, and without a no-progress draw there
+        // is nothing to claim.
+        assert_eq!(Rules::parse("nine+full-draw"), Ok(NINE));
+        assert_eq!(Rules::parse("nine+no-placement-draw+quiet-100"), Ok(NINE));
+        assert_eq!(
+            Rules::parse("nine+quiet-0+quiet-claim").unwrap().to_string(),
+            "nine+quiet-0"
+        );
+        assert_eq!(
+            Rules::parse("twelve+pieces-12+full-draw+repetition-auto"),
+            Ok(Variant::Twelve.rules())
+        );
+        // Twelve pieces fill the orthogonal board, but cannot leave a side to place
+        // with no point left.
+        assert_eq!(
+            Rules::parse("nine+pieces-12+no-placement-draw")
+                .unwrap()
+                .no_placement,
+            NoPlacement::Loss
+        );
+    }
+
+    #[test]
+    fn extended_options_are_checked() {
+        assert_eq!(Rules::parse("nine+pieces-2"), Err(RulesError::Pieces(2)));
+        assert_eq!(Rules::parse("nine+pieces-16"), Err(RulesError::Pieces(16)));
+        assert_eq!(
+            Rules::parse("nine+pieces-x"),
+            Err(RulesError::UnknownOption("pieces-x".into()))
+        );
+        assert_eq!(
+            Rules::parse("nine+quiet-70000"),
+            Err(RulesError::UnknownOption("quiet-70000".into()))
+        );
+        assert_eq!(
+            Rules::parse("nine+repetition-sometimes"),
+            Err(RulesError::UnknownOption("repetition-sometimes".into()))
+        );
+        assert_eq!(
+            Rules::parse("nine+full-both-remove"),
+            Err(RulesError::UnknownOption("full-both-remove".into()))
+        );
+        assert_eq!(
+            Rules::parse("three+pieces-4"),
+            Err(RulesError::NoOptions(Variant::Three))
+        );
+        assert_eq!(
+            Rules::parse("three+quiet-claim"),
+            Err(RulesError::NoOptions(Variant::Three))
+        );
+        for e in [RulesError::Pieces(1), RulesError::TooMany] {
+            assert!(!e.to_string().is_empty());
+        }
+    }
+
+    #[test]
+    fn the_tables_reader_refuses_extended_options_without_making_them() {
+        for name in [
+            "nine",
+            "six+per-mill+fly-0",
+            "twelve+dark-first",
+            "three",
+            "nine+quiet-100",
+        ] {
+            assert_eq!(Rules::parse_table(name), Rules::parse(name), "{name}");
+        }
+        // Options that change nothing are the variant's own here too.
+        assert_eq!(Rules::parse_table("nine+full-draw"), Ok(NINE));
+        // Spelled in any order, refused under the normalised name; errors as parse's.
+        let asked = Options {
+            quiet_limit: 12345,
+            pieces: 11,
+            ..Variant::Nine.default_options()
+        };
+        assert_eq!(
+            Rules::parse_table("nine+quiet-12345+pieces-11"),
+            Err(RulesError::Extended("nine+pieces-11+quiet-12345".into()))
+        );
+        assert_eq!(
+            Rules::of_table(Variant::Nine, asked),
+            Err(RulesError::Extended("nine+pieces-11+quiet-12345".into()))
+        );
+        assert!(
+            !Rules::parse_table("six+quiet-auto+repetition-auto")
+                .unwrap()
+                .is_extended()
+        );
+        assert_eq!(
+            Rules::parse_table("ten"),
+            Err(RulesError::UnknownVariant("ten".into()))
+        );
+        assert_eq!(Rules::parse_table("nine+pieces-2"), Err(RulesError::Pieces(2)));
+        assert!(
+            !RulesError::Extended("nine+pieces-11".into())
+                .to_string()
+                .is_empty()
+        );
+        // None of that made a rule set (no other test asks for these options).
+        let _guard = EXTENDED_LOCK.lock().unwrap_or_else(PoisonError::into_inner);
+        assert!(
+            EXTENDED
+                .iter()
+                .filter_map(OnceLock::get)
+                .all(|r| r.options() != normalise(Variant::Nine, asked).unwrap())
+        );
     }
 }

@@ -132,7 +132,11 @@ impl Turn {
 /// supported rule sets has. Nine Men's Morris: at most 36 steps × 9 removals = 324.
 /// With a removal per mill, a flying side (at most four pieces, see
 /// [`MAX_FLY_AT`](crate::MAX_FLY_AT)) closes one mill per step: at most 4 × 10 × 10;
-/// long random games of every variant and option stay below 300.
+/// long random games of every variant and option stay below 300. More pieces a side
+/// (`pieces-N`) do not raise the bound with one removal a mill: with `e` empty points and
+/// `b` opponent pieces, a side has at most `4e` steps (at most four neighbours a point,
+/// or four flyers) and each earns at most `b` removal choices, where `e + b <= 21` on 24
+/// points once a side moves (and `e × b <= 144` while it places): at most 441.
 pub const MAX_TURNS: usize = 512;
 
 /// The legal turns of a position, in a fixed-capacity list (move generation never

@@ -127,33 +127,63 @@ fn manifests_map_to_the_rules_that_play_them_and_back() {
         "nine+per-mill+protect-off+fly-0",
         "twelve",
         "twelve+fly-3+dark-first",
+        // The extended options: every one a manifest can say.
+        "nine+pieces-12",
+        "nine+pieces-13+full-light-loses",
+        "nine+pieces-13+no-placement-draw",
+        "twelve+pieces-9",
+        "twelve+pieces-13+full-off",
+        "nine+quiet-0+repetition-claim",
+        "nine+quiet-40+quiet-claim",
+        "nine+placing-moves",
+        "nine+placing-moves+repetition-moving+repetition-claim",
+        "twelve+per-mill+protect-off+fly-0+dark-first+pieces-15+quiet-1000+quiet-claim+repetition-claim+full-light-loses",
     ] {
         let rules = Rules::parse(name).unwrap();
         let m = Manifest::of_rules(rules).unwrap();
         assert_eq!(m.rules(), Ok(rules), "{name}");
         assert_eq!(m.action_rules(), Ok(rules), "{name}");
+        assert!(m.id.len() <= 63, "{name}: {}", m.id);
     }
     assert_eq!(
         Manifest::of_rules(Variant::Nine.rules()).unwrap().id,
         "x-mill-nine"
     );
+    assert_eq!(
+        Manifest::of_rules(Rules::parse("nine+pieces-12+repetition-claim").unwrap())
+            .unwrap()
+            .id,
+        "x-mill-nine.pieces-12.repetition-claim"
+    );
     let e = Manifest::of_rules(Variant::Six.rules()).unwrap_err();
     assert_eq!(e.code, "unrepresentable-under-profile");
 
-    // D1's placements, moves and removals are Nine's with Black first; its draws
-    // (no move limit, repetition by claim) are not played here.
+    // D1 is Nine with Black first, no move limit and repetition by claim.
     let m = Manifest::from_value(d1()).unwrap();
-    assert_eq!(m.action_rules(), Ok(Rules::parse("nine+dark-first").unwrap()));
-    let e = m.rules().unwrap_err();
+    let d1_rules = Rules::parse("nine+dark-first+quiet-0+repetition-claim").unwrap();
+    assert_eq!(m.rules(), Ok(d1_rules));
+    assert_eq!(m.action_rules(), Ok(d1_rules));
+    // Thirteen pieces on its board, and what its full board and liveness policy say.
+    let mut thirteen = patched("/pieces", json!({"black": 13, "minimumLive": 3, "white": 13}));
+    thirteen["placing"]["noLegalPrimaryAction"] = json!("draw");
+    let rules = Manifest::from_value(thirteen.clone()).unwrap().rules().unwrap();
     assert_eq!(
-        (e.category, e.code.as_str()),
-        ("unsupported", "unsupported-ruleset")
+        rules.to_string(),
+        "nine+dark-first+pieces-13+quiet-0+repetition-claim+no-placement-draw"
     );
-    assert_eq!(e.instance_path.as_deref(), Some("/draw/noProgress/normalLimit"));
+    thirteen["boardFull"]["action"] = json!("white-loses");
+    let rules = Manifest::from_value(thirteen).unwrap().rules().unwrap();
+    assert_eq!(
+        rules.to_string(),
+        "nine+dark-first+pieces-13+quiet-0+repetition-claim+full-light-loses"
+    );
+    // With pieces that cannot fill the board, its full-board rule changes nothing.
+    let removing = patched("/boardFull/action", json!("white-then-black-remove"));
+    assert_eq!(Manifest::from_value(removing).unwrap().rules(), Ok(d1_rules));
     // Mechanisms this crate lacks are refused, each at its member.
     for (pointer, value) in [
-        ("/placing/movementAllowed", json!(true)),
-        ("/pieces", json!({"black": 13, "minimumLive": 3, "white": 13})),
+        ("/pieces", json!({"black": 12, "minimumLive": 3, "white": 13})),
+        ("/pieces", json!({"black": 16, "minimumLive": 3, "white": 16})),
         ("/stalemate/action", json!("draw")),
         ("/turn/placingEndActivePlayer", json!("w")),
         ("/mills/placingEffect", json!("remove-opponent-hand-change")),
@@ -161,8 +191,35 @@ fn manifests_map_to_the_rules_that_play_them_and_back() {
         let m = Manifest::from_value(patched(pointer, value)).unwrap();
         let e = m.action_rules().unwrap_err();
         assert_eq!(e.code, "unsupported-ruleset", "{pointer}");
-        assert_eq!(e.instance_path.as_deref(), Some(pointer));
+        let at = e.instance_path.as_deref().unwrap_or("");
+        assert!(at.starts_with(pointer), "{pointer}: {at}");
     }
+    // Twelve pieces fill the orthogonal board: removals then are not played here.
+    let mut twelve = patched("/pieces", json!({"black": 12, "minimumLive": 3, "white": 12}));
+    twelve["boardFull"]["action"] = json!("white-then-black-remove");
+    let e = Manifest::from_value(twelve).unwrap().action_rules().unwrap_err();
+    assert_eq!(e.instance_path.as_deref(), Some("/boardFull/action"));
+    // Draws this crate lacks: refused for a game, indifferent to a position's actions.
+    for (pointer, value) in [
+        ("/draw/noProgress/endgameLimit", json!(10)),
+        ("/draw/repetition/count", json!(2)),
+    ] {
+        let mut d = d1();
+        d["draw"]["noProgress"]["endgamePredicate"] = json!("either-player-live-equals-3");
+        *d.pointer_mut(pointer).unwrap() = value;
+        let m = Manifest::from_value(d).unwrap();
+        let e = m.rules().unwrap_err();
+        assert_eq!(e.code, "unsupported-ruleset", "{pointer}");
+        assert_eq!(e.instance_path.as_deref(), Some(pointer));
+        assert!(m.action_rules().is_ok(), "{pointer}");
+    }
+    let mut counted = patched("/draw/noProgress/normalLimit", json!(50));
+    counted["draw"]["noProgress"]["countedPrimaryActions"] = json!(["move", "place"]);
+    let e = Manifest::from_value(counted).unwrap().rules().unwrap_err();
+    assert_eq!(
+        e.instance_path.as_deref(),
+        Some("/draw/noProgress/countedPrimaryActions")
+    );
 }
 
 #[test]
@@ -358,6 +415,30 @@ fn legal_actions_list_placements_moves_and_owed_removals_in_order() {
     );
 }
 
+#[test]
+fn hands_are_authoritative_not_derived_from_the_placements() {
+    // MIF 6.3: White has placed three, Black one, and White removes: a position.
+    let ours = Manifest::of_rules(Variant::Nine.rules()).unwrap();
+    let owed = "MFEN/1.0 mill24-state-v1 WWW...../......../B....... w p r 6,8 w:mill:b:b:1:010000:b 0 4 -";
+    let doc = legal_actions(&ours, owed).unwrap();
+    assert_eq!(
+        doc["actions"],
+        json!([{"actor": "w", "type": "remove", "target": {"zone": "board", "at": "c5"}}])
+    );
+    assert_eq!(canonical_mfen(owed, Some(&ours)).unwrap().1, owed);
+    // A finished record says whose turn it was by its result where the count cannot:
+    // thirteen a side fill the board, and the side left unable to place lost.
+    let thirteen = Manifest::of_rules(Rules::parse("nine+pieces-13").unwrap()).unwrap();
+    let full = "WBWBWBWB/BWBWBWBW/WBWBWBWB";
+    for (winner, stuck) in [("b", mill_core::Color::Light), ("w", mill_core::Color::Dark)] {
+        let text =
+            format!("MFEN/1.0 mill24-state-v1 {full} - o o 1,1 - 0 0 {winner}:no-legal-primary-action");
+        let (read, written) = canonical_mfen(&text, Some(&thirteen)).unwrap();
+        assert_eq!(read.position.turn(), stuck, "{text}");
+        assert_eq!(written, text);
+    }
+}
+
 mod mstate {
     use super::*;
     use mill_core::mif::mstate::{read, write};
@@ -510,13 +591,14 @@ mod mstate {
         let mut d = doc.clone();
         reference(&mut d);
         assert!(read(&canonical(&d), Some(&ours)).is_ok());
-        // The specification's example manifest plays draws we do not.
+        // A manifest whose blocked side does not lose is not played here.
+        let moving = Manifest::from_value(patched("/stalemate/action", json!("draw"))).unwrap();
         assert_eq!(
             code(
                 &|d| {
-                    d["ruleset"] = json!({"mode": "reference", "id": "example-morris", "version": 1, "semanticDigest": D1_SEMANTIC})
+                    d["ruleset"] = json!({"mode": "reference", "id": "example-morris", "version": 1, "semanticDigest": moving.semantic_digest})
                 },
-                Some(&Manifest::from_value(d1()).unwrap())
+                Some(&moving)
             ),
             "unsupported-ruleset"
         );
@@ -531,6 +613,548 @@ mod mstate {
                 None
             ),
             "remove-without-obligation"
+        );
+    }
+}
+
+/// Whole games under rules with the extended options (MIF's example manifest: Black
+/// first, no move limit, repetition by claim), with what MIF's replay keeps beside the
+/// board: pre-origin seeds, claim rights, claims, the fate of offers.
+mod claims {
+    use super::*;
+    use mill_core::mif::mstate::{replay, run, write};
+    use mill_core::{DrawReason, Game, Outcome};
+
+    fn d1m() -> Manifest {
+        Manifest::from_value(d1()).unwrap()
+    }
+
+    /// Two pre-origin observations of the origin: with the origin's own, a third.
+    fn seeds(m: &Manifest) -> Vec<Value> {
+        let key = observation(m, ORIGIN).unwrap();
+        vec![json!({"source": "pre-origin", "key": key}); 2]
+    }
+
+    #[test]
+    fn a_claim_right_stands_through_negotiation_and_lapses_with_a_placement() {
+        // Annex C.8: offer and decline leave the right; a placement expires it.
+        let m = d1m();
+        let events = [
+            json!({"seq": 1, "actor": "b", "type": "offer-draw"}),
+            json!({"seq": 2, "actor": "w", "type": "decline-draw", "offerEventSeq": 1}),
+            json!({"seq": 3, "actor": "b", "type": "place", "at": "a7"}),
+        ];
+        let r = run(&m, ORIGIN, &events, &seeds(&m), &[]).unwrap();
+        let right = json!({"actor": "b", "reasons": ["repetition"]});
+        let rights: Vec<&Value> = r.trace.iter().map(|s| &s["claimRights"]).collect();
+        assert_eq!(rights, [&right, &right, &right, &Value::Null]);
+        assert_eq!(r.trace[0]["decisionState"]["claimRights"], right);
+        assert_eq!(r.trace[3]["decisionState"]["claimRights"], Value::Null);
+        // The window: both seeds and the origin, then the placement's boundary (a
+        // placement resets nothing under this manifest).
+        let window = r.trace[3]["repetitionHistory"].as_array().unwrap();
+        let sources: Vec<&str> = window.iter().map(|e| e["source"].as_str().unwrap()).collect();
+        assert_eq!(sources, ["pre-origin", "pre-origin", "origin", "event"]);
+        assert_eq!(window[3]["eventSeq"], json!(3));
+        assert_eq!(
+            r.claims,
+            [
+                json!({"source": "event", "actor": "b", "eventSeq": 1, "kind": "draw-offer", "status": "declined", "resolvedEventSeq": 2})
+            ]
+        );
+        assert_eq!(r.game.outcome(), None, "the game goes on until a claim");
+        // Without the seeds the origin stands once: nothing to claim.
+        let r = run(&m, ORIGIN, &events, &[], &[]).unwrap();
+        assert!(r.trace.iter().all(|s| s["claimRights"].is_null()));
+    }
+
+    #[test]
+    fn a_claim_ends_the_game_and_the_open_offer_with_it() {
+        let m = d1m();
+        let events = [
+            json!({"seq": 1, "actor": "b", "type": "offer-draw"}),
+            json!({"seq": 2, "actor": "b", "type": "claim-draw", "reason": "repetition"}),
+        ];
+        let r = run(&m, ORIGIN, &events, &seeds(&m), &[]).unwrap();
+        assert_eq!(
+            r.current().unwrap(),
+            "MFEN/1.0 mill24-state-v1 ......../......../........ - o o 9,9 - 0 0 d:repetition"
+        );
+        assert_eq!(
+            r.claims,
+            [
+                json!({"source": "event", "actor": "b", "eventSeq": 1, "kind": "draw-offer", "status": "expired", "resolvedEventSeq": 2}),
+                json!({"source": "event", "actor": "b", "eventSeq": 2, "kind": "draw-claim", "status": "accepted"}),
+            ]
+        );
+        assert!(r.trace[2]["claimRights"].is_null());
+        assert!(r.trace[2]["decisionState"]["openOffer"].is_null());
+        let more = [
+            events[0].clone(),
+            events[1].clone(),
+            json!({"seq": 3, "actor": "w", "type": "resign"}),
+        ];
+        let e = run(&m, ORIGIN, &more, &seeds(&m), &[]).unwrap_err();
+        assert_eq!(e.code, "event-after-terminal");
+        // A game ended so is written with its claim, and read back.
+        let rules = Rules::parse("nine+repetition-claim").unwrap();
+        let start = Position::from_str_variant("L.L/.D./.../LL.DDD/.../.D./L.. l 0 0 0 0", rules).unwrap();
+        let mut game = Game::from_position(start);
+        for t in ["g7-d7", "d6-b6", "d7-g7", "b6-d6"].iter().cycle().take(8) {
+            let t = t
+                .parse::<mill_core::Notation>()
+                .unwrap()
+                .to_turn(game.position().topology())
+                .unwrap();
+            game.play(t).unwrap();
+        }
+        assert_eq!(game.claimable(), [DrawReason::Threefold]);
+        game.claim_draw(DrawReason::Threefold).unwrap();
+        let doc = write(&game, 40).unwrap();
+        assert_eq!(
+            doc["events"][8],
+            json!({"seq": 9, "actor": "w", "type": "claim-draw", "reason": "repetition"})
+        );
+        let r = replay(&doc, None).unwrap();
+        assert_eq!(r.game.outcome(), game.outcome());
+        let (back, _) = mill_core::mif::mstate::read(&canonical(&doc), None).unwrap();
+        assert_eq!(back.outcome(), game.outcome());
+    }
+
+    #[test]
+    fn claims_need_a_right_and_a_boundary() {
+        let m = d1m();
+        let claim = |actor: &str, seq: u64| json!({"seq": seq, "actor": actor, "type": "claim-draw", "reason": "repetition"});
+        // No third occurrence: no right.
+        let e = run(&m, ORIGIN, &[claim("b", 1)], &[], &[]).unwrap_err();
+        assert_eq!(
+            (e.category, e.code.as_str()),
+            ("replay", "claim-right-unavailable")
+        );
+        // The right is the side to move's.
+        let e = run(&m, ORIGIN, &[claim("w", 1)], &seeds(&m), &[]).unwrap_err();
+        assert_eq!(e.code, "claim-right-unavailable");
+        let e = run(
+            &m,
+            ORIGIN,
+            &[json!({"seq": 1, "actor": "b", "type": "claim-draw", "reason": "no-progress"})],
+            &seeds(&m),
+            &[],
+        )
+        .unwrap_err();
+        assert_eq!(e.code, "claim-right-unavailable");
+        // Black closes a mill: while its removal is owed nothing is claimed.
+        let origin = "MFEN/1.0 mill24-state-v1 BB....../......../WW...... b p p 7,7 - 0 4 -";
+        let events = [
+            json!({"seq": 1, "actor": "b", "type": "place", "at": "g7"}),
+            claim("b", 2),
+        ];
+        let e = run(&m, origin, &events, &[], &[]).unwrap_err();
+        assert_eq!(e.code, "claim-during-obligation");
+    }
+
+    #[test]
+    fn a_game_that_ends_takes_the_open_offer_with_it() {
+        // Under our usual rules: Light offers, then closes a mill and takes Dark's third
+        // piece but one.
+        let ours = Manifest::of_rules(Variant::Nine.rules()).unwrap();
+        let start =
+            Position::from_str_variant("LL./D../.../....DL/.../.D./L.. l 0 0 0 0", Variant::Nine).unwrap();
+        let origin = start.to_mfen().unwrap();
+        let events = [
+            json!({"seq": 1, "actor": "w", "type": "offer-draw"}),
+            json!({"seq": 2, "actor": "w", "type": "move", "from": "g4", "to": "g7"}),
+            json!({"seq": 3, "actor": "w", "type": "remove", "target": {"zone": "board", "at": "b6"}}),
+        ];
+        let r = run(&ours, &origin, &events, &[], &[]).unwrap();
+        assert!(
+            r.current().unwrap().ends_with(" w:fewer-than-minimum"),
+            "{}",
+            r.current().unwrap()
+        );
+        assert_eq!(
+            r.claims,
+            [
+                json!({"source": "event", "actor": "w", "eventSeq": 1, "kind": "draw-offer", "status": "expired", "resolvedEventSeq": 3})
+            ]
+        );
+        assert_eq!(
+            r.trace[2]["claims"][0]["status"],
+            json!("open"),
+            "still open mid-turn"
+        );
+    }
+
+    #[test]
+    fn pre_origin_offers_seed_the_audit_and_are_answered_as_offer_zero() {
+        let m = d1m();
+        let seed = [json!({"actor": "w", "kind": "draw-offer", "status": "open"})];
+        let r = run(&m, ORIGIN, &[], &[], &seed).unwrap();
+        assert_eq!(
+            r.claims,
+            [json!({"source": "pre-origin", "actor": "w", "kind": "draw-offer", "status": "open"})]
+        );
+        let (resumption, _) = r.resumption_state().unwrap();
+        assert_eq!(
+            resumption["openOffer"],
+            json!({"source": "pre-origin", "actor": "w", "offerEventSeq": 0})
+        );
+        let accept = [json!({"seq": 1, "actor": "b", "type": "accept-draw", "offerEventSeq": 0})];
+        let r = run(&m, ORIGIN, &accept, &[], &seed).unwrap();
+        assert_eq!(
+            r.game.outcome(),
+            Some(Outcome::Draw {
+                reason: DrawReason::Agreement
+            })
+        );
+        assert_eq!(
+            r.claims,
+            [
+                json!({"source": "pre-origin", "actor": "w", "kind": "draw-offer", "status": "accepted", "resolvedEventSeq": 1})
+            ]
+        );
+        let two = [seed[0].clone(), seed[0].clone()];
+        assert_eq!(run(&m, ORIGIN, &[], &[], &two).unwrap_err().code, "offer-invalid");
+        let bad = [json!({"actor": "w", "kind": "draw-claim", "status": "open"})];
+        assert_eq!(run(&m, ORIGIN, &[], &[], &bad).unwrap_err().code, "schema");
+        // A seed observation of other rules.
+        let mut other = seeds(&m);
+        other[0]["key"]["semanticDigest"] = json!(format!("sha256:{}", "0".repeat(64)));
+        assert_eq!(
+            run(&m, ORIGIN, &[], &other, &[]).unwrap_err().code,
+            "semantic-digest-mismatch"
+        );
+    }
+
+    #[test]
+    fn histories_r1_and_r2_have_the_specifications_identities() {
+        // Annex C.3: R1 and R2, read as reference MSTATE documents under D1.
+        let m = d1m();
+        let key = observation(&m, ORIGIN).unwrap();
+        let doc = |events: Value, claims: Value| {
+            json!({
+                "format": "MSTATE/1.0", "positionFormat": "MFEN/1.0", "stateProfile": "mill24-state-v1",
+                "ruleset": {"mode": "reference", "id": "example-morris", "version": 1, "semanticDigest": D1_SEMANTIC,
+                            "documentDigest": m.document_digest},
+                "origin": ORIGIN, "events": events, "current": ORIGIN,
+                "repetitionHistory": [{"source": "origin", "key": key}],
+                "preOriginClaims": [], "claims": claims
+            })
+        };
+        let r1 = doc(
+            json!([{"actor": "b", "seq": 1, "type": "offer-draw"}]),
+            json!([{"actor": "b", "eventSeq": 1, "kind": "draw-offer", "source": "event", "status": "open"}]),
+        );
+        let r2 = doc(
+            json!([
+                {"actor": "b", "seq": 1, "type": "offer-draw"},
+                {"actor": "b", "offerEventSeq": 1, "seq": 2, "type": "withdraw-draw"},
+                {"actor": "b", "seq": 3, "type": "offer-draw"}
+            ]),
+            json!([
+                {"actor": "b", "eventSeq": 1, "kind": "draw-offer", "resolvedEventSeq": 2, "source": "event", "status": "withdrawn"},
+                {"actor": "b", "eventSeq": 3, "kind": "draw-offer", "source": "event", "status": "open"}
+            ]),
+        );
+        let decision = "sha256:f25cfb5dae617feba90fc1cbd48fb5d526727c8a3fad65910400a72a03657d19";
+        for (document, prefix, resumption) in [
+            (
+                r1,
+                "sha256:0c3c604aa2b0f9e3407ddaca90e411755f5689066e68faf9f0e709a58857c151",
+                "sha256:1abb022db99a0959d00c90ca5ba6a946b99d183c8a811e01f242ef081bf5d5b3",
+            ),
+            (
+                r2,
+                "sha256:d8a8d2e595c1d37ed7f69bd9dee19039d52a346fbf7a1a28076ccf00b14e791a",
+                "sha256:2f2188fe6beb34042bcf201644f262d25552a5a6263d2ba0de024aa917a83657",
+            ),
+        ] {
+            let r = replay(&document, Some(&m)).unwrap();
+            let (state, id) = r.resumption_state().unwrap();
+            assert_eq!(state["replayPrefixDigest"], json!(prefix));
+            assert_eq!(id, resumption);
+            assert_eq!(r.decision_state().unwrap().1, decision);
+        }
+    }
+
+    #[test]
+    fn a_position_the_rules_end_at_once_is_settled_at_the_origin() {
+        // Annex C.6 and C.1: thirteen a side, the board full with a piece left in each
+        // hand, Black (the first player) to move.
+        let full = "MFEN/1.0 mill24-state-v1 WBWBWBWB/BWBWBWBW/WBWBWBWB b p p 1,1 - 0 0 -";
+        let mut thirteen = patched("/pieces", json!({"black": 13, "minimumLive": 3, "white": 13}));
+        for (policy, board_full, outcome) in [
+            ("loss", "disabled", "w:no-legal-primary-action"),
+            ("draw", "disabled", "d:no-legal-primary-action"),
+            ("loss", "white-loses", "b:board-full"),
+            ("loss", "draw", "d:board-full"),
+        ] {
+            thirteen["placing"]["noLegalPrimaryAction"] = json!(policy);
+            thirteen["boardFull"]["action"] = json!(board_full);
+            let m = Manifest::from_value(thirteen.clone()).unwrap();
+            let r = run(&m, full, &[], &[], &[]).unwrap();
+            let settled =
+                format!("MFEN/1.0 mill24-state-v1 WBWBWBWB/BWBWBWBW/WBWBWBWB - o o 1,1 - 0 0 {outcome}");
+            assert_eq!(r.current().unwrap(), settled, "{policy} {board_full}");
+            assert!(r.history.is_empty(), "a settled origin is not observed");
+            // Independent MFEN must already be settled: the projection says so, and
+            // lists nothing for the settled record.
+            let e = legal_actions(&m, full).unwrap_err();
+            assert_eq!(e.code, "unstabilized-boundary");
+            let doc = legal_actions(&m, &settled).unwrap();
+            assert_eq!(doc["actions"], json!([]));
+        }
+    }
+
+    #[test]
+    fn moves_while_placing_repeat_placing_positions_where_they_are_observed() {
+        // Annex C.7, Black to move: the cycle returns to the origin's decision
+        // observation. Observing every stable boundary counts it; observing moving
+        // boundaries counts nothing, as the phase stays p.
+        let origin = "MFEN/1.0 mill24-state-v1 W......./B......./........ b p p 8,8 - 0 2 -";
+        let cycle = ["b6-b4", "a7-a4", "b4-b6", "a4-a7"];
+        let events: Vec<Value> = cycle
+            .iter()
+            .cycle()
+            .take(8)
+            .enumerate()
+            .map(|(i, m)| {
+                let (from, to) = m.split_once('-').unwrap();
+                let actor = if i % 2 == 0 { "b" } else { "w" };
+                json!({"seq": i + 1, "actor": actor, "type": "move", "from": from, "to": to})
+            })
+            .collect();
+        let moving = patched("/placing/movementAllowed", json!(true));
+        let m = Manifest::from_value(moving.clone()).unwrap();
+        assert_eq!(
+            m.rules().unwrap().to_string(),
+            "nine+dark-first+quiet-0+repetition-claim+placing-moves"
+        );
+        let r = run(&m, origin, &events, &[], &[]).unwrap();
+        assert_eq!(r.history.len(), 9, "the origin and every boundary");
+        assert_eq!(r.trace[4]["claimRights"], Value::Null, "twice is not enough");
+        assert_eq!(
+            r.trace[8]["claimRights"],
+            json!({"actor": "b", "reasons": ["repetition"]})
+        );
+        let mut stable_moving = moving;
+        stable_moving["draw"]["repetition"]["observation"] = json!("stable-moving-v1");
+        let m = Manifest::from_value(stable_moving).unwrap();
+        assert_eq!(
+            m.rules().unwrap().to_string(),
+            "nine+dark-first+quiet-0+repetition-claim+placing-moves+repetition-moving"
+        );
+        let r = run(&m, origin, &events, &[], &[]).unwrap();
+        assert!(r.history.is_empty());
+        assert!(r.trace.iter().all(|s| s["claimRights"].is_null()));
+        // Both list the moves beside the placements.
+        let doc = legal_actions(&m, origin).unwrap();
+        let moves: Vec<&Value> = doc["actions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|a| a["type"] == "move")
+            .collect();
+        assert_eq!(
+            moves,
+            [
+                &json!({"actor": "b", "type": "move", "from": "b6", "to": "d6"}),
+                &json!({"actor": "b", "type": "move", "from": "b6", "to": "b4"}),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_offer_expires_on_the_opponents_placement_where_the_manifest_says_so() {
+        let mut d = d1();
+        d["draw"]["offers"]["expiry"] = json!("on-opponent-primary-action");
+        let expiring = Manifest::from_value(d).unwrap();
+        // Black offers and places: its own placement leaves the offer; White's next
+        // placement lets it lapse.
+        let events = [
+            json!({"seq": 1, "actor": "b", "type": "offer-draw"}),
+            json!({"seq": 2, "actor": "b", "type": "place", "at": "a7"}),
+            json!({"seq": 3, "actor": "w", "type": "place", "at": "g7"}),
+        ];
+        let r = run(&expiring, ORIGIN, &events, &[], &[]).unwrap();
+        assert_eq!(r.trace[2]["claims"][0]["status"], json!("open"));
+        assert_eq!(r.trace[2]["decisionState"]["openOffer"]["offerer"], json!("b"));
+        assert_eq!(
+            r.claims,
+            [
+                json!({"source": "event", "actor": "b", "eventSeq": 1, "kind": "draw-offer", "status": "expired", "resolvedEventSeq": 3})
+            ]
+        );
+        assert!(r.trace[3]["decisionState"]["openOffer"].is_null());
+        let (resumption, _) = r.resumption_state().unwrap();
+        assert!(resumption["openOffer"].is_null());
+        // An answer to an expired offer is refused.
+        let mut late = events.to_vec();
+        late.push(json!({"seq": 4, "actor": "b", "type": "withdraw-draw", "offerEventSeq": 1}));
+        assert_eq!(
+            run(&expiring, ORIGIN, &late, &[], &[]).unwrap_err().code,
+            "offer-invalid"
+        );
+        // Explicit-only offers stand through the same placements.
+        let r = run(&d1m(), ORIGIN, &events, &[], &[]).unwrap();
+        assert_eq!(r.claims[0]["status"], json!("open"));
+        // An illegal placement lets nothing lapse: it is refused first.
+        let mut bad = events.to_vec();
+        bad[2] = json!({"seq": 3, "actor": "w", "type": "place", "at": "a7"});
+        assert_eq!(
+            run(&expiring, ORIGIN, &bad, &[], &[]).unwrap_err().code,
+            "illegal-action"
+        );
+    }
+
+    #[test]
+    fn the_manifests_reset_events_empty_the_window() {
+        // Observing placing boundaries, with placements resetting: only the latest
+        // boundary's observation stays.
+        let mut d = d1();
+        d["draw"]["repetition"]["resetEvents"] = json!(["board-remove", "place"]);
+        let m = Manifest::from_value(d).unwrap();
+        let events = [
+            json!({"seq": 1, "actor": "b", "type": "place", "at": "a7"}),
+            json!({"seq": 2, "actor": "w", "type": "place", "at": "g7"}),
+        ];
+        let r = run(&m, ORIGIN, &events, &seeds(&m), &[]).unwrap();
+        assert_eq!(r.trace[0]["repetitionHistory"].as_array().unwrap().len(), 3);
+        let window = r.history.clone();
+        assert_eq!(window.len(), 1);
+        assert_eq!(window[0]["eventSeq"], json!(2));
+        let r = run(&d1m(), ORIGIN, &events, &seeds(&d1m()), &[]).unwrap();
+        assert_eq!(r.history.len(), 5);
+    }
+}
+
+/// MIFCONV/1.0 (MIF 13.3): every conversion made here reported by the rules of its
+/// status.
+mod conversions {
+    use super::*;
+    use mill_core::mif::mifconv::{STATUSES, convert, supported};
+    use mill_core::mif::mifpos;
+    use mill_core::mif::mstate::write;
+
+    /// A source of each format: Nine after four placements.
+    fn sources(m: &Manifest) -> Vec<(&'static str, String)> {
+        let game = mill_core::Record::parse("1. a1 b2 2. d1 d2").unwrap().game;
+        let mfen = mill_core::Mfen::from_game(&game).write().unwrap();
+        let key = mill_core::mif::mpk::of_position(game.position(), m).unwrap();
+        vec![
+            ("MFEN/1.0", mfen.clone()),
+            ("MPK/1.0", key),
+            ("MIFPOS/1.0", canonical(&mifpos::write(m, &mfen, true))),
+            ("MSTATE/1.0", canonical(&write(&game, 0).unwrap())),
+        ]
+    }
+
+    #[test]
+    fn every_report_keeps_the_rules_of_its_status() {
+        let m = Manifest::of_rules(Variant::Nine.rules()).unwrap();
+        let sources = sources(&m);
+        for (from, to, statuses) in supported() {
+            let text = &sources.iter().find(|(f, _)| *f == from).unwrap().1;
+            for manifest in [Some(&m), None] {
+                let report = match convert(from, to, text, manifest, true) {
+                    Ok(report) => report,
+                    // A reference-free MFEN or key without its manifest is a report;
+                    // anything else refused is a source that does not read.
+                    Err(e) => panic!("{from} to {to}: {e}"),
+                };
+                let status = report["status"].as_str().unwrap();
+                assert!(statuses.contains(&status), "{from} to {to}: {status}");
+                assert!(STATUSES.contains(&status));
+                assert_eq!(report["format"], json!("MIFCONV/1.0"));
+                assert_eq!(
+                    (report["sourceFormat"].as_str(), report["targetFormat"].as_str()),
+                    (Some(from), Some(to))
+                );
+                let omitted = report["omitted"].as_array().unwrap();
+                let keys: Vec<(String, String)> = omitted
+                    .iter()
+                    .map(|o| {
+                        (
+                            o["instancePath"].as_str().unwrap().into(),
+                            o["reason"].as_str().unwrap().into(),
+                        )
+                    })
+                    .collect();
+                let mut sorted = keys.clone();
+                sorted.sort();
+                assert_eq!(keys, sorted, "sorted by path, then reason");
+                let has_output = report.get("output").is_some();
+                match status {
+                    "lossless" => assert!(has_output && omitted.is_empty(), "{report}"),
+                    "lossy-history" | "lossy-semantic-state" => {
+                        assert!(has_output && !omitted.is_empty(), "{report}");
+                        // Without the caller's acceptance nothing is converted.
+                        let e = convert(from, to, text, manifest, false).unwrap_err();
+                        assert_eq!((e.category, e.code.as_str()), ("conversion", "loss-not-accepted"));
+                    }
+                    _ => {
+                        assert!(!has_output, "{report}");
+                        assert_eq!(report["diagnostics"]["format"], json!("MIFDIAG/1.0"));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn conversions_say_what_they_keep_and_drop() {
+        let m = Manifest::of_rules(Variant::Nine.rules()).unwrap();
+        let sources = sources(&m);
+        let source = |f: &str| sources.iter().find(|(x, _)| *x == f).unwrap().1.clone();
+        // MFEN gains its manifest as a portable MIFPOS: nothing lost.
+        let r = convert("MFEN/1.0", "MIFPOS/1.0", &source("MFEN/1.0"), Some(&m), false).unwrap();
+        assert_eq!(r["status"], json!("lossless"));
+        assert_eq!(
+            mifpos::from_value(&r["output"], None).unwrap().position,
+            source("MFEN/1.0")
+        );
+        // Without it, the rules cannot be resolved.
+        let r = convert("MFEN/1.0", "MIFPOS/1.0", &source("MFEN/1.0"), None, false).unwrap();
+        assert_eq!(r["status"], json!("requires-ruleset-resolution"));
+        assert_eq!(
+            r["omitted"],
+            json!([{"instancePath": "", "reason": "ruleset-semantics-unresolved"}])
+        );
+        assert_eq!(r["diagnostics"]["errors"][0]["code"], json!("manifest-missing"));
+        // A game to its position drops its history: the origin and the events.
+        let r = convert("MSTATE/1.0", "MFEN/1.0", &source("MSTATE/1.0"), None, true).unwrap();
+        assert_eq!(r["status"], json!("lossy-history"));
+        assert_eq!(r["output"], json!(source("MFEN/1.0")));
+        let paths: Vec<&str> = r["omitted"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["instancePath"].as_str().unwrap())
+            .collect();
+        assert_eq!(paths, ["/events", "/origin", "/ruleset"]);
+        // A key leaves out the counters; a key has none to give back.
+        let r = convert("MFEN/1.0", "MPK/1.0", &source("MFEN/1.0"), Some(&m), true).unwrap();
+        assert_eq!(r["output"], json!(source("MPK/1.0")));
+        let r = convert("MPK/1.0", "MFEN/1.0", &source("MPK/1.0"), Some(&m), true).unwrap();
+        assert_eq!(r["status"], json!("unrepresentable-under-profile"));
+        // A position with a removal owed has no key.
+        let owed = Position::from_str_variant("LLL/.../.../....../.../.../DDD l 0 0 1 0", Variant::Nine)
+            .unwrap()
+            .to_mfen()
+            .unwrap();
+        let r = convert("MFEN/1.0", "MPK/1.0", &owed, Some(&m), true).unwrap();
+        assert_eq!(r["status"], json!("unrepresentable-under-profile"));
+        assert_eq!(r["diagnostics"]["errors"][0]["code"], json!("mpk-ineligible"));
+        // Pairs not converted, and sources that do not read, are errors, not reports.
+        assert_eq!(
+            convert("MRS/1.0", "MFEN/1.0", "{}", None, true).unwrap_err().code,
+            "unsupported-format"
+        );
+        assert_eq!(
+            convert("MSTATE/1.0", "MFEN/1.0", "{}", None, true)
+                .unwrap_err()
+                .code,
+            "schema"
         );
     }
 }

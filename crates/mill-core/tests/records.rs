@@ -484,19 +484,11 @@ fn malformed_mfen_is_refused_with_a_code() {
             "inconsistent",
         ),
         (
-            "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 0 0 w:board-full",
+            "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 0 0 w:agreement",
             "bad-outcome",
         ),
         (
-            "MFEN/1.0 mill24-state-v1 ......../......../........ b p p 9,9 - 0 0 -",
-            "bad-position",
-        ),
-        (
             "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 10,9 - 0 0 -",
-            "bad-position",
-        ),
-        (
-            "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 3 0 -",
             "bad-position",
         ),
         // A removal owed: by the wrong side, of the wrong pieces, of an unknown kind.

@@ -236,12 +236,8 @@ fn hundred_turns_without_removal_counted_from_the_end_of_placing() {
             assert_eq!(g.position().quiet_turns(), 1);
         }
     }
-    // A position string may not claim a count during placing or above the limit.
-    assert!(
-        ".../.../.../....../.../.../... l 9 9 0 3"
-            .parse::<Position>()
-            .is_err()
-    );
+    // A position string may not claim a count above the limit. (During placing it may:
+    // a side out of hand moves while the other still places, when the hands say so.)
     assert!(
         "L../.../.../L..D.D/.D./.D./L.L l 0 0 0 101"
             .parse::<Position>()
@@ -337,4 +333,27 @@ fn game_record_holds_complete_turns_with_their_removals() {
     );
     assert!(g.undo());
     assert_eq!(g.position().pending_removals(), 1);
+}
+
+#[test]
+fn hands_are_what_each_side_has_left_whoever_is_to_move() {
+    // A side with nothing left in hand moves while the other still places; its moves
+    // count toward the no-progress draw. Not reachable by alternate placements from the
+    // start, and a position all the same (MIF's hands are authoritative).
+    let p = setup(&["a1", "d1", "g7", "b4"], &["b2"], "l 0 3 0 0");
+    assert_eq!(p.phase(Color::Light), Phase::Moving);
+    assert_eq!(p.phase(Color::Dark), Phase::Placing);
+    let after = p.play(turn(&p, "g7-g4")).unwrap();
+    assert_eq!(after.quiet_turns(), 1);
+    assert_eq!(after.to_string().parse::<Position>(), Ok(after));
+    assert!(
+        after.legal_turns().iter().all(|t| t.from().is_none()),
+        "Dark places"
+    );
+    // The other side to move at the start, and a removal owed after placements out of
+    // step: positions too.
+    let dark: Position = ".../.../.../....../.../.../... d 9 9 0 0".parse().unwrap();
+    assert_eq!(dark.legal_turns().len(), 24);
+    let owed = setup(&["a7", "d7", "g7"], &["c5"], "l 6 8 1 0");
+    assert_eq!(names(&owed, owed.removable()), ["c5"]);
 }

@@ -278,7 +278,9 @@ fn seat_reply(
 }
 
 /// The rule set a new room asks for: an empty body (older pages) or `{}` is Nine Men's
-/// Morris, `{"variant": "six+per-mill"}` any rule set mill-core knows.
+/// Morris, `{"variant": "six+per-mill"}` any rule set of mill-core's table (not one
+/// with extended options, such as other piece counts or draws by claim, which
+/// mill-core plays for MIF games but the page does not offer).
 fn requested_rules(body: &[u8]) -> Result<&'static mill_core::Rules, ApiError> {
     // Unknown fields are ignored, as docs/PROTOCOL.md promises.
     #[derive(serde::Deserialize)]
@@ -292,7 +294,9 @@ fn requested_rules(body: &[u8]) -> Result<&'static mill_core::Rules, ApiError> {
         .map_err(|e| ApiError::BadRules(format!("the body is not {{\"variant\": NAME}} ({e})")))?;
     match asked.variant {
         None => Ok(mill_core::Variant::Nine.rules()),
-        Some(name) => mill_core::Rules::parse(&name).map_err(|e| ApiError::BadRules(e.to_string())),
+        // Only the table's rule sets: one with extended options is refused without being
+        // made, so clients cannot use up the process's room for them.
+        Some(name) => mill_core::Rules::parse_table(&name).map_err(|e| ApiError::BadRules(e.to_string())),
     }
 }
 

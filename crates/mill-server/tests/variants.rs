@@ -78,6 +78,9 @@ async fn rooms_without_rules_are_nine_and_bad_rules_are_refused() {
     for bad in [
         r#"{"variant": "ten"}"#,
         r#"{"variant": "three+per-mill"}"#,
+        // Extended options are mill-core's, for MIF games; rooms play the table's.
+        r#"{"variant": "nine+pieces-12"}"#,
+        r#"{"variant": "nine+repetition-claim"}"#,
         "{",
         r#"{"variant": 6}"#,
         "[]",

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use mill_core::view::GameView;
-use mill_core::{Action, Bitboard, Color, Game, Outcome, Position, Topology, Variant};
+use mill_core::{Action, Bitboard, Color, Game, Outcome, Position, Rules, Topology, Variant};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
@@ -209,9 +209,25 @@ impl WasmGame {
 }
 
 fn parse_position(text: &str) -> Result<Position, Failure> {
-    text.trim()
+    let position = text
+        .trim()
         .parse::<Position>()
-        .map_err(|e| Failure::new("bad-position", format!("Not a valid position: {e}")))
+        .map_err(|e| Failure::new("bad-position", format!("Not a valid position: {e}")))?;
+    offered(position.rules()).map_err(|message| Failure::new("bad-rules", message))?;
+    Ok(position)
+}
+
+/// `rules`, if the page plays them: the rule sets of mill-core's table, not those with
+/// its extended options (other piece counts, draws by claim, …), which mill-core plays
+/// for MIF games but the page does not offer. Else why not, in words.
+pub(crate) fn offered(rules: &'static Rules) -> Result<&'static Rules, String> {
+    if rules.is_extended() {
+        Err(format!(
+            "{rules} is not played on this page: only variants with their usual pieces, draws and full-board rule"
+        ))
+    } else {
+        Ok(rules)
+    }
 }
 
 /// The board graph, as the page draws it.

@@ -142,7 +142,7 @@ fn mfen_refusal(text: &str, rules: &'static Rules, e: mill_core::MfenError) -> R
 fn rules_or(rules: Option<String>, or: &'static Rules) -> Result<&'static Rules, RecordFailure> {
     match rules.as_deref().map(str::trim) {
         None | Some("") => Ok(or),
-        Some(name) => Rules::parse(name).map_err(|e| failure("bad-rules", e.to_string())),
+        Some(name) => Rules::parse_table(name).map_err(|e| failure("bad-rules", e.to_string())),
     }
 }
 
@@ -178,18 +178,22 @@ impl WasmGame {
     /// its `line`, `bad-turn` with its `turn`, `bad-result`) that leaves the game as it
     /// was.
     pub fn load_record_text(&mut self, text: &str) -> String {
-        let result = Record::parse(text).map_err(RecordFailure::from).map(|record| {
-            self.replace(record.game, None);
-            Imported {
-                ok: true,
-                header: HeaderJson {
-                    date: record.header.date,
-                    light: record.header.light,
-                    dark: record.header.dark,
-                    tags: record.header.other,
-                },
-            }
-        });
+        let result = Record::parse(text)
+            .map_err(RecordFailure::from)
+            .and_then(|record| {
+                crate::offered(record.game.position().rules())
+                    .map_err(|message| failure("bad-rules", message))?;
+                self.replace(record.game, None);
+                Ok(Imported {
+                    ok: true,
+                    header: HeaderJson {
+                        date: record.header.date,
+                        light: record.header.light,
+                        dark: record.header.dark,
+                        tags: record.header.other,
+                    },
+                })
+            });
         answer(result)
     }
 
@@ -247,12 +251,14 @@ impl WasmGame {
     pub fn load_mstate(&mut self, text: &str) -> String {
         let result = mstate::read(text.trim(), None)
             .map_err(mif_failure)
-            .map(|(game, ply)| {
+            .and_then(|(game, ply)| {
+                crate::offered(game.position().rules())
+                    .map_err(|message| failure("unsupported-ruleset", message))?;
                 self.replace(game, Some(ply));
-                Text {
+                Ok(Text {
                     ok: true,
                     text: self.game.position().to_string(),
-                }
+                })
             });
         answer(result)
     }
@@ -401,6 +407,24 @@ mod tests {
             true
         );
         assert!(json(&g.mfen())["text"].as_str().unwrap().ends_with(" 0 0 -"));
+    }
+
+    #[test]
+    fn games_under_rules_the_page_does_not_offer_are_refused() {
+        let mut g = played(&["d6"]);
+        let record = "[Variant \"nine+pieces-12\"]\n\n1. d6 *\n";
+        let reply = json(&g.load_record_text(record));
+        assert_eq!(reply["error"]["code"], "bad-rules", "{reply}");
+        let mfen = "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 12,12 - 0 0 -";
+        let reply = json(&g.load_mfen(mfen, Some("nine+pieces-12".into())));
+        assert_eq!(reply["error"]["code"], "bad-rules", "{reply}");
+        // An MSTATE game under such rules, as another program would send it.
+        let rules = Rules::parse("nine+pieces-12").unwrap();
+        let game = Game::from_position(Position::start(rules));
+        let doc = canonical(&mstate::write(&game, 0).unwrap());
+        let reply = json(&g.load_mstate(&doc));
+        assert_eq!(reply["error"]["code"], "unsupported-ruleset", "{reply}");
+        assert_eq!(g.game().actions().len(), 1, "unchanged on error");
     }
 
     #[test]

@@ -74,7 +74,8 @@ fn rules_json(rules: &'static Rules) -> RulesJson {
 }
 
 fn parse_rules(text: &str) -> Result<&'static Rules, Failure> {
-    Rules::parse(text.trim()).map_err(|e| Failure::new("bad-rules", e.to_string()))
+    // The table's only: a name with extended options is refused without being made.
+    Rules::parse_table(text.trim()).map_err(|e| Failure::new("bad-rules", e.to_string()))
 }
 
 /// Every variant with its usual rules, smallest board first: a JSON list of
@@ -165,5 +166,26 @@ mod tests {
         );
         assert!(rules_info("ten").contains("bad-rules"));
         assert!(rules_info("twelve+fly-0").contains(r#""flyAt":0"#));
+    }
+
+    #[test]
+    fn the_page_plays_only_the_tables_rule_sets() {
+        // mill-core's extended options (for MIF games) are not offered here, however
+        // they come in: a rule-set name, a position string, a saved game.
+        let mut game = WasmGame::new();
+        for name in ["nine+pieces-12", "twelve+repetition-claim", "nine+quiet-0"] {
+            let bad = game.start_rules(name);
+            assert!(bad.contains(r#""code":"bad-rules""#), "{name}: {bad}");
+            assert!(rules_info(name).contains("bad-rules"), "{name}");
+        }
+        let bad = game.load_position(".../.../.../....../.../.../... l 12 12 0 0 nine+pieces-12");
+        assert!(bad.contains(r#""code":"bad-rules""#), "{bad}");
+        let saved = r#"{"start":".../.../.../....../.../.../... l 9 9 0 0 nine+quiet-0","actions":["d6"]}"#;
+        assert!(game.import_record(saved).contains(r#""code":"bad-rules""#));
+        assert_eq!(
+            game.game().position().rules(),
+            mill_core::NINE,
+            "unchanged on error"
+        );
     }
 }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 /// The MIFCAP/1.0 object for `name` at `version` (the program speaking).
 pub fn capabilities(name: &str, version: &str) -> Value {
     let mut classes = vec![
-        ("conversion", "none"),
+        ("conversion", "experimental"),
         ("identity", "experimental"),
         ("key", "implemented"),
         ("position", "implemented"),
@@ -20,7 +20,7 @@ pub fn capabilities(name: &str, version: &str) -> Value {
     let mut formats = vec![
         ("MFEN/1.0", "implemented", "implemented"),
         ("MIFCAP/1.0", "none", "implemented"),
-        ("MIFCONV/1.0", "none", "none"),
+        ("MIFCONV/1.0", "none", "implemented"),
         ("MIFDIAG/1.0", "none", "implemented"),
         ("MIFINV/1.0", "implemented", "implemented"),
         ("MIFPOS/1.0", "implemented", "implemented"),
@@ -56,7 +56,7 @@ pub fn capabilities(name: &str, version: &str) -> Value {
             .map(|(id, read, write)| json!({"id": id, "read": read, "write": write}))
             .collect::<Vec<_>>(),
         "profiles": {
-            "claimLifecycle": [],
+            "claimLifecycle": ["stable-claim-rights-v1"],
             "decision": ["decision-state-v1"],
             "key": ["structural-d4-v1"],
             "logicalTurn": ["logical-turn-v1"],
@@ -73,7 +73,10 @@ pub fn capabilities(name: &str, version: &str) -> Value {
         },
         "rulesets": rulesets,
         "invarianceDeclarations": [],
-        "conversions": [],
+        "conversions": super::mifconv::supported()
+            .into_iter()
+            .map(|(from, to, statuses)| json!({"sourceFormat": from, "targetFormat": to, "statuses": statuses}))
+            .collect::<Vec<_>>(),
         "resourceLimits": [{"name": "mpk-bytes", "limit": 4096}],
         "testedCorpora": []
     })

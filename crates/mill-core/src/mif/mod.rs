@@ -22,10 +22,12 @@
 //! names one; [`MifError::diagnostics`] wraps errors as a MIFDIAG/1.0 object.
 //!
 //! - [`mifpos`]: MIFPOS/1.0 positions with their envelopes; [`mifinv`]: MIFINV/1.0
-//!   invariance declarations (the equivalence gate).
+//!   invariance declarations (the equivalence gate); [`mifconv`]: conversions between
+//!   MIF 1.0 formats reported as MIFCONV/1.0.
 //!
-//! Not implemented: whole games under rules this crate does not play (claims, other
-//! piece counts…), pre-origin seeds, MIFCONV documents — see `docs/MIF.md`.
+//! Not implemented: whole games under rules this crate does not play (board-full
+//! removals, captures other than by mills, …), adjudication, conversion from MIF 0.4 —
+//! see `docs/MIF.md`.
 
 use serde_json::{Map, Value, json};
 
@@ -33,6 +35,7 @@ pub mod capabilities;
 pub mod identity;
 pub mod json;
 pub mod legal;
+pub mod mifconv;
 pub mod mifinv;
 pub mod mifpos;
 pub mod mpk;

@@ -14,7 +14,9 @@
 use super::json::{canonical, digest};
 use super::{MifError, Obj, is_identifier, schema};
 use crate::color::Color;
-use crate::rules::{Options, RemovalRule, Rules, Variant};
+use crate::rules::{
+    BoardFull, DrawBy, MAX_PIECES, MIN_PIECES, NoPlacement, Options, RemovalRule, Rules, RulesError, Variant,
+};
 use serde_json::{Map, Value, json};
 
 /// A validated MRS/1.0 manifest with its digests.
@@ -57,6 +59,8 @@ const PLACING_EFFECTS: [&str; 6] = [
     "remove-opponent-hand-retain",
 ];
 const RESET_EVENTS: [&str; 4] = ["board-remove", "hand-remove", "mill-formation", "place"];
+/// The points of the 24-point boards.
+const POINTS: usize = 24;
 
 fn unsupported_ruleset(path: String, what: impl Into<String>) -> MifError {
     MifError::new(
@@ -383,87 +387,53 @@ impl Manifest {
     }
 
     /// The rule set that plays exactly what the manifest says, or why none does. The
-    /// 24-point boards only: `mill24-orthogonal-v1` is Nine Men's Morris (9 pieces a
-    /// side), `mill24-diagonal-v1` Twelve (12); removals one per primary or one per new
-    /// line, protection or none, flying at 1 to 4 pieces or never, either first side.
+    /// 24-point boards: `mill24-orthogonal-v1` is Nine Men's Morris's board,
+    /// `mill24-diagonal-v1` Twelve's, with 3 to 15 pieces a side (`pieces-N` where it is
+    /// not the variant's 9 or 12); removals one per primary or one per new line,
+    /// protection or none, flying at 1 to 4 pieces or never, either first side, moves
+    /// while placing or not; a full board that does nothing, draws or loses for White;
+    /// a side unable to place that loses or draws; the no-progress draw after any
+    /// number of moves or none, repetition at the third occurrence (of any boundary, or
+    /// of moving ones), each automatic or claimed. (Draw offers, which expire when
+    /// answered or also on the opponent's next placement or move, are the replay's:
+    /// [`super::mstate`].)
     pub fn rules(&self) -> Result<&'static Rules, MifError> {
-        let rules = self.action_rules()?;
-        // The draws: this crate's hundred turns without a removal and automatic
-        // threefold repetition.
-        let expect = |pointer: &str, want: &Value, what: &str| -> Result<(), MifError> {
-            if self.at(pointer) == Some(want) {
-                Ok(())
-            } else {
-                Err(unsupported_ruleset(pointer.to_string(), what.to_string()))
-            }
-        };
-        let limit = u64::from(rules.quiet_limit);
-        expect(
-            "/draw/noProgress/normalLimit",
-            &json!(limit),
-            &format!("the no-progress draw here comes after {limit} moves"),
-        )?;
-        expect(
-            "/draw/noProgress/endgameLimit",
-            &json!(0),
-            "no separate endgame limit",
-        )?;
-        expect(
-            "/draw/noProgress/mode",
-            &json!("automatic"),
-            "the no-progress draw is automatic",
-        )?;
-        expect(
-            "/draw/noProgress/countedPrimaryActions",
-            &json!(["move"]),
-            "the no-progress counter counts moves",
-        )?;
-        let np_resets = self.at("/draw/noProgress/resetEvents");
-        let resets_on_removal = np_resets
-            .and_then(Value::as_array)
-            .is_some_and(|a| a.contains(&json!("board-remove")) && !a.contains(&json!("hand-remove")));
-        if !resets_on_removal {
-            return Err(unsupported_ruleset(
-                "/draw/noProgress/resetEvents".into(),
-                "the no-progress counter restarts with a removal",
-            ));
-        }
-        expect(
-            "/draw/repetition/count",
-            &json!(rules.repetitions),
-            "a position occurring three times draws",
-        )?;
-        expect(
-            "/draw/repetition/mode",
-            &json!("automatic"),
-            "repetition draws automatically",
-        )?;
-        // Observing placing boundaries too changes nothing: a placing position never
-        // recurs (the pieces in hand only shrink). Likewise every reset event follows an
-        // irreversible change, after which no earlier position recurs.
-        Ok(rules)
+        self.mapped(true)
     }
 
     /// The rule set whose placements, moves and removals are the manifest's, for the
     /// legal actions of a position that is still going: like [`Manifest::rules`] but
-    /// indifferent to the draw mechanisms (`/draw`), which only decide when a game ends.
+    /// indifferent to the draw mechanisms (`/draw`), which only decide when a game ends:
+    /// the manifest's no-progress limit and modes where this crate has them, else no
+    /// no-progress draw.
     pub fn action_rules(&self) -> Result<&'static Rules, MifError> {
-        let (variant, pieces) = match self.text("/topology") {
-            "mill24-diagonal-v1" => (Variant::Twelve, 12),
-            _ => (Variant::Nine, 9),
-        };
+        self.mapped(false)
+    }
+
+    /// The mapping of [`Manifest::rules`] (`exact_draws`) and [`Manifest::action_rules`].
+    fn mapped(&self, exact_draws: bool) -> Result<&'static Rules, MifError> {
         let refuse =
             |pointer: &str, what: &str| Err(unsupported_ruleset(pointer.to_string(), what.to_string()));
-        if self.number("/pieces/white") != pieces || self.number("/pieces/black") != pieces {
+        let variant = match self.text("/topology") {
+            "mill24-diagonal-v1" => Variant::Twelve,
+            _ => Variant::Nine,
+        };
+        let mut options = variant.default_options();
+        let (white, black) = (self.number("/pieces/white"), self.number("/pieces/black"));
+        if white != black {
+            return refuse("/pieces", "both sides start with as many pieces");
+        }
+        if !(u64::from(MIN_PIECES)..=u64::from(MAX_PIECES)).contains(&white) {
             return refuse(
-                "/pieces",
-                &format!("{} has {pieces} pieces a side", self.text("/topology")),
+                "/pieces/white",
+                &format!("from {MIN_PIECES} to {MAX_PIECES} pieces a side"),
             );
         }
+        options.pieces = white as u8;
         if self.number("/pieces/minimumLive") != 3 {
             return refuse("/pieces/minimumLive", "a side with fewer than 3 pieces loses");
         }
-        let first = match self.text("/turn/initial") {
+        options.first = match self.text("/turn/initial") {
             "b" => Color::Dark,
             _ => Color::Light,
         };
@@ -481,9 +451,8 @@ impl Manifest {
         if fly_at > u64::from(crate::MAX_FLY_AT) {
             return refuse("/flying/maximumLive", "flying with at most 4 pieces, or never");
         }
-        if self.flag("/placing/movementAllowed") {
-            return refuse("/placing/movementAllowed", "no moves before placing ends");
-        }
+        options.fly_at = fly_at as u8;
+        options.placing_moves = self.flag("/placing/movementAllowed");
         if self.number("/placing/earlyStop/emptyPoints") != 0 {
             return refuse("/placing/earlyStop", "placing ends when both hands are empty");
         }
@@ -493,11 +462,11 @@ impl Manifest {
                 "a mill while placing removes an opponent's piece from the board",
             );
         }
-        let removals = match self.text("/mills/removalMultiplicity") {
+        options.removals = match self.text("/mills/removalMultiplicity") {
             "one-per-new-line" => RemovalRule::PerMill,
             _ => RemovalRule::One,
         };
-        let protect = self.text("/mills/targetProtection") == "outside-mill-first";
+        options.protect = self.text("/mills/targetProtection") == "outside-mill-first";
         if self.text("/mills/lineReuse") != "unlimited" {
             return refuse("/mills/lineReuse", "a line may close a mill again and again");
         }
@@ -512,11 +481,31 @@ impl Manifest {
                 return refuse(&format!("/captures/{name}"), "captures only by mills");
             }
         }
-        // A full board: Nine's 18 pieces never fill 24 points; Twelve's fill it exactly
-        // when placing ends without a removal, which is a draw here.
-        let full = self.text("/boardFull/action");
-        if variant == Variant::Twelve && full != "draw" {
-            return refuse("/boardFull/action", "a board full after placing is a draw");
+        // A full board: only pieces enough to fill the 24 points ever see one, and
+        // only more than half the points leave a side unable to place (the full-board
+        // rule, applied first, settles it unless it is disabled). Otherwise the
+        // manifest's choice changes nothing and any is read.
+        let pieces = usize::from(options.pieces);
+        if 2 * pieces >= POINTS {
+            options.board_full = match self.text("/boardFull/action") {
+                "disabled" => BoardFull::Off,
+                "draw" => BoardFull::Draw,
+                "white-loses" => BoardFull::LightLoses,
+                _ => {
+                    return refuse(
+                        "/boardFull/action",
+                        "a full board draws, loses for White or does nothing (no removals)",
+                    );
+                }
+            };
+        }
+        if 2 * pieces > POINTS && options.board_full == BoardFull::Off {
+            // `apply-board-full` with the board-full rule disabled is refused as
+            // inconsistent when the manifest is read.
+            options.no_placement = match self.text("/placing/noLegalPrimaryAction") {
+                "draw" => NoPlacement::Draw,
+                _ => NoPlacement::Loss,
+            };
         }
         if self.text("/stalemate/action") != "loss" {
             return refuse("/stalemate/action", "a side that cannot move loses");
@@ -528,20 +517,83 @@ impl Manifest {
         {
             return refuse("/semanticState", "no state beyond the board, hands and counters");
         }
-        // `noLegalPrimaryAction` never applies: with these piece counts a side placing
-        // always has an empty point.
-        let options = Options {
-            first,
-            removals,
-            protect,
-            fly_at: fly_at as u8,
+        self.draws(&mut options, exact_draws)?;
+        Rules::of(variant, options).map_err(|e| match e {
+            RulesError::TooMany => MifError::new("resource", "resource-limit", e.to_string()),
+            _ => unsupported_ruleset("".into(), e.to_string()),
+        })
+    }
+
+    /// The draws into `options`: exactly (or refused), or as near as a position's legal
+    /// actions need (no no-progress draw where this crate has not the manifest's).
+    fn draws(&self, options: &mut Options, exact: bool) -> Result<(), MifError> {
+        let refuse = |pointer: &str, what: &str| {
+            if exact {
+                Err(unsupported_ruleset(pointer.to_string(), what.to_string()))
+            } else {
+                Ok(())
+            }
         };
-        Rules::of(variant, options).map_err(|e| unsupported_ruleset("".into(), e.to_string()))
+        let mode = |pointer: &str| match self.text(pointer) {
+            "claim" => DrawBy::Claim,
+            _ => DrawBy::Automatic,
+        };
+        // No progress: moves counted, a removal restarts the count (a hand removal
+        // never happens here); both limits zero disable it, and then nothing else of it
+        // matters.
+        let limit = self.number("/draw/noProgress/normalLimit");
+        let endgame = self.number("/draw/noProgress/endgameLimit");
+        let resets = self
+            .at("/draw/noProgress/resetEvents")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>())
+            .unwrap_or_default();
+        options.quiet_limit = 0;
+        options.quiet_draw = DrawBy::Automatic;
+        let disabled = limit == 0 && endgame == 0;
+        if disabled {
+            // Folded away by the semantic projection: no count is kept.
+        } else if endgame != 0 {
+            refuse("/draw/noProgress/endgameLimit", "no separate endgame limit")?;
+        } else if limit > u64::from(u16::MAX) {
+            refuse(
+                "/draw/noProgress/normalLimit",
+                &format!("a no-progress limit of at most {} moves", u16::MAX),
+            )?;
+        } else if self.at("/draw/noProgress/countedPrimaryActions") != Some(&json!(["move"])) {
+            refuse(
+                "/draw/noProgress/countedPrimaryActions",
+                "the no-progress count counts moves",
+            )?;
+        } else if !resets.contains(&"board-remove")
+            || resets
+                .iter()
+                .any(|r| !matches!(*r, "board-remove" | "hand-remove"))
+        {
+            refuse(
+                "/draw/noProgress/resetEvents",
+                "the no-progress count restarts with a removal, and only then",
+            )?;
+        } else {
+            options.quiet_limit = limit as u16;
+            options.quiet_draw = mode("/draw/noProgress/mode");
+        }
+        // Repetition: the third occurrence, at the boundaries the observation profile
+        // names; its reset events only empty the window, which the replay keeps.
+        options.repetition_draw = mode("/draw/repetition/mode");
+        // Which boundaries are observed matters only where a placing position can
+        // recur: with moves while placing.
+        options.placing_repeats = self.text("/draw/repetition/observation") == "stable-primary-decision-v1";
+        if self.number("/draw/repetition/count") != 3 {
+            refuse("/draw/repetition/count", "a position occurring three times draws")?;
+        }
+        Ok(())
     }
 
     /// The manifest this crate writes for `rules` (the 24-point boards only): id
-    /// `x-mill-<rules>` (`x-mill-nine`, `x-mill-twelve.per-mill.dark-first`), version 1.
-    /// [`Manifest::rules`] maps it back to `rules`.
+    /// `x-mill-<rules>` (`x-mill-nine`, `x-mill-twelve.per-mill.dark-first`), or, for a
+    /// name too long for an identifier, `x-mill-` and the first 16 hex digits of the
+    /// semantic digest; version 1. [`Manifest::rules`] maps it back to `rules`.
     pub fn of_rules(rules: &'static Rules) -> Result<Manifest, MifError> {
         let topology = match rules.variant {
             Variant::Nine => "mill24-orthogonal-v1",
@@ -555,6 +607,10 @@ impl Manifest {
             }
         };
         let name = rules.to_string().replace('+', ".");
+        let mode = |by: DrawBy| match by {
+            DrawBy::Automatic => "automatic",
+            DrawBy::Claim => "claim",
+        };
         let disabled_capture = json!({
             "enabled": false,
             "lines": {"cross": false, "diagonal": false, "squareEdges": false},
@@ -576,9 +632,12 @@ impl Manifest {
             },
             "flying": {"enabled": rules.fly_at > 0, "maximumLive": rules.fly_at.max(rules.lose_below)},
             "placing": {
-                "movementAllowed": false,
+                "movementAllowed": rules.placing_moves,
                 "earlyStop": {"boundary": "after-unobligated-place-v1", "emptyPoints": 0},
-                "noLegalPrimaryAction": "loss"
+                "noLegalPrimaryAction": match rules.no_placement {
+                    NoPlacement::Loss => "loss",
+                    NoPlacement::Draw => "draw",
+                }
             },
             "mills": {
                 "placingEffect": "remove-opponent-board",
@@ -598,22 +657,30 @@ impl Manifest {
                 "intervention": disabled_capture.clone(),
                 "leap": disabled_capture
             },
-            "boardFull": {"action": if rules.variant == Variant::Twelve { "draw" } else { "disabled" }},
+            "boardFull": {"action": match rules.board_full {
+                BoardFull::Off => "disabled",
+                BoardFull::Draw => "draw",
+                BoardFull::LightLoses => "white-loses",
+            }},
             "stalemate": {"action": "loss", "boardRemovalTargets": "adjacent-opponent"},
             "draw": {
                 "noProgress": {
                     "normalLimit": rules.quiet_limit,
                     "endgameLimit": 0,
                     "endgamePredicate": "none",
-                    "mode": "automatic",
+                    "mode": mode(rules.quiet_draw),
                     "countedPrimaryActions": ["move"],
                     "resetEvents": ["board-remove"],
                     "evaluationBoundary": "stable-after-primary-sequence-v1"
                 },
                 "repetition": {
                     "count": rules.repetitions,
-                    "mode": "automatic",
-                    "observation": "stable-moving-v1",
+                    "mode": mode(rules.repetition_draw),
+                    "observation": if rules.placing_moves && rules.placing_repeats {
+                        "stable-primary-decision-v1"
+                    } else {
+                        "stable-moving-v1"
+                    },
                     "projection": "repetition-observation-v1",
                     "summary": "reset-count-smt-v1",
                     "resetEvents": ["board-remove"]
@@ -623,6 +690,12 @@ impl Manifest {
             },
             "semanticState": []
         });
+        let mut document = document;
+        if !is_identifier(&format!("x-mill-{name}")) {
+            let semantic = digest(&semantic_projection(&document));
+            let short = semantic.trim_start_matches("sha256:").get(..16).unwrap_or("0");
+            document["id"] = json!(format!("x-mill-{short}"));
+        }
         Manifest::from_value(document)
     }
 }

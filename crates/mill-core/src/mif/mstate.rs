@@ -3,11 +3,14 @@
 //! draw) and the authoritative checkpoints a reader verifies: the current MFEN, the
 //! active repetition window and the claim audit.
 //!
-//! Only manifests that [`Manifest::rules`] maps to one of our rule sets are read: their
-//! draws are automatic (hundred moves, threefold repetition observed at moving
-//! boundaries and reset by a removal), so a game needs no claim events. Pre-origin
-//! seeds (repetition history or open offers from before the origin) are refused: a
-//! [`Game`] starts its history at its start.
+//! Only manifests that [`Manifest::rules`] maps to one of our rule sets are read (their
+//! extended options included: other piece counts, no no-progress limit, draws by
+//! claim). The replay ([`run`], [`replay`]) keeps what MIF's replay keeps: the
+//! pre-origin seeds (observations counted toward repetition, draw offers), the active
+//! repetition window with the manifest's reset events, the claim rights of the side to
+//! move ([`Game::claimable`]), claims and the offers' fates (open, answered, or expired
+//! when the game ends). [`read`], for a game kept here, refuses what a [`Game`] cannot
+//! keep: seeds, and offers not accepted.
 
 use super::identity::{Negotiation, decision_state, observation, summary_of_history};
 use super::json::digest;
@@ -16,9 +19,10 @@ use super::mrs::Manifest;
 use super::{MifError, Obj, STATE_PROFILE, schema};
 use crate::color::Color;
 use crate::game::Game;
-use crate::mfen::{Mfen, RING_ORDER};
+use crate::mfen::{Mfen, RING_ORDER, SIGNATURE};
 use crate::outcome::{DrawReason, Outcome, WinReason};
 use crate::position::Position;
+use crate::rules::DrawBy;
 use crate::turn::Action;
 use serde_json::{Value, json};
 
@@ -69,9 +73,28 @@ fn events_of(game: &Game) -> Vec<Value> {
                 json!({"seq": seq + 1, "actor": side(!offerer), "type": "accept-draw", "offerEventSeq": seq}),
             );
         }
+        // A draw the rules leave to a claim was claimed by the side to move.
+        Some(Outcome::Draw { reason }) if claimed(p.rules(), reason) => {
+            let seq = events.len() + 1;
+            let reason = if reason == DrawReason::HundredTurns {
+                "no-progress"
+            } else {
+                "repetition"
+            };
+            events.push(json!({"seq": seq, "actor": side(p.turn()), "type": "claim-draw", "reason": reason}));
+        }
         _ => {}
     }
     events
+}
+
+/// Whether a game drawn for `reason` under `rules` was drawn by a claim.
+fn claimed(rules: &crate::Rules, reason: DrawReason) -> bool {
+    match reason {
+        DrawReason::Threefold => rules.repetition_draw == DrawBy::Claim,
+        DrawReason::HundredTurns => rules.quiet_draw == DrawBy::Claim,
+        _ => false,
+    }
 }
 
 /// The repetition observation of a position, if it is one the manifest observes: a
@@ -112,16 +135,23 @@ fn checkpoints(
     }
     let claims = events
         .iter()
-        .filter(|e| e["type"] == "accept-draw")
-        .map(|e| {
-            json!({
+        .filter_map(|e| match e["type"].as_str() {
+            Some("accept-draw") => Some(json!({
                 "source": "event",
                 "actor": if e["actor"] == "w" { "b" } else { "w" },
                 "eventSeq": e["offerEventSeq"],
                 "kind": "draw-offer",
                 "status": "accepted",
                 "resolvedEventSeq": e["seq"]
-            })
+            })),
+            Some("claim-draw") => Some(json!({
+                "source": "event",
+                "actor": e["actor"],
+                "eventSeq": e["seq"],
+                "kind": "draw-claim",
+                "status": "accepted"
+            })),
+            _ => None,
         })
         .collect();
     Ok((window, claims))
@@ -270,12 +300,16 @@ pub struct Replay {
     pub history: Vec<Value>,
     /// The claim audit at the end.
     pub claims: Vec<Value>,
-    /// The open offer at the end: its event and offerer.
-    pub open_offer: Option<(u64, &'static str)>,
+    /// The open offer at the end: its record's index in `claims`.
+    pub open_offer: Option<usize>,
     /// The origin MFEN and the events as given (the replay prefix).
     pub origin: String,
     /// The events as given.
     pub events: Vec<Value>,
+    /// The window's leading pre-origin observations, as given.
+    pub pre_origin_repetition: Vec<Value>,
+    /// The pre-origin claim seeds, as given.
+    pub pre_origin_claims: Vec<Value>,
 }
 
 impl Replay {
@@ -295,10 +329,54 @@ impl Replay {
             "current": current,
             "repetitionHistory": self.history,
             "claims": self.claims,
-            "claimRights": null,
+            "claimRights": self.claim_rights(),
             "decisionState": decision,
             "decisionDigest": id
         }))
+    }
+
+    /// The draws the side to move may claim now, in MIF's words (`no-progress`, then
+    /// `repetition`); none while a removal is owed or once the game is over.
+    fn claim_reasons(&self) -> Vec<&'static str> {
+        self.game
+            .claimable()
+            .into_iter()
+            .map(|draw| match draw {
+                DrawReason::HundredTurns => "no-progress",
+                _ => "repetition",
+            })
+            .collect()
+    }
+
+    /// The current claim right (`stable-claim-rights-v1`): `{actor, reasons}`, or
+    /// null when there is nothing to claim.
+    pub fn claim_rights(&self) -> Value {
+        let reasons = self.claim_reasons();
+        if reasons.is_empty() {
+            return Value::Null;
+        }
+        json!({"actor": side(self.game.position().turn()), "reasons": reasons})
+    }
+
+    /// The open offer's record: where it came from (`pre-origin`, `event`), its
+    /// offerer and the sequence an answer names (0 for a pre-origin offer).
+    fn offer(&self) -> Option<(&str, &str, u64)> {
+        let record = self.claims.get(self.open_offer?)?;
+        let source = record.get("source").and_then(Value::as_str).unwrap_or("event");
+        let actor = record.get("actor").and_then(Value::as_str).unwrap_or("w");
+        let seq = record.get("eventSeq").and_then(Value::as_u64).unwrap_or(0);
+        Some((source, actor, seq))
+    }
+
+    /// The open offer, if any, lapses (MIF 11.9, or on the opponent's primary action):
+    /// status `expired`, resolved by event `seq` when one caused it.
+    fn expire_offer(&mut self, seq: Option<u64>) {
+        if let Some(record) = self.open_offer.take().and_then(|i| self.claims.get_mut(i)) {
+            record["status"] = json!("expired");
+            if let Some(seq) = seq {
+                record["resolvedEventSeq"] = json!(seq);
+            }
+        }
     }
 
     fn decision(&self, current: &str) -> Result<(Value, String), MifError> {
@@ -310,9 +388,16 @@ impl Replay {
         let summary = cap
             .map(|cap| summary_of_history(&self.history, cap, "/repetitionHistory"))
             .transpose()?;
+        let reasons = self.claim_reasons();
         let negotiation = Negotiation {
-            open_offer_by: self.open_offer.and_then(|(_, by)| by.chars().next()),
-            claim_rights: None,
+            open_offer_by: self.offer().and_then(|(_, by, _)| by.chars().next()),
+            claim_rights: (!reasons.is_empty()).then(|| {
+                let by = match self.game.position().turn() {
+                    Color::Light => 'w',
+                    Color::Dark => 'b',
+                };
+                (by, reasons)
+            }),
         };
         decision_state(&self.manifest, current, summary.as_ref(), &negotiation)
     }
@@ -326,8 +411,8 @@ impl Replay {
     pub fn resumption_state(&self) -> Result<(Value, String), MifError> {
         let prefix = json!({
             "origin": self.origin,
-            "preOriginRepetition": [],
-            "preOriginClaims": [],
+            "preOriginRepetition": self.pre_origin_repetition,
+            "preOriginClaims": self.pre_origin_claims,
             "events": self.events
         });
         let value = json!({
@@ -340,11 +425,11 @@ impl Replay {
             "lastEventSeq": self.events.len(),
             "repetitionHistory": self.history,
             "claims": self.claims,
-            "openOffer": match self.open_offer {
-                Some((seq, actor)) => json!({"source": "event", "actor": actor, "offerEventSeq": seq}),
+            "openOffer": match self.offer() {
+                Some((source, actor, seq)) => json!({"source": source, "actor": actor, "offerEventSeq": seq}),
                 None => Value::Null,
             },
-            "claimRights": null
+            "claimRights": self.claim_rights()
         });
         let id = digest(&value);
         Ok((value, id))
@@ -413,9 +498,9 @@ impl Replay {
 }
 
 /// Plays `events` from the MFEN `origin` under `manifest` (a rule set this crate plays,
-/// else `unsupported/unsupported-ruleset`), recording a snapshot at every boundary.
-/// Pre-origin seeds (repetition history, claims) are refused: a game here starts its
-/// history at its start.
+/// else `unsupported/unsupported-ruleset`), after the pre-origin seeds (the repetition
+/// observations and draw offers from before the origin), recording a snapshot at every
+/// boundary.
 pub fn run(
     manifest: &Manifest,
     origin_text: &str,
@@ -423,25 +508,141 @@ pub fn run(
     repetition_seed: &[Value],
     pre_origin_claims: &[Value],
 ) -> Result<Replay, MifError> {
+    play(
+        manifest,
+        origin_text,
+        events,
+        repetition_seed,
+        "/repetitionSeed",
+        pre_origin_claims,
+    )
+}
+
+/// The hash of the position a pre-origin observation (`key`, at `path`) describes,
+/// if it is one whose recurrence the manifest counts: a stable boundary it observes
+/// and a position these rules can be in while the game goes on (any other can never
+/// equal one observed later, and is kept in the window but counts for nothing).
+fn seed_hash(
+    manifest: &Manifest,
+    rules: &'static crate::Rules,
+    key: &Value,
+    path: &str,
+) -> Result<Option<u64>, MifError> {
+    let k = Obj::of(key, path)?;
+    k.closed(
+        &[
+            "profile",
+            "stateProfile",
+            "semanticDigest",
+            "board",
+            "side",
+            "phase",
+            "action",
+            "hands",
+            "semantic",
+        ],
+        &[],
+    )?;
+    k.one_of("profile", &["repetition-observation-v1"])?;
+    k.one_of("stateProfile", &[STATE_PROFILE])?;
+    if k.str("semanticDigest")? != manifest.semantic_digest {
+        return Err(MifError::new(
+            "integrity",
+            "semantic-digest-mismatch",
+            "a pre-origin observation of other rules",
+        )
+        .at(k.path_of("semanticDigest")));
+    }
+    let board = k.str("board")?;
+    let side = k.one_of("side", &["b", "w"])?;
+    let phase = k.one_of("phase", &["m", "p"])?;
+    let action = k.one_of("action", &["m", "p"])?;
+    let hands = match k.get("hands")? {
+        Value::Array(h) if h.len() == 2 && h.iter().all(Value::is_u64) => (h[0].as_u64(), h[1].as_u64()),
+        _ => return Err(schema(&k.path_of("hands"), "[White's, Black's] pieces in hand")),
+    };
+    let semantic = match k.get("semantic")? {
+        Value::Object(o) => o,
+        _ => return Err(schema(&k.path_of("semantic"), "an object")),
+    };
+    let moving_only =
+        manifest.document.pointer("/draw/repetition/observation") == Some(&json!("stable-moving-v1"));
+    if !semantic.is_empty() || phase != action || (moving_only && phase != "m") {
+        return Ok(None);
+    }
+    let (Some(white), Some(black)) = hands else {
+        return Ok(None);
+    };
+    let text = format!("{SIGNATURE} {STATE_PROFILE} {board} {side} {phase} {action} {white},{black} - 0 0 -");
+    Ok(Mfen::parse(&text, rules).ok().map(|m| m.position.hash()))
+}
+
+/// The reset events a step is (MIF 10.5): a placement, a mill closed, a removal.
+fn step_events(before: &Position, after: &Position, action: Action) -> Vec<&'static str> {
+    let mut events = Vec::new();
+    let arrived = match action {
+        Action::Place { to } => {
+            events.push("place");
+            Some(to)
+        }
+        Action::Move { to, .. } => Some(to),
+        Action::Remove { .. } => {
+            events.push("board-remove");
+            None
+        }
+    };
+    if let Some(to) = arrived
+        && after.topology().mills_through(after.pieces(before.turn()).0, to) > 0
+    {
+        events.push("mill-formation");
+    }
+    events
+}
+
+fn play(
+    manifest: &Manifest,
+    origin_text: &str,
+    events: &[Value],
+    repetition_seed: &[Value],
+    seed_path: &str,
+    pre_origin_claims: &[Value],
+) -> Result<Replay, MifError> {
     let rules = manifest.rules()?;
-    let origin = Mfen::parse(origin_text, rules).map_err(|e| MifError::from_mfen(e).at("/origin"))?;
-    if !pre_origin_claims.is_empty() {
-        return Err(MifError::new(
-            "unsupported",
-            "unsupported-pre-origin",
-            "pre-origin claim seeds are not kept here",
-        )
-        .at("/preOriginClaims"));
+    // An origin is read unsettled: replaying it settles what the rules say at once.
+    let origin = Mfen::parse_origin(origin_text, rules).map_err(|e| MifError::from_mfen(e).at("/origin"))?;
+    let mut prior = Vec::new();
+    for (i, entry) in repetition_seed.iter().enumerate() {
+        let path = format!("{seed_path}/{i}");
+        let e = Obj::of(entry, &path)?;
+        e.closed(&["source", "key"], &[])?;
+        e.one_of("source", &["pre-origin"])?;
+        if let Some(hash) = seed_hash(manifest, rules, e.get("key")?, &format!("{path}/key"))? {
+            prior.push(hash);
+        }
     }
-    if !repetition_seed.is_empty() {
-        return Err(MifError::new(
-            "unsupported",
-            "unsupported-pre-origin",
-            "pre-origin repetition history is not kept here",
-        )
-        .at("/repetitionHistory/0"));
+    let mut claims = Vec::new();
+    let mut open_offer = None;
+    for (i, seed) in pre_origin_claims.iter().enumerate() {
+        let c = Obj::of(seed, &format!("/preOriginClaims/{i}"))?;
+        c.closed(&["actor", "kind", "status"], &[])?;
+        let actor = c.one_of("actor", &["b", "w"])?;
+        c.one_of("kind", &["draw-offer"])?;
+        let status = c.one_of(
+            "status",
+            &["accepted", "declined", "expired", "open", "withdrawn"],
+        )?;
+        if status == "open" {
+            if open_offer.is_some() {
+                return Err(
+                    MifError::new("replay", "offer-invalid", "at most one pre-origin offer is open")
+                        .at(format!("/preOriginClaims/{i}")),
+                );
+            }
+            open_offer = Some(claims.len());
+        }
+        claims.push(json!({"source": "pre-origin", "actor": actor, "kind": "draw-offer", "status": status}));
     }
-    let mut game = Game::from_position(origin.position);
+    let mut game = Game::from_position_after(origin.position, prior);
     match origin.outcome {
         Some(Outcome::Win {
             winner,
@@ -454,21 +655,43 @@ pub fn run(
         }) => game
             .agree_draw()
             .map_err(|e| MifError::new("replay", "replay", e.to_string()))?,
+        Some(Outcome::Draw {
+            reason: reason @ (DrawReason::Threefold | DrawReason::HundredTurns),
+        }) if !game.is_over() => {
+            // Claimed before the origin, if the rules leave it to a claim.
+            let _ = game.claim_draw(reason);
+        }
         _ => {}
     }
+    let expire_on_reply =
+        manifest.document.pointer("/draw/offers/expiry") == Some(&json!("on-opponent-primary-action"));
+    let resets: Vec<String> = manifest
+        .document
+        .pointer("/draw/repetition/resetEvents")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
+        .unwrap_or_default();
     let mut r = Replay {
         manifest: manifest.clone(),
-        history: Vec::new(),
+        history: repetition_seed.to_vec(),
         game,
         primary_ply: origin.primary_ply,
         trace: Vec::new(),
-        claims: Vec::new(),
-        open_offer: None,
+        claims,
+        open_offer,
         origin: origin_text.to_string(),
         events: events.to_vec(),
+        pre_origin_repetition: repetition_seed.to_vec(),
+        pre_origin_claims: pre_origin_claims.to_vec(),
     };
+    // Origin stabilization: the origin is observed if it is a boundary the manifest
+    // observes; a result the rules reach at once ends the game, and an open offer
+    // with it.
     if let Some(key) = observed(manifest, r.game.position())? {
         r.history.push(json!({"source": "origin", "key": key}));
+    }
+    if r.game.is_over() && origin.outcome.is_none() {
+        r.expire_offer(None);
     }
     let origin_snapshot = r.snapshot(None)?;
     r.trace.push(origin_snapshot);
@@ -485,17 +708,16 @@ pub fn run(
             "b" => "b",
             _ => "system",
         };
-        let game = &mut r.game;
-        let to_move = side(game.position().turn());
+        let to_move = side(r.game.position().turn());
         let fail = |code: &'static str, message: String| {
             let mut err = MifError::new("replay", code, message).at(path.clone());
             err.message = format!("event {seq}: {}", err.message);
             err
         };
-        if game.is_over() {
+        if r.game.is_over() {
             return Err(fail("event-after-terminal", "the game is already over".into()));
         }
-        let p = *game.position();
+        let p = *r.game.position();
         let action = match kind {
             "place" => {
                 e.closed(&["seq", "actor", "type", "at"], &["annotations"])?;
@@ -541,11 +763,32 @@ pub fn run(
             if p.pending_removals() > 0 && !matches!(action, Action::Remove { .. }) {
                 return Err(fail("obligation-pending", "a removal is owed first".into()));
             }
-            game.play_action(action)
+            // The action is checked first: an illegal one expires nothing.
+            p.play_action(action)
                 .map_err(|err| fail("illegal-action", err.to_string()))?;
-            // Automatic draws here: an offer expires only explicitly.
-            let now = *game.position();
-            step_window(manifest, &mut r.history, &now, action, seq)?;
+            // Under `on-opponent-primary-action`, the offerer's opponent placing or
+            // moving lets the offer lapse (MIF 10.5), before the action takes effect.
+            let primary = !matches!(action, Action::Remove { .. });
+            if primary && expire_on_reply && r.offer().is_some_and(|(_, offerer, _)| offerer != actor) {
+                r.expire_offer(Some(seq));
+            }
+            r.game
+                .play_action(action)
+                .map_err(|err| fail("illegal-action", err.to_string()))?;
+            let now = *r.game.position();
+            // A reset event the manifest names empties the window, the pre-origin
+            // observations with it.
+            if step_events(&p, &now, action)
+                .iter()
+                .any(|event| resets.iter().any(|r| r == event))
+            {
+                r.history.clear();
+                r.game.forget_prior();
+            }
+            if let Some(key) = observed(manifest, &now)? {
+                r.history
+                    .push(json!({"source": "event", "eventSeq": seq, "key": key}));
+            }
         } else {
             match kind {
                 "offer-draw" => {
@@ -556,14 +799,14 @@ pub fn run(
                             "one open offer, by the side to move".into(),
                         ));
                     }
-                    r.open_offer = Some((seq, actor));
+                    r.open_offer = Some(r.claims.len());
                     r.claims.push(json!({
                         "source": "event", "actor": actor, "eventSeq": seq, "kind": "draw-offer", "status": "open"
                     }));
                 }
                 "accept-draw" | "decline-draw" | "withdraw-draw" => {
                     e.closed(&["seq", "actor", "type", "offerEventSeq"], &["annotations"])?;
-                    let Some((offer_seq, offerer)) = r.open_offer else {
+                    let Some((_, offerer, offer_seq)) = r.offer() else {
                         return Err(fail("offer-invalid", "no offer is open".into()));
                     };
                     let by_offerer = actor == offerer;
@@ -573,17 +816,14 @@ pub fn run(
                             "the open offer, answered by the right side".into(),
                         ));
                     }
-                    r.open_offer = None;
                     let status = match kind {
                         "accept-draw" => "accepted",
                         "decline-draw" => "declined",
                         _ => "withdrawn",
                     };
-                    for c in r.claims.iter_mut() {
-                        if c["eventSeq"] == json!(offer_seq) && c["status"] == "open" {
-                            c["status"] = json!(status);
-                            c["resolvedEventSeq"] = json!(seq);
-                        }
+                    if let Some(record) = r.open_offer.take().and_then(|i| r.claims.get_mut(i)) {
+                        record["status"] = json!(status);
+                        record["resolvedEventSeq"] = json!(seq);
                     }
                     if kind == "accept-draw" {
                         r.game
@@ -598,16 +838,36 @@ pub fn run(
                         "b" => Color::Dark,
                         _ => return Err(fail("illegal-action", "a player resigns".into())),
                     };
-                    game.resign(loser)
+                    r.game
+                        .resign(loser)
                         .map_err(|err| fail("illegal-action", err.to_string()))?;
                 }
                 "claim-draw" => {
-                    let code = if p.pending_removals() > 0 {
-                        "claim-during-obligation"
+                    e.closed(&["seq", "actor", "type", "reason"], &["annotations"])?;
+                    let reason = e.one_of("reason", &["no-progress", "repetition"])?;
+                    if p.pending_removals() > 0 {
+                        return Err(fail(
+                            "claim-during-obligation",
+                            "no draw is claimed while a removal is owed".into(),
+                        ));
+                    }
+                    if actor != to_move || !r.claim_reasons().contains(&reason) {
+                        return Err(fail(
+                            "claim-right-unavailable",
+                            format!("{actor} may not claim a draw by {reason} now"),
+                        ));
+                    }
+                    let draw = if reason == "no-progress" {
+                        DrawReason::HundredTurns
                     } else {
-                        "claim-right-unavailable"
+                        DrawReason::Threefold
                     };
-                    return Err(fail(code, "draws are automatic under these rules".into()));
+                    r.game
+                        .claim_draw(draw)
+                        .map_err(|err| fail("claim-right-unavailable", err.to_string()))?;
+                    r.claims.push(json!({
+                        "source": "event", "actor": actor, "eventSeq": seq, "kind": "draw-claim", "status": "accepted"
+                    }));
                 }
                 other => {
                     return Err(MifError::new(
@@ -618,6 +878,11 @@ pub fn run(
                     .at(path));
                 }
             }
+        }
+        // A game that has just ended takes its open offer with it (an accepted one is
+        // no longer open).
+        if r.game.is_over() {
+            r.expire_offer(Some(seq));
         }
         let snapshot = r.snapshot(Some(seq))?;
         r.trace.push(snapshot);
@@ -675,7 +940,14 @@ pub fn replay(value: &Value, caller: Option<&Manifest>) -> Result<Replay, MifErr
         .take_while(|h| h["source"] == "pre-origin")
         .cloned()
         .collect();
-    let r = run(&manifest, doc.str("origin")?, events, &seed, pre_claims)?;
+    let r = play(
+        &manifest,
+        doc.str("origin")?,
+        events,
+        &seed,
+        "/repetitionHistory",
+        pre_claims,
+    )?;
     let current = r.current()?;
     if doc.str("current")? != current {
         return Err(MifError::new(
@@ -702,10 +974,23 @@ pub fn replay(value: &Value, caller: Option<&Manifest>) -> Result<Replay, MifErr
 /// Reads an MSTATE/1.0 game under the rules its manifest maps to (a reference envelope
 /// with the caller's manifest), replaying every event and verifying the checkpoints;
 /// returns the game and its origin's count of placements and moves. A game here keeps
-/// no open, declined or withdrawn offer: such a document is refused
-/// (`unsupported/unsupported-event`) — the adapter's `replay` reads it.
+/// no open, declined, withdrawn or expired offer and no history from before its start:
+/// such a document is refused (`unsupported/unsupported-event`,
+/// `unsupported/unsupported-pre-origin`) — the adapter's `replay` reads it.
 pub fn read(text: &str, caller: Option<&Manifest>) -> Result<(Game, u64), MifError> {
     let r = replay(&parse(text)?, caller)?;
+    if !r.pre_origin_repetition.is_empty() || !r.pre_origin_claims.is_empty() {
+        return Err(MifError::new(
+            "unsupported",
+            "unsupported-pre-origin",
+            "a game here keeps no history from before its start",
+        )
+        .at(if r.pre_origin_repetition.is_empty() {
+            "/preOriginClaims"
+        } else {
+            "/repetitionHistory"
+        }));
+    }
     if r.claims.iter().any(|c| c["status"] != "accepted") {
         return Err(MifError::new(
             "unsupported",
@@ -740,9 +1025,16 @@ pub fn transform(value: &Value, caller: Option<&Manifest>, id: &str) -> Result<(
     let rules = manifest.rules()?;
     let moved_mfen = |member: &str| -> Result<String, MifError> {
         let moved = super::transform::mfen(doc.str(member)?, id).map_err(|e| e.at(format!("/{member}")))?;
-        let parsed =
-            Mfen::parse(&moved, rules).map_err(|e| MifError::from_mfen(e).at(format!("/{member}")))?;
-        parsed.write().map_err(MifError::from_mfen)
+        // The origin may be unsettled, as a replay reads it.
+        let parsed = if member == "origin" {
+            Mfen::parse_origin(&moved, rules)
+        } else {
+            Mfen::parse(&moved, rules)
+        };
+        parsed
+            .map_err(|e| MifError::from_mfen(e).at(format!("/{member}")))?
+            .write()
+            .map_err(MifError::from_mfen)
     };
     let origin = moved_mfen("origin")?;
     let current = moved_mfen("current")?;
