@@ -138,6 +138,21 @@ fn rules_named(name: Option<&str>) -> Result<Option<&'static Rules>, String> {
         .transpose()
 }
 
+/// The manifest a command reads under: the file `--manifest` names, else our manifest of
+/// the `--variant` rules, else none.
+fn manifest_named(path: Option<String>, variant: Option<&str>) -> Result<Option<Manifest>, String> {
+    match (path, rules_named(variant)?) {
+        (Some(path), _) => {
+            let doc = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
+            Manifest::parse(&doc)
+                .map(Some)
+                .map_err(|e| format!("the manifest {path}: {e}"))
+        }
+        (None, Some(rules)) => Manifest::of_rules(rules).map(Some).map_err(|e| e.to_string()),
+        (None, None) => Ok(None),
+    }
+}
+
 fn input(file: Option<&str>, text: Option<String>) -> Result<String, String> {
     match text {
         Some(t) => Ok(t),
@@ -167,15 +182,7 @@ pub fn run(command: MifCommand) -> Result<(), String> {
                     return Err("--from converts to mfen, mpk, mifpos or mstate".into());
                 }
             };
-            let manifest = match (manifest, rules_named(variant.as_deref())?) {
-                (Some(path), _) => {
-                    let doc =
-                        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
-                    Some(Manifest::parse(&doc).map_err(|e| format!("the manifest {path}: {e}"))?)
-                }
-                (None, Some(rules)) => Some(Manifest::of_rules(rules).map_err(|e| e.to_string())?),
-                (None, None) => None,
-            };
+            let manifest = manifest_named(manifest, variant.as_deref())?;
             let text = input(file.as_deref(), text)?;
             let text = text.strip_suffix('\n').unwrap_or(&text);
             match mifconv::convert(from.signature(), target, text, manifest.as_ref(), accept_loss) {
@@ -254,15 +261,7 @@ pub fn run(command: MifCommand) -> Result<(), String> {
         } => {
             let text = input(file.as_deref(), text)?;
             let text = text.strip_suffix('\n').unwrap_or(&text);
-            let manifest = match (manifest, rules_named(variant.as_deref())?) {
-                (Some(path), _) => {
-                    let doc =
-                        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {path}: {e}"))?;
-                    Some(Manifest::parse(&doc).map_err(|e| format!("the manifest {path}: {e}"))?)
-                }
-                (None, Some(rules)) => Some(Manifest::of_rules(rules).map_err(|e| e.to_string())?),
-                (None, None) => None,
-            };
+            let manifest = manifest_named(manifest, variant.as_deref())?;
             let checked = match format {
                 Kind::Mfen => canonical_mfen(text, manifest.as_ref()).map(|(_, t)| t),
                 Kind::Mpk => mpk::canonicalize(text, manifest.as_ref()),
