@@ -10,7 +10,7 @@
 //! browser-specific. Errors never panic or throw: they come back as
 //! `{"ok":false,"error":{"code":…,"message":…}}` and leave the game unchanged.
 //!
-//! With the default features (`engine`, `mif`) this is the full build; without them, the
+//! With the default features (`engine`, `records`) this is the full build; without them, the
 //! page's small first build (see scripts/build-wasm and crates/mill-wasm/Cargo.toml).
 //!
 //! The computer opponent (`mill-engine`) is here too: [`best_turn`] answers a search
