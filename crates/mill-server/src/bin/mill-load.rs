@@ -249,7 +249,7 @@ fn seed(db: &std::path::Path, rooms: usize, actions: usize) -> anyhow::Result<()
     use mill_core::{Action, Game, Variant};
     use mill_server::keys;
     let started = Instant::now();
-    let mut conn = mill_server::store::sqlite::open(db).context("open the database")?;
+    let mut conn = mill_server::store::open_sqlite_file(db).context("open the database")?;
     let mut rng = rand::rngs::StdRng::from_rng(&mut rand::rng());
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)?
@@ -270,8 +270,6 @@ fn seed(db: &std::path::Path, rooms: usize, actions: usize) -> anyhow::Result<()
                 )?
                 .execute(rusqlite::params![id, color, &hash[..], now])?;
             }
-            tx.prepare_cached("INSERT INTO rounds (room_id, number, started_at) VALUES (?1, 1, ?2)")?
-                .execute(rusqlite::params![id, now])?;
             let mut game = Game::new(Variant::Nine);
             for seq in 0..actions.min(18) {
                 let position = *game.position();

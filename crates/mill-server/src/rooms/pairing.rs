@@ -13,6 +13,7 @@
 //! Colours are fair: the seeker who was waiting gets Light or Dark at random (a coin
 //! drawn for each pairing), the arriving one the other seat.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use mill_core::{Color, Rules};
@@ -55,7 +56,7 @@ pub type PairedSeat = (String, Color, String);
 
 /// Withdraws the seek if the request is dropped before it is answered.
 struct Pending {
-    store: Store,
+    store: Arc<dyn Store>,
     id: String,
     armed: bool,
 }
