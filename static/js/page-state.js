@@ -13,7 +13,7 @@
 /** @typedef {import('./storage.js').SeatKey} SeatKey */
 /** @typedef {ReturnType<typeof import('./widget.js').mountBoard>} Board */
 /** @typedef {ReturnType<typeof import('./computer.js').createComputer>} Computer */
-/** @typedef {ReturnType<typeof import('./computer.js').engineWorker>} Engine */
+/** @typedef {ReturnType<typeof import('./engine.js').engineWorker>} Engine */
 /** @typedef {ReturnType<typeof import('./net.js').connectRoom>} RoomConnection */
 
 /** @typedef {'local' | 'online' | 'computer' | 'review'} Mode  how the game on screen is played (review: any game, read-only, review.js) */
@@ -105,6 +105,9 @@ export function createPageState(lang, t) {
     notice: null,
   };
 }
+
+/** The modes whose game can be imported into: same device, and vs computer (a new game from it). */
+export const importable = (/** @type {PageState} */ page) => page.mode === 'local' || page.mode === 'computer';
 
 /**
  * A room being opened: no seat, no state, connecting.

@@ -11,9 +11,9 @@ import { ANALYSIS_NODES, betterHint, createAnalysis, describeJudgement, drawGrap
 import { blankSnapshot, recordRows } from './board.js';
 import { formatClock } from './clock.js';
 import { reviewTurnTimes } from './clock-view.js';
-import { engineWorker } from './computer.js';
 import { $, $button } from './dom.js';
-import { recordHeader } from './records.js';
+import { engineWorker } from './engine.js';
+import { recordHeader } from './game-record.js';
 import { localGame } from './rules.js';
 import { rulesOfPosition } from './variant.js';
 

@@ -11,8 +11,7 @@ import { mountDiagram } from './rules-diagram.js';
 import { rulesTranslator } from './rules-text.js';
 import { loadRules } from './rules.js';
 import { all } from './dom.js';
-import { SCREEN_READER_KEY } from './later.js';
-import { safeStorage } from './storage.js';
+import { safeStorage, SCREEN_READER_KEY } from './storage.js';
 import { bindThemeSwitch } from './theme.js';
 
 const storage = safeStorage(() => window.localStorage);
