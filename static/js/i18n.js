@@ -45,6 +45,8 @@ const en = {
   'variant.says.fly': 'flying with {n}',
   'variant.says.dark-first': 'Dark places first',
   'lang.switch': 'Русский',
+  // The switch's short form on a narrow phone (its full name stays its accessible name).
+  'lang.short': 'RU',
   'lang.label': 'Language',
   'menu': 'Menu',
   'newGame': 'New game',
@@ -440,6 +442,7 @@ const ru = {
   'variant.says.fly': 'прыжки с {n} фишками',
   'variant.says.dark-first': 'первыми ставят тёмные',
   'lang.switch': 'English',
+  'lang.short': 'EN',
   'lang.label': 'Язык',
   'menu': 'Меню',
   'newGame': 'Новая партия',

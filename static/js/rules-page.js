@@ -82,6 +82,8 @@ srToggle?.addEventListener('click', () => {
 function applyLanguage() {
   t = rulesTranslator(lang);
   document.documentElement.lang = lang;
+  // The switch is written in the other language; say so for screen readers.
+  document.getElementById('lang')?.setAttribute('lang', lang === 'en' ? 'ru' : 'en');
   document.title = t('doc.title');
   document.querySelector('meta[name="description"]')?.setAttribute('content', t('doc.description'));
   for (const node of all('[data-rt]')) node.textContent = t(node.dataset.rt);
