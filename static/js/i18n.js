@@ -377,7 +377,7 @@ const en = {
   'cmd.refused.no-removal-pending': 'No mill was closed, so there is nothing to remove',
   'cmd.refused.not-opponent-piece': '{point} is not an opponent piece',
   'cmd.refused.protected': '{point} stands in a mill: remove another piece',
-  'cmd.refused.off-board': '{point} is not on this board',
+  'cmd.refused.off-board': '{point} is not a point of this board',
   'cmd.refused.game-over': 'The game is over',
   'cmd.refused.bad-action': '“{action}” is not a turn',
   'cmd.notYourTurn': 'Not your turn: {side} to move',
