@@ -74,6 +74,11 @@ const app = {
       onInactive: () => onlinePart.now()?.explainInactive(app),
     });
   },
+  focusPlay() {
+    const command = $('command');
+    if (screenReader?.on && !command.closest('[hidden]')) command.focus();
+    else page.board?.focus();
+  },
   async rules() {
     try {
       return await loadRules();
@@ -105,9 +110,12 @@ function showSound() {
   $('sound').setAttribute('aria-pressed', String(!notifier.muted));
 }
 
-/** After choosing a mode, the keyboard focus goes to the board rather than the page. */
+/**
+ * After choosing a mode, the keyboard focus goes to where the game is played rather than
+ * the page: the board, or in screen-reader mode the Command field (a turn is typed there).
+ */
 function focusGame() {
-  if (page.mode && !$('game').hidden) page.board?.focus();
+  if (page.mode && !$('game').hidden) app.focusPlay();
 }
 
 function leaveGame() {

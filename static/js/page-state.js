@@ -125,6 +125,8 @@ export function createOnlineState(roomId) {
  * @property {(key: string | null, text?: string | null) => void} setNotice  the banner (null, null clears it)
  * @property {(name: 'start' | 'game') => void} showScreen
  * @property {(topology: Topology) => void} ensureBoard  mounts the board once
+ * @property {() => void} focusPlay  puts the keyboard focus where the game is played: the
+ *   Command field in screen-reader mode, else the board
  * @property {() => void} leave  leaves the game on screen (closes its room, stops the computer and the review's engine)
  * @property {() => Promise<WasmModule | null>} rules  the WebAssembly rules, or null (the start screen then says why)
  * @property {() => Promise<void>} route  opens what the address says
