@@ -11,7 +11,8 @@ const isLanguage = (tag) => LANGUAGES.includes(/** @type {Lang} */ (tag));
 
 const en = {
   'app.title': 'Mill',
-  'app.tagline': 'Nine Men’s Morris in your browser. No sign-up, no download.',
+  // Not the game's name: the chooser under it names the game chosen (the Russian says the same).
+  'app.tagline': 'Nine pieces, three squares and your mills — right in your browser. No sign-up, no download.',
   'start.local': 'Same device',
   'start.local.hint': 'Two players take turns on this screen',
   'start.friend': 'Play with a friend',

@@ -51,8 +51,8 @@ for (const locale of ['en-US', 'ru-RU']) {
   test(`the game page's screens fit 360 px: ${lang}`, async () => {
     let { context, page } = await open(locale);
     await page.locator('#start-local').waitFor();
-    // The variant chooser shows once the rules have loaded.
-    await page.waitForFunction(() => !!document.querySelector('#variant-note'));
+    // The time control's menu is filled as the page starts.
+    await page.locator('#clock-preset option').first().waitFor({ state: 'attached' });
     await noSideways(page, 'start', lang);
 
     // Same device, mid-game, a mill just closed; then the screen-reader mode's Command field.
