@@ -46,8 +46,9 @@ const en = {
   'variant.says.fly': 'flying with {n}',
   'variant.says.dark-first': 'Dark places first',
   'lang.switch': 'Русский',
-  // The switch's short form on a narrow phone (its full name stays its accessible name).
-  'lang.short': 'RU',
+  // The switch's short form on a narrow phone, in its language's own letters: the start of
+  // its full name, which stays its accessible name (the visible words are in the name).
+  'lang.short': 'Рус',
   'lang.label': 'Language',
   'menu': 'Menu',
   'newGame': 'New game',
@@ -443,7 +444,7 @@ const ru = {
   'variant.says.fly': 'прыжки с {n} фишками',
   'variant.says.dark-first': 'первыми ставят тёмные',
   'lang.switch': 'English',
-  'lang.short': 'EN',
+  'lang.short': 'Eng',
   'lang.label': 'Язык',
   'menu': 'Меню',
   'newGame': 'Новая партия',
