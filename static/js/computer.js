@@ -7,7 +7,7 @@
 //
 // Pure helpers at the top (unit-tested); createComputer() is the controller, with its
 // game, engine, timer and storage passed in (unit-tested on the real rules in node);
-// engineWorker() is the Worker wrapper (browser only).
+// the Worker wrapper is engine.js (re-exported here), which review's analysis shares.
 
 import { isComputerToMove } from './computer-status.js';
 import { TABLEBASE_MANIFEST } from './tablebase.js';
@@ -41,6 +41,7 @@ export const DEFAULT_LEVEL = 'medium';
 
 // What the panels show of this mode before the computer's code loads (later.js).
 export { computerStatus, isComputerToMove, resultForPerson } from './computer-status.js';
+export { engineWorker } from './engine.js';
 
 /** A seed for a new game: 32 random bits, from crypto when there is one. */
 export function randomSeed(crypto = globalThis.crypto) {
@@ -314,65 +315,6 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
     /** Leaving the mode: nothing of the computer's runs on. */
     stop() {
       cancel();
-    },
-  };
-}
-
-/**
- * The engine in a module Worker: search(request) resolves to the worker's reply;
- * cancel() ends a search under way by terminating the worker (the next search starts a
- * fresh one, reusing the browser's cached module) and resolves it as cancelled.
- */
-export function engineWorker(url = '/js/engine-worker.js') {
-  let worker = null;
-  let pending = null; // { id, resolve }
-  let nextId = 1;
-
-  function settle(reply) {
-    const p = pending;
-    pending = null;
-    p?.resolve(reply);
-  }
-
-  function spawn() {
-    const w = new Worker(url, { type: 'module' });
-    w.addEventListener('message', (event) => {
-      if (!pending || event.data?.id !== pending.id) return;
-      // A search that threw (a trap in the wasm) may leave the module unusable: the next
-      // search gets a fresh worker.
-      if (event.data.error?.code === 'worker') {
-        w.terminate();
-        if (worker === w) worker = null;
-      }
-      settle(event.data);
-    });
-    w.addEventListener('error', (event) => {
-      event.preventDefault?.();
-      settle({ ok: false, error: { code: 'worker', message: event.message || 'its program did not load' } });
-      w.terminate();
-      if (worker === w) worker = null;
-    });
-    return w;
-  }
-
-  return {
-    search(request) {
-      if (pending) this.cancel();
-      worker ??= spawn();
-      const id = nextId++;
-      return new Promise((resolve) => {
-        pending = { id, resolve };
-        worker.postMessage({ id, ...request });
-      });
-    },
-    cancel() {
-      if (!pending) return;
-      worker?.terminate();
-      worker = null;
-      settle({ ok: false, error: { code: 'cancelled', message: 'The search was cancelled.' } });
-    },
-    get busy() {
-      return pending !== null;
     },
   };
 }

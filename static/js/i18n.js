@@ -11,7 +11,8 @@ const isLanguage = (tag) => LANGUAGES.includes(/** @type {Lang} */ (tag));
 
 const en = {
   'app.title': 'Mill',
-  'app.tagline': 'Nine Men’s Morris in your browser. No sign-up, no download.',
+  // Not the game's name: the chooser under it names the game chosen (the Russian says the same).
+  'app.tagline': 'Nine pieces, three squares and your mills — right in your browser. No sign-up, no download.',
   'start.local': 'Same device',
   'start.local.hint': 'Two players take turns on this screen',
   'start.friend': 'Play with a friend',
@@ -45,6 +46,9 @@ const en = {
   'variant.says.fly': 'flying with {n}',
   'variant.says.dark-first': 'Dark places first',
   'lang.switch': 'Русский',
+  // The switch's short form on a narrow phone, in its language's own letters: the start of
+  // its full name, which stays its accessible name (the visible words are in the name).
+  'lang.short': 'Рус',
   'lang.label': 'Language',
   'menu': 'Menu',
   'newGame': 'New game',
@@ -375,7 +379,7 @@ const en = {
   'cmd.refused.no-removal-pending': 'No mill was closed, so there is nothing to remove',
   'cmd.refused.not-opponent-piece': '{point} is not an opponent piece',
   'cmd.refused.protected': '{point} stands in a mill: remove another piece',
-  'cmd.refused.off-board': '{point} is not on this board',
+  'cmd.refused.off-board': '{point} is not a point of this board',
   'cmd.refused.game-over': 'The game is over',
   'cmd.refused.bad-action': '“{action}” is not a turn',
   'cmd.notYourTurn': 'Not your turn: {side} to move',
@@ -440,6 +444,7 @@ const ru = {
   'variant.says.fly': 'прыжки с {n} фишками',
   'variant.says.dark-first': 'первыми ставят тёмные',
   'lang.switch': 'English',
+  'lang.short': 'Eng',
   'lang.label': 'Язык',
   'menu': 'Меню',
   'newGame': 'Новая партия',

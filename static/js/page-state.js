@@ -13,7 +13,7 @@
 /** @typedef {import('./storage.js').SeatKey} SeatKey */
 /** @typedef {ReturnType<typeof import('./widget.js').mountBoard>} Board */
 /** @typedef {ReturnType<typeof import('./computer.js').createComputer>} Computer */
-/** @typedef {ReturnType<typeof import('./computer.js').engineWorker>} Engine */
+/** @typedef {ReturnType<typeof import('./engine.js').engineWorker>} Engine */
 /** @typedef {ReturnType<typeof import('./net.js').connectRoom>} RoomConnection */
 
 /** @typedef {'local' | 'online' | 'computer' | 'review'} Mode  how the game on screen is played (review: any game, read-only, review.js) */
@@ -106,6 +106,9 @@ export function createPageState(lang, t) {
   };
 }
 
+/** The modes whose game can be imported into: same device, and vs computer (a new game from it). */
+export const importable = (/** @type {PageState} */ page) => page.mode === 'local' || page.mode === 'computer';
+
 /**
  * A room being opened: no seat, no state, connecting.
  * @param {string} roomId @returns {OnlineState}
@@ -122,6 +125,8 @@ export function createOnlineState(roomId) {
  * @property {(key: string | null, text?: string | null) => void} setNotice  the banner (null, null clears it)
  * @property {(name: 'start' | 'game') => void} showScreen
  * @property {(topology: Topology) => void} ensureBoard  mounts the board once
+ * @property {() => void} focusPlay  puts the keyboard focus where the game is played: the
+ *   Command field in screen-reader mode, else the board
  * @property {() => void} leave  leaves the game on screen (closes its room, stops the computer and the review's engine)
  * @property {() => Promise<WasmModule | null>} rules  the WebAssembly rules, or null (the start screen then says why)
  * @property {() => Promise<void>} route  opens what the address says

@@ -9,6 +9,7 @@ import { computerStatus, resultForPerson } from './computer-status.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
 import { importedStart } from './local.js';
+import { importable } from './page-state.js';
 import { onlineView, roomScore, scoreText } from './protocol.js';
 import { reviewPart } from './later.js';
 import { loadedRules } from './rules.js';
@@ -189,9 +190,6 @@ function viewReviewControls({ page }) {
   $('analysis').hidden = !review || review.positions.length === 0;
   if (review) reviewPart.now()?.viewReview(page);
 }
-
-/** The modes whose game can be imported into: same device, and vs computer (a new game from it). */
-export const importable = (/** @type {PageState} */ page) => page.mode === 'local' || page.mode === 'computer';
 
 /**
  * Why the game on screen has no MFEN (the rules' `mfenRefused`), or null: from the game

@@ -6,6 +6,8 @@
 import { DEFAULT_RULES } from './rules.js';
 
 const PREFIX = 'mill.';
+/** Where the screen-reader mode's switch is remembered ('on' or 'off'), for the game page and the rules page. */
+export const SCREEN_READER_KEY = 'screen-reader';
 export const SAVE_KEYS = Object.freeze({ local: 'game.local', computer: 'game.computer' });
 
 /**
