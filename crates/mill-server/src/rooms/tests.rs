@@ -411,6 +411,32 @@ async fn a_watcher_that_falls_behind_is_dropped_and_the_others_play_on() {
     assert_eq!(stored(&w, &room).await.len(), 2);
 }
 
+#[tokio::test]
+async fn a_state_is_serialised_once_and_its_bytes_shared_by_every_socket() {
+    let w = world();
+    let (room, mut light, mut dark) = table(&w, None).await;
+    let mut watchers = Vec::new();
+    for _ in 0..3 {
+        watchers.push(Sock::open(&w, &room, None).await);
+    }
+    for s in watchers.iter_mut().chain([&mut dark]) {
+        s.take();
+    }
+    light.ok(&w, play("d6")).await;
+    let mut texts = Vec::new();
+    for s in watchers.iter_mut().chain([&mut dark]) {
+        match s.rx.try_recv() {
+            Ok(Outgoing::Text(t)) => texts.push(t),
+            other => panic!("{other:?}"),
+        }
+    }
+    let first = texts[0].as_str().as_ptr();
+    assert!(
+        texts.iter().all(|t| t.as_str().as_ptr() == first),
+        "one copy of the state for every socket"
+    );
+}
+
 fn live() -> Option<TimeControl> {
     Some(TimeControl::Live {
         initial: 60,

@@ -49,12 +49,12 @@ use tokio_postgres::{AsyncMessage, NoTls};
 
 use mill_core::Color;
 
-use super::Store;
 use super::types::{
     Append, Appended, DbError, Instances, News, OpenSeek, Presence, Seek, SeekState, SeekWaiters,
     StoredEvent, StoredRoom, clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp,
     seat_name,
 };
+use super::{BUSY, GATHER, Store};
 
 /// The PostgreSQL migrations, in order (the number is the schema version).
 const MIGRATIONS: &[(i32, &str)] = &[
@@ -942,22 +942,35 @@ struct Job {
 }
 
 /// The group-commit writer: takes every event waiting in the queue (up to
-/// [`MAX_BATCH`]) and writes them in one transaction, with at most [`WRITERS`]
-/// transactions in flight. Ends when every sender is gone.
+/// [`MAX_BATCH`]; while busy, also those arriving within [`GATHER`]) and writes them in
+/// one transaction, with at most [`WRITERS`] transactions in flight. Ends when every
+/// sender is gone.
 async fn write_loop(pool: Pool, instance: String, mut queue: mpsc::UnboundedReceiver<Job>) {
     let slots = Arc::new(Semaphore::new(WRITERS));
+    let mut last_sent: Option<tokio::time::Instant> = None;
     while let Some(first) = queue.recv().await {
+        // Busy: the events arriving within `GATHER` of this one join its batch.
+        let until = last_sent
+            .is_some_and(|at| at.elapsed() < BUSY)
+            .then(|| tokio::time::Instant::now() + GATHER);
         // Waiting for a free slot lets the batch grow while the others commit.
         let Ok(slot) = slots.clone().acquire_owned().await else {
             return;
         };
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
-            match queue.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
+            let next = match until {
+                Some(until) if tokio::time::Instant::now() < until => {
+                    tokio::time::timeout_at(until, queue.recv()).await.ok().flatten()
+                }
+                _ => queue.try_recv().ok(),
+            };
+            match next {
+                Some(job) => batch.push(job),
+                None => break,
             }
         }
+        last_sent = Some(tokio::time::Instant::now());
         let (pool, instance) = (pool.clone(), instance.clone());
         tokio::spawn(async move {
             write_jobs(&pool, &instance, batch).await;

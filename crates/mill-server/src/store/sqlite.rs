@@ -18,11 +18,11 @@ use rusqlite::{Connection, params};
 use rusqlite_migration::Migrations;
 use tokio::sync::oneshot;
 
-use super::Store;
 use super::types::{
     Append, Appended, DbError, OpenSeek, Seek, SeekState, SeekWaiters, StoredEvent, StoredRoom,
     clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp, seat_name,
 };
+use super::{BUSY, GATHER, Store};
 
 impl From<rusqlite::Error> for DbError {
     fn from(e: rusqlite::Error) -> Self {
@@ -41,7 +41,8 @@ static MIGRATIONS_DIR: Dir = include_dir!("$CARGO_MANIFEST_DIR/../../migrations/
 static MIGRATIONS: LazyLock<Migrations<'static>> =
     LazyLock::new(|| Migrations::from_directory(&MIGRATIONS_DIR).expect("migrations/ is well formed"));
 
-/// Most jobs committed together.
+/// Most jobs committed together: a transaction of this many events is a few ms of CPU,
+/// and its acks go out together.
 const MAX_BATCH: usize = 4096;
 
 /// The schema's migrations (for a `validate` test).
@@ -470,18 +471,17 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
             }
         })
         .expect("spawn the notifier thread");
+    let mut last_commit: Option<std::time::Instant> = None;
     while let Ok(first) = rx.recv() {
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
+        let busy = last_commit.is_some_and(|at| at.elapsed() < BUSY);
+        let batch = gather(&rx, first, busy.then_some(GATHER), MAX_BATCH);
         let started = std::time::Instant::now();
         let results = commit_batch(&mut conn, &batch);
         let took = started.elapsed();
-        crate::metrics::get().commit_seconds.observe(took.as_secs_f64());
+        last_commit = Some(std::time::Instant::now());
+        let m = crate::metrics::get();
+        m.commit_seconds.observe(took.as_secs_f64());
+        m.commit_events.observe(batch.len() as f64);
         tracing::trace!(jobs = batch.len(), micros = took.as_micros() as u64, "commit");
         if took > std::time::Duration::from_millis(50) {
             tracing::debug!(jobs = batch.len(), ms = took.as_millis() as u64, "slow commit");
@@ -495,6 +495,25 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
     drop(done_tx);
     let _ = notifier.join();
     tracing::debug!("database writer stopped");
+}
+
+/// A batch: `first` and the jobs queued behind it, at most `max`; with `wait`, also those
+/// that arrive within `wait` of `first` (a busy writer, see [`GATHER`]).
+fn gather(rx: &mpsc::Receiver<Job>, first: Job, wait: Option<std::time::Duration>, max: usize) -> Vec<Job> {
+    let until = wait.map(|w| std::time::Instant::now() + w);
+    let mut batch = vec![first];
+    while batch.len() < max {
+        let left = until.map(|t| t.saturating_duration_since(std::time::Instant::now()));
+        let next = match left {
+            Some(left) if !left.is_zero() => rx.recv_timeout(left).ok(),
+            _ => rx.try_recv().ok(),
+        };
+        match next {
+            Some(job) => batch.push(job),
+            None => break,
+        }
+    }
+    batch
 }
 
 /// Runs every job in one transaction and commits once. Jobs do not fail in normal
@@ -965,6 +984,44 @@ mod tests {
                 stamp: None,
             },
         }
+    }
+
+    #[test]
+    fn a_busy_writer_gathers_what_arrives_within_its_wait_and_no_more_than_its_bound() {
+        let job = || Job {
+            op: Op::Barrier,
+            done: Box::new(|_| {}),
+        };
+        let (tx, rx) = mpsc::channel();
+        let later = |n: usize, tx: mpsc::Sender<Job>| {
+            thread::spawn(move || {
+                for _ in 0..n {
+                    thread::sleep(std::time::Duration::from_millis(1));
+                    tx.send(job()).unwrap();
+                }
+            })
+        };
+        // Idle: only what is queued already.
+        tx.send(job()).unwrap();
+        assert_eq!(gather(&rx, job(), None, MAX_BATCH).len(), 2);
+        // Busy: what arrives within the wait joins the batch (a long wait here, so that
+        // a loaded machine cannot make the test fail).
+        let sender = later(3, tx.clone());
+        assert_eq!(
+            gather(&rx, job(), Some(std::time::Duration::from_secs(20)), 4).len(),
+            4
+        );
+        sender.join().unwrap();
+        // The wait ends at its bound even if nothing comes.
+        let started = std::time::Instant::now();
+        let short = std::time::Duration::from_millis(5);
+        assert_eq!(gather(&rx, job(), Some(short), MAX_BATCH).len(), 1);
+        assert!(started.elapsed() >= short);
+        // And the size bound holds with more queued.
+        for _ in 0..10 {
+            tx.send(job()).unwrap();
+        }
+        assert_eq!(gather(&rx, job(), Some(short), 4).len(), 4);
     }
 
     #[test]
