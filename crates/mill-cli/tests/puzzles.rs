@@ -125,3 +125,28 @@ fn generate_list_verify_and_refuse_a_tampered_set() {
     assert!(!o.status.success(), "a changed rating passed");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_list_quietly() {
+    // `mill puzzles list --json | head`: the shipped set is far more than a pipe holds,
+    // so the list is still writing when the reader goes.
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../static/puzzles");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mill"))
+        .args(["puzzles", "list", "--json", "--dir", set.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mill runs");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with('{'), "{first}");
+    // The reading end is closed here, with most of the list unwritten.
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "exit {:?}: {stderr}", o.status);
+    assert!(stderr.is_empty(), "{stderr}");
+}
