@@ -39,8 +39,8 @@ pub enum PuzzlesCommand {
         json: bool,
     },
     /// Re-check every puzzle of the set: each table puzzle's uniqueness against the
-    /// tables, each engine puzzle's margin by the deep search, and the lines, themes and
-    /// ratings.
+    /// tables, each engine puzzle's margin by the deep search, each line played out under
+    /// the rules' draw rules, a wrong turn to avoid, and the lines, themes and ratings.
     Verify {
         /// The directory of the set.
         #[arg(long, default_value = DEFAULT_DIR)]
