@@ -11,7 +11,7 @@
 import { pickLanguage } from './i18n.js';
 import { engineWorker } from './computer.js';
 import { afterPuzzle, parseRating } from './puzzle-rating.js';
-import { dailyPuzzle, dateKey, hintPoint, isAnswer, nextPuzzle, parseSet, taskKey, themesOf, turnActions } from './puzzles-logic.js';
+import { dailyPuzzle, dateKey, hintPoint, isAnswer, nextPuzzle, parseSet, refutation, taskKey, themesOf, turnActions } from './puzzles-logic.js';
 import { puzzlesTranslator } from './puzzles-text.js';
 import { loadRules, localGame } from './rules.js';
 import { safeStorage } from './storage.js';
@@ -60,6 +60,11 @@ const state = {
   serial: 0,
 };
 
+/** Whether the person's latest input was a key (then focus moved by the page shows its ring). */
+let keyboardUsed = false;
+document.addEventListener('keydown', () => (keyboardUsed = true), true);
+document.addEventListener('pointerdown', () => (keyboardUsed = false), true);
+
 /** @type {ReturnType<typeof localGame> | null} */
 let game = null;
 /** @type {ReturnType<typeof mountBoard> | null} */
@@ -86,6 +91,20 @@ function markSeen(id) {
 function setStatus(key, params = {}, tone = '') {
   state.status = { key, params, tone };
   draw();
+  // What answers the person's turn is shown, not left below the board on a phone.
+  if (!['puzzles.status.find', 'puzzles.status.loading'].includes(key)) reveal($('status'));
+}
+
+/** Scrolls `node` into view, a little clear of the edge, when it is not (the least scroll that shows it). @param {HTMLElement} node */
+function reveal(node) {
+  const margin = 12;
+  const box = node.getBoundingClientRect();
+  const below = box.bottom + margin - window.innerHeight;
+  const above = box.top - margin;
+  const by = below > 0 ? Math.min(below, Math.max(above, 0)) : Math.min(above, 0);
+  if (Math.abs(by) < 1) return;
+  const still = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  window.scrollBy({ top: by, behavior: still ? 'auto' : 'smooth' });
 }
 
 function draw() {
@@ -214,7 +233,7 @@ function open(p, { daily = false } = {}) {
   setUp(0);
   history.replaceState(null, '', daily ? '#daily' : `#${p.id}`);
   setStatus('puzzles.status.find');
-  board?.focus();
+  board?.focus({ ring: keyboardUsed });
 }
 
 /** The person's rating after this puzzle, once per puzzle. @param {boolean} solved */
@@ -277,7 +296,10 @@ async function wrong(turn) {
   if (serial !== state.serial || state.phase !== 'wrong') return;
   if (!answer?.ok) return setStatus('puzzles.status.wrongAlone', { turn }, 'alert');
   if (!(await playOut(answer.actions, serial))) return;
-  setStatus('puzzles.status.wrong', { turn, reply: answer.turn }, 'alert');
+  const after = /** @type {ReturnType<typeof localGame>} */ (game).snapshot();
+  const winner = after.outcome?.winner;
+  const why = refutation(answer.pv ?? [answer.turn], !!winner && winner !== after.turn);
+  setStatus(why.key, { turn, reply: answer.turn, ...why.params }, 'alert');
 }
 
 function retry() {
@@ -286,7 +308,7 @@ function retry() {
   state.phase = 'solving';
   setUp(state.ply);
   setStatus('puzzles.status.find');
-  board?.focus();
+  board?.focus({ ring: keyboardUsed });
 }
 
 async function showSolution() {
