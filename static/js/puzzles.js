@@ -13,6 +13,7 @@ import { engineWorker } from './computer.js';
 import { afterPuzzle, parseRating } from './puzzle-rating.js';
 import { dailyPuzzle, dateKey, hintPoint, isAnswer, nextPuzzle, parseSet, refutation, taskKey, themesOf, turnActions } from './puzzles-logic.js';
 import { puzzlesTranslator } from './puzzles-text.js';
+import { bindOffline } from './offline.js';
 import { loadRules, localGame } from './rules.js';
 import { safeStorage } from './storage.js';
 import { bindThemeSwitch } from './theme.js';
@@ -348,11 +349,19 @@ function next() {
 /** @type {Map<string, Puzzle[]>} */
 const sets = new Map();
 
+/** The set files, each named whole so that the server versions it and the offline worker keeps it. */
+const SET_FILES = /** @type {Record<string, string>} */ ({
+  nine: '/puzzles/nine.json',
+  six: '/puzzles/six.json',
+  twelve: '/puzzles/twelve.json',
+  three: '/puzzles/three.json',
+});
+
 /** @param {string} rules @returns {Promise<Puzzle[]>} */
 async function fetchSet(rules) {
   const known = sets.get(rules);
   if (known) return known;
-  const res = await fetch(`/puzzles/${rules}.json`);
+  const res = await fetch(SET_FILES[rules] ?? `/puzzles/${rules}.json`);
   if (!res.ok) throw new Error(String(res.status));
   const set = parseSet(await res.text());
   sets.set(rules, set);
@@ -422,4 +431,5 @@ $('puzzle-variant').addEventListener('change', async (event) => {
 });
 
 applyLanguage();
-start();
+// The offline worker is registered once the first puzzle is up (a first visit may be here).
+bindOffline(start());
