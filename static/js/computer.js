@@ -126,6 +126,7 @@ export function canTakeBack(snapshot, human, opening = human === 'light' ? 0 : 1
  *   onChange(): the game or the busy state changed: redraw
  *   onSave(recordJson, settings): keep the game and settings (local storage)
  *   onError(error): the engine failed ({code, message})
+ *   onTables(rules): the person plays a level that uses the endgame tables, on this rule set
  *
  * @param {object} options
  * @param {import('./rules.js').LocalGame} options.game
@@ -136,8 +137,9 @@ export function canTakeBack(snapshot, human, opening = human === 'light' ? 0 : 1
  * @param {() => void} [options.onChange]
  * @param {(recordJson: string, settings: Settings) => void} [options.onSave]
  * @param {(error: { code: string, message: string }) => void} [options.onError]
+ * @param {(rules: string) => void} [options.onTables]
  */
-export function createComputer({ game, engine, settings, wait, newSeed, onChange = () => {}, onSave = () => {}, onError = () => {} }) {
+export function createComputer({ game, engine, settings, wait, newSeed, onChange = () => {}, onSave = () => {}, onError = () => {}, onTables = () => {} }) {
   const s = { ...settings };
   // Bumped by every cancel: a search or a pause from an older generation does nothing.
   let generation = 0;
@@ -165,6 +167,7 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
   /** If the computer has the move, searches and then shows its turn action by action. */
   async function move() {
     failed = false;
+    if (TABLEBASE_LEVELS.includes(s.level)) onTables(game.rulesName());
     rollBackPartialTurn();
     const snap = snapshot();
     if (!isComputerToMove(snap, s.human)) {
