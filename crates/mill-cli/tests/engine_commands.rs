@@ -299,6 +299,10 @@ fn three_is_solved_whole_verified_and_probed() {
         String::from_utf8_lossy(&o.stderr).contains("successors give"),
         "{o:?}"
     );
+    // Perfect plays the table's turn.
+    let o = mill(&["bestmove", "--variant", "three", "--level", "perfect"]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o).trim(), "d4");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
