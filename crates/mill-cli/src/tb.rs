@@ -219,8 +219,11 @@ impl ClassStore for LazyClass {
         let values = self
             .values
             .get_or_init(|| {
-                let bytes = std::fs::read(&self.path).ok()?;
-                (bytes.len() == self.header.file_len()).then(|| bytes[self.header.values_offset()..].to_vec())
+                let mut bytes = std::fs::read(&self.path).ok()?;
+                (bytes.len() == self.header.file_len()).then(|| {
+                    bytes.drain(..self.header.values_offset());
+                    bytes
+                })
             })
             .as_deref()?;
         let n = self.header.positions;
