@@ -12,17 +12,18 @@
 import { isComputerToMove } from './computer-status.js';
 import { TABLEBASE_MANIFEST } from './tablebase.js';
 
-export const LEVELS = Object.freeze(['beginner', 'easy', 'medium', 'hard']);
+/** Perfect plays Three Men's Morris from its solved table (the chooser offers it for Three only); elsewhere it plays as Hard. */
+export const LEVELS = Object.freeze(['beginner', 'easy', 'medium', 'hard', 'perfect']);
 
 /** The levels that play endings from the endgame tables (the worker fetches them for these only). */
-export const TABLEBASE_LEVELS = Object.freeze(['hard']);
+export const TABLEBASE_LEVELS = Object.freeze(['hard', 'perfect']);
 export const SIDES = Object.freeze(['light', 'dark']);
 
 /**
  * The time each level may think, in ms. Beginner does not search; Easy and Medium stop at
  * their depth far sooner.
  */
-export const MOVETIME_MS = Object.freeze({ beginner: 100, easy: 300, medium: 600, hard: 1000 });
+export const MOVETIME_MS = Object.freeze({ beginner: 100, easy: 300, medium: 600, hard: 1000, perfect: 1000 });
 
 /** The shortest time the computer seems to think, so a fast answer does not look like a jump. */
 export const MIN_THINK_MS = 450;
