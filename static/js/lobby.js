@@ -9,6 +9,7 @@ import { PRESETS, controlText } from './clock.js';
 import { $, $button } from './dom.js';
 import { rememberSeat } from './storage.js';
 import { chosenRules, describeRules } from './variant.js';
+import { ERROR_CODES, PAIR_OUTCOMES } from './wire.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./clock.js').TimeControl} TimeControl */
@@ -114,7 +115,7 @@ export async function seek(app, variant, clock) {
     const body = await res.json().catch(() => ({}));
     if (seeking !== me) return; // cancelled, or replaced by another press
     seeking = null;
-    if (res.status === 201) {
+    if (res.status === 201 && body.outcome === PAIR_OUTCOMES.PAIRED) {
       const seat = { seat: body.seat, key: body.key };
       app.page.seats.set(body.room, seat);
       rememberSeat(app.storage, body.room, seat);
@@ -123,8 +124,8 @@ export async function seek(app, variant, clock) {
       app.page.board?.focus();
       return;
     }
-    if (body.code === 'no-opponent') app.setNotice('lobby.noOpponent');
-    else if (body.code === 'seek-withdrawn') app.setNotice('lobby.withdrawn');
+    if (res.ok && body.outcome === PAIR_OUTCOMES.NO_OPPONENT) app.setNotice('lobby.noOpponent');
+    else if (body.code === ERROR_CODES.SEEK_WITHDRAWN) app.setNotice('lobby.withdrawn');
     else app.setNotice(null, app.page.t('lobby.error', { message: body.message ?? res.status }));
   } catch (error) {
     if (seeking !== me) return; // aborted by Cancel

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use mill_server::protocol::{
-    ClientType, ClockEventKind, CloseCode, CommandKind, ErrorCode, PROTOCOL, ServerType,
+    ClientType, ClockEventKind, CloseCode, CommandKind, ErrorCode, PROTOCOL, PairOutcome, ServerType,
 };
 use strum::VariantArray;
 
@@ -89,6 +89,21 @@ fn protocol_md_lists_exactly_the_error_codes() {
     assert!(core.len() > 5, "the core codes row names its examples");
     for code in core {
         assert!(code.parse::<ErrorCode>().is_err(), "{code} is a server code");
+    }
+}
+
+#[test]
+fn protocol_md_lists_exactly_the_pair_outcomes() {
+    let doc = read("docs/PROTOCOL.md");
+    let rows = table_after(&doc, "#### Pair outcomes");
+    let documented = first_column(&rows, "pair outcomes");
+    assert_eq!(documented, set(PairOutcome::VARIANTS.iter().map(|o| o.as_str())));
+    // None of them is an error code: nobody coming is an answer (200), not a refusal.
+    for outcome in PairOutcome::VARIANTS {
+        assert!(
+            outcome.as_str().parse::<ErrorCode>().is_err(),
+            "{outcome} is an error code"
+        );
     }
 }
 
@@ -201,6 +216,12 @@ fn wire_js() -> String {
         "The server's error codes; an action the rules refuse carries mill-core's code instead.",
         "ERROR_CODES",
         ErrorCode::VARIANTS.iter().map(|c| c.as_str()),
+    );
+    js_strings(
+        &mut out,
+        "The `outcome` of a quick-pairing answer (`POST /api/pair`): an opponent came, or nobody did.",
+        "PAIR_OUTCOMES",
+        PairOutcome::VARIANTS.iter().map(|o| o.as_str()),
     );
     out.push_str("\n/** WebSocket close codes. */\nexport const CLOSE_CODES = Object.freeze({\n");
     for c in CloseCode::VARIANTS {
