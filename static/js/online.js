@@ -29,22 +29,25 @@ const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json
 const messageOf = (error) => String(/** @type {Error} */ (error)?.message ?? error);
 
 /**
- * "Play with a friend" on the start screen: a new room, this page in its first seat.
- * @param {App} app
+ * "Play with a friend" on the start screen: a new room, this page in its first seat; its
+ * rules and clock those chosen on the start screen, or `settings` (the lobby's "Invite a
+ * friend" after a search nobody came to).
+ * @param {App} app @param {{ variant: string, clock: import('./clock.js').TimeControl | null } | null} [settings]
  */
-export async function createRoom(app) {
+export async function createRoom(app, settings = null) {
   const { page } = app;
   const button = $button('start-friend');
   button.disabled = true;
   app.setNotice('online.creating');
   try {
     // The room plays the variant and options chosen on the start screen, on its clock.
-    const timed = clockRequest();
+    const timed = settings ? { body: settings.clock ? { clock: settings.clock } : {} } : clockRequest();
     if (timed.error) {
       app.setNotice(timed.error);
       return;
     }
-    const res = await fetch('/api/rooms', { ...JSON_POST, body: JSON.stringify({ variant: chosenRules(app.storage), ...timed.body }) });
+    const variant = settings?.variant ?? chosenRules(app.storage);
+    const res = await fetch('/api/rooms', { ...JSON_POST, body: JSON.stringify({ variant, ...timed.body }) });
     const body = await res.json().catch(() => ({}));
     // A time outside the server's bounds is said in the page's words (the server's are English).
     if (!res.ok && body.code === ERROR_CODES.BAD_CLOCK) {

@@ -1,0 +1,141 @@
+// "Play online" when nobody comes (static/js/lobby.js, issue 34): a lone search through a
+// real mill-server whose pairing wait is two seconds. The time waited is counted, the
+// end is said where the waiting line was (in view, not in the banner at the top) with
+// Keep waiting, Invite a friend and Play the computer; the page's own seek is never
+// offered back to it; and nobody coming is no HTTP error in the console.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { DESKTOP, launch, openPage, PHONE, shot, startMillServer } from './helpers.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await startMillServer({ args: ['--pair-secs', '2'] });
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function visitor(viewport) {
+  const context = await browser.newContext({ viewport });
+  const page = await openPage(context, `${server.url}/`);
+  await page.locator('#lobby-presets button').first().waitFor();
+  return { context, page };
+}
+
+const preset = (page, id) => page.locator(`#lobby-presets button[data-preset="${id}"]`);
+
+/** Whether the element lies wholly inside the window as it is scrolled now. */
+const inWindow = (page, selector) =>
+  page.evaluate((sel) => {
+    const r = document.querySelector(sel).getBoundingClientRect();
+    return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth;
+  }, selector);
+
+/**
+ * Watches the lobby's list from now on: resolves to every text it showed, read every
+ * 50 ms, until `stop()`.
+ */
+async function watchList(page) {
+  await page.evaluate(() => {
+    window.__listed = [];
+    window.__watch = setInterval(() => {
+      for (const li of document.querySelectorAll('#lobby-list li')) window.__listed.push(li.textContent);
+    }, 50);
+  });
+  return () => page.evaluate(() => (clearInterval(window.__watch), window.__listed));
+}
+
+for (const [name, viewport] of [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+]) {
+  test(`${name}: a lone search counts its wait, ends in place with three choices, and never lists itself`, async () => {
+    const { context, page } = await visitor(viewport);
+    const stop = await watchList(page);
+    await preset(page, '1+0').click();
+    await page.locator('#lobby-waiting').waitFor();
+    assert.match(await page.locator('#lobby-waiting-text').innerText(), /^Waiting for an opponent… Nine Men.s Morris, 1\+0$/);
+    // the time waited, counting
+    await page.locator('#lobby-elapsed').filter({ hasText: '0:01' }).waitFor();
+    assert.equal(await page.locator('#lobby-elapsed').getAttribute('role'), 'timer');
+    assert.equal(await page.locator('#lobby-after').isVisible(), false);
+
+    // nobody comes: said where the waiting line was, in view, with what to do next
+    const ended = page.locator('#lobby-waiting-text').filter({ hasText: /^Nobody came for Nine Men.s Morris, 1\+0 in 0:0[23]\.$/ });
+    await ended.waitFor({ timeout: 6000 });
+    assert.equal(await page.locator('#notice').isVisible(), false, 'not in the banner');
+    assert.equal(await page.locator('#lobby-cancel').isVisible(), false);
+    assert.equal(await page.locator('#lobby-elapsed').isVisible(), false);
+    for (const [id, text] of [
+      ['lobby-again', 'Keep waiting'],
+      ['lobby-invite', 'Invite a friend'],
+      ['lobby-computer', 'Play the computer'],
+    ]) {
+      assert.equal(await page.locator(`#${id}`).innerText(), text);
+      assert.ok(await inWindow(page, `#${id}`), `${id} is in view`);
+    }
+    assert.ok(await inWindow(page, '#lobby-waiting-text'), 'the outcome is in view');
+    // the keyboard is on the next step
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'lobby-again');
+    await shot(page, `lobby-00-nobody-came-${name}`);
+
+    // the lobby is read at least once more (every 3 s): the expired seek is never offered
+    await page.waitForTimeout(3500);
+    assert.deepEqual(await stop(), [], 'the page never listed its own seek');
+    assert.equal(await page.locator('#lobby-empty').isVisible(), true);
+    // a search nobody came to is no error: nothing in the console (no 404)
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  });
+}
+
+test('Keep waiting searches again; Invite a friend opens a room of that game and clock; Play the computer', async () => {
+  const { context, page } = await visitor(DESKTOP);
+  await preset(page, '3+2').click();
+  await page.locator('#lobby-again').waitFor({ timeout: 6000 });
+
+  // Keep waiting: the same search again, counted from zero
+  await page.locator('#lobby-again').click();
+  assert.match(await page.locator('#lobby-waiting-text').innerText(), /^Waiting for an opponent… Nine Men.s Morris, 3\+2$/);
+  assert.equal(await page.locator('#lobby-elapsed').innerText(), '0:00');
+  assert.equal(await page.locator('#lobby-after').isVisible(), false);
+  await page.locator('#lobby-again').waitFor({ timeout: 6000 });
+
+  // Invite a friend: a room on 3+2, its link to send
+  const created = page.waitForRequest((r) => r.url().endsWith('/api/rooms') && r.method() === 'POST');
+  await page.locator('#lobby-invite').click();
+  assert.deepEqual(JSON.parse((await created).postData()), { variant: 'nine', clock: { initial: 180, increment: 2 } });
+  await page.waitForURL(/\/r\/[a-z0-9]+$/);
+  await page.locator('#invite').waitFor();
+
+  // back on the start screen: Play the computer
+  await page.locator('#menu').click();
+  await preset(page, 'untimed').click();
+  await page.locator('#lobby-computer').waitFor({ timeout: 6000 });
+  await page.locator('#lobby-computer').click();
+  await page.waitForURL(/#computer$/);
+  await page.locator('#computer-controls').waitFor();
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+test('Russian: the wait and its end in Russian words', async () => {
+  const { context, page } = await visitor(PHONE);
+  await page.locator('#lang').click();
+  await preset(page, '5+3').click();
+  assert.match(await page.locator('#lobby-waiting-text').innerText(), /^Ждём соперника…/);
+  assert.match(await page.locator('#lobby-elapsed').getAttribute('aria-label'), /^Ждём 0:0\d$/);
+  await page.locator('#lobby-again').waitFor({ timeout: 6000 });
+  assert.match(await page.locator('#lobby-waiting-text').innerText(), /^За 0:0[23] никто не пришёл: /);
+  assert.deepEqual(
+    await page.locator('#lobby-after button').allInnerTexts(),
+    ['Ждать дальше', 'Пригласить друга', 'Играть с компьютером'],
+  );
+  await shot(page, 'lobby-01-nobody-came-phone-ru');
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
