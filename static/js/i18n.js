@@ -394,7 +394,7 @@ const en = {
   // Offline and installed — end
   // Quick pairing and the lobby (lobby.js) — begin
   'lobby.title': 'Play online',
-  'lobby.hint': 'Meet someone now, at the game chosen above:',
+  'lobby.hint': 'Meet someone now, at the game you chose:',
   'lobby.presets': 'Quick pairing',
   'lobby.waiting': 'Waiting for an opponent… {game}, {clock}',
   'lobby.cancel': 'Cancel',
@@ -794,7 +794,7 @@ const ru = {
   // Offline and installed — end
   // Quick pairing and the lobby (lobby.js) — begin
   'lobby.title': 'Играть онлайн',
-  'lobby.hint': 'Найдите соперника прямо сейчас — в игру, выбранную выше:',
+  'lobby.hint': 'Найдите соперника прямо сейчас — в выбранную игру:',
   'lobby.presets': 'Быстрый подбор',
   'lobby.waiting': 'Ждём соперника… {game}, {clock}',
   'lobby.cancel': 'Отмена',

@@ -139,3 +139,30 @@ test('Russian: the wait and its end in Russian words', async () => {
   assert.deepEqual(page.errors, []);
   await context.close();
 });
+
+for (const [name, viewport] of [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+]) {
+  for (const locale of ['en-GB', 'ru-RU']) {
+    test(`${name}, ${locale}: "Play online" and who is waiting are on the first screen, with the three modes`, async () => {
+      const context = await browser.newContext({ viewport, locale });
+      const page = await context.newPage();
+      // Someone is waiting (the lobby's answer, fixed so the layout is judged alone).
+      await page.route('**/api/seeks', (route) =>
+        route.fulfill({
+          contentType: 'application/json',
+          body: JSON.stringify({ seeks: [{ variant: 'nine', clock: { initial: 180, increment: 2 }, waiting: 9000 }], protocol: 1 }),
+        }),
+      );
+      await page.goto(`${server.url}/`);
+      await page.locator('#lobby-list li button').waitFor();
+      assert.equal(await page.evaluate(() => window.scrollY), 0);
+      for (const sel of ['#lobby-title', '#lobby-presets', '#lobby-list li', '#start-local', '#start-friend', '#start-computer']) {
+        assert.ok(await inWindow(page, sel), `${sel} is on the first screen`);
+      }
+      await shot(page, `lobby-02-first-screen-${name}-${locale}`);
+      await context.close();
+    });
+  }
+}
