@@ -4,7 +4,7 @@
 
 import { blankSnapshot } from './board.js';
 import { serverOffset } from './clock.js';
-import { clockRequest } from './clock-view.js';
+import { clockRequest, viewClockError } from './clock-view.js';
 import { $, $button, $input } from './dom.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
@@ -42,8 +42,10 @@ export async function createRoom(app, settings = null) {
   try {
     // The room plays the variant and options chosen on the start screen, on its clock.
     const timed = settings ? { body: settings.clock ? { clock: settings.clock } : {} } : clockRequest();
+    // A wrong custom time is said where it was typed; nothing is sent.
     if (timed.error) {
-      app.setNotice(timed.error);
+      app.setNotice(null);
+      viewClockError(page, { focus: true });
       return;
     }
     const variant = settings?.variant ?? chosenRules(app.storage);

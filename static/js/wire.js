@@ -83,6 +83,15 @@ export const PAIR_OUTCOMES = Object.freeze({
   NO_OPPONENT: 'no-opponent',
 });
 
+/** The bounds of a time control (`bad-clock` beyond them), from timecontrol.rs. */
+export const CLOCK_BOUNDS = Object.freeze({
+  MIN_INITIAL_SECS: 15,
+  MAX_INITIAL_SECS: 10800,
+  MAX_INCREMENT_SECS: 180,
+  MIN_DAYS: 1,
+  MAX_DAYS: 14,
+});
+
 /** WebSocket close codes. */
 export const CLOSE_CODES = Object.freeze({
   NORMAL: 1000,

@@ -166,3 +166,46 @@ for (const [name, viewport] of [
     });
   }
 }
+
+test('a custom clock under 15 s is said where it is typed, and nothing is sent', async () => {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await openPage(context, `${server.url}/`);
+  const sent = [];
+  page.on('request', (r) => {
+    if (r.url().endsWith('/api/rooms')) sent.push(r.postData());
+  });
+  await page.locator('#clock-preset').selectOption('custom');
+  await page.locator('#clock-minutes').fill('0.1');
+  await page.locator('#clock-minutes').press('Tab');
+  const error = page.locator('#clock-custom-error');
+  await error.filter({ hasText: /^A clock may have 15 seconds to 3 hours each/ }).waitFor();
+  assert.equal(await page.locator('#clock-minutes').getAttribute('aria-invalid'), 'true');
+  assert.equal(await page.locator('#start-friend-clock').isVisible(), false, 'no badge for a time that cannot be');
+  await shot(page, 'lobby-03-custom-clock-too-short');
+
+  // "Play with a friend" sends nothing: the keyboard goes back to the minutes
+  await page.locator('#start-friend').click();
+  await page.waitForTimeout(300);
+  assert.deepEqual(sent, []);
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'clock-minutes');
+  assert.equal(await page.locator('#notice').isVisible(), false, 'not in the banner');
+  assert.ok(await inWindow(page, '#clock-custom-error'));
+
+  // too many seconds added, in Russian
+  await page.locator('#lang').click();
+  await page.locator('#clock-minutes').fill('5');
+  assert.equal(await error.innerText(), '', 'cleared once right');
+  await page.locator('#clock-increment').fill('200');
+  await page.locator('#clock-increment').press('Tab');
+  await error.filter({ hasText: /^На часах может быть от 15 секунд/ }).waitFor();
+  await page.locator('#lang').click();
+
+  // 15 s is a clock: the room is made
+  await page.locator('#clock-increment').fill('0');
+  await page.locator('#clock-minutes').fill('0.25');
+  await page.locator('#start-friend').click();
+  await page.waitForURL(/\/r\/[a-z0-9]+$/);
+  assert.deepEqual(sent.map((b) => JSON.parse(b).clock), [{ initial: 15, increment: 0 }]);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});

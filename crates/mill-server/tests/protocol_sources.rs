@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use mill_server::protocol::{
     ClientType, ClockEventKind, CloseCode, CommandKind, ErrorCode, PROTOCOL, PairOutcome, ServerType,
 };
+use mill_server::timecontrol;
 use strum::VariantArray;
 
 fn repo() -> PathBuf {
@@ -223,6 +224,19 @@ fn wire_js() -> String {
         "PAIR_OUTCOMES",
         PairOutcome::VARIANTS.iter().map(|o| o.as_str()),
     );
+    writeln!(
+        out,
+        "\n/** The bounds of a time control (`bad-clock` beyond them), from timecontrol.rs. */\n\
+         export const CLOCK_BOUNDS = Object.freeze({{\n  \
+         MIN_INITIAL_SECS: {},\n  MAX_INITIAL_SECS: {},\n  MAX_INCREMENT_SECS: {},\n  \
+         MIN_DAYS: {},\n  MAX_DAYS: {},\n}});",
+        timecontrol::MIN_INITIAL_SECS,
+        timecontrol::MAX_INITIAL_SECS,
+        timecontrol::MAX_INCREMENT_SECS,
+        timecontrol::MIN_DAYS,
+        timecontrol::MAX_DAYS,
+    )
+    .unwrap();
     out.push_str("\n/** WebSocket close codes. */\nexport const CLOSE_CODES = Object.freeze({\n");
     for c in CloseCode::VARIANTS {
         let name: &'static str = c.into();
