@@ -9,6 +9,7 @@ import { $, $button, $input } from './dom.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
 import { DEFAULT_RULES, localGame } from './rules.js';
+import { seekAgain } from './lobby.js';
 import { createOnlineState } from './page-state.js';
 import { reviewLink } from './review-links.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
@@ -127,6 +128,7 @@ export async function openRoom(app, roomId) {
   const o = page.online;
   o.seat = seat?.seat ?? null;
   o.key = seat?.key ?? null;
+  o.paired = seat?.paired ?? null;
   o.ids = commandIds();
   o.conn = connectRoom({
     roomId,
@@ -321,6 +323,11 @@ export function bindOnlineControls(app) {
     page.online?.conn?.reconnect();
   });
   $('share-round').addEventListener('click', () => shareRound(app));
+  // A paired room's finished round: another search with the same rules and clock.
+  $('find-opponent').addEventListener('click', () => {
+    const paired = page.online?.paired;
+    if (paired) seekAgain(app, paired);
+  });
   $('claim-win').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CLAIM_WIN));
   $('call-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CALL_DRAW));
   $('copy-invite').addEventListener('click', async () => {

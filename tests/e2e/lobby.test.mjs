@@ -209,3 +209,66 @@ test('a custom clock under 15 s is said where it is typed, and nothing is sent',
   assert.deepEqual(page.errors, []);
   await context.close();
 });
+
+test('a paired round called off (nobody moved) offers another search with the same settings, not Share; so does a finished one', async () => {
+  const a = await visitor(PHONE);
+  const b = await visitor(DESKTOP);
+  await preset(a.page, '1+0').click();
+  await a.page.locator('#lobby-elapsed').waitFor();
+  await preset(b.page, '1+0').click();
+  await a.page.waitForURL(/\/r\/[a-z0-9]+$/);
+  await b.page.waitForURL(/\/r\/[a-z0-9]+$/);
+  const first = a.page.url();
+
+  // Nobody moves: 30 s later the round is called off.
+  for (const p of [a.page, b.page]) await p.locator('#result-title').filter({ hasText: 'Game called off' }).waitFor({ timeout: 45_000 });
+  for (const p of [a.page, b.page]) {
+    assert.equal(await p.locator('#find-opponent').isVisible(), true);
+    assert.equal(await p.locator('#share-round').isVisible(), false, 'nothing to share: no turn was played');
+    assert.equal(await p.locator('#review-open').isVisible(), false);
+  }
+  await shot(a.page, 'lobby-04-called-off-phone');
+
+  // Both search again: the start screen's waiting line says the same game and clock; they meet anew.
+  await a.page.locator('#find-opponent').click();
+  await a.page.waitForURL((u) => u.pathname === '/');
+  assert.match(await a.page.locator('#lobby-waiting-text').innerText(), /^Waiting for an opponent… Nine Men.s Morris, 1\+0$/);
+  assert.ok(await inWindow(a.page, '#lobby-waiting'), 'the waiting line is in view');
+  await b.page.locator('#find-opponent').click();
+  await a.page.waitForURL((u) => u.pathname.startsWith('/r/') && u.href !== first);
+  await b.page.waitForURL((u) => u.pathname.startsWith('/r/') && u.href !== first);
+  assert.equal(a.page.url(), b.page.url());
+
+  // A round with a turn played and then resigned: Share and another search.
+  const light = (await a.page.locator('#seat-note').filter({ hasText: /You play/ }).innerText()) === 'You play Light' ? a.page : b.page;
+  await light.locator('#status').filter({ hasText: 'Your turn: place a piece' }).waitFor();
+  await light.locator('#board-host [data-point="d6"]').click();
+  await light.locator('#resign').waitFor();
+  light.once('dialog', (d) => d.accept());
+  await light.locator('#resign').click();
+  for (const p of [a.page, b.page]) {
+    await p.locator('#find-opponent').waitFor();
+    assert.equal(await p.locator('#share-round').isVisible(), true);
+  }
+  for (const p of [a.page, b.page]) assert.deepEqual(p.errors, []);
+  await a.context.close();
+  await b.context.close();
+});
+
+test('a room of "Play with a friend" offers no search when its round ends', async () => {
+  const a = await visitor(DESKTOP);
+  await a.page.locator('#start-friend').click();
+  await a.page.waitForURL(/\/r\/[a-z0-9]+$/);
+  const b = await browser.newContext({ viewport: PHONE });
+  const bp = await openPage(b, a.page.url());
+  await a.page.locator('#status').filter({ hasText: 'Your turn: place a piece' }).waitFor();
+  await a.page.locator('#board-host [data-point="d6"]').click();
+  a.page.once('dialog', (d) => d.accept());
+  await a.page.locator('#resign').click();
+  await a.page.locator('#share-round').waitFor();
+  await bp.locator('#share-round').waitFor();
+  assert.equal(await a.page.locator('#find-opponent').isVisible(), false);
+  assert.equal(await bp.locator('#find-opponent').isVisible(), false);
+  await a.context.close();
+  await b.close();
+});
