@@ -714,7 +714,7 @@ const ru = {
   'clock.runningSay': 'Идут часы {sideOf}',
   'clock.lowSay': 'На ваших часах меньше десяти секунд',
   'clock.turnLeft': 'осталось {time}',
-  'clock.result.timeout': '{side}: время истекло',
+  'clock.result.timeout': '{side} проиграли по времени',
   'clock.result.timeout.lost': 'Вы проиграли по времени',
   'clock.result.timeout.won': 'Вы выиграли по времени',
   'clock.result.abandoned': '{side}: игрок покинул партию и проиграл',

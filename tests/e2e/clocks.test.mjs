@@ -179,7 +179,8 @@ test('a 15-second game: both pages and a spectator see the clocks run, the low t
   assert.deepEqual(await axeSerious(watcher), []);
   // Russian words for the spectator.
   await watcher.locator('#lang').click();
-  await watcher.locator('#result-title', { hasText: 'Светлые: время истекло' }).waitFor();
+  await watcher.locator('#result-title', { hasText: 'Светлые проиграли по времени' }).waitFor();
+  assert.equal(await watcher.locator('#result-reason').innerText(), 'Светлые: время истекло.', 'said once, not twice');
 
   // The record names the time control; review shows each turn's time left.
   await light.locator('#copy-record').click();

@@ -272,3 +272,47 @@ test('a room of "Play with a friend" offers no search when its round ends', asyn
   await a.context.close();
   await b.close();
 });
+
+/** The number of lines the element's text takes. */
+const lines = (page, selector) =>
+  page.evaluate((sel) => {
+    const range = document.createRange();
+    range.selectNodeContents(document.querySelector(sel));
+    return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+  }, selector);
+
+for (const [name, viewport] of [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+]) {
+  test(`${name}: both player cards are laid out alike, and the claim's buttons keep their words on one line`, async () => {
+    const a = await visitor(viewport);
+    await a.page.locator('#start-friend').click();
+    await a.page.waitForURL(/\/r\/[a-z0-9]+$/);
+    const b = await browser.newContext({ viewport });
+    const bp = await openPage(b, a.page.url());
+    for (const p of [a.page, bp]) await p.locator('.card[data-side="dark"] .presence.online').waitFor();
+    for (const lang of ['en', 'ru']) {
+      if (lang === 'ru') await a.page.locator('#lang').click();
+      // The presence sits at the same height in both cards, whichever is "you".
+      const tops = await a.page.evaluate(() =>
+        ['light', 'dark'].map((side) => {
+          const card = document.querySelector(`.card[data-side="${side}"]`);
+          return Math.round(card.querySelector('.presence').getBoundingClientRect().top - card.getBoundingClientRect().top);
+        }),
+      );
+      assert.equal(tops[0], tops[1], `${lang}: presence at ${tops}`);
+      // The claim box as a seat sees it while the countdown runs: its buttons disabled.
+      const words = await a.page.evaluate(() => {
+        document.getElementById('claim').hidden = false;
+        for (const id of ['claim-win', 'call-draw']) document.getElementById(id).disabled = true;
+        return [document.getElementById('claim-win').textContent, document.getElementById('call-draw').textContent];
+      });
+      assert.equal(await lines(a.page, '#claim-win'), 1, `${lang}: "${words[0]}" on one line`);
+      assert.equal(await lines(a.page, '#call-draw'), 1, `${lang}: "${words[1]}" on one line`);
+      await shot(a.page, `lobby-05-cards-claim-${name}-${lang}`);
+    }
+    await a.context.close();
+    await b.close();
+  });
+}

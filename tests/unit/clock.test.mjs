@@ -121,7 +121,7 @@ test('the clock\'s results read right to each seat and to a spectator', () => {
   const spectator = clockResult(timeout, null);
   assert.deepEqual(spectator, { key: 'clock.result.timeout', side: 'light' });
   assert.equal(line(en, spectator), 'Light lost on time');
-  assert.equal(line(ru, clockResult({ kind: 'win', winner: 'light', reason: 'timeout' }, null)), 'Тёмные: время истекло');
+  assert.equal(line(ru, clockResult({ kind: 'win', winner: 'light', reason: 'timeout' }, null)), 'Тёмные проиграли по времени');
   assert.equal(line(en, clockResult(timeout, 'light')), 'You lost on time');
   assert.equal(line(en, clockResult(timeout, 'dark')), 'You won on time');
   const left = { kind: 'win', winner: 'light', reason: 'abandoned' };
