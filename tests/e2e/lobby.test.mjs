@@ -1,17 +1,17 @@
 // "Play online" when nobody comes (static/js/lobby.js, issue 34): a lone search through a
-// real mill-server whose pairing wait is two seconds. The time waited is counted, the
+// real mill-server whose pairing wait is three seconds. The time waited is counted, the
 // end is said where the waiting line was (in view, not in the banner at the top) with
 // Keep waiting, Invite a friend and Play the computer; the page's own seek is never
 // offered back to it; and nobody coming is no HTTP error in the console.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { DESKTOP, launch, openPage, PHONE, shot, startMillServer } from './helpers.mjs';
+import { axeSerious, DESKTOP, launch, openPage, PHONE, shot, startMillServer } from './helpers.mjs';
 
 let server;
 let browser;
 before(async () => {
-  server = await startMillServer({ args: ['--pair-secs', '2'] });
+  server = await startMillServer({ args: ['--pair-secs', '3'] });
   browser = await launch();
 });
 after(async () => {
@@ -63,9 +63,10 @@ for (const [name, viewport] of [
     await page.locator('#lobby-elapsed').filter({ hasText: '0:01' }).waitFor();
     assert.equal(await page.locator('#lobby-elapsed').getAttribute('role'), 'timer');
     assert.equal(await page.locator('#lobby-after').isVisible(), false);
+    assert.deepEqual(await axeSerious(page), []);
 
     // nobody comes: said where the waiting line was, in view, with what to do next
-    const ended = page.locator('#lobby-waiting-text').filter({ hasText: /^Nobody came for Nine Men.s Morris, 1\+0 in 0:0[23]\.$/ });
+    const ended = page.locator('#lobby-waiting-text').filter({ hasText: /^Nobody came for Nine Men.s Morris, 1\+0 in 0:0[34]\.$/ });
     await ended.waitFor({ timeout: 6000 });
     assert.equal(await page.locator('#notice').isVisible(), false, 'not in the banner');
     assert.equal(await page.locator('#lobby-cancel').isVisible(), false);
@@ -82,6 +83,7 @@ for (const [name, viewport] of [
     // the keyboard is on the next step
     assert.equal(await page.evaluate(() => document.activeElement?.id), 'lobby-again');
     await shot(page, `lobby-00-nobody-came-${name}`);
+    assert.deepEqual(await axeSerious(page), []);
 
     // the lobby is read at least once more (every 3 s): the expired seek is never offered
     await page.waitForTimeout(3500);
@@ -130,7 +132,7 @@ test('Russian: the wait and its end in Russian words', async () => {
   assert.match(await page.locator('#lobby-waiting-text').innerText(), /^Ждём соперника…/);
   assert.match(await page.locator('#lobby-elapsed').getAttribute('aria-label'), /^Ждём 0:0\d$/);
   await page.locator('#lobby-again').waitFor({ timeout: 6000 });
-  assert.match(await page.locator('#lobby-waiting-text').innerText(), /^За 0:0[23] никто не пришёл: /);
+  assert.match(await page.locator('#lobby-waiting-text').innerText(), /^За 0:0[34] никто не пришёл: /);
   assert.deepEqual(
     await page.locator('#lobby-after button').allInnerTexts(),
     ['Ждать дальше', 'Пригласить друга', 'Играть с компьютером'],
