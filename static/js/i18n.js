@@ -227,6 +227,7 @@ const en = {
   'online.takebackDeclined': '{side} declined your takeback',
   'online.drawDeclined': '{side} declined your draw offer',
   'online.share': 'Share this game',
+  'online.findAnother': 'Find another opponent',
   'online.shareCopied': 'Link copied',
   'review.status': 'Review · round {round} · turn {at} / {total}',
   'review.error': 'This round cannot be shown: {message}',
@@ -394,7 +395,7 @@ const en = {
   // Offline and installed — end
   // Quick pairing and the lobby (lobby.js) — begin
   'lobby.title': 'Play online',
-  'lobby.hint': 'Meet someone now, at the game chosen above:',
+  'lobby.hint': 'Meet someone now, at the game you chose:',
   'lobby.presets': 'Quick pairing',
   'lobby.waiting': 'Waiting for an opponent… {game}, {clock}',
   'lobby.cancel': 'Cancel',
@@ -403,7 +404,11 @@ const en = {
   'lobby.accept': 'Play',
   'lobby.acceptLabel': 'Play {game}, {clock}',
   'lobby.waited': 'waiting {seconds} s',
-  'lobby.noOpponent': 'Nobody came in time. Try again, or invite a friend.',
+  'lobby.noOpponent': 'Nobody came for {game}, {clock} in {time}.',
+  'lobby.elapsed': 'Waited {time}',
+  'lobby.again': 'Keep waiting',
+  'lobby.invite': 'Invite a friend',
+  'lobby.computer': 'Play the computer',
   'lobby.withdrawn': 'This search was replaced by one from another tab.',
   'lobby.error': 'The search failed: {message}',
   // Quick pairing and the lobby — end
@@ -623,6 +628,7 @@ const ru = {
   'online.takebackDeclined': '{side} не разрешили вернуть ход',
   'online.drawDeclined': '{side} отклонили ваше предложение ничьей',
   'online.share': 'Поделиться партией',
+  'online.findAnother': 'Найти другого соперника',
   'online.shareCopied': 'Ссылка скопирована',
   'review.status': 'Просмотр · партия {round} · ход {at} / {total}',
   'review.error': 'Эту партию не показать: {message}',
@@ -708,7 +714,7 @@ const ru = {
   'clock.runningSay': 'Идут часы {sideOf}',
   'clock.lowSay': 'На ваших часах меньше десяти секунд',
   'clock.turnLeft': 'осталось {time}',
-  'clock.result.timeout': '{side}: время истекло',
+  'clock.result.timeout': '{side} проиграли по времени',
   'clock.result.timeout.lost': 'Вы проиграли по времени',
   'clock.result.timeout.won': 'Вы выиграли по времени',
   'clock.result.abandoned': '{side}: игрок покинул партию и проиграл',
@@ -790,7 +796,7 @@ const ru = {
   // Offline and installed — end
   // Quick pairing and the lobby (lobby.js) — begin
   'lobby.title': 'Играть онлайн',
-  'lobby.hint': 'Найдите соперника прямо сейчас — в игру, выбранную выше:',
+  'lobby.hint': 'Найдите соперника прямо сейчас — в выбранную игру:',
   'lobby.presets': 'Быстрый подбор',
   'lobby.waiting': 'Ждём соперника… {game}, {clock}',
   'lobby.cancel': 'Отмена',
@@ -799,7 +805,11 @@ const ru = {
   'lobby.accept': 'Играть',
   'lobby.acceptLabel': 'Играть: {game}, {clock}',
   'lobby.waited': 'ждёт {seconds} с',
-  'lobby.noOpponent': 'Никто не пришёл вовремя. Попробуйте ещё раз или пригласите друга.',
+  'lobby.noOpponent': 'За {time} никто не пришёл: {game}, {clock}.',
+  'lobby.elapsed': 'Ждём {time}',
+  'lobby.again': 'Ждать дальше',
+  'lobby.invite': 'Пригласить друга',
+  'lobby.computer': 'Играть с компьютером',
   'lobby.withdrawn': 'Этот поиск заменён поиском из другой вкладки.',
   'lobby.error': 'Поиск не удался: {message}',
   // Quick pairing and the lobby — end

@@ -186,7 +186,7 @@ computerPart.ready((mod) => mod.bindComputerControls(app));
 onlinePart.ready((mod) => mod.bindOnlineControls(app));
 reviewPart.ready((mod) => mod.bindReviewControls(app));
 loadOnClick(reviewPart, ['review-open'], () => app.setNotice('error.part'));
-bindLobby(app);
+bindLobby(app, { inviteFriend: (settings) => openPart(onlinePart, (mod) => mod.createRoom(app, settings)).then(focusGame) });
 bindConfirmDialog();
 recordsPart.ready((mod) =>
   mod.bindRecordTools(app, {

@@ -42,6 +42,8 @@
  *   number, from GET /api/rooms/<id>/rounds/<n> (the `state` carries only the current
  *   round's); null while that round's record is on its way or failed to come
  * @property {number} clockOffset  the page's clock minus the server's, from the latest state's `clock.at` (clock.js's serverOffset); 0 untimed
+ * @property {{ variant: string, clock: import('./clock.js').TimeControl | null } | null} paired  the rules and clock this
+ *   seat was sought with, when quick pairing gave it (a finished round offers another search)
  * @property {Map<string, { light: number, dark: number }>} clockTimes  both clocks of the
  *   latest state seen at each `round:version` of a timed room, for review's time left after
  *   each turn (clock.js's turnTimes takes only the mover's, which is stopped there)
@@ -114,7 +116,7 @@ export const importable = (/** @type {PageState} */ page) => page.mode === 'loca
  * @param {string} roomId @returns {OnlineState}
  */
 export function createOnlineState(roomId) {
-  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, rounds: new Map(), clockOffset: 0, clockTimes: new Map() };
+  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, rounds: new Map(), clockOffset: 0, clockTimes: new Map(), paired: null };
 }
 
 /**

@@ -319,7 +319,7 @@ function viewTakeback(t, v) {
 }
 
 /** The invite link, draw, resign, new round and "Play here". @param {Frame} f */
-function viewOnlineControls({ page, t, o, view }) {
+function viewOnlineControls({ page, t, snap, o, view }) {
   if (!o) {
     $('invite').hidden = true;
     return;
@@ -343,8 +343,10 @@ function viewOnlineControls({ page, t, o, view }) {
     ? t('online.newRoundAsked', { side: t(`color.${v.opponent}`) })
     : t('online.newRoundOffered', { side: t(`color.${v.opponent ?? 'dark'}`) });
   viewTakeback(t, v);
-  // A finished round can be shared for review, by anyone in the room.
-  $('share-round').hidden = !o.state?.result;
+  // A finished round can be shared for review, by anyone in the room, once a turn was played;
+  // a round of quick pairing offers another search to its players.
+  $('share-round').hidden = !o.state?.result || !snap?.actions;
+  $('find-opponent').hidden = !(o.state?.result && o.seat && o.paired);
   $('take-back').hidden = !o.replaced;
   const watching = !o.seat && !!o.state;
   $('seat-note').hidden = !o.seat && !watching;

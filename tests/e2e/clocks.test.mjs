@@ -108,13 +108,14 @@ test('the time control is offered with the friend game: presets, untimed first, 
   const page = await openPage(context, `${env.server.url}/`);
   await chooseClock(page, 'custom', { minutes: '', increment: '2' });
   await page.locator('#start-friend').click();
-  await page.locator('#notice', { hasText: 'Give the minutes and the seconds added as numbers.' }).waitFor();
+  await page.locator('#clock-custom-error', { hasText: 'Give the minutes and the seconds added as numbers.' }).waitFor();
   assert.equal(new URL(page.url()).pathname, '/');
-  // A time the server's bounds refuse (under 15 s) is its bad-clock, said on the page.
+  // A time outside the server's bounds (under 15 s) is said where it is typed, before anything is sent.
   await chooseClock(page, 'custom', { minutes: '0.1', increment: '0' });
   await page.locator('#start-friend').click();
-  await page.locator('#notice', { hasText: 'A clock may have 15 seconds to 3 hours each, and 0 to 180 seconds added per turn.' }).waitFor();
+  await page.locator('#clock-custom-error', { hasText: 'A clock may have 15 seconds to 3 hours each, and 0 to 180 seconds added per turn.' }).waitFor();
   assert.equal(new URL(page.url()).pathname, '/');
+  assert.deepEqual(page.errors, [], 'nothing sent, so no 400 in the console');
   await context.close();
 });
 
@@ -178,7 +179,8 @@ test('a 15-second game: both pages and a spectator see the clocks run, the low t
   assert.deepEqual(await axeSerious(watcher), []);
   // Russian words for the spectator.
   await watcher.locator('#lang').click();
-  await watcher.locator('#result-title', { hasText: 'Светлые: время истекло' }).waitFor();
+  await watcher.locator('#result-title', { hasText: 'Светлые проиграли по времени' }).waitFor();
+  assert.equal(await watcher.locator('#result-reason').innerText(), 'Светлые: время истекло.', 'said once, not twice');
 
   // The record names the time control; review shows each turn's time left.
   await light.locator('#copy-record').click();

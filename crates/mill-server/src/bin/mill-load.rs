@@ -174,7 +174,7 @@ async fn pair_load(addrs: &[SocketAddr], seekers: usize, seconds: f64, pools: us
                 .entry(v["room"].as_str().unwrap_or_default().to_string())
                 .or_default()
                 .push((arrived, answered)),
-            Ok((_, v)) if v["code"] == "no-opponent" => alone += 1,
+            Ok((200, v)) if v["outcome"] == "no-opponent" => alone += 1,
             Ok((status, v)) => {
                 if errors == 0 {
                     eprintln!("refused: {status} {v}");

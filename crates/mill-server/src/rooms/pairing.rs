@@ -84,14 +84,15 @@ impl Drop for Pending {
 
 impl Rooms {
     /// Finds an opponent for `asked` within `wait`: the seat of a new room (its key
-    /// once the room is stored), or `no-opponent` after the wait, or `seek-withdrawn`
-    /// when the seek was cancelled or replaced by a newer seek of the same seeker.
+    /// once the room is stored), or `None` when nobody came within the wait (an answer,
+    /// not an error), or `seek-withdrawn` when the seek was cancelled or replaced by a
+    /// newer seek of the same seeker.
     pub async fn pair(
         &self,
         asked: SeekRequest,
         wait: Duration,
         shutdown: &CancellationToken,
-    ) -> Result<PairedSeat, ApiError> {
+    ) -> Result<Option<PairedSeat>, ApiError> {
         let store = self.shared.store.clone();
         let key = keys::new_seat_key();
         let id = asked.seek.unwrap_or_else(keys::new_seat_key);
@@ -120,7 +121,7 @@ impl Rooms {
         if let SeekState::Paired { room, seat } = state {
             pending.armed = false;
             tracing::info!(%room, "seekers paired");
-            return Ok((room, seat, key));
+            return Ok(Some((room, seat, key)));
         }
         let deadline = tokio::time::Instant::now() + wait;
         loop {
@@ -140,7 +141,7 @@ impl Rooms {
                 SeekState::Waiting if !timed_out => continue,
                 SeekState::Waiting => {
                     pending.armed = false;
-                    return Err(ApiError::NoOpponent);
+                    return Ok(None);
                 }
                 SeekState::Paired { room, seat } => {
                     if !timed_out {
@@ -148,7 +149,7 @@ impl Rooms {
                         store.withdraw(&id, false).await?;
                     }
                     pending.armed = false;
-                    return Ok((room, seat, key));
+                    return Ok(Some((room, seat, key)));
                 }
                 SeekState::Gone => {
                     pending.armed = false;
