@@ -180,7 +180,7 @@ export async function seek(app, variant, clock) {
       rememberSeat(app.storage, body.room, seat);
       history.pushState(null, '', `/r/${body.room}`);
       await app.route();
-      app.page.board?.focus();
+      app.focusPlay();
       return;
     }
     if (res.ok && body.outcome === PAIR_OUTCOMES.NO_OPPONENT) end('lobby.noOpponent');
@@ -351,7 +351,7 @@ export function bindLobby(app, { inviteFriend }) {
   $button('lobby-computer').addEventListener('click', async () => {
     history.pushState(null, '', '/#computer');
     await app.route();
-    app.page.board?.focus();
+    app.focusPlay();
   });
   let wasInView = false;
   const tick = () => {
