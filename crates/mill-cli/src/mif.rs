@@ -15,12 +15,13 @@ use clap::{Subcommand, ValueEnum};
 use mill_core::{Mfen, Rules};
 use mill_mif::json::{canonical, parse};
 use mill_mif::legal::{canonical_mfen, legal_actions};
+use mill_mif::limits::{self, MANIFEST_BYTES, MSTATE_BYTES, RECORD_BYTES, REQUEST_BYTES};
 use mill_mif::mrs::Manifest;
 use mill_mif::transform::TRANSFORMS;
 use mill_mif::{MifError, capabilities::capabilities};
 use mill_mif::{identity, mifconv, mifinv, mifpos, mpk, mstate};
 use serde_json::{Map, Value, json};
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 
 /// `mill mif …`.
 #[derive(Subcommand)]
@@ -153,6 +154,24 @@ fn manifest_named(path: Option<String>, variant: Option<&str>) -> Result<Option<
     }
 }
 
+/// The bytes of `file` (standard input for `-` or none), read no further than one byte
+/// past the largest input any format takes, so that a huge input costs no memory.
+fn bounded_input(file: Option<&str>) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    let cap = REQUEST_BYTES as u64 + 1;
+    match file {
+        None | Some("-") => std::io::stdin()
+            .lock()
+            .take(cap)
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("cannot read standard input: {e}"))?,
+        Some(path) => std::fs::File::open(path)
+            .and_then(|f| f.take(cap).read_to_end(&mut bytes))
+            .map_err(|e| format!("cannot read {path}: {e}"))?,
+    };
+    Ok(bytes)
+}
+
 fn input(file: Option<&str>, text: Option<String>) -> Result<String, String> {
     match text {
         Some(t) => Ok(t),
@@ -259,8 +278,25 @@ pub fn run(command: MifCommand) -> Result<(), String> {
             manifest,
             variant,
         } => {
-            let text = input(file.as_deref(), text)?;
-            let text = text.strip_suffix('\n').unwrap_or(&text);
+            let bytes = match text {
+                Some(t) => t.into_bytes(),
+                None => bounded_input(file.as_deref())?,
+            };
+            let bytes = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+            let limit = match format {
+                Kind::Mfen | Kind::Mpk => RECORD_BYTES,
+                Kind::Mrs | Kind::Mifpos => MANIFEST_BYTES,
+                Kind::Mstate => MSTATE_BYTES,
+            };
+            // Limits first, then the grammar (MIF 16.1): too long, or not UTF-8, is
+            // refused with its code before anything is read.
+            let text = match limits::text(bytes, limit, "the input") {
+                Ok(text) => text,
+                Err(e) => {
+                    println!("{}", canonical(&e.diagnostics()));
+                    return Err(format!("{e}"));
+                }
+            };
             let manifest = manifest_named(manifest, variant.as_deref())?;
             let checked = match format {
                 Kind::Mfen => canonical_mfen(text, manifest.as_ref()).map(|(_, t)| t),
@@ -297,15 +333,6 @@ fn operate(operation: &str, payload: &Value) -> Result<Value, MifError> {
     let field = |name: &str| payload.get(name);
     let manifest = || -> Result<Option<Manifest>, MifError> {
         field("manifest").cloned().map(Manifest::from_value).transpose()
-    };
-    let array = |name: &str| {
-        field(name)
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .ok_or_else(|| {
-                MifError::new("syntax", "schema", format!("payload member {name} is an array"))
-                    .at(format!("/{name}"))
-            })
     };
     let object = |name: &str| {
         field(name).filter(|v| v.is_object()).ok_or_else(|| {
@@ -350,24 +377,25 @@ fn operate(operation: &str, payload: &Value) -> Result<Value, MifError> {
             })?;
             Ok(json!({"document": legal_actions(&manifest, text("current")?)?}))
         }
-        "execute" => {
-            let manifest = manifest()?.ok_or_else(missing_manifest)?;
-            let r = mstate::run(
-                &manifest,
-                text("origin")?,
-                array("events")?,
-                array("repetitionSeed")?,
-                array("preOriginClaims")?,
+        "execute" | "replay" => {
+            // Answered by `traced` (streamed); kept here for a caller wanting a value.
+            let mut trace = Vec::new();
+            let mut result = traced(
+                operation,
+                payload,
+                Some(&mut |s| {
+                    trace.push(s);
+                    Ok(())
+                }),
             )?;
-            let last = r.trace.last().cloned().unwrap_or(Value::Null);
-            Ok(json!({"trace": r.trace, "final": last}))
-        }
-        "replay" => {
-            let r = mstate::replay(object("mstate")?, manifest()?.as_ref())?;
-            replay_result(&r)
+            if operation == "execute" {
+                result.insert("final".into(), trace.last().cloned().unwrap_or(Value::Null));
+            }
+            result.insert("trace".into(), Value::Array(trace));
+            Ok(Value::Object(result))
         }
         "project-logical-turns" => {
-            let r = mstate::replay(object("mstate")?, manifest()?.as_ref())?;
+            let r = mstate::verify(object("mstate")?, manifest()?.as_ref())?;
             Ok(json!({"document": r.logical_turns()?}))
         }
         "transform" => {
@@ -443,6 +471,110 @@ fn operate(operation: &str, payload: &Value) -> Result<Value, MifError> {
     }
 }
 
+/// The operations whose result holds a trace (a snapshot per event).
+const TRACED: [&str; 2] = ["execute", "replay"];
+
+/// Runs `execute` or `replay`, handing each snapshot of the trace to `each`; returns
+/// the result's members other than `trace` (and `execute`'s `final`, the last
+/// snapshot). Every other member's name sorts before `trace`, so the trace can be
+/// written last, snapshot by snapshot.
+fn traced(operation: &str, payload: &Value, each: mstate::Each<'_>) -> Result<Map<String, Value>, MifError> {
+    let field = |name: &str| payload.get(name);
+    let schema = |name: &str, what: &str| {
+        MifError::new("syntax", "schema", format!("payload member {name} is {what}")).at(format!("/{name}"))
+    };
+    let array = |name: &str| {
+        field(name)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .ok_or_else(|| schema(name, "an array"))
+    };
+    let manifest = field("manifest").cloned().map(Manifest::from_value).transpose()?;
+    if operation == "execute" {
+        let manifest = manifest.ok_or_else(missing_manifest)?;
+        let origin = field("origin")
+            .and_then(Value::as_str)
+            .ok_or_else(|| schema("origin", "a string"))?;
+        mstate::run_each(
+            &manifest,
+            origin,
+            array("events")?,
+            array("repetitionSeed")?,
+            array("preOriginClaims")?,
+            each,
+        )?;
+        return Ok(Map::new());
+    }
+    let document = field("mstate")
+        .filter(|v| v.is_object())
+        .ok_or_else(|| schema("mstate", "an object"))?;
+    let r = mstate::replay_each(document, manifest.as_ref(), each)?;
+    replay_result(&r)
+}
+
+/// Writes the response to an `execute` or `replay` request: the request is run once
+/// keeping only the last snapshot (so that an error is answered as one), then again
+/// writing each snapshot as it is made. The memory used grows with the events, not
+/// with the trace's length, which grows with the events times the window and audit.
+fn write_traced(id: &Value, operation: &str, payload: &Value, out: &mut dyn Write) -> std::io::Result<()> {
+    let mut last = Value::Null;
+    let first = traced(
+        operation,
+        payload,
+        Some(&mut |s| {
+            last = s;
+            Ok(())
+        }),
+    );
+    let mut result = match first {
+        Ok(result) => result,
+        Err(e) => {
+            return writeln!(
+                out,
+                "{}",
+                canonical(&error_response(id.clone(), json!(operation), &e))
+            );
+        }
+    };
+    if operation == "execute" {
+        result.insert("final".into(), last);
+    }
+    let head = canonical(&Value::Object(result));
+    let head = head.strip_suffix('}').unwrap_or(&head);
+    write!(
+        out,
+        "{{\"kind\":\"response\",\"operation\":{},\"protocol\":\"MIF-INTEROP/1\",\"requestId\":{},\"result\":{head}{}\"trace\":[",
+        canonical(&json!(operation)),
+        canonical(id),
+        if head.len() > 1 { "," } else { "" },
+    )?;
+    let mut written = 0usize;
+    let mut failed: Option<std::io::Error> = None;
+    let second = traced(
+        operation,
+        payload,
+        Some(&mut |s| {
+            let sep = if written > 0 { "," } else { "" };
+            written += 1;
+            write!(out, "{sep}{}", canonical(&s)).map_err(|e| {
+                let message = e.to_string();
+                failed = Some(e);
+                MifError::new("resource", "output", message)
+            })
+        }),
+    );
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if let Err(e) = second {
+        // The same request, run the same way, failed the second time only: never.
+        return Err(std::io::Error::other(format!(
+            "the trace could not be written again: {e}"
+        )));
+    }
+    writeln!(out, "]}},\"status\":\"ok\"}}")
+}
+
 fn missing_manifest() -> MifError {
     MifError::new(
         "integrity",
@@ -451,82 +583,153 @@ fn missing_manifest() -> MifError {
     )
 }
 
-/// The harness's `replay` result: the final checkpoints, the trace, and the decision and
-/// resumption identities with their digests.
-fn replay_result(r: &mstate::Replay) -> Result<Value, MifError> {
+/// The harness's `replay` result but its trace: the final checkpoints, and the decision
+/// and resumption identities with their digests.
+fn replay_result(r: &mstate::Replay) -> Result<Map<String, Value>, MifError> {
     let (decision, decision_digest) = r.decision_state()?;
     let (resumption, resumption_digest) = r.resumption_state()?;
-    Ok(json!({
-        "current": r.current()?,
-        "trace": r.trace,
-        "repetitionHistory": r.history,
-        "claims": r.claims,
-        "claimRights": r.claim_rights(),
-        "decisionState": decision,
-        "decisionDigest": decision_digest,
-        "resumptionState": resumption,
-        "resumptionDigest": resumption_digest
-    }))
+    let mut result = Map::new();
+    for (name, value) in [
+        ("current", json!(r.current()?)),
+        ("repetitionHistory", json!(r.history)),
+        ("claims", json!(r.claims)),
+        ("claimRights", r.claim_rights()),
+        ("decisionState", decision),
+        ("decisionDigest", json!(decision_digest)),
+        ("resumptionState", resumption),
+        ("resumptionDigest", json!(resumption_digest)),
+    ] {
+        result.insert(name.into(), value);
+    }
+    Ok(result)
+}
+
+/// The response to request `id` for `operation` refused with `e`.
+fn error_response(id: Value, operation: Value, e: &MifError) -> Value {
+    json!({
+        "protocol": "MIF-INTEROP/1",
+        "kind": "response",
+        "requestId": id,
+        "operation": operation,
+        "status": "error",
+        "diagnostics": e.diagnostics()
+    })
+}
+
+/// A request's id, operation and payload, once its envelope is checked; else the
+/// error response.
+fn request(line: &str) -> Result<(Value, String, Value), Box<Value>> {
+    let mut v = parse(line).map_err(|e| Box::new(error_response(Value::Null, Value::Null, &e)))?;
+    let id = v.get("requestId").cloned().unwrap_or(Value::Null);
+    let operation = v.get("operation").cloned().unwrap_or(Value::Null);
+    let envelope = v.as_object().filter(|o| {
+        o.len() == 5
+            && o.get("protocol") == Some(&json!("MIF-INTEROP/1"))
+            && o.get("kind") == Some(&json!("request"))
+            && o.get("requestId").is_some_and(Value::is_string)
+            && o.get("payload").is_some_and(Value::is_object)
+    });
+    match envelope.is_some() {
+        true => {
+            let name = operation.as_str().unwrap_or("").to_string();
+            // Taken, not copied: a payload can be megabytes of events.
+            let payload = v.as_object_mut().and_then(|o| o.remove("payload"));
+            Ok((id, name, payload.unwrap_or(Value::Null)))
+        }
+        false => Err(Box::new(error_response(
+            id,
+            operation,
+            &MifError::new(
+                "syntax",
+                "schema",
+                "a request holds exactly protocol MIF-INTEROP/1, kind request, requestId, operation and payload",
+            ),
+        ))),
+    }
 }
 
 /// One response line for one request line.
 fn respond(line: &str) -> Value {
-    let request = parse(line);
-    let (id, operation) = match &request {
-        Ok(v) => (
-            v.get("requestId").cloned().unwrap_or(Value::Null),
-            v.get("operation").cloned().unwrap_or(Value::Null),
-        ),
-        Err(_) => (Value::Null, Value::Null),
+    let (id, operation, payload) = match request(line) {
+        Ok(r) => r,
+        Err(response) => return *response,
     };
-    let outcome = request.and_then(|v| {
-        let envelope = v
-            .as_object()
-            .filter(|o| {
-                o.len() == 5
-                    && o.get("protocol") == Some(&json!("MIF-INTEROP/1"))
-                    && o.get("kind") == Some(&json!("request"))
-                    && o.get("requestId").is_some_and(Value::is_string)
-                    && o.get("payload").is_some_and(Value::is_object)
-            })
-            .ok_or_else(|| {
-                MifError::new(
-                    "syntax",
-                    "schema",
-                    "a request holds exactly protocol MIF-INTEROP/1, kind request, requestId, operation and payload",
-                )
-            })?;
-        let operation = envelope.get("operation").and_then(Value::as_str).unwrap_or("");
-        operate(operation, envelope.get("payload").unwrap_or(&Value::Null))
-    });
-    let mut r = Map::new();
-    r.insert("protocol".into(), json!("MIF-INTEROP/1"));
-    r.insert("kind".into(), json!("response"));
-    r.insert("requestId".into(), id);
-    r.insert("operation".into(), operation);
-    match outcome {
-        Ok(result) => {
-            r.insert("status".into(), json!("ok"));
-            r.insert("result".into(), result);
-        }
-        Err(e) => {
-            r.insert("status".into(), json!("error"));
-            r.insert("diagnostics".into(), e.diagnostics());
-        }
+    match operate(&operation, &payload) {
+        Ok(result) => json!({
+            "protocol": "MIF-INTEROP/1",
+            "kind": "response",
+            "requestId": id,
+            "operation": operation,
+            "status": "ok",
+            "result": result
+        }),
+        Err(e) => error_response(id, json!(operation), &e),
     }
-    Value::Object(r)
 }
 
-/// The adapter's loop: a response line per request line, until end of input.
+/// Writes the response line to one request line (bytes, as read): the input past
+/// [`REQUEST_BYTES`] or not UTF-8 is answered with its coded error.
+fn answer(line: &[u8], out: &mut dyn Write) -> std::io::Result<()> {
+    let text = match limits::text(line, REQUEST_BYTES, "a request line") {
+        Ok(text) => text,
+        Err(e) => {
+            return writeln!(
+                out,
+                "{}",
+                canonical(&error_response(Value::Null, Value::Null, &e))
+            );
+        }
+    };
+    if text.trim().is_empty() {
+        return Ok(());
+    }
+    match request(text) {
+        Ok((id, operation, payload)) if TRACED.contains(&operation.as_str()) => {
+            write_traced(&id, &operation, &payload, out)
+        }
+        _ => writeln!(out, "{}", canonical(&respond(text))),
+    }
+}
+
+/// The adapter's loop: a response line per request line, until end of input. A line is
+/// read no further than one byte past [`REQUEST_BYTES`]; the rest of a longer one is
+/// skipped unread.
 fn adapter() -> Result<(), String> {
     let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
-        if line.trim().is_empty() {
-            continue;
+    let mut input = stdin.lock();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let failed = |e: std::io::Error| format!("cannot read standard input: {e}");
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = (&mut input)
+            .take(REQUEST_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(failed)?;
+        if n == 0 {
+            break;
         }
-        writeln!(out, "{}", canonical(&respond(&line))).map_err(|e| e.to_string())?;
+        let ended = line.last() == Some(&b'\n');
+        if ended {
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+        } else if line.len() > REQUEST_BYTES {
+            // Too long: skip to the end of the line, keeping nothing of it.
+            let mut rest = Vec::new();
+            loop {
+                rest.clear();
+                let m = (&mut input)
+                    .take(1 << 16)
+                    .read_until(b'\n', &mut rest)
+                    .map_err(failed)?;
+                if m == 0 || rest.last() == Some(&b'\n') {
+                    break;
+                }
+            }
+        }
+        answer(&line, &mut out).map_err(|e| e.to_string())?;
         out.flush().map_err(|e| e.to_string())?;
     }
     Ok(())

@@ -511,3 +511,146 @@ fn conversions_between_mif_formats_print_their_mifconv_reports() {
         &json!({"sourceFormat": "MSTATE/1.0", "targetFormat": "MFEN/1.0", "statuses": ["lossy-history"]})
     ));
 }
+
+/// `mill` with raw bytes on its standard input.
+fn mill_bytes(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mill"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mill runs");
+    let mut input = child.stdin.take().unwrap();
+    // A refusal may come before the whole input is read; a closed pipe then is fine.
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+/// The first error's category and code in a MIFDIAG/1.0 object.
+fn code(diagnostics: &Value) -> (String, String) {
+    let e = &diagnostics["errors"][0];
+    (
+        e["category"].as_str().unwrap_or("").to_string(),
+        e["code"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+fn pair(category: &str, code: &str) -> (String, String) {
+    (category.to_string(), code.to_string())
+}
+
+#[test]
+fn validate_codes_bad_utf8_oversized_input_and_huge_integers() {
+    let doc = game_doc("d6 f4");
+    let validate = |bytes: &[u8], format: &str| {
+        let o = mill_bytes(&["mif", "validate", "--format", format], bytes);
+        assert!(!o.status.success());
+        let diagnostics: Value = serde_json::from_str(stdout(&o).trim()).expect("MIFDIAG on stdout");
+        code(&diagnostics)
+    };
+    let mut bad = doc.to_string().into_bytes();
+    let at = bad.iter().position(|&b| b == b'"').unwrap();
+    bad.insert(at + 1, 0xff);
+    assert_eq!(validate(&bad, "mstate"), pair("syntax", "invalid-utf-8"));
+    assert_eq!(
+        validate(b"MFEN/1.0 \xc3", "mfen"),
+        pair("syntax", "invalid-utf-8")
+    );
+    // Past a format's bytes: refused before it is read, whatever it holds.
+    assert_eq!(
+        validate(&vec![b' '; (8 << 20) + 1], "mstate"),
+        pair("resource", "resource-limit")
+    );
+    assert_eq!(
+        validate(&vec![b'x'; 4097], "mfen"),
+        pair("resource", "resource-limit")
+    );
+    // Far past every limit: still one coded answer, the input not held.
+    assert_eq!(
+        validate(&vec![b'x'; 64 << 20], "mrs"),
+        pair("resource", "resource-limit")
+    );
+    // A title too long for a string, within the manifest's bytes.
+    let mut m = manifest("nine");
+    m["title"] = json!("t".repeat((64 << 10) + 1));
+    assert_eq!(
+        validate(m.to_string().as_bytes(), "mrs"),
+        pair("resource", "resource-limit")
+    );
+    // An integer too large, exact or not.
+    let text = doc
+        .to_string()
+        .replacen("\"seq\":1", "\"seq\":100000000000000000000000000000", 1);
+    assert_eq!(
+        validate(text.as_bytes(), "mstate"),
+        pair("syntax", "integer-out-of-range")
+    );
+    let text = doc
+        .to_string()
+        .replacen("\"seq\":1", "\"seq\":9007199254740992", 1);
+    assert_eq!(
+        validate(text.as_bytes(), "mstate"),
+        pair("syntax", "integer-out-of-range")
+    );
+}
+
+#[test]
+fn the_adapter_answers_bad_lines_with_codes_and_goes_on() {
+    let capabilities = request("c", "capabilities", json!({}));
+    let mut input = Vec::new();
+    input.extend_from_slice(b"{\"protocol\":\"MIF-INTEROP/1\",\"requestId\":\"\xff\"}\n");
+    // A line longer than any request: skipped, answered with a resource error.
+    input.extend(std::iter::repeat_n(b' ', (10 << 20) + 100));
+    input.extend_from_slice(b"\n");
+    // More events than a game holds; an integer too large.
+    let events: Vec<Value> = (1..=100_001u64)
+        .map(|seq| json!({"seq": seq, "actor": "w", "type": "offer-draw"}))
+        .collect();
+    let origin = "MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 0 0 -";
+    let payload = |events: Value| json!({"manifest": manifest("nine"), "origin": origin, "events": events, "repetitionSeed": [], "preOriginClaims": []});
+    for line in [
+        request("many", "execute", payload(json!(events))),
+        request(
+            "huge",
+            "execute",
+            payload(json!([{"seq": 1, "actor": "w", "type": "offer-draw"}])),
+        )
+        .replace("\"seq\":1", "\"seq\":1e400"),
+        request(
+            "big",
+            "execute",
+            payload(json!([{"seq": 1, "actor": "w", "type": "offer-draw"}])),
+        )
+        .replace("\"seq\":1", "\"seq\":18446744073709551616"),
+        capabilities,
+    ] {
+        input.extend_from_slice(line.as_bytes());
+        input.push(b'\n');
+    }
+    let o = mill_bytes(&["mif", "adapter"], &input);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let responses: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(responses.len(), 6, "one response a line");
+    let codes: Vec<(String, String)> = responses[..5].iter().map(|r| code(&r["diagnostics"])).collect();
+    assert_eq!(
+        codes,
+        [
+            pair("syntax", "invalid-utf-8"),
+            pair("resource", "resource-limit"),
+            pair("resource", "resource-limit"),
+            pair("syntax", "integer-out-of-range"),
+            pair("syntax", "integer-out-of-range"),
+        ]
+    );
+    assert_eq!(responses[2]["requestId"], json!("many"));
+    assert_eq!(
+        responses[2]["diagnostics"]["errors"][0]["instancePath"],
+        json!("/events")
+    );
+    assert_eq!(responses[5]["status"], json!("ok"));
+}

@@ -77,7 +77,7 @@ pub fn capabilities(name: &str, version: &str) -> Value {
             .into_iter()
             .map(|(from, to, statuses)| json!({"sourceFormat": from, "targetFormat": to, "statuses": statuses}))
             .collect::<Vec<_>>(),
-        "resourceLimits": [{"name": "mpk-bytes", "limit": 4096}],
+        "resourceLimits": super::limits::published(),
         "testedCorpora": []
     })
 }

@@ -3,6 +3,7 @@
 //! canonical bytes (JCS) for output and digests, and the `sha256:` digests over them.
 
 use super::MifError;
+use super::limits::{JSON_DEPTH, REQUEST_BYTES, STRING_BYTES};
 use core::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -21,6 +22,17 @@ struct StrictVisitor;
 
 /// The marker that tells a duplicate name from other parse errors.
 const DUPLICATE: &str = "duplicate-member-after-unescape";
+/// The marker of a string past [`STRING_BYTES`].
+const LONG_STRING: &str = "string-past-limit";
+
+/// A string no longer than [`STRING_BYTES`].
+fn short<E: de::Error>(s: &str) -> Result<(), E> {
+    if s.len() > STRING_BYTES {
+        Err(E::custom(format!("{LONG_STRING}: {} bytes", s.len())))
+    } else {
+        Ok(())
+    }
+}
 
 impl<'de> Visitor<'de> for StrictVisitor {
     type Value = Strict;
@@ -42,10 +54,12 @@ impl<'de> Visitor<'de> for StrictVisitor {
             .map(|n| Strict(Value::Number(n)))
             .ok_or_else(|| E::custom("a number that is not finite"))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Strict, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Strict, E> {
+        short(v)?;
         Ok(Strict(Value::String(v.to_string())))
     }
-    fn visit_string<E>(self, v: String) -> Result<Strict, E> {
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Strict, E> {
+        short(&v)?;
         Ok(Strict(Value::String(v)))
     }
     fn visit_unit<E>(self) -> Result<Strict, E> {
@@ -64,6 +78,7 @@ impl<'de> Visitor<'de> for StrictVisitor {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Strict, A::Error> {
         let mut members = Map::new();
         while let Some(name) = map.next_key::<String>()? {
+            short(&name)?;
             if members.contains_key(&name) {
                 return Err(de::Error::custom(format!("{DUPLICATE}: {name:?}")));
             }
@@ -75,8 +90,18 @@ impl<'de> Visitor<'de> for StrictVisitor {
 }
 
 /// Reads one I-JSON document: a duplicate member name is
-/// `syntax/duplicate-member-after-unescape`, anything else unreadable `syntax/json`.
+/// `syntax/duplicate-member-after-unescape`, an integer past what a number holds
+/// `syntax/integer-out-of-range`, anything else unreadable `syntax/json`. Past the
+/// [`limits`](super::limits) (the text's bytes, its nesting, a string's bytes) it is
+/// `resource/resource-limit`, checked first.
 pub fn parse(text: &str) -> Result<Value, MifError> {
+    super::limits::bytes(text, REQUEST_BYTES, "a JSON text")?;
+    if super::limits::json_depth(text, JSON_DEPTH) > JSON_DEPTH {
+        return Err(super::limits::exceeded(
+            "the nesting of arrays and objects",
+            JSON_DEPTH,
+        ));
+    }
     if text.starts_with('\u{feff}') {
         return Err(MifError::new(
             "syntax",
@@ -92,6 +117,14 @@ pub fn parse(text: &str) -> Result<Value, MifError> {
             "syntax",
             DUPLICATE,
             format!("a member name occurs twice in one object: {e}"),
+        )),
+        Err(e) if e.to_string().contains(LONG_STRING) => {
+            Err(super::limits::exceeded(&format!("a string ({e})"), STRING_BYTES))
+        }
+        Err(e) if e.to_string().contains("number out of range") => Err(MifError::new(
+            "syntax",
+            "integer-out-of-range",
+            format!("a number too large: {e}"),
         )),
         Err(e) => Err(MifError::new("syntax", "json", format!("not I-JSON: {e}"))),
     }
@@ -249,6 +282,30 @@ mod tests {
         assert_eq!(parse(r#"{"a":1} x"#).unwrap_err().code, "json");
         assert_eq!(parse(r#""\ud800""#).unwrap_err().code, "json", "a lone surrogate");
         assert!(parse(r#"{"a":1,"b":{"a":2}}"#).is_ok());
+    }
+
+    #[test]
+    fn limits_and_huge_numbers_are_coded() {
+        let code = |text: &str| {
+            let e = parse(text).unwrap_err();
+            (e.category, e.code)
+        };
+        let resource = ("resource", "resource-limit".to_string());
+        let deep = format!("{}{}", "[".repeat(65), "]".repeat(65));
+        assert_eq!(code(&deep), resource);
+        let ok = format!("{}{}", "[".repeat(64), "]".repeat(64));
+        assert!(parse(&ok).is_ok());
+        let long = format!("{{\"title\":\"{}\"}}", "x".repeat(STRING_BYTES + 1));
+        assert_eq!(code(&long), resource);
+        let name = format!("{{\"{}\":1}}", "x".repeat(STRING_BYTES + 1));
+        assert_eq!(code(&name), resource);
+        let fits = format!("{{\"title\":\"{}\"}}", "x".repeat(STRING_BYTES));
+        assert!(parse(&fits).is_ok());
+        assert_eq!(code(&" ".repeat(REQUEST_BYTES + 1)), resource);
+        assert_eq!(
+            code(&format!("{{\"seq\":1{}}}", "0".repeat(400))),
+            ("syntax", "integer-out-of-range".to_string())
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 /// Reads MFEN under the rule set that plays `manifest`'s actions, and writes it back
 /// in canonical form.
 pub fn canonical_mfen(text: &str, manifest: Option<&Manifest>) -> Result<(Mfen, String), MifError> {
+    super::limits::bytes(text, super::limits::RECORD_BYTES, "an MFEN record")?;
     let manifest = manifest.ok_or_else(|| {
         MifError::new(
             "integrity",

@@ -17,6 +17,7 @@
 //! - [`legal`]: the `legal-actions-v1` projection the interoperability harness compares.
 //! - [`capabilities`]: this implementation's MIFCAP/1.0 object.
 //! - [`json`]: strict I-JSON reading and RFC 8785 canonical JSON (JCS).
+//! - [`limits`]: how large an input this implementation reads (`resource` past them).
 //!
 //! Every failure is a [`MifError`] with the specification's category and code where it
 //! names one; [`MifError::diagnostics`] wraps errors as a MIFDIAG/1.0 object.
@@ -38,6 +39,7 @@ pub mod capabilities;
 pub mod identity;
 pub mod json;
 pub mod legal;
+pub mod limits;
 pub mod mifconv;
 pub mod mifinv;
 pub mod mifpos;
@@ -219,6 +221,13 @@ impl<'a> Obj<'a> {
                 MifError::new("syntax", "integer-out-of-range", format!("{name} is too large"))
                     .at(self.path_of(name)),
             ),
+            // A whole number past u64 reads as a float: still an integer, too large.
+            None if v.as_f64().is_some_and(|x| x >= 0.0 && x.fract() == 0.0) => {
+                Err(
+                    MifError::new("syntax", "integer-out-of-range", format!("{name} is too large"))
+                        .at(self.path_of(name)),
+                )
+            }
             None => Err(schema(
                 &self.path_of(name),
                 format!("{name} is a non-negative integer"),

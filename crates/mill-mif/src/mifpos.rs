@@ -65,6 +65,7 @@ pub fn from_value(value: &Value, caller: Option<&Manifest>) -> Result<Mifpos, Mi
 
 /// Reads a MIFPOS/1.0 document from its text.
 pub fn read(text: &str, caller: Option<&Manifest>) -> Result<Mifpos, MifError> {
+    super::limits::bytes(text, super::limits::MANIFEST_BYTES, "a MIFPOS document")?;
     from_value(&parse(text)?, caller)
 }
 

@@ -49,13 +49,7 @@ fn uint(s: &str) -> Option<u64> {
 impl Key {
     /// Reads an MPK record's fields (grammar only: [`Key::check`] resolves its rules).
     pub fn parse(text: &str) -> Result<Key, MifError> {
-        if text.len() > 4096 {
-            return Err(MifError::new(
-                "resource",
-                "resource-limit",
-                "an MPK record is at most 4 KiB",
-            ));
-        }
+        super::limits::bytes(text, super::limits::RECORD_BYTES, "an MPK record")?;
         let fields: Vec<&str> = text.split(' ').collect();
         if fields[0] != SIGNATURE {
             return Err(MifError::new(

@@ -74,12 +74,18 @@ fn unsupported_ruleset(path: String, what: impl Into<String>) -> MifError {
 impl Manifest {
     /// Reads and validates a manifest given as JSON text.
     pub fn parse(text: &str) -> Result<Manifest, MifError> {
+        super::limits::bytes(text, super::limits::MANIFEST_BYTES, "an MRS manifest")?;
         Manifest::from_value(super::json::parse(text)?)
     }
 
     /// Validates a manifest (MRS/1.0, `mif-finite-rules-v3`) and computes its digests.
     /// Unknown members, values or extension profiles are refused, never ignored.
     pub fn from_value(document: Value) -> Result<Manifest, MifError> {
+        super::limits::bytes(
+            &canonical(&document),
+            super::limits::MANIFEST_BYTES,
+            "an MRS manifest's canonical text",
+        )?;
         let m = Obj::of(&document, "")?;
         m.closed(
             &[

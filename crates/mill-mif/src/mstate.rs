@@ -11,10 +11,17 @@
 //! move ([`Game::claimable`]), claims and the offers' fates (open, answered, or expired
 //! when the game ends). [`read`], for a game kept here, refuses what a [`Game`] cannot
 //! keep: seeds, and offers not accepted.
+//!
+//! A replay's cost grows with the events: each is checked and played once, in
+//! constant work. Only the harness's trace ([`Replay::trace`]: every boundary's whole
+//! window and claim audit) grows faster; [`verify`] keeps none, [`run_each`] and
+//! [`replay_each`] hand each snapshot on as it is made, and a trace is bounded
+//! ([`limits::TRACE_ENTRIES`]).
 
 use super::identity::{Negotiation, decision_state, observation, summary_of_history};
 use super::json::digest;
 use super::json::parse;
+use super::limits::{self, CLAIMS, EVENTS, MSTATE_BYTES, REPETITION_ENTRIES, TRACE_ENTRIES};
 use super::mrs::Manifest;
 use super::{MifError, Obj, STATE_PROFILE, schema};
 use mill_core::Action;
@@ -497,16 +504,47 @@ impl Replay {
     }
 }
 
+/// Where a replay's snapshots go, one per boundary as it is reached: nowhere (a
+/// replay that only verifies keeps nothing per event), or to a function.
+pub type Each<'a> = Option<&'a mut dyn FnMut(Value) -> Result<(), MifError>>;
+
 /// Plays `events` from the MFEN `origin` under `manifest` (a rule set this crate plays,
 /// else `unsupported/unsupported-ruleset`), after the pre-origin seeds (the repetition
 /// observations and draw offers from before the origin), recording a snapshot at every
-/// boundary.
+/// boundary in [`Replay::trace`].
 pub fn run(
     manifest: &Manifest,
     origin_text: &str,
     events: &[Value],
     repetition_seed: &[Value],
     pre_origin_claims: &[Value],
+) -> Result<Replay, MifError> {
+    let mut trace = Vec::new();
+    let mut r = run_each(
+        manifest,
+        origin_text,
+        events,
+        repetition_seed,
+        pre_origin_claims,
+        Some(&mut |s| {
+            trace.push(s);
+            Ok(())
+        }),
+    )?;
+    r.trace = trace;
+    Ok(r)
+}
+
+/// [`run`], handing each snapshot to `each` as it is made instead of keeping it (the
+/// returned [`Replay::trace`] is empty): the replay's own memory then grows with the
+/// events alone, however long the trace.
+pub fn run_each(
+    manifest: &Manifest,
+    origin_text: &str,
+    events: &[Value],
+    repetition_seed: &[Value],
+    pre_origin_claims: &[Value],
+    each: Each<'_>,
 ) -> Result<Replay, MifError> {
     play(
         manifest,
@@ -515,7 +553,31 @@ pub fn run(
         repetition_seed,
         "/repetitionSeed",
         pre_origin_claims,
+        each,
     )
+}
+
+/// Hands the snapshot of the boundary after event `seq` (the origin's for `None`) to
+/// `each`, if a trace is wanted, counting its window and audit against
+/// [`TRACE_ENTRIES`]: past it, `resource/resource-limit` at `path`.
+fn emit(
+    r: &Replay,
+    seq: Option<u64>,
+    each: &mut Each<'_>,
+    entries: &mut usize,
+    path: &str,
+) -> Result<(), MifError> {
+    let Some(each) = each.as_mut() else {
+        return Ok(());
+    };
+    *entries += r.history.len() + r.claims.len();
+    limits::at_most(
+        *entries,
+        TRACE_ENTRIES,
+        "the repetition entries and claim records over the trace's snapshots",
+        path,
+    )?;
+    each(r.snapshot(seq)?)
 }
 
 /// The hash of the position a pre-origin observation (`key`, at `path`) describes,
@@ -606,7 +668,22 @@ fn play(
     repetition_seed: &[Value],
     seed_path: &str,
     pre_origin_claims: &[Value],
+    mut each: Each<'_>,
 ) -> Result<Replay, MifError> {
+    limits::at_most(events.len(), EVENTS, "the events", "/events")?;
+    limits::at_most(
+        repetition_seed.len(),
+        REPETITION_ENTRIES,
+        "the repetition entries",
+        seed_path,
+    )?;
+    limits::at_most(
+        pre_origin_claims.len(),
+        CLAIMS,
+        "the claim records",
+        "/preOriginClaims",
+    )?;
+    let mut entries = 0;
     let rules = manifest.rules()?;
     // An origin is read unsettled: replaying it settles what the rules say at once.
     let origin = Mfen::parse_origin(origin_text, rules).map_err(|e| MifError::from_mfen(e).at("/origin"))?;
@@ -693,8 +770,7 @@ fn play(
     if r.game.is_over() && origin.outcome.is_none() {
         r.expire_offer(None);
     }
-    let origin_snapshot = r.snapshot(None)?;
-    r.trace.push(origin_snapshot);
+    emit(&r, None, &mut each, &mut entries, "")?;
     for (i, event) in events.iter().enumerate() {
         let path = format!("/events/{i}");
         let e = Obj::of(event, &path)?;
@@ -884,16 +960,36 @@ fn play(
         if r.game.is_over() {
             r.expire_offer(Some(seq));
         }
-        let snapshot = r.snapshot(Some(seq))?;
-        r.trace.push(snapshot);
+        emit(&r, Some(seq), &mut each, &mut entries, &path)?;
     }
     Ok(r)
 }
 
 /// Replays an MSTATE/1.0 document (parsed JSON) under the rules its manifest maps to,
 /// verifying every checkpoint (`current`, `repetitionHistory`, `claims`): a
-/// difference is refused with its code, never repaired.
+/// difference is refused with its code, never repaired. Every boundary's snapshot is
+/// kept in [`Replay::trace`].
 pub fn replay(value: &Value, caller: Option<&Manifest>) -> Result<Replay, MifError> {
+    let mut trace = Vec::new();
+    let mut r = replay_each(
+        value,
+        caller,
+        Some(&mut |s| {
+            trace.push(s);
+            Ok(())
+        }),
+    )?;
+    r.trace = trace;
+    Ok(r)
+}
+
+/// [`replay`] keeping no trace: time and memory in proportion to the document.
+pub fn verify(value: &Value, caller: Option<&Manifest>) -> Result<Replay, MifError> {
+    replay_each(value, caller, None)
+}
+
+/// [`replay`], handing each snapshot to `each` as it is made instead of keeping it.
+pub fn replay_each(value: &Value, caller: Option<&Manifest>, each: Each<'_>) -> Result<Replay, MifError> {
     let doc = Obj::of(value, "")?;
     doc.closed(
         &[
@@ -910,6 +1006,16 @@ pub fn replay(value: &Value, caller: Option<&Manifest>) -> Result<Replay, MifErr
         ],
         &["annotations", "extensions"],
     )?;
+    for (member, limit, what) in [
+        ("events", EVENTS, "the events"),
+        ("repetitionHistory", REPETITION_ENTRIES, "the repetition entries"),
+        ("claims", CLAIMS, "the claim records"),
+        ("preOriginClaims", CLAIMS, "the claim records"),
+    ] {
+        if let Some(Value::Array(items)) = doc.opt(member) {
+            limits::at_most(items.len(), limit, what, &format!("/{member}"))?;
+        }
+    }
     doc.one_of("format", &["MSTATE/1.0"])?;
     doc.one_of("positionFormat", &["MFEN/1.0"])?;
     doc.one_of("stateProfile", &[STATE_PROFILE])?;
@@ -947,6 +1053,7 @@ pub fn replay(value: &Value, caller: Option<&Manifest>) -> Result<Replay, MifErr
         &seed,
         "/repetitionHistory",
         pre_claims,
+        each,
     )?;
     let current = r.current()?;
     if doc.str("current")? != current {
@@ -978,7 +1085,8 @@ pub fn replay(value: &Value, caller: Option<&Manifest>) -> Result<Replay, MifErr
 /// such a document is refused (`unsupported/unsupported-event`,
 /// `unsupported/unsupported-pre-origin`) — the adapter's `replay` reads it.
 pub fn read(text: &str, caller: Option<&Manifest>) -> Result<(Game, u64), MifError> {
-    let r = replay(&parse(text)?, caller)?;
+    limits::bytes(text, MSTATE_BYTES, "an MSTATE document")?;
+    let r = verify(&parse(text)?, caller)?;
     if !r.pre_origin_repetition.is_empty() || !r.pre_origin_claims.is_empty() {
         return Err(MifError::new(
             "unsupported",
@@ -1078,6 +1186,6 @@ pub fn transform(value: &Value, caller: Option<&Manifest>, id: &str) -> Result<(
         o.insert("events".into(), Value::Array(moved_events));
         o.insert("repetitionHistory".into(), Value::Array(history));
     }
-    let r = replay(&out, caller)?;
+    let r = verify(&out, caller)?;
     Ok((out, r))
 }

@@ -428,6 +428,27 @@ mod tests {
     }
 
     #[test]
+    fn an_mstate_past_mifs_limits_is_refused_with_its_code() {
+        let mut g = played(&["d6"]);
+        let doc: serde_json::Value =
+            serde_json::from_str(json(&g.mstate())["text"].as_str().unwrap()).unwrap();
+        // A title longer than a string may be (a 50 MB one was read in full).
+        let mut long = doc.clone();
+        long["ruleset"]["manifest"]["title"] = serde_json::json!("t".repeat(70_000));
+        let reply = json(&g.load_mstate(&canonical(&long)));
+        assert_eq!(reply["error"]["code"], "resource-limit", "{reply}");
+        // A document past MSTATE's bytes, refused before it is parsed.
+        let padded = format!("{}{}", canonical(&doc), " ".repeat(8 << 20));
+        let reply = json(&g.load_mstate(&format!("{padded}x")));
+        assert_eq!(reply["error"]["code"], "resource-limit", "{reply}");
+        // An integer too large.
+        let huge = canonical(&doc).replacen("\"seq\":1", "\"seq\":100000000000000000000000", 1);
+        let reply = json(&g.load_mstate(&huge));
+        assert_eq!(reply["error"]["code"], "integer-out-of-range", "{reply}");
+        assert_eq!(g.game().actions().len(), 1, "unchanged on error");
+    }
+
+    #[test]
     fn a_game_goes_out_and_comes_back_as_mstate() {
         let mut g = played(&["a1", "b2", "d1", "d2", "g1", "xd2", "f4"]);
         let reply = json(&g.mstate());
