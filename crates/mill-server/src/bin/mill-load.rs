@@ -998,8 +998,24 @@ fn rss(pid: Option<u32>) -> String {
     )
 }
 
+/// What a watcher reads of each message (the rest is skipped, not built into a
+/// `Value`: thousands of watchers in one process parse every state).
+#[derive(serde::Deserialize)]
+struct Head {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    round: u64,
+    #[serde(default)]
+    version: u64,
+}
+
+/// States received by all watchers so far (to know when the last has arrived).
+static RECEIPTS: AtomicU64 = AtomicU64::new(0);
+
 /// One watcher: connects, says hello without a key, and notes when it first receives
-/// each (round, version) until STOP. Returns those receipts, or why it ended early.
+/// each (round, version) until STOP. Returns those receipts, and whether it stayed on
+/// to the end.
 async fn watcher(
     addr: SocketAddr,
     room: String,
@@ -1031,20 +1047,19 @@ async fn watcher(
     };
     let mut last = (0, u64::MAX);
     while !STOP.load(Ordering::Relaxed) {
-        let v = match tokio::time::timeout(Duration::from_millis(200), next_json(&mut ws)).await {
+        let text = match tokio::time::timeout(Duration::from_millis(200), ws.next()).await {
             Err(_) => continue,
-            Ok(Ok(v)) => v,
-            Ok(Err(_)) => return (seen, false),
+            Ok(Some(Ok(Message::Text(t)))) => t,
+            Ok(Some(Ok(Message::Close(_)) | Err(_)) | None) => return (seen, false),
+            Ok(Some(Ok(_))) => continue,
         };
-        if kind(&v) == Some(ServerType::State) {
-            let at = (
-                v["round"].as_u64().unwrap_or(0),
-                v["version"].as_u64().unwrap_or(0),
-            );
-            if at != last {
-                last = at;
-                seen.push((at.0, at.1, Instant::now()));
-            }
+        let Ok(head) = serde_json::from_str::<Head>(&text) else {
+            continue;
+        };
+        if head.kind == "state" && (head.round, head.version) != last {
+            last = (head.round, head.version);
+            seen.push((head.round, head.version, Instant::now()));
+            RECEIPTS.fetch_add(1, Ordering::Relaxed);
         }
     }
     let _ = ws.close(None).await;
@@ -1116,8 +1131,18 @@ async fn spectators(addr: SocketAddr, run: Watch) -> anyhow::Result<()> {
             wait_for(&mut t, i, &state["round"], &version, &totals).await?;
         }
     }
-    // Let the last state reach everyone, then stop the watchers.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Let the last state reach everyone (until no watcher has received anything for a
+    // second, at most 60 s), then stop the watchers.
+    let grace = Instant::now() + Duration::from_secs(60);
+    let mut before = RECEIPTS.load(Ordering::Relaxed);
+    loop {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let now = RECEIPTS.load(Ordering::Relaxed);
+        if now == before || Instant::now() > grace {
+            break;
+        }
+        before = now;
+    }
     let memory = rss(run.server_pid);
     STOP.store(true, Ordering::Relaxed);
     let mut receipts = Vec::with_capacity(run.watchers);
@@ -1132,18 +1157,27 @@ async fn spectators(addr: SocketAddr, run: Watch) -> anyhow::Result<()> {
     for ws in &mut t.seats {
         let _ = ws.close(None).await;
     }
-    // For each action: the last watcher's receipt of its (round, version).
+    // For each action every watcher received: the last watcher's receipt of its
+    // (round, version). An action some watcher never received is counted apart.
     let mut latencies = Vec::with_capacity(sent.len());
-    let mut missed = 0u64;
+    let (mut missed, mut incomplete) = (0u64, 0u64);
     for &(round, version, at) in &sent {
-        let mut last = at;
+        let mut last = Some(at);
         for seen in &receipts {
             match seen.iter().find(|&&(r, v, _)| r == round && v == version) {
-                Some(&(_, _, when)) => last = last.max(when),
-                None => missed += 1,
+                Some(&(_, _, when)) => last = last.map(|l| l.max(when)),
+                None => {
+                    missed += 1;
+                    last = None;
+                }
             }
         }
-        latencies.push(last.duration_since(at).as_micros().min(u128::from(u32::MAX)) as u32);
+        match last {
+            Some(last) => {
+                latencies.push(last.duration_since(at).as_micros().min(u128::from(u32::MAX)) as u32)
+            }
+            None => incomplete += 1,
+        }
     }
     latencies.sort_unstable();
     let pct = |p: f64| {
@@ -1154,7 +1188,7 @@ async fn spectators(addr: SocketAddr, run: Watch) -> anyhow::Result<()> {
         f64::from(latencies[i]) / 1000.0
     };
     println!(
-        "watchers {} | actions {} | states missed {missed} | watchers dropped {dropped} | errors {}",
+        "watchers {} | actions {} | states missed {missed} (in {incomplete} actions, left out below) | watchers dropped {dropped} | errors {}",
         run.watchers,
         sent.len(),
         totals.errors.load(Ordering::Relaxed),
