@@ -45,6 +45,8 @@ pub struct Config {
     /// Open connections allowed in all (0: unlimited). `run` lowers both caps to what
     /// the process's open-file limit allows (`listen::ConnLimits::for_process`).
     pub max_conns: usize,
+    /// Sockets allowed to watch one room without a seat; `run` lowers it to `max_conns`.
+    pub max_spectators: usize,
     /// How long a new WebSocket has to say `hello`.
     pub hello_timeout: Duration,
     /// How long a connection has to send a request's headers; also the longest idle
@@ -77,6 +79,7 @@ impl Config {
             ping_every: Duration::from_secs(10),
             max_conns_per_ip: 64,
             max_conns: 16_384,
+            max_spectators: crate::rooms::MAX_SPECTATORS,
             hello_timeout: Duration::from_secs(10),
             header_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),

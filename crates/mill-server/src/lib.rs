@@ -58,6 +58,10 @@ pub async fn run(
     // Rooms are not read here: each is loaded when first asked for (rooms/).
     let (store, running) = store::open(&config.db).await?;
     let rooms = rooms::Rooms::new(store, config.clock.clone());
+    rooms.set_max_spectators(match config.max_conns {
+        0 => config.max_spectators,
+        all => config.max_spectators.min(all),
+    });
     let background = rooms.start_background();
     tracing::info!(db = %config.db, "database open");
 

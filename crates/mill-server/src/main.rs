@@ -54,6 +54,9 @@ struct Args {
     /// open-file limit allows, less a reserve for the database and the listener.
     #[arg(long, env = "MILL_MAX_CONNS", default_value_t = 16_384)]
     max_conns: usize,
+    /// Sockets that may watch one room without a seat (lowered to --max-conns if above it).
+    #[arg(long, env = "MILL_MAX_SPECTATORS", default_value_t = mill_server::rooms::MAX_SPECTATORS)]
+    max_spectators: usize,
     /// Seconds a new WebSocket has to send `hello`.
     #[arg(long, env = "MILL_HELLO_SECS", default_value_t = 10)]
     hello_secs: u64,
@@ -98,6 +101,7 @@ async fn main() -> anyhow::Result<()> {
         "--idle-days must be a positive number of days"
     );
     anyhow::ensure!(args.purge_every_secs > 0, "--purge-every-secs must be positive");
+    anyhow::ensure!(args.max_spectators > 0, "--max-spectators must be positive");
     anyhow::ensure!(args.hello_secs > 0, "--hello-secs must be positive");
     anyhow::ensure!(args.header_secs > 0, "--header-secs must be positive");
     anyhow::ensure!(
@@ -128,6 +132,7 @@ async fn main() -> anyhow::Result<()> {
     config.allowed_hosts = args.allowed_hosts;
     config.max_conns_per_ip = args.max_conns_per_ip;
     config.max_conns = args.max_conns;
+    config.max_spectators = args.max_spectators;
     config.hello_timeout = Duration::from_secs(args.hello_secs);
     config.header_timeout = Duration::from_secs(args.header_secs);
     config.pair_wait = Duration::from_secs_f64(args.pair_secs);

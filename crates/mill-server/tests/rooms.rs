@@ -202,8 +202,9 @@ async fn resignation_then_a_new_round_only_when_both_ask() {
 
 #[tokio::test]
 async fn every_bad_input_gets_a_coded_error_and_changes_nothing() {
+    const WATCHERS: usize = 20;
     let dir = tmp();
-    let server = Server::start(&dir.path().join("m.db")).await;
+    let server = Server::start_with(&dir.path().join("m.db"), |c| c.max_spectators = WATCHERS).await;
     let (room, mut light, mut dark) = server.table().await;
 
     let cases: Vec<(String, &str)> = vec![
@@ -289,7 +290,7 @@ async fn every_bad_input_gets_a_coded_error_and_changes_nothing() {
     watcher.command("resign", json!({})).await;
     assert_eq!(watcher.error().await["code"], "spectator");
     let mut more = Vec::new();
-    for _ in 1..mill_server::rooms::MAX_SPECTATORS {
+    for _ in 1..WATCHERS {
         more.push(Client::hello(server.addr, &room, None).await);
     }
     let mut one_too_many = Client::connect(server.addr, &room).await;

@@ -34,7 +34,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use self::room::Conn;
-pub use self::room::{ConnId, MAX_SPECTATORS, Outgoing, RECENT_IDS, Room};
+pub use self::room::{ConnId, MAX_SPECTATORS, Outgoing, RECENT_IDS, Room, WATCHERS_NEWS};
 use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::keys;
@@ -97,6 +97,8 @@ struct Shared {
     /// The server is shutting down: the sockets it closes are not players leaving, and
     /// no `away` is stored for them (the next start finds who is back).
     closing: std::sync::atomic::AtomicBool,
+    /// Sockets watching one room without a seat, at most ([`MAX_SPECTATORS`] unless set).
+    max_spectators: std::sync::atomic::AtomicUsize,
 }
 
 /// Why a room could not be had.
@@ -162,8 +164,14 @@ impl Rooms {
                 clock,
                 next_conn: AtomicU64::new(1),
                 closing: std::sync::atomic::AtomicBool::new(false),
+                max_spectators: std::sync::atomic::AtomicUsize::new(MAX_SPECTATORS),
             }),
         }
+    }
+
+    /// Sets how many sockets may watch one room without a seat (at least one).
+    pub fn set_max_spectators(&self, n: usize) {
+        self.shared.max_spectators.store(n.max(1), Ordering::Relaxed);
     }
 
     /// Starts the background work the store needs to share the database with other
@@ -552,8 +560,13 @@ impl Rooms {
                 }
                 other => other,
             };
+            let mut room = lock(&arc);
+            // A watcher more: the others hear of it within WATCHERS_NEWS.
+            if matches!(attached, Ok((_, None))) {
+                self.watchers_changed(&mut room, &arc);
+            }
             // A seat back: its return is stored (after this hello's gate is free).
-            self.presence_check(&mut lock(&arc), &arc);
+            self.presence_check(&mut room, &arc);
             return attached;
         }
     }
@@ -587,11 +600,12 @@ impl Rooms {
                 }
             }
         };
-        if seat.is_none() && room.spectators() >= MAX_SPECTATORS {
+        let max = self.shared.max_spectators.load(Ordering::Relaxed);
+        if seat.is_none() && room.spectators() >= max {
             return Err(AttachError {
                 refusal: Refusal::new(
                     ErrorCode::RoomFull,
-                    format!("This room already has {MAX_SPECTATORS} spectators."),
+                    format!("This room already has {max} spectators."),
                 ),
                 close: CloseCode::RoomFull,
             });
@@ -613,7 +627,14 @@ impl Rooms {
             kick: kick.clone(),
             rtt: rtt.clone(),
         });
-        room.broadcast_state();
+        if seat.is_some() {
+            room.broadcast_state();
+        } else {
+            // A watcher gets the state alone; the others hear of it later, coalesced
+            // (`watchers_changed`): a thousand arriving cost a thousand sends, not a
+            // million.
+            let _ = tx.try_send(room.state());
+        }
         self.touch(room);
         self.publish_presence(room);
         Ok((conn, seat))
@@ -627,17 +648,20 @@ impl Rooms {
         let mut room = lock(&room_arc);
         let before = room.conns.len();
         room.conns.retain(|c| c.id != conn);
-        // A seat going offline or a spectator leaving: everyone sees the new presence.
-        let mut changed = room.conns.len() != before;
+        // A seat going offline: everyone sees it at once. A watcher leaving (or one
+        // dropped for falling behind): everyone hears of it within WATCHERS_NEWS.
+        let mut seat_gone = false;
         for c in Color::ALL {
             if *room.holders.get(c) == Some(conn) {
                 *room.holders.get_mut(c) = None;
                 *room.lost.get_mut(c) = true;
-                changed = true;
+                seat_gone = true;
             }
         }
-        if changed {
+        if seat_gone {
             room.broadcast_state();
+        } else if room.conns.len() != before || room.watchers_stale {
+            self.watchers_changed(&mut room, &room_arc);
         }
         self.touch(&mut room);
         self.publish_presence(&mut room);
@@ -646,6 +670,40 @@ impl Rooms {
         if !room.held() {
             room.idle_since = std::time::Instant::now();
         }
+    }
+
+    /// The number of watchers changed: unless a state goes to every socket sooner,
+    /// one does after [`WATCHERS_NEWS`], with the new number. However many come and
+    /// go meanwhile, that is one send per socket.
+    fn watchers_changed(&self, room: &mut Room, arc: &Arc<Mutex<Room>>) {
+        room.watchers_stale = true;
+        if room.watchers_news_due {
+            return;
+        }
+        room.watchers_news_due = true;
+        let (rooms, weak) = (self.clone(), Arc::downgrade(arc));
+        tokio::spawn(async move {
+            tokio::time::sleep(WATCHERS_NEWS).await;
+            let Some(arc) = weak.upgrade() else {
+                return;
+            };
+            let mut room = lock(&arc);
+            room.watchers_news_due = false;
+            if !room.watchers_stale || room.evicted {
+                return;
+            }
+            let holders = room.holders;
+            room.broadcast_state();
+            if room.holders != holders {
+                // A seat's socket fell behind and was dropped.
+                rooms.publish_presence(&mut room);
+                rooms.presence_check(&mut room, &arc);
+            }
+            if room.watchers_stale {
+                // Watchers were dropped by that send: tell the others in turn.
+                rooms.watchers_changed(&mut room, &arc);
+            }
+        });
     }
 
     fn touch(&self, room: &mut Room) {

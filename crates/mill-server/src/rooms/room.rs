@@ -19,9 +19,16 @@ use crate::table::{Placed, Table};
 use crate::table::{RoundClock, TurnTimes};
 use crate::timecontrol::{Clocks, Deadline, Stamp, TimeControl};
 
-/// Sockets watching one room without a seat, at most: each costs memory and a copy
-/// of every state, so one address cannot open them without end.
-pub const MAX_SPECTATORS: usize = 16;
+/// Sockets watching one room without a seat, at most, unless the server is told
+/// otherwise (`--max-spectators`): enough for a popular game. Each costs a socket's
+/// memory and one send of every state (the bytes are shared); the connection caps
+/// (`listen.rs`) bound them too.
+pub const MAX_SPECTATORS: usize = 10_000;
+
+/// How long a change in the number of watchers may wait before it is sent to every
+/// socket (with the state; sooner if a state goes out anyway). A watcher arriving or
+/// leaving costs one send, to itself, not one to every socket.
+pub const WATCHERS_NEWS: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Client ids each room keeps with their answers in memory, besides those applied at
 /// the current (round, version), which are always kept (see [`Room::remember`]). Older
@@ -136,6 +143,10 @@ pub struct Room {
     /// Each round's clocks after each of its actions (timed rooms): `times[round - 1][i]`
     /// is both remaining times once action `i` was stored, what review shows per turn.
     pub(super) times: Vec<Vec<TurnTimes>>,
+    /// The number of watchers changed since the last state sent to every socket.
+    pub(super) watchers_stale: bool,
+    /// A task sending that news is on its way (see [`WATCHERS_NEWS`]).
+    pub(super) watchers_news_due: bool,
 }
 
 /// What a stored event leaves of the clocks: the clocks, what to store with the event,
@@ -258,6 +269,8 @@ impl Room {
                 dark: true,
             },
             times: Vec::new(),
+            watchers_stale: false,
+            watchers_news_due: false,
         }
     }
 
@@ -728,10 +741,12 @@ impl Room {
     /// Sends the state to every socket. A socket whose queue is full is too slow to
     /// keep up: it is dropped (its task closes it with [`CloseCode::TooSlow`] and the
     /// client reconnects to a fresh state), and the others hear about its seat going
-    /// offline.
+    /// offline at once; about a watcher dropped so, with the next news of the watchers
+    /// (its task's `detach` sends it), not with a new state to every socket.
     pub(super) fn broadcast_state(&mut self) {
         loop {
             let state = self.state();
+            self.watchers_stale = false;
             let before = self.conns.len();
             self.conns.retain(|c| {
                 let sent = c.tx.try_send(state.clone()).is_ok();
@@ -743,13 +758,19 @@ impl Room {
             if self.conns.len() == before {
                 return;
             }
+            self.watchers_stale = true;
             let conns = &self.conns;
+            let mut seat_lost = false;
             for c in Color::ALL {
                 let holder = self.holders.get_mut(c);
                 if holder.is_some_and(|h| !conns.iter().any(|conn| conn.id == h)) {
                     *holder = None;
                     *self.lost.get_mut(c) = true;
+                    seat_lost = true;
                 }
+            }
+            if !seat_lost {
+                return;
             }
         }
     }

@@ -392,11 +392,11 @@ async fn a_takeback_by_consent_undoes_the_turn_and_every_step_is_stored() {
 async fn a_watcher_that_falls_behind_is_dropped_and_the_others_play_on() {
     let w = world();
     let (room, mut light, mut dark) = table(&w, None).await;
-    // Its queue holds the welcome and two states (its own arrival and the next
-    // watcher's), and it never reads.
-    let (tx, _rx) = mpsc::channel(3);
+    // Its queue holds the welcome and one state (its own arrival: the next watcher's
+    // sends it nothing), and it never reads.
+    let (tx, _rx) = mpsc::channel(2);
     let (kick, rtt) = (CancellationToken::new(), Arc::new(AtomicI64::new(0)));
-    w.rooms.attach(&room, None, &tx, &kick, &rtt).await.unwrap();
+    let (slow_conn, _) = w.rooms.attach(&room, None, &tx, &kick, &rtt).await.unwrap();
     let mut slow = Sock::open_with(&w, &room, None, 64).await;
     slow.kick = kick;
     assert!(!slow.kick.is_cancelled());
@@ -405,6 +405,10 @@ async fn a_watcher_that_falls_behind_is_dropped_and_the_others_play_on() {
         slow.kick.is_cancelled(),
         "dropped at the first state it had no room for"
     );
+    // Its task closes it and detaches it; the others hear of one watcher fewer
+    // within WATCHERS_NEWS.
+    w.rooms.detach(&room, slow_conn);
+    tokio::time::sleep(super::WATCHERS_NEWS + Duration::from_millis(300)).await;
     dark.take();
     assert_eq!(dark.last["spectators"], 1, "the watcher that keeps up stays");
     dark.ok(&w, play("a1")).await;
@@ -435,6 +439,89 @@ async fn a_state_is_serialised_once_and_its_bytes_shared_by_every_socket() {
         texts.iter().all(|t| t.as_str().as_ptr() == first),
         "one copy of the state for every socket"
     );
+}
+
+/// Everything queued for each socket, counted.
+fn drain(socks: &mut [&mut Sock]) -> usize {
+    socks.iter_mut().map(|s| s.take().len()).sum()
+}
+
+#[tokio::test]
+async fn watchers_arriving_cost_one_send_each_and_their_number_reaches_everyone_once() {
+    let w = world();
+    let (room, mut light, mut dark) = table(&w, None).await;
+    const N: usize = 200;
+    let mut watchers = Vec::new();
+    for _ in 0..N {
+        watchers.push(Sock::open(&w, &room, None).await);
+    }
+    // Each watcher got its welcome and one state (taken by `open`); the players got
+    // nothing yet, and no watcher got the next ones' arrivals: O(N) sends, not O(N²).
+    assert!(
+        light.take().is_empty() && dark.take().is_empty(),
+        "no send per arrival to the players"
+    );
+    let mut all: Vec<&mut Sock> = watchers.iter_mut().chain([&mut light, &mut dark]).collect();
+    assert_eq!(drain(&mut all), 0, "no send per arrival to the watchers");
+    assert_eq!(watchers[N - 1].last["spectators"], N, "the newest sees them all");
+    // Within WATCHERS_NEWS, one state with the number reaches every socket, once.
+    tokio::time::sleep(super::WATCHERS_NEWS + Duration::from_millis(300)).await;
+    for s in watchers.iter_mut().chain([&mut light, &mut dark]) {
+        let got = s.take();
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0]["spectators"], N);
+    }
+    // Half of them leave: again nothing at once, and one state each later.
+    for s in watchers.drain(..N / 2) {
+        w.rooms.detach(&room, s.conn);
+    }
+    let mut all: Vec<&mut Sock> = watchers.iter_mut().chain([&mut light, &mut dark]).collect();
+    assert_eq!(drain(&mut all), 0, "no send per departure");
+    tokio::time::sleep(super::WATCHERS_NEWS + Duration::from_millis(300)).await;
+    let mut all: Vec<&mut Sock> = watchers.iter_mut().chain([&mut light, &mut dark]).collect();
+    assert_eq!(drain(&mut all), N / 2 + 2, "one state per socket left");
+    assert_eq!(light.last["spectators"], N / 2);
+    // A move goes to every socket, once, with the number.
+    light.ok(&w, play("d6")).await;
+    for s in watchers.iter_mut().chain([&mut dark]) {
+        let got = s.take();
+        assert_eq!(of_type(&got, "state").len(), 1, "{got:?}");
+        assert_eq!(s.last["spectators"], N / 2);
+    }
+    // And nothing more is sent later: the move carried the news.
+    tokio::time::sleep(super::WATCHERS_NEWS + Duration::from_millis(300)).await;
+    let mut all: Vec<&mut Sock> = watchers.iter_mut().chain([&mut light, &mut dark]).collect();
+    assert_eq!(drain(&mut all), 0);
+}
+
+#[tokio::test]
+async fn watchers_are_admitted_past_sixteen_up_to_the_cap_and_the_next_is_refused() {
+    let w = world();
+    w.rooms.set_max_spectators(40);
+    let (room, _light, _dark) = table(&w, None).await;
+    let mut watchers = Vec::new();
+    for _ in 0..40 {
+        watchers.push(Sock::open(&w, &room, None).await);
+    }
+    assert_eq!(watchers[39].last["spectators"], 40);
+    let (tx, mut rx) = mpsc::channel(8);
+    let (kick, rtt) = (CancellationToken::new(), Arc::new(AtomicI64::new(0)));
+    let refused = w.rooms.attach(&room, None, &tx, &kick, &rtt).await.unwrap_err();
+    assert_eq!(refused.close, crate::protocol::CloseCode::RoomFull);
+    assert_eq!(
+        refused.refusal.code,
+        crate::protocol::Code::from(crate::protocol::ErrorCode::RoomFull)
+    );
+    assert!(
+        refused.refusal.message.contains("40 spectators"),
+        "{:?}",
+        refused.refusal
+    );
+    assert!(rx.try_recv().is_err(), "the refused socket is sent nothing");
+    // One leaves: the next is admitted.
+    w.rooms.detach(&room, watchers.pop().unwrap().conn);
+    let next = Sock::open(&w, &room, None).await;
+    assert_eq!(next.last["spectators"], 40);
 }
 
 fn live() -> Option<TimeControl> {
