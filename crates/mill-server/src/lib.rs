@@ -19,6 +19,7 @@ pub mod listen;
 pub mod logging;
 pub mod metrics;
 pub mod protocol;
+pub mod ratings;
 pub mod rooms;
 pub mod store;
 pub mod table;
