@@ -49,6 +49,8 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     /// Socket tasks, so shutdown can wait for their close frames.
     pub tracker: TaskTracker,
+    /// Accounts and sessions (`accounts.rs`).
+    pub accounts: Arc<crate::accounts::AccountsState>,
 }
 
 /// The router.
@@ -81,6 +83,8 @@ pub fn app(state: AppState) -> Router {
         .route("/tb/{*file}", get(table_file))
         .route("/api/seeks", get(open_seeks))
         .route("/api/pair/{seek}", delete(cancel_seek))
+        // Accounts, sessions, players (accounts.rs).
+        .merge(crate::accounts::routes())
         .fallback(static_file)
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,

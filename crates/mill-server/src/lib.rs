@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod accounts;
 pub mod app;
 pub mod assets;
 pub mod clock;
@@ -58,6 +59,7 @@ pub async fn run(
 ) -> Result<(), ServerError> {
     // Rooms are not read here: each is loaded when first asked for (rooms/).
     let (store, running) = store::open(&config.db).await?;
+    let accounts = store::accounts::Accounts::open(&config.db).await?;
     let rooms = rooms::Rooms::new(store, config.clock.clone());
     let background = rooms.start_background();
     tracing::info!(db = %config.db, "database open");
@@ -85,6 +87,10 @@ pub async fn run(
         config: Arc::new(config),
         shutdown: token.clone(),
         tracker: tracker.clone(),
+        accounts: Arc::new(accounts::AccountsState {
+            store: accounts,
+            gate: Default::default(),
+        }),
     };
     let purge = tokio::spawn(purge_job(state.clone()));
     let evict = tokio::spawn(evict_job(state.clone()));
@@ -138,6 +144,15 @@ async fn purge_job(state: app::AppState) {
             tracing::error!(error = %e, "purge failed");
         }
         state.per_address.sweep();
+        state.accounts.gate.sweep();
+        if let Err(e) = state
+            .accounts
+            .store
+            .purge_sessions(state.config.clock.now_ms())
+            .await
+        {
+            tracing::error!(error = %e, "purging expired sessions failed");
+        }
     }
 }
 

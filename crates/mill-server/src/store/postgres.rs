@@ -72,6 +72,8 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (4, include_str!("../../../../migrations/postgres/04-clocks.sql")),
     // Quick pairing's seeks, as SQLite's 07-seeks.
     (5, include_str!("../../../../migrations/postgres/05-seeks.sql")),
+    // Accounts, sessions and ratings, as SQLite's 09-accounts (store/accounts.rs).
+    (6, include_str!("../../../../migrations/postgres/06-accounts.sql")),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the

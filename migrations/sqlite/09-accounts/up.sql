@@ -1,0 +1,30 @@
+-- Optional accounts (crates/mill-server/src/accounts.rs, store/accounts.rs): a name, a
+-- password's argon2id hash (a PHC string: algorithm, parameters, salt and hash; never
+-- the password), the sessions as SHA-256 hashes of their tokens (never a token), and one
+-- Glicko-2 rating per rule set and speed (ratings.rs). Anonymous play needs none of it.
+CREATE TABLE accounts (
+    id            INTEGER PRIMARY KEY,
+    -- as the player typed it; unique without regard to case through name_key
+    name          TEXT NOT NULL,
+    name_key      TEXT NOT NULL UNIQUE,
+    password_hash TEXT,
+    created_at    INTEGER NOT NULL
+) STRICT;
+CREATE TABLE sessions (
+    token_hash BLOB PRIMARY KEY CHECK (length(token_hash) = 32),
+    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX sessions_account ON sessions (account_id);
+CREATE TABLE ratings (
+    account_id INTEGER NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+    rules      TEXT NOT NULL,
+    speed      TEXT NOT NULL CHECK (speed IN ('bullet', 'blitz', 'rapid', 'classical', 'correspondence')),
+    rating     REAL NOT NULL,
+    rd         REAL NOT NULL,
+    vol        REAL NOT NULL,
+    games      INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (account_id, rules, speed)
+) STRICT;
