@@ -26,3 +26,26 @@ CREATE TABLE ratings (
     updated_at BIGINT NOT NULL,
     PRIMARY KEY (account_id, rules, speed)
 );
+CREATE TABLE seat_accounts (
+    room_id    TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,
+    color      TEXT NOT NULL CHECK (color IN ('light', 'dark')),
+    account_id BIGINT REFERENCES accounts (id) ON DELETE SET NULL,
+    PRIMARY KEY (room_id, color)
+);
+CREATE INDEX seat_accounts_account ON seat_accounts (account_id);
+CREATE TABLE rated_rooms (
+    room_id TEXT PRIMARY KEY REFERENCES rooms (id) ON DELETE CASCADE,
+    rules   TEXT NOT NULL,
+    speed   TEXT NOT NULL CHECK (speed IN ('bullet', 'blitz', 'rapid', 'classical', 'correspondence'))
+);
+CREATE TABLE rated_rounds (
+    room_id      TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,
+    round        INTEGER NOT NULL,
+    light_before DOUBLE PRECISION NOT NULL,
+    light_after  DOUBLE PRECISION NOT NULL,
+    dark_before  DOUBLE PRECISION NOT NULL,
+    dark_after   DOUBLE PRECISION NOT NULL,
+    at           BIGINT NOT NULL,
+    PRIMARY KEY (room_id, round)
+);
+ALTER TABLE seeks ADD COLUMN account_id BIGINT;

@@ -82,6 +82,7 @@ export const ERROR_CODES = Object.freeze({
   CROSS_SITE: 'cross-site',
   SIGN_IN_REQUIRED: 'sign-in-required',
   UNKNOWN_PLAYER: 'unknown-player',
+  RATED_ROUND: 'rated-round',
   INTERNAL: 'internal',
 });
 

@@ -3,7 +3,7 @@
 //! a player's public page. Anonymous play never needs any of it.
 //!
 //! - **Passwords** are hashed with argon2id, m = 19 MiB, t = 2, p = 1 ([`ARGON2_M_KIB`]…:
-//!   the smallest of OWASP's recommended settings, about 20–40 ms of one core), into a PHC
+//!   the smallest of OWASP's recommended settings), into a PHC
 //!   string that names its parameters, so they can be raised later without breaking the
 //!   hashes already stored. A password is at least 8 characters and not one of the most
 //!   common ones (`common-passwords.txt`) nor the name itself.
@@ -540,6 +540,57 @@ async fn player(State(state): State<AppState>, Path(name): Path<String>) -> Resu
         .ok_or(ApiError::UnknownPlayer)?;
     let ratings = state.accounts.store.ratings(account.id).await?;
     Ok(Json(json!({ "name": account.name, "ratings": ratings_json(&ratings) })).into_response())
+}
+
+/// Whether a pair request asks for a rated game (`"rated": true`; absent is casual).
+pub fn requested_rated(body: &[u8]) -> Result<bool, ApiError> {
+    #[derive(serde::Deserialize)]
+    struct Rated {
+        rated: Option<bool>,
+    }
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(false);
+    }
+    let asked: Rated = serde_json::from_slice(body)
+        .map_err(|e| ApiError::Malformed(format!("rated must be true or false ({e})")))?;
+    Ok(asked.rated.unwrap_or(false))
+}
+
+/// The account a new seat is bound to: the signed-in player's, checked against
+/// cross-site requests (a seat taken by another site's page would be bound to the
+/// visitor's account); `None` for an anonymous player, or 401 `sign-in-required` when
+/// the seat must be an account's (`required`: a rated seek).
+pub async fn seat_account(
+    state: &AppState,
+    headers: &HeaderMap,
+    required: bool,
+) -> Result<Option<i64>, ApiError> {
+    if session_token(headers).is_none() {
+        return if required {
+            Err(ApiError::SignInRequired)
+        } else {
+            Ok(None)
+        };
+    }
+    same_origin(state, headers)?;
+    match signed_in(state, headers).await? {
+        Some((id, _)) => Ok(Some(id)),
+        None if required => Err(ApiError::SignInRequired),
+        None => Ok(None),
+    }
+}
+
+/// Binds a created or joined seat to the signed-in player's account, if any.
+pub async fn bind_seat(
+    state: &AppState,
+    room: &str,
+    color: &'static str,
+    account: Option<i64>,
+) -> Result<(), ApiError> {
+    if let Some(account) = account {
+        state.accounts.store.bind_seat(room, color, account).await?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -327,7 +327,9 @@ async fn create_room(
     if !state.per_address.allow(addr.ip()) {
         return Err(ApiError::RateLimited);
     }
+    let account = crate::accounts::seat_account(&state, &headers, false).await?;
     let (room, key) = state.rooms.create(rules, clock).await?;
+    crate::accounts::bind_seat(&state, &room, "light", account).await?;
     tracing::info!(%room, %rules, "room created");
     Ok((
         StatusCode::CREATED,
@@ -375,6 +377,13 @@ async fn pair(
     let rules = requested_rules(&body)?;
     let clock = requested_clock(&body)?;
     let (seeker, seek) = requested_seek(&body)?;
+    // Accounts (accounts.rs): a signed-in seeker's seat is bound to the account; a rated
+    // seek needs one, and a clock.
+    let rated = crate::accounts::requested_rated(&body)?;
+    let account = crate::accounts::seat_account(&state, &headers, rated).await?;
+    if rated && clock.is_none() {
+        return Err(ApiError::BadClock("a rated game needs a clock".into()));
+    }
     if !state.per_address.allow(addr.ip()) {
         return Err(ApiError::RateLimited);
     }
@@ -383,6 +392,8 @@ async fn pair(
         clock,
         seeker,
         seek,
+        account,
+        rated,
     };
     let Some((room, seat, key)) = state
         .rooms
@@ -443,7 +454,9 @@ async fn join_room(
     if !state.per_address.allow(addr.ip()) {
         return Err(ApiError::RateLimited);
     }
+    let account = crate::accounts::seat_account(&state, &headers, false).await?;
     let key = state.rooms.join(&room).await?;
+    crate::accounts::bind_seat(&state, &room, "dark", account).await?;
     tracing::info!(%room, "room joined");
     Ok(seat_reply(&state, &headers, &room, "dark", &key).into_response())
 }

@@ -133,6 +133,8 @@ pub enum ErrorCode {
     SignInRequired,
     /// HTTP 404: no player with this name.
     UnknownPlayer,
+    /// `offer-takeback` in a rated room: rated games have no takebacks.
+    RatedRound,
     /// The server failed.
     Internal,
 }

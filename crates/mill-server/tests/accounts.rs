@@ -469,3 +469,217 @@ async fn expired_sessions_are_not_honoured() {
     assert_eq!(site.me(&token).await.status, 401);
     site.server.stop().await;
 }
+
+/// Two signed-in players paired (rated or not), their seats connected: (room, light
+/// client, dark client, light's token, dark's token).
+async fn paired(
+    site: &Site,
+    a: &str,
+    b: &str,
+    rated: bool,
+) -> (String, common::Client, common::Client, String, String) {
+    let ta = site.sign_up(a, "a fine passphrase").await;
+    let tb = site.sign_up(b, "a fine passphrase").await;
+    let ask = |seeker: &str| {
+        json!({ "variant": "nine", "clock": { "initial": 180, "increment": 2 }, "rated": rated,
+                "seeker": format!("seeker-{seeker}") })
+        .to_string()
+    };
+    let addr = site.server.addr;
+    let (ca, cb) = (cookie(&ta), cookie(&tb));
+    let (ask_a, ask_b) = (ask(a), ask(b));
+    let first =
+        tokio::spawn(async move { call(addr, "POST", "/api/pair", &[("Cookie", &ca)], &ask_a).await });
+    let second = call(addr, "POST", "/api/pair", &[("Cookie", &cb)], &ask_b).await;
+    let first = first.await.unwrap();
+    assert_eq!((first.status, second.status), (201, 201), "{first:?} {second:?}");
+    assert_eq!(first.body["room"], second.body["room"]);
+    let room = first.body["room"].as_str().unwrap().to_string();
+    let (light, dark, tl, td) = if first.body["seat"] == "light" {
+        (&first, &second, ta, tb)
+    } else {
+        (&second, &first, tb, ta)
+    };
+    let mut l = common::Client::hello(addr, &room, light.body["key"].as_str()).await;
+    let mut d = common::Client::hello(addr, &room, dark.body["key"].as_str()).await;
+    l.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+    d.state_where(|s| s["seats"]["light"]["online"] == true).await;
+    (room, l, d, tl, td)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rated_round_changes_both_ratings_once_and_a_casual_one_none() {
+    let site = site().await;
+    let addr = site.server.addr;
+    // A rated seek needs an account, and a clock.
+    let ask =
+        json!({ "variant": "nine", "clock": { "initial": 180, "increment": 2 }, "rated": true }).to_string();
+    let a = call(addr, "POST", "/api/pair", &[], &ask).await;
+    assert_eq!(
+        (a.status, a.body["code"].as_str()),
+        (401, Some("sign-in-required")),
+        "{a:?}"
+    );
+
+    let (room, mut light, mut dark, tl, td) = paired(&site, "kate", "liam", true).await;
+    let a = call(
+        addr,
+        "POST",
+        "/api/pair",
+        &[("Cookie", &cookie(&tl))],
+        &json!({ "variant": "nine", "rated": true }).to_string(),
+    )
+    .await;
+    assert_eq!((a.status, a.body["code"].as_str()), (400, Some("bad-clock")));
+    // Both seats are bound to the accounts.
+    assert_eq!(
+        sql(
+            site.path(),
+            "SELECT count(*) FROM seat_accounts WHERE room_id = $1 AND account_id IS NOT NULL",
+            &[&room]
+        )
+        .await,
+        2
+    );
+    light.play("d2").await;
+    // No takebacks in a rated game.
+    light.state_where(|s| s["version"] == 1).await;
+    light.command("offer-takeback", json!({})).await;
+    assert_eq!(light.error().await["code"], "rated-round");
+    dark.state_where(|s| s["version"] == 1).await;
+    dark.ok("resign").await;
+    light.state_where(|s| !s["result"].is_null()).await;
+
+    let (win, loss) = mill_server::ratings::Rating::after_round(
+        Default::default(),
+        Default::default(),
+        mill_server::ratings::Score::Win,
+    );
+    let me = site.me(&tl).await.body;
+    let mine = &me["ratings"]["nine"]["blitz"];
+    assert_eq!(mine["games"], 1, "{me}");
+    assert!(
+        (mine["rating"].as_f64().unwrap() - win.rating).abs() < 0.06,
+        "{me}"
+    );
+    assert!((mine["rating"].as_f64().unwrap() - 1662.3).abs() < 0.2, "{me}");
+    assert_eq!(mine["provisional"], true);
+    let theirs = site.me(&td).await.body;
+    assert!(
+        (theirs["ratings"]["nine"]["blitz"]["rating"].as_f64().unwrap() - loss.rating).abs() < 0.06,
+        "{theirs}"
+    );
+    assert_eq!(theirs["ratings"]["nine"]["blitz"]["games"], 1);
+    assert_eq!(
+        sql(site.path(), "SELECT count(*) FROM rated_rounds", &[]).await,
+        1
+    );
+    // The public page shows the same.
+    let p = site
+        .call(
+            "GET",
+            &format!("/api/players/{}", me["name"].as_str().unwrap()),
+            &[],
+            "",
+        )
+        .await;
+    assert_eq!(p.body["ratings"], me["ratings"]);
+
+    // Whatever comes after the result (a new round asked for) changes nothing more.
+    light.ok("new-round").await;
+    assert_eq!(site.me(&tl).await.body["ratings"]["nine"]["blitz"]["games"], 1);
+
+    // A casual pairing of two signed-in players: seats bound, no rating.
+    let (room, mut light, mut dark, tl, td) = paired(&site, "mona", "nick", false).await;
+    assert_eq!(
+        sql(
+            site.path(),
+            "SELECT count(*) FROM seat_accounts WHERE room_id = $1",
+            &[&room]
+        )
+        .await,
+        2
+    );
+    assert_eq!(
+        sql(
+            site.path(),
+            "SELECT count(*) FROM rated_rooms WHERE room_id = $1",
+            &[&room]
+        )
+        .await,
+        0
+    );
+    light.play("d2").await;
+    dark.state_where(|s| s["version"] == 1).await;
+    dark.ok("resign").await;
+    light.state_where(|s| !s["result"].is_null()).await;
+    assert_eq!(site.me(&tl).await.body["ratings"], json!({}));
+    assert_eq!(site.me(&td).await.body["ratings"], json!({}));
+    assert_eq!(
+        sql(site.path(), "SELECT count(*) FROM rated_rounds", &[]).await,
+        1
+    );
+
+    // A deleted account's seats stay, under no account.
+    let a = site
+        .call(
+            "DELETE",
+            "/api/account",
+            &[("Cookie", &cookie(&tl))],
+            &json!({ "password": "a fine passphrase" }).to_string(),
+        )
+        .await;
+    assert_eq!(a.status, 204);
+    assert_eq!(
+        sql(
+            site.path(),
+            "SELECT count(*) FROM seat_accounts WHERE room_id = $1 AND account_id IS NULL",
+            &[&room]
+        )
+        .await,
+        1
+    );
+    site.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_signed_in_players_created_and_joined_seats_are_bound() {
+    let site = site().await;
+    let ta = site.sign_up("olga", "a fine passphrase").await;
+    let tb = site.sign_up("pete", "a fine passphrase").await;
+    let made = site
+        .call("POST", "/api/rooms", &[("Cookie", &cookie(&ta))], "")
+        .await;
+    assert_eq!(made.status, 201, "{made:?}");
+    let room = made.body["room"].as_str().unwrap().to_string();
+    let joined = site
+        .call(
+            "POST",
+            &format!("/api/rooms/{room}/join"),
+            &[("Cookie", &cookie(&tb))],
+            "",
+        )
+        .await;
+    assert_eq!(joined.status, 200);
+    assert_eq!(
+        sql(
+            site.path(),
+            "SELECT count(*) FROM seat_accounts WHERE room_id = $1",
+            &[&room]
+        )
+        .await,
+        2
+    );
+    // Anonymous rooms bind nothing.
+    let (anon, _) = site.server.create().await;
+    assert_eq!(
+        sql(
+            site.path(),
+            "SELECT count(*) FROM seat_accounts WHERE room_id = $1",
+            &[&anon]
+        )
+        .await,
+        0
+    );
+    site.server.stop().await;
+}

@@ -28,3 +28,32 @@ CREATE TABLE ratings (
     updated_at INTEGER NOT NULL,
     PRIMARY KEY (account_id, rules, speed)
 ) STRICT;
+-- The account holding a seat, for seats taken while signed in (NULL once the account
+-- is deleted: its games stay, under a neutral name).
+CREATE TABLE seat_accounts (
+    room_id    TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,
+    color      TEXT NOT NULL CHECK (color IN ('light', 'dark')),
+    account_id INTEGER REFERENCES accounts (id) ON DELETE SET NULL,
+    PRIMARY KEY (room_id, color)
+) STRICT;
+CREATE INDEX seat_accounts_account ON seat_accounts (account_id);
+-- Rated rooms (made by rated pairing only), with the rating their rounds change.
+CREATE TABLE rated_rooms (
+    room_id TEXT PRIMARY KEY REFERENCES rooms (id) ON DELETE CASCADE,
+    rules   TEXT NOT NULL,
+    speed   TEXT NOT NULL CHECK (speed IN ('bullet', 'blitz', 'rapid', 'classical', 'correspondence'))
+) STRICT;
+-- Each rated round's change, written in the transaction that stores its result; its key
+-- is why a round changes the ratings once.
+CREATE TABLE rated_rounds (
+    room_id      TEXT NOT NULL REFERENCES rooms (id) ON DELETE CASCADE,
+    round        INTEGER NOT NULL,
+    light_before REAL NOT NULL,
+    light_after  REAL NOT NULL,
+    dark_before  REAL NOT NULL,
+    dark_after   REAL NOT NULL,
+    at           INTEGER NOT NULL,
+    PRIMARY KEY (room_id, round)
+) STRICT;
+-- The account behind a seek, for rated pairing (and so an account never meets itself).
+ALTER TABLE seeks ADD COLUMN account_id INTEGER;

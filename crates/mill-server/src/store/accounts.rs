@@ -18,7 +18,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tokio_postgres::NoTls;
 
 use super::{DbError, DbTarget};
-use crate::ratings::{Rating, Speed};
+use crate::ratings::{Rating, Score, Speed};
 
 /// An account as sign-in needs it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -465,4 +465,318 @@ fn insert_session_sqlite(conn: &Connection, id: i64, session: NewSession) -> Res
         session.expires_at
     ])?;
     Ok(())
+}
+
+/// Light's score in a round that ended with `outcome`; `None` for an aborted round,
+/// which changes no rating.
+pub fn light_score(outcome: &mill_core::Outcome) -> Option<Score> {
+    match outcome {
+        mill_core::Outcome::Win { winner, .. } if *winner == mill_core::Color::Light => Some(Score::Win),
+        mill_core::Outcome::Win { .. } => Some(Score::Loss),
+        mill_core::Outcome::Draw { .. } => Some(Score::Draw),
+        mill_core::Outcome::Aborted => None,
+    }
+}
+
+/// The ratings a rated round changes, if the store's append finds its room rated, both
+/// seats held by accounts and the round not rated before: Light's and Dark's account,
+/// the rule set and speed, and Light's score.
+struct RatedRound {
+    rules: String,
+    speed: String,
+    light: i64,
+    dark: i64,
+    score: Score,
+}
+
+/// Called by the SQLite writer (`store/sqlite.rs` `append`) in the transaction that has
+/// just stored an event ending round `round` of `room` with `outcome`: in a rated room,
+/// changes both players' ratings, once per round (the `rated_rounds` key). The writer is
+/// SQLite's only writer of ratings, so reading them and writing them back cannot race.
+pub fn rate_round_sqlite(
+    conn: &Connection,
+    room: &str,
+    round: u32,
+    outcome: &mill_core::Outcome,
+    at: i64,
+) -> Result<(), rusqlite::Error> {
+    let Some(score) = light_score(outcome) else {
+        return Ok(());
+    };
+    let rated: Option<(String, String, Option<i64>, Option<i64>)> = conn
+        .prepare_cached(
+            "SELECT r.rules, r.speed,
+                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'light'),
+                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'dark')
+             FROM rated_rooms r WHERE r.room_id = ?1",
+        )?
+        .query_row(params![room], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
+        .optional()?;
+    // A casual room, or an account deleted since: nothing to rate.
+    let Some((rules, speed, Some(light), Some(dark))) = rated else {
+        return Ok(());
+    };
+    let game = RatedRound {
+        rules,
+        speed,
+        light,
+        dark,
+        score,
+    };
+    let read = |account: i64| -> Result<Rating, rusqlite::Error> {
+        Ok(conn
+            .prepare_cached(
+                "SELECT rating, rd, vol, games FROM ratings WHERE account_id = ?1 AND rules = ?2 AND speed = ?3",
+            )?
+            .query_row(params![account, game.rules, game.speed], |r| {
+                Ok(Rating {
+                    rating: r.get(0)?,
+                    rd: r.get(1)?,
+                    vol: r.get(2)?,
+                    games: r.get(3)?,
+                })
+            })
+            .optional()?
+            .unwrap_or_default())
+    };
+    let (before_light, before_dark) = (read(game.light)?, read(game.dark)?);
+    let (after_light, after_dark) = Rating::after_round(before_light, before_dark, game.score);
+    let first = conn
+        .prepare_cached(
+            "INSERT INTO rated_rounds (room_id, round, light_before, light_after, dark_before, dark_after, at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
+        )?
+        .execute(params![
+            room,
+            round,
+            before_light.rating,
+            after_light.rating,
+            before_dark.rating,
+            after_dark.rating,
+            at
+        ])?;
+    if first == 0 {
+        return Ok(());
+    }
+    for (account, r) in [(game.light, after_light), (game.dark, after_dark)] {
+        conn.prepare_cached(
+            "INSERT INTO ratings (account_id, rules, speed, rating, rd, vol, games, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT (account_id, rules, speed) DO UPDATE SET rating = excluded.rating, rd = excluded.rd,
+                 vol = excluded.vol, games = excluded.games, updated_at = excluded.updated_at",
+        )?
+        .execute(params![
+            account, game.rules, game.speed, r.rating, r.rd, r.vol, r.games, at
+        ])?;
+    }
+    Ok(())
+}
+
+/// The same as [`rate_round_sqlite`] for the PostgreSQL writer (`store/postgres.rs`
+/// `write_batch`), inside the transaction that has just stored the ending event. Other
+/// instances may be rating another round of the same players at the same moment: the
+/// two rating rows are created if missing and then locked (`FOR UPDATE`, in account
+/// order, so two such transactions wait for each other instead of deadlocking) before
+/// they are read.
+pub async fn rate_round_pg(
+    client: &tokio_postgres::Client,
+    room: &str,
+    round: u32,
+    outcome: &mill_core::Outcome,
+    at: i64,
+) -> Result<(), tokio_postgres::Error> {
+    let Some(score) = light_score(outcome) else {
+        return Ok(());
+    };
+    let row = client
+        .query_opt(
+            "SELECT r.rules, r.speed,
+                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'light'),
+                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'dark')
+             FROM rated_rooms r WHERE r.room_id = $1",
+            &[&room],
+        )
+        .await?;
+    let Some(row) = row else { return Ok(()) };
+    let (Some(light), Some(dark)) = (row.get::<_, Option<i64>>(2), row.get::<_, Option<i64>>(3)) else {
+        return Ok(());
+    };
+    let game = RatedRound {
+        rules: row.get(0),
+        speed: row.get(1),
+        light,
+        dark,
+        score,
+    };
+    let start = Rating::default();
+    let mut accounts = [game.light, game.dark];
+    accounts.sort_unstable();
+    for account in accounts {
+        client
+            .execute(
+                "INSERT INTO ratings (account_id, rules, speed, rating, rd, vol, games, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, 0, $7) ON CONFLICT DO NOTHING",
+                &[
+                    &account,
+                    &game.rules,
+                    &game.speed,
+                    &start.rating,
+                    &start.rd,
+                    &start.vol,
+                    &at,
+                ],
+            )
+            .await?;
+    }
+    let rows = client
+        .query(
+            "SELECT account_id, rating, rd, vol, games FROM ratings
+             WHERE account_id = ANY($1) AND rules = $2 AND speed = $3 ORDER BY account_id FOR UPDATE",
+            &[&&accounts[..], &game.rules, &game.speed],
+        )
+        .await?;
+    let rating_of = |account: i64| {
+        rows.iter()
+            .find(|r| r.get::<_, i64>(0) == account)
+            .map(|r| Rating {
+                rating: r.get(1),
+                rd: r.get(2),
+                vol: r.get(3),
+                games: u32::try_from(r.get::<_, i32>(4)).unwrap_or(0),
+            })
+            .unwrap_or_default()
+    };
+    let (before_light, before_dark) = (rating_of(game.light), rating_of(game.dark));
+    let (after_light, after_dark) = Rating::after_round(before_light, before_dark, game.score);
+    let first = client
+        .execute(
+            "INSERT INTO rated_rounds (room_id, round, light_before, light_after, dark_before, dark_after, at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+            &[
+                &room,
+                &i32::try_from(round).unwrap_or(i32::MAX),
+                &before_light.rating,
+                &after_light.rating,
+                &before_dark.rating,
+                &after_dark.rating,
+                &at,
+            ],
+        )
+        .await?;
+    if first == 0 {
+        return Ok(());
+    }
+    for (account, r) in [(game.light, after_light), (game.dark, after_dark)] {
+        client
+            .execute(
+                "UPDATE ratings SET rating = $4, rd = $5, vol = $6, games = $7, updated_at = $8
+                 WHERE account_id = $1 AND rules = $2 AND speed = $3",
+                &[
+                    &account,
+                    &game.rules,
+                    &game.speed,
+                    &r.rating,
+                    &r.rd,
+                    &r.vol,
+                    &i32::try_from(r.games).unwrap_or(i32::MAX),
+                    &at,
+                ],
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+/// What a pairing binds in the transaction that creates its room: the accounts of the
+/// two seats (signed-in seekers) and, for a rated pairing, the rule set and speed whose
+/// ratings its rounds change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding<'a> {
+    /// The room.
+    pub room: &'a str,
+    /// Light's account.
+    pub light: Option<i64>,
+    /// Dark's account.
+    pub dark: Option<i64>,
+    /// Rule set and speed, for a rated room.
+    pub rated: Option<(&'a str, Speed)>,
+}
+
+/// Binds a paired room's seats to their accounts (SQLite writer's transaction).
+pub fn bind_sqlite(conn: &Connection, b: &Binding<'_>) -> Result<(), rusqlite::Error> {
+    for (color, account) in [("light", b.light), ("dark", b.dark)] {
+        if let Some(account) = account {
+            conn.prepare_cached(
+                "INSERT INTO seat_accounts (room_id, color, account_id) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![b.room, color, account])?;
+        }
+    }
+    if let Some((rules, speed)) = b.rated {
+        conn.prepare_cached("INSERT INTO rated_rooms (room_id, rules, speed) VALUES (?1, ?2, ?3)")?
+            .execute(params![b.room, rules, speed.as_str()])?;
+    }
+    Ok(())
+}
+
+/// Binds a paired room's seats to their accounts (PostgreSQL, in the pairing's
+/// transaction).
+pub async fn bind_pg(
+    client: &impl tokio_postgres::GenericClient,
+    b: &Binding<'_>,
+) -> Result<(), tokio_postgres::Error> {
+    for (color, account) in [("light", b.light), ("dark", b.dark)] {
+        if let Some(account) = account {
+            client
+                .execute(
+                    "INSERT INTO seat_accounts (room_id, color, account_id) VALUES ($1, $2, $3)",
+                    &[&b.room, &color, &account],
+                )
+                .await?;
+        }
+    }
+    if let Some((rules, speed)) = b.rated {
+        client
+            .execute(
+                "INSERT INTO rated_rooms (room_id, rules, speed) VALUES ($1, $2, $3)",
+                &[&b.room, &rules, &speed.as_str()],
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+impl Accounts {
+    /// Binds seat `color` of a room made by creating or joining (a casual room) to a
+    /// signed-in player's account; a seat already bound stays as it is.
+    pub async fn bind_seat(&self, room: &str, color: &'static str, account: i64) -> Result<(), DbError> {
+        let room = room.to_string();
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    conn.execute(
+                        "INSERT INTO seat_accounts (room_id, color, account_id) VALUES (?1, ?2, ?3)
+                         ON CONFLICT DO NOTHING",
+                        params![room, color, account],
+                    )?;
+                    Ok(())
+                })
+                .await
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                client
+                    .execute(
+                        "INSERT INTO seat_accounts (room_id, color, account_id) VALUES ($1, $2, $3)
+                         ON CONFLICT DO NOTHING",
+                        &[&room, &color, &account],
+                    )
+                    .await
+                    .map_err(pg_err)?;
+                Ok(())
+            }
+        }
+    }
 }
