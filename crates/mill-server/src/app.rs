@@ -80,6 +80,15 @@ pub fn app(state: AppState) -> Router {
             "/puzzles",
             get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "puzzles.html", None, &h) }),
         )
+        .route(
+            "/account",
+            get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "account.html", None, &h) }),
+        )
+        // A player's profile: the page asks /api/players/{name} and says if there is none.
+        .route(
+            "/@/{name}",
+            get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "profile.html", None, &h) }),
+        )
         .route("/tb/{*file}", get(table_file))
         .route("/api/seeks", get(open_seeks))
         .route("/api/pair/{seek}", delete(cancel_seek))
