@@ -74,6 +74,15 @@ export const ERROR_CODES = Object.freeze({
   SERVER_BUSY: 'server-busy',
   BODY_TOO_LARGE: 'body-too-large',
   TIMEOUT: 'timeout',
+  NAME_TAKEN: 'name-taken',
+  BAD_NAME: 'bad-name',
+  WEAK_PASSWORD: 'weak-password',
+  BAD_CREDENTIALS: 'bad-credentials',
+  THROTTLED: 'throttled',
+  CROSS_SITE: 'cross-site',
+  SIGN_IN_REQUIRED: 'sign-in-required',
+  UNKNOWN_PLAYER: 'unknown-player',
+  RATED_ROUND: 'rated-round',
   INTERNAL: 'internal',
 });
 

@@ -49,6 +49,8 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     /// Socket tasks, so shutdown can wait for their close frames.
     pub tracker: TaskTracker,
+    /// Accounts and sessions (`accounts.rs`).
+    pub accounts: Arc<crate::accounts::AccountsState>,
 }
 
 /// The router.
@@ -78,9 +80,20 @@ pub fn app(state: AppState) -> Router {
             "/puzzles",
             get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "puzzles.html", None, &h) }),
         )
+        .route(
+            "/account",
+            get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "account.html", None, &h) }),
+        )
+        // A player's profile: the page asks /api/players/{name} and says if there is none.
+        .route(
+            "/@/{name}",
+            get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "profile.html", None, &h) }),
+        )
         .route("/tb/{*file}", get(table_file))
         .route("/api/seeks", get(open_seeks))
         .route("/api/pair/{seek}", delete(cancel_seek))
+        // Accounts, sessions, players (accounts.rs).
+        .merge(crate::accounts::routes())
         .fallback(static_file)
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
@@ -323,7 +336,9 @@ async fn create_room(
     if !state.per_address.allow(addr.ip()) {
         return Err(ApiError::RateLimited);
     }
+    let account = crate::accounts::seat_account(&state, &headers, false).await?;
     let (room, key) = state.rooms.create(rules, clock).await?;
+    crate::accounts::bind_seat(&state, &room, "light", account).await?;
     tracing::info!(%room, %rules, "room created");
     Ok((
         StatusCode::CREATED,
@@ -371,6 +386,13 @@ async fn pair(
     let rules = requested_rules(&body)?;
     let clock = requested_clock(&body)?;
     let (seeker, seek) = requested_seek(&body)?;
+    // Accounts (accounts.rs): a signed-in seeker's seat is bound to the account; a rated
+    // seek needs one, and a clock.
+    let rated = crate::accounts::requested_rated(&body)?;
+    let account = crate::accounts::seat_account(&state, &headers, rated).await?;
+    if rated && clock.is_none() {
+        return Err(ApiError::BadClock("a rated game needs a clock".into()));
+    }
     if !state.per_address.allow(addr.ip()) {
         return Err(ApiError::RateLimited);
     }
@@ -379,6 +401,8 @@ async fn pair(
         clock,
         seeker,
         seek,
+        account,
+        rated,
     };
     let Some((room, seat, key)) = state
         .rooms
@@ -439,7 +463,9 @@ async fn join_room(
     if !state.per_address.allow(addr.ip()) {
         return Err(ApiError::RateLimited);
     }
+    let account = crate::accounts::seat_account(&state, &headers, false).await?;
     let key = state.rooms.join(&room).await?;
+    crate::accounts::bind_seat(&state, &room, "dark", account).await?;
     tracing::info!(%room, "room joined");
     Ok(seat_reply(&state, &headers, &room, "dark", &key).into_response())
 }

@@ -59,6 +59,33 @@ pub enum ApiError {
     /// The request took too long.
     #[error("The request took too long.")]
     Timeout,
+    /// The request's body is not what the endpoint reads.
+    #[error("Not a request this endpoint reads: {0}.")]
+    Malformed(String),
+    /// Sign-up with a name someone has (without regard to case).
+    #[error("This name is taken; choose another.")]
+    NameTaken,
+    /// Sign-up with a name that cannot be one.
+    #[error("Not a name for an account: {0}.")]
+    BadName(String),
+    /// Sign-up with a password that is too weak.
+    #[error("Choose a stronger password: {0}.")]
+    WeakPassword(String),
+    /// Sign-in with a wrong name or password (never says which).
+    #[error("No account has this name and password.")]
+    BadCredentials,
+    /// Too many failed sign-ins for this name or from this address.
+    #[error("Too many failed sign-ins; try again in 15 minutes.")]
+    Throttled,
+    /// A state-changing request from another site.
+    #[error("This request came from another site; it was refused.")]
+    CrossSite,
+    /// The request needs a signed-in session.
+    #[error("Sign in first.")]
+    SignInRequired,
+    /// No player with this name.
+    #[error("There is no player with this name.")]
+    UnknownPlayer,
     /// The server failed.
     #[error("The server failed; try again.")]
     Internal(String),
@@ -89,6 +116,15 @@ impl ApiError {
             ApiError::NotWebSocket => ErrorCode::NotWebsocket,
             ApiError::BodyTooLarge => ErrorCode::BodyTooLarge,
             ApiError::Timeout => ErrorCode::Timeout,
+            ApiError::Malformed(_) => ErrorCode::Malformed,
+            ApiError::NameTaken => ErrorCode::NameTaken,
+            ApiError::BadName(_) => ErrorCode::BadName,
+            ApiError::WeakPassword(_) => ErrorCode::WeakPassword,
+            ApiError::BadCredentials => ErrorCode::BadCredentials,
+            ApiError::Throttled => ErrorCode::Throttled,
+            ApiError::CrossSite => ErrorCode::CrossSite,
+            ApiError::SignInRequired => ErrorCode::SignInRequired,
+            ApiError::UnknownPlayer => ErrorCode::UnknownPlayer,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -108,6 +144,14 @@ impl ApiError {
             ApiError::NotWebSocket => StatusCode::BAD_REQUEST,
             ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Timeout => StatusCode::REQUEST_TIMEOUT,
+            ApiError::Malformed(_) | ApiError::BadName(_) | ApiError::WeakPassword(_) => {
+                StatusCode::BAD_REQUEST
+            }
+            ApiError::NameTaken => StatusCode::CONFLICT,
+            ApiError::BadCredentials | ApiError::SignInRequired => StatusCode::UNAUTHORIZED,
+            ApiError::Throttled => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::CrossSite => StatusCode::FORBIDDEN,
+            ApiError::UnknownPlayer => StatusCode::NOT_FOUND,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod accounts;
 pub mod app;
 pub mod assets;
 pub mod clock;
@@ -19,6 +20,7 @@ pub mod listen;
 pub mod logging;
 pub mod metrics;
 pub mod protocol;
+pub mod ratings;
 pub mod rooms;
 pub mod store;
 pub mod table;
@@ -57,6 +59,7 @@ pub async fn run(
 ) -> Result<(), ServerError> {
     // Rooms are not read here: each is loaded when first asked for (rooms/).
     let (store, running) = store::open(&config.db).await?;
+    let accounts = store::accounts::Accounts::open(&config.db).await?;
     let rooms = rooms::Rooms::new(store, config.clock.clone());
     rooms.set_max_spectators(match config.max_conns {
         0 => config.max_spectators,
@@ -88,6 +91,10 @@ pub async fn run(
         config: Arc::new(config),
         shutdown: token.clone(),
         tracker: tracker.clone(),
+        accounts: Arc::new(accounts::AccountsState {
+            store: accounts,
+            gate: Default::default(),
+        }),
     };
     let purge = tokio::spawn(purge_job(state.clone()));
     let evict = tokio::spawn(evict_job(state.clone()));
@@ -141,6 +148,15 @@ async fn purge_job(state: app::AppState) {
             tracing::error!(error = %e, "purge failed");
         }
         state.per_address.sweep();
+        state.accounts.gate.sweep();
+        if let Err(e) = state
+            .accounts
+            .store
+            .purge_sessions(state.config.clock.now_ms())
+            .await
+        {
+            tracing::error!(error = %e, "purging expired sessions failed");
+        }
     }
 }
 

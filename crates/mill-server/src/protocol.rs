@@ -117,6 +117,24 @@ pub enum ErrorCode {
     BodyTooLarge,
     /// HTTP 408: the request took too long.
     Timeout,
+    /// HTTP 409: an account with this name (without regard to case) exists.
+    NameTaken,
+    /// HTTP 400: not an account name (3 to 20 letters, digits, `_` or `-`; not reserved).
+    BadName,
+    /// HTTP 400: the password is too short, too long, or one of the most common ones.
+    WeakPassword,
+    /// HTTP 401: no account with this name and password (the same answer for both).
+    BadCredentials,
+    /// HTTP 429: too many failed sign-ins for this name or from this address.
+    Throttled,
+    /// HTTP 403: a state-changing request another site made a browser send.
+    CrossSite,
+    /// HTTP 401: the request needs a signed-in session.
+    SignInRequired,
+    /// HTTP 404: no player with this name.
+    UnknownPlayer,
+    /// `offer-takeback` in a rated room: rated games have no takebacks.
+    RatedRound,
     /// The server failed.
     Internal,
 }

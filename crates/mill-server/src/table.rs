@@ -149,6 +149,11 @@ impl Table {
         self.game.actions().len() as u32
     }
 
+    /// The current round's result, once it has one.
+    pub fn outcome(&self) -> Option<mill_core::Outcome> {
+        self.game.outcome()
+    }
+
     /// Whether the current round has a result.
     pub fn is_over(&self) -> bool {
         self.game.outcome().is_some()

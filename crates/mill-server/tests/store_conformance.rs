@@ -87,6 +87,7 @@ fn append(room: &str, e: StoredEvent) -> Append {
     Append {
         room: room.to_string(),
         event: e,
+        ends: None,
     }
 }
 
@@ -420,6 +421,8 @@ fn seek(
         at: 1000,
         room: mill_server::keys::new_room_id(),
         waiting_color: waiting,
+        account: None,
+        rated: false,
     }
 }
 

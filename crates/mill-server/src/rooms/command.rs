@@ -446,6 +446,7 @@ impl Room {
                 at: now,
                 stamp,
             },
+            ends: ends(&self.table, &table),
         };
         Ok(Write {
             append,
@@ -455,4 +456,13 @@ impl Room {
             away,
         })
     }
+}
+
+/// The result a command gives its round, if it ends it (for the ratings of a rated
+/// room, which the store changes with the event: see [`Append::ends`]).
+fn ends(before: &crate::table::Table, after: &crate::table::Table) -> Option<mill_core::Outcome> {
+    if before.is_over() || before.round() != after.round() {
+        return None;
+    }
+    after.outcome()
 }

@@ -49,6 +49,10 @@ pub struct SeekRequest {
     pub seeker: Option<String>,
     /// The seek's id, for `DELETE /api/pair/{seek}` (`None`: a fresh one).
     pub seek: Option<String>,
+    /// The signed-in seeker's account (accounts.rs): its seat is bound to it.
+    pub account: Option<i64>,
+    /// Rated: pairs only with other rated seeks (signed in, same rules and clock).
+    pub rated: bool,
 }
 
 /// A paired seeker's seat: (room, seat, key).
@@ -109,6 +113,8 @@ impl Rooms {
             } else {
                 Color::Dark
             },
+            account: asked.account,
+            rated: asked.rated,
         };
         let woken = store.seek_waiters().register(&id);
         let mut pending = Pending {

@@ -85,6 +85,8 @@ pub(super) struct Others {
 #[derive(Debug)]
 pub struct Room {
     pub(super) id: String,
+    /// A rated room (made by rated pairing): takeback requests are refused.
+    pub(super) rated: bool,
     /// Key hashes of the seats taken.
     pub(super) keys: ByColor<Option<[u8; 32]>>,
     /// Seats whose key is stored (what the snapshot shows).
@@ -236,6 +238,7 @@ impl Room {
         let committed = Arc::new(table.view(&id));
         Room {
             id,
+            rated: false,
             keys: ByColor {
                 light: Some(light_key),
                 dark: None,
@@ -504,6 +507,7 @@ impl Room {
         let mut room = Room::new(s.id, light, s.active_at, rules, s.clock);
         room.keys.dark = s.dark_key;
         room.taken.dark = s.dark_key.is_some();
+        room.rated = s.rated;
         if let Some(at) = s.dark_at.filter(|_| s.dark_key.is_some()) {
             room.start_clocks(at);
         }
@@ -613,6 +617,13 @@ impl Room {
                     self.table.version()
                 ),
                 state: true,
+            };
+        }
+        if self.rated && matches!(c.cmd, Command::OfferTakeback) {
+            return Verdict::Refused {
+                code: ErrorCode::RatedRound,
+                message: "There are no takebacks in a rated game.".into(),
+                state: false,
             };
         }
         let opponent = !c.seat;

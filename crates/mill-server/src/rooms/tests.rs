@@ -664,6 +664,8 @@ fn seeker(name: &str) -> SeekRequest {
         clock: live(),
         seeker: Some(format!("{name}-seeker")),
         seek: Some(format!("{name}-seek-id")),
+        account: None,
+        rated: false,
     }
 }
 

@@ -214,6 +214,8 @@ impl Store for Memory {
             dark_key: r.dark.map(|d| d.0),
             dark_at: r.dark.map(|d| d.1),
             events: r.events.clone(),
+            // The memory store keeps no accounts, so no rated rooms.
+            rated: false,
         }))
     }
 
@@ -409,6 +411,7 @@ mod tests {
                 at: 5,
                 stamp: None,
             },
+            ends: None,
         }
     }
 

@@ -20,6 +20,7 @@
 //! bound on a generic parameter instead (return-type notation) is not stable in Rust
 //! 1.95. One allocation per call is nothing beside a commit.
 
+pub mod accounts;
 mod memory;
 mod postgres;
 mod sqlite;

@@ -72,6 +72,8 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (4, include_str!("../../../../migrations/postgres/04-clocks.sql")),
     // Quick pairing's seeks, as SQLite's 07-seeks.
     (5, include_str!("../../../../migrations/postgres/05-seeks.sql")),
+    // Accounts, sessions and ratings, as SQLite's 09-accounts (store/accounts.rs).
+    (6, include_str!("../../../../migrations/postgres/06-accounts.sql")),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the
@@ -343,6 +345,7 @@ impl Store for Pg {
                 client_id: e.client_id,
                 at: e.at,
                 stamp: e.stamp,
+                ends: a.ends,
             },
             done,
         };
@@ -356,7 +359,8 @@ impl Store for Pg {
         let Some(row) = client
             .query_opt(
                 "SELECT active_at, variant, clock_initial::bigint, clock_increment::bigint,
-                        clock_days::bigint FROM rooms WHERE id = $1",
+                        clock_days::bigint, EXISTS (SELECT 1 FROM rated_rooms WHERE room_id = rooms.id)
+                 FROM rooms WHERE id = $1",
                 &[&id],
             )
             .await?
@@ -372,6 +376,7 @@ impl Store for Pg {
             dark_key: None,
             dark_at: None,
             events: Vec::new(),
+            rated: row.get(5),
         };
         for row in client
             .query(
@@ -515,9 +520,10 @@ impl Store for Pg {
         // other pairing out), so it is not there to claim.
         let other = tx
             .query_opt(
-                "SELECT id, key_hash FROM seeks WHERE pool = $1 AND room_id IS NULL AND seeker <> $2
+                "SELECT id, key_hash, account_id FROM seeks WHERE pool = $1 AND room_id IS NULL AND seeker <> $2
+                   AND coalesce(account_id, -1) <> coalesce($3::bigint, -2)
                  ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
-                &[&pool, &seek.seeker],
+                &[&pool, &seek.seeker, &seek.account],
             )
             .await?;
         let mut changed = withdrawn;
@@ -525,8 +531,8 @@ impl Store for Pg {
             None => {
                 tx.execute(
                     "INSERT INTO seeks (id, seeker, instance_id, pool, variant, clock_initial,
-                                        clock_increment, clock_days, key_hash, created_at)
-                     VALUES ($1, $2, $3, $4, $5, $6::bigint, $7::bigint, $8::bigint, $9, $10)",
+                                        clock_increment, clock_days, key_hash, created_at, account_id)
+                     VALUES ($1, $2, $3, $4, $5, $6::bigint, $7::bigint, $8::bigint, $9, $10, $11)",
                     &[
                         &seek.id,
                         &seek.seeker,
@@ -538,6 +544,7 @@ impl Store for Pg {
                         &days,
                         &&seek.key_hash[..],
                         &seek.at,
+                        &seek.account,
                     ],
                 )
                 .await?;
@@ -546,6 +553,7 @@ impl Store for Pg {
             Some(row) => {
                 let other_id: String = row.get(0);
                 let other_hash: Vec<u8> = row.get(1);
+                let other_account: Option<i64> = row.get(2);
                 let (light, dark) = match seek.waiting_color {
                     Color::Light => (other_hash, seek.key_hash.to_vec()),
                     Color::Dark => (seek.key_hash.to_vec(), other_hash),
@@ -568,6 +576,8 @@ impl Store for Pg {
                     &[&other_id, &seek.room, &seat_name(seek.waiting_color)],
                 )
                 .await?;
+                // Signed-in seekers' seats, and a rated room's rating (accounts.rs).
+                super::accounts::bind_pg(&*tx, &seek.binding(other_account)).await?;
                 changed.push(other_id);
                 SeekState::Paired {
                     room: seek.room.clone(),
@@ -933,6 +943,8 @@ struct Event {
     client_id: String,
     at: i64,
     stamp: Option<crate::timecontrol::Stamp>,
+    /// The result, when the event ends its round ([`Append::ends`]).
+    ends: Option<mill_core::Outcome>,
 }
 
 #[derive(Debug)]
@@ -1029,6 +1041,29 @@ async fn write_jobs(pool: &Pool, instance: &str, mut jobs: Vec<Job>) {
 /// or another command holding the place.
 async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<Vec<Appended>, DbError> {
     let client = pool.get().await?;
+    // A batch with a round's result is one explicit transaction instead, so that a rated
+    // room's rating change commits with the result or not at all (accounts.rs); results
+    // are one event in a round, so this is rare.
+    let ending = events.iter().any(|e| e.ends.is_some());
+    if ending {
+        client.batch_execute("BEGIN").await?;
+    }
+    let written = write_batch_on(&client, instance, events, ending).await;
+    if ending && written.is_err() {
+        // The connection goes back to the pool outside any transaction.
+        let _ = client.batch_execute("ROLLBACK").await;
+    }
+    written
+}
+
+/// [`write_batch`]'s work on one connection; inside `BEGIN` when `ending`, committed here
+/// after the ratings.
+async fn write_batch_on(
+    client: &deadpool_postgres::Object,
+    instance: &str,
+    events: &[&Event],
+    ending: bool,
+) -> Result<Vec<Appended>, DbError> {
     let insert = client
         .prepare_cached(
             "WITH input AS (
@@ -1101,6 +1136,14 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
             stored.remove(&key).then_some(Appended::Stored)
         })
         .collect();
+    if ending {
+        for (n, e) in events.iter().enumerate() {
+            if let (Some(Appended::Stored), Some(outcome)) = (outcomes[n], &e.ends) {
+                super::accounts::rate_round_pg(client, &e.room, e.round as u32, outcome, e.at).await?;
+            }
+        }
+        client.batch_execute("COMMIT").await?;
+    }
     let lost: Vec<usize> = (0..events.len()).filter(|&n| outcomes[n].is_none()).collect();
     if !lost.is_empty() {
         // Committed: whatever took each place or client id is there to be seen.

@@ -103,19 +103,21 @@ pub fn open_seeks(conn: &Connection, limit: usize) -> Result<Vec<OpenSeek>, DbEr
 /// Uses the `events_room` index (migration 03), so it costs the room's own rows only.
 pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbError> {
     #[allow(clippy::type_complexity)]
-    let row: Option<(i64, String, Option<i64>, Option<i64>, Option<i64>)> = conn
+    let row: Option<(i64, String, Option<i64>, Option<i64>, Option<i64>, bool)> = conn
         .prepare_cached(
-            "SELECT active_at, variant, clock_initial, clock_increment, clock_days FROM rooms WHERE id = ?1",
+            "SELECT active_at, variant, clock_initial, clock_increment, clock_days,
+                    EXISTS (SELECT 1 FROM rated_rooms WHERE room_id = rooms.id)
+             FROM rooms WHERE id = ?1",
         )?
         .query_row(params![id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
         })
         .map(Some)
         .or_else(|e| match e {
             rusqlite::Error::QueryReturnedNoRows => Ok(None),
             e => Err(e),
         })?;
-    let Some((active_at, variant, initial, increment, days)) = row else {
+    let Some((active_at, variant, initial, increment, days, rated)) = row else {
         return Ok(None);
     };
     let mut room = StoredRoom {
@@ -127,6 +129,7 @@ pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbEr
         dark_key: None,
         dark_at: None,
         events: Vec::new(),
+        rated,
     };
     let mut stmt = conn.prepare_cached("SELECT color, key_hash, created_at FROM seats WHERE room_id = ?1")?;
     let mut rows = stmt.query(params![id])?;
@@ -668,23 +671,27 @@ fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
         .prepare_cached("DELETE FROM seeks WHERE seeker = ?1 AND room_id IS NULL RETURNING id")?
         .query_map(params![seek.seeker], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
-    let other: Option<(String, Vec<u8>)> = conn
+    // An account never meets itself (coalesce: seeks without one are all different).
+    let other: Option<(String, Vec<u8>, Option<i64>)> = conn
         .prepare_cached(
-            "SELECT id, key_hash FROM seeks WHERE pool = ?1 AND room_id IS NULL AND seeker <> ?2
+            "SELECT id, key_hash, account_id FROM seeks WHERE pool = ?1 AND room_id IS NULL AND seeker <> ?2
+               AND coalesce(account_id, -1) <> coalesce(?3, -2)
              ORDER BY created_at, id LIMIT 1",
         )?
-        .query_row(params![pool, seek.seeker], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row(params![pool, seek.seeker, seek.account], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
         .map(Some)
         .or_else(|e| match e {
             rusqlite::Error::QueryReturnedNoRows => Ok(None),
             e => Err(e),
         })?;
     let (initial, increment, days) = clock_columns(seek.clock);
-    let Some((other_id, other_hash)) = other else {
+    let Some((other_id, other_hash, other_account)) = other else {
         conn.prepare_cached(
             "INSERT INTO seeks (id, seeker, pool, variant, clock_initial, clock_increment, clock_days,
-                                key_hash, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                                key_hash, created_at, account_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )?
         .execute(params![
             seek.id,
@@ -695,7 +702,8 @@ fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
             increment,
             days,
             &seek.key_hash[..],
-            seek.at
+            seek.at,
+            seek.account
         ])?;
         return Ok(Written::Sought(SeekState::Waiting, withdrawn));
     };
@@ -721,6 +729,8 @@ fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
     .execute(params![seek.room, light, dark, seek.at])?;
     conn.prepare_cached("UPDATE seeks SET room_id = ?2, seat = ?3 WHERE id = ?1")?
         .execute(params![other_id, seek.room, seat_name(seek.waiting_color)])?;
+    // Signed-in seekers' seats, and a rated room's rating (accounts.rs).
+    super::accounts::bind_sqlite(conn, &seek.binding(other_account))?;
     let mut changed = withdrawn;
     changed.push(other_id);
     Ok(Written::Sought(
@@ -766,6 +776,10 @@ fn append(conn: &Connection, a: &Append) -> Result<Appended, rusqlite::Error> {
         });
     }
     touch(conn, &a.room, e.at)?;
+    // A result: a rated room's ratings change in this same transaction (accounts.rs).
+    if let Some(outcome) = &a.ends {
+        super::accounts::rate_round_sqlite(conn, &a.room, e.round, outcome, e.at)?;
+    }
     Ok(Appended::Stored)
 }
 
@@ -983,6 +997,7 @@ mod tests {
                 at: 3,
                 stamp: None,
             },
+            ends: None,
         }
     }
 

@@ -103,6 +103,11 @@ pub struct Append {
     pub room: String,
     /// The event.
     pub event: StoredEvent,
+    /// Set when this event ends its round, with the result: in a rated room the store
+    /// changes both ratings in the same transaction that stores the event
+    /// (`store/accounts.rs`, `rate_round_*`), so a result and its rating change are
+    /// stored together or not at all.
+    pub ends: Option<mill_core::Outcome>,
 }
 
 /// What became of an [`Append`]: the database's keys on (room, round, seq) and on
@@ -141,6 +146,8 @@ pub struct StoredRoom {
     pub dark_at: Option<i64>,
     /// Events in order.
     pub events: Vec<StoredEvent>,
+    /// Made by rated pairing (`rated_rooms`, store/accounts.rs): no takebacks.
+    pub rated: bool,
 }
 
 /// What other instances sharing the database changed in a room since a given place.
@@ -283,12 +290,35 @@ pub struct Seek {
     /// The colour of the seeker that was waiting, if this seek is paired on arrival
     /// (drawn at random by the caller: colours are fair).
     pub waiting_color: Color,
+    /// The signed-in seeker's account: its seat is bound to it, and an account is never
+    /// paired with itself.
+    pub account: Option<i64>,
+    /// A rated seek (only with an account and a clock): pairs only with rated seeks.
+    pub rated: bool,
 }
 
 impl Seek {
-    /// The pool: only seeks of the same pool pair.
+    /// The pool: only seeks of the same pool pair; rated seeks have their own.
     pub fn pool(&self) -> String {
-        seek_pool(&self.variant, self.clock)
+        let pool = seek_pool(&self.variant, self.clock);
+        if self.rated { format!("rated {pool}") } else { pool }
+    }
+
+    /// What pairing this seek with a waiting one (whose account is `other`) binds.
+    pub fn binding(&self, other: Option<i64>) -> super::accounts::Binding<'_> {
+        let (light, dark) = match self.waiting_color {
+            Color::Light => (other, self.account),
+            Color::Dark => (self.account, other),
+        };
+        super::accounts::Binding {
+            room: &self.room,
+            light,
+            dark,
+            rated: self
+                .clock
+                .filter(|_| self.rated)
+                .map(|c| (self.variant.as_str(), crate::ratings::Speed::of(c))),
+        }
     }
 }
 

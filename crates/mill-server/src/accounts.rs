@@ -1,0 +1,665 @@
+//! Optional accounts over HTTP (docs/PROTOCOL.md, "Accounts"): sign-up, sign-in and
+//! sign-out with a password, sign out everywhere, deleting an account, `GET /api/me` and
+//! a player's public page. Anonymous play never needs any of it.
+//!
+//! - **Passwords** are hashed with argon2id, m = 19 MiB, t = 2, p = 1 ([`ARGON2_M_KIB`]…:
+//!   the smallest of OWASP's recommended settings), into a PHC
+//!   string that names its parameters, so they can be raised later without breaking the
+//!   hashes already stored. A password is at least 8 characters and not one of the most
+//!   common ones (`common-passwords.txt`) nor the name itself.
+//! - **Sessions** are 32 random bytes in a cookie (`HttpOnly; SameSite=Lax; Path=/`,
+//!   `Secure` when `--public-url` is https), kept in the database only as their SHA-256;
+//!   each sign-in makes a new one (and ends the one the request came with), they expire
+//!   after [`SESSION_DAYS`], and sign-out, sign out everywhere and deletion revoke them.
+//! - **Sign-in** answers a wrong password and an unknown name alike (401
+//!   `bad-credentials`), after the same work: an unknown name is checked against a dummy
+//!   hash of the same parameters. Failures are counted per name and per address
+//!   ([`FailureGate`]); past the allowance, 429 `throttled` without hashing.
+//! - **Cross-site requests**: every state-changing request here checks `Origin` (and
+//!   `Sec-Fetch-Site`), so another site cannot sign a visitor in, out or away (403
+//!   `cross-site`).
+//!
+//! No password, token or hash is ever logged: requests are logged by path only
+//! (`app.rs`), and nothing here logs a body or a header.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{LazyLock, Mutex};
+use std::time::{Duration, Instant};
+
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::{Algorithm, Argon2, Params, Version};
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use axum::{Json, Router};
+use rand::Rng;
+use serde_json::{Value, json};
+
+use crate::app::AppState;
+use crate::error::ApiError;
+use crate::store::accounts::{Accounts, NewSession, StoredRating};
+
+/// argon2id memory, KiB.
+pub const ARGON2_M_KIB: u32 = 19 * 1024;
+/// argon2id passes.
+pub const ARGON2_T: u32 = 2;
+/// argon2id lanes.
+pub const ARGON2_P: u32 = 1;
+/// Shortest password.
+pub const MIN_PASSWORD: usize = 8;
+/// Longest password (characters): more would only make hashing a cost for the server.
+pub const MAX_PASSWORD: usize = 256;
+/// How long a session lasts.
+pub const SESSION_DAYS: i64 = 30;
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "mill_session";
+/// Failed sign-ins one name may have in [`FAILURE_WINDOW`] before it is throttled.
+pub const FAILURES_PER_NAME: u32 = 5;
+/// Failed sign-ins one address may have in [`FAILURE_WINDOW`] before it is throttled.
+pub const FAILURES_PER_ADDRESS: u32 = 20;
+/// The window failures are counted in.
+pub const FAILURE_WINDOW: Duration = Duration::from_secs(15 * 60);
+
+/// Names nobody may take: the name shown for deleted accounts, and words that would
+/// pass for the site speaking.
+const RESERVED: &[&str] = &[
+    "deleted",
+    "anonymous",
+    "admin",
+    "administrator",
+    "mill",
+    "system",
+    "moderator",
+];
+
+static COMMON_PASSWORDS: LazyLock<std::collections::HashSet<&'static str>> = LazyLock::new(|| {
+    include_str!("common-passwords.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+});
+
+fn hasher() -> Argon2<'static> {
+    let params = Params::new(ARGON2_M_KIB, ARGON2_T, ARGON2_P, None).expect("valid argon2 parameters");
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+}
+
+/// Hashes a password into a PHC string (blocking: tens of milliseconds).
+pub fn hash_password(password: &str) -> String {
+    let salt: [u8; 16] = rand::rng().random();
+    let salt = SaltString::encode_b64(&salt).expect("16 bytes make a salt");
+    hasher()
+        .hash_password(password.as_bytes(), &salt)
+        .expect("argon2 hashes any password")
+        .to_string()
+}
+
+/// Whether `password` matches the PHC string `hash` (blocking); a damaged hash matches
+/// nothing.
+pub fn verify_password(password: &str, hash: &str) -> bool {
+    PasswordHash::new(hash).is_ok_and(|h| hasher().verify_password(password.as_bytes(), &h).is_ok())
+}
+
+/// What an unknown name's password is checked against, so that it costs what a known
+/// one does.
+static DUMMY_HASH: LazyLock<String> = LazyLock::new(|| hash_password("not a password of anyone"));
+
+/// Why a name cannot be an account's.
+pub fn check_name(name: &str) -> Result<(), ApiError> {
+    if !(3..=20).contains(&name.len()) {
+        return Err(ApiError::BadName("a name is 3 to 20 characters".into()));
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    {
+        return Err(ApiError::BadName(
+            "a name has only letters a–z, digits, _ and -".into(),
+        ));
+    }
+    if RESERVED.contains(&name.to_ascii_lowercase().as_str()) {
+        return Err(ApiError::BadName("this name is reserved".into()));
+    }
+    Ok(())
+}
+
+/// Why a password is too weak for `name`'s account.
+pub fn check_password(name: &str, password: &str) -> Result<(), ApiError> {
+    let chars = password.chars().count();
+    if chars < MIN_PASSWORD {
+        return Err(ApiError::WeakPassword(format!(
+            "a password is at least {MIN_PASSWORD} characters"
+        )));
+    }
+    if chars > MAX_PASSWORD {
+        return Err(ApiError::WeakPassword(format!(
+            "a password is at most {MAX_PASSWORD} characters"
+        )));
+    }
+    let lower = password.to_lowercase();
+    if COMMON_PASSWORDS.contains(lower.as_str()) || lower == name.to_ascii_lowercase() {
+        return Err(ApiError::WeakPassword(
+            "this password is one of the most common ones".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Failed sign-ins per name and per address in a fixed window. A std `Mutex`: never
+/// held across an `.await`.
+#[derive(Debug, Default)]
+pub struct FailureGate {
+    counts: Mutex<HashMap<String, (u32, Instant)>>,
+}
+
+impl FailureGate {
+    fn keys(name_key: &str, addr: IpAddr) -> [(String, u32); 2] {
+        [
+            (format!("n:{name_key}"), FAILURES_PER_NAME),
+            (format!("a:{addr}"), FAILURES_PER_ADDRESS),
+        ]
+    }
+
+    /// Whether this name or address has used up its failures.
+    pub fn throttled(&self, name_key: &str, addr: IpAddr) -> bool {
+        let now = Instant::now();
+        let counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        Self::keys(name_key, addr).iter().any(|(key, limit)| {
+            counts
+                .get(key)
+                .is_some_and(|(n, since)| now.duration_since(*since) < FAILURE_WINDOW && n >= limit)
+        })
+    }
+
+    /// Counts one failure against the name and the address.
+    pub fn failed(&self, name_key: &str, addr: IpAddr) {
+        let now = Instant::now();
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        for (key, _) in Self::keys(name_key, addr) {
+            let entry = counts.entry(key).or_insert((0, now));
+            if now.duration_since(entry.1) >= FAILURE_WINDOW {
+                *entry = (0, now);
+            }
+            entry.0 += 1;
+        }
+    }
+
+    /// Forgets windows that have passed, so the map stays small.
+    pub fn sweep(&self) {
+        let now = Instant::now();
+        self.counts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|_, (_, since)| now.duration_since(*since) < FAILURE_WINDOW);
+    }
+}
+
+/// The accounts' part of the server's state.
+#[derive(Debug)]
+pub struct AccountsState {
+    /// The storage.
+    pub store: Accounts,
+    /// Failed sign-ins.
+    pub gate: FailureGate,
+}
+
+/// The routes of this module, added to `app.rs`'s router.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/account", post(sign_up).delete(delete_account))
+        .route("/api/session", post(sign_in).delete(sign_out))
+        .route("/api/sessions", delete(sign_out_everywhere))
+        .route("/api/me", get(me))
+        .route("/api/players/{name}", get(player))
+}
+
+/// The origin the server is reached at, as a browser spells it in `Origin`, when
+/// `--public-url` names one.
+fn public_origin(state: &AppState) -> Option<String> {
+    let url = state.config.public_url.as_deref()?;
+    let (scheme, rest) = url.split_once("://")?;
+    let authority = rest.split('/').next()?;
+    Some(format!("{scheme}://{authority}").to_ascii_lowercase())
+}
+
+/// Refuses a request another site made a browser send: its `Origin` is neither the
+/// public URL's nor the `Host` it was sent to, or (without `Origin`) its
+/// `Sec-Fetch-Site` says it came from elsewhere. Clients that are not browsers send
+/// neither header and pass.
+pub fn same_origin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError> {
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin
+            .to_str()
+            .map_err(|_| ApiError::CrossSite)?
+            .to_ascii_lowercase();
+        if public_origin(state).is_some_and(|o| o == origin) {
+            return Ok(());
+        }
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_ascii_lowercase);
+        let authority = origin.split_once("://").map(|(_, a)| a);
+        return match (authority, host) {
+            (Some(a), Some(h)) if a == h => Ok(()),
+            _ => Err(ApiError::CrossSite),
+        };
+    }
+    match headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
+        None | Some("same-origin") | Some("none") => Ok(()),
+        Some(_) => Err(ApiError::CrossSite),
+    }
+}
+
+/// The session token the request's cookie carries, if any.
+fn session_token(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(name, _)| *name == SESSION_COOKIE)
+        .map(|(_, value)| value.to_string())
+        .filter(|t| t.len() == 64 && t.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The signed-in account (id and name) of a request, if its cookie holds a live session.
+pub async fn signed_in(state: &AppState, headers: &HeaderMap) -> Result<Option<(i64, String)>, ApiError> {
+    let Some(token) = session_token(headers) else {
+        return Ok(None);
+    };
+    let now = state.config.clock.now_ms();
+    Ok(state
+        .accounts
+        .store
+        .session(crate::keys::hash_key(&token), now)
+        .await?)
+}
+
+fn cookie(state: &AppState, value: &str, max_age: i64) -> HeaderValue {
+    let secure = if public_origin(state).is_some_and(|o| o.starts_with("https://")) {
+        "; Secure"
+    } else {
+        ""
+    };
+    HeaderValue::from_str(&format!(
+        "{SESSION_COOKIE}={value}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}"
+    ))
+    .expect("a cookie of hex digits is a header value")
+}
+
+/// A new session: its token (for the cookie) and what the database keeps of it.
+fn new_session(state: &AppState) -> (String, NewSession) {
+    let token = crate::keys::new_seat_key();
+    let at = state.config.clock.now_ms();
+    let session = NewSession {
+        token_hash: crate::keys::hash_key(&token),
+        at,
+        expires_at: at + SESSION_DAYS * 24 * 3600 * 1000,
+    };
+    (token, session)
+}
+
+fn with_session(state: &AppState, status: StatusCode, token: &str, body: Value) -> Response {
+    (
+        status,
+        [
+            (header::SET_COOKIE, cookie(state, token, SESSION_DAYS * 24 * 3600)),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        Json(body),
+    )
+        .into_response()
+}
+
+fn signed_out(state: &AppState) -> Response {
+    (
+        StatusCode::NO_CONTENT,
+        [(header::SET_COOKIE, cookie(state, "", 0))],
+    )
+        .into_response()
+}
+
+#[derive(serde::Deserialize)]
+struct Credentials {
+    name: String,
+    password: String,
+}
+
+fn credentials(body: &[u8]) -> Result<Credentials, ApiError> {
+    serde_json::from_slice(body).map_err(|e| {
+        ApiError::Malformed(format!(
+            "the body is not {{\"name\": NAME, \"password\": PASSWORD}} ({e})"
+        ))
+    })
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|_| ApiError::Internal("password hashing panicked".into()))
+}
+
+/// `POST /api/account`: 201 `{"name"}` with the session cookie.
+async fn sign_up(
+    State(state): State<AppState>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, ApiError> {
+    same_origin(&state, &headers)?;
+    let asked = credentials(&body)?;
+    check_name(&asked.name)?;
+    check_password(&asked.name, &asked.password)?;
+    if !state.per_address.allow(addr.ip()) {
+        return Err(ApiError::RateLimited);
+    }
+    let password = asked.password;
+    let hash = blocking(move || hash_password(&password)).await?;
+    let (token, session) = new_session(&state);
+    let key = asked.name.to_ascii_lowercase();
+    match state
+        .accounts
+        .store
+        .create(&asked.name, &key, &hash, session)
+        .await?
+    {
+        None => Err(ApiError::NameTaken),
+        Some(_) => {
+            tracing::info!("account created");
+            Ok(with_session(
+                &state,
+                StatusCode::CREATED,
+                &token,
+                json!({ "name": asked.name }),
+            ))
+        }
+    }
+}
+
+/// `POST /api/session`: 200 `{"name"}` with a new session cookie.
+async fn sign_in(
+    State(state): State<AppState>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, ApiError> {
+    same_origin(&state, &headers)?;
+    let asked = credentials(&body)?;
+    let key = asked.name.to_ascii_lowercase();
+    if state.accounts.gate.throttled(&key, addr.ip()) {
+        return Err(ApiError::Throttled);
+    }
+    // A name that cannot be an account's is looked up all the same (it finds nothing),
+    // so every refusal here takes the same path.
+    let account = state.accounts.store.by_name(&key).await?;
+    let hash = account
+        .as_ref()
+        .and_then(|a| a.password_hash.clone())
+        .unwrap_or_else(|| DUMMY_HASH.clone());
+    let password = asked.password;
+    let matches = blocking(move || verify_password(&password, &hash)).await?;
+    let account = match account {
+        Some(a) if matches && a.password_hash.is_some() => a,
+        _ => {
+            state.accounts.gate.failed(&key, addr.ip());
+            return Err(ApiError::BadCredentials);
+        }
+    };
+    // A new id at every sign-in: the session the request came with (if any) ends.
+    if let Some(old) = session_token(&headers) {
+        state
+            .accounts
+            .store
+            .end_session(crate::keys::hash_key(&old))
+            .await?;
+    }
+    let (token, session) = new_session(&state);
+    state.accounts.store.add_session(account.id, session).await?;
+    Ok(with_session(
+        &state,
+        StatusCode::OK,
+        &token,
+        json!({ "name": account.name }),
+    ))
+}
+
+/// `DELETE /api/session`: 204, the session ended and the cookie cleared (also when there
+/// was none).
+async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    same_origin(&state, &headers)?;
+    if let Some(token) = session_token(&headers) {
+        state
+            .accounts
+            .store
+            .end_session(crate::keys::hash_key(&token))
+            .await?;
+    }
+    Ok(signed_out(&state))
+}
+
+/// `DELETE /api/sessions`: every session of the signed-in account ends; 204, or 401.
+async fn sign_out_everywhere(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    same_origin(&state, &headers)?;
+    let (id, _) = signed_in(&state, &headers)
+        .await?
+        .ok_or(ApiError::SignInRequired)?;
+    state.accounts.store.end_sessions(id).await?;
+    Ok(signed_out(&state))
+}
+
+/// `DELETE /api/account` `{"password"}`: the signed-in account is deleted with its
+/// sessions and ratings; 204. The password is asked again, so a session left open on a
+/// shared computer cannot delete the account.
+async fn delete_account(
+    State(state): State<AppState>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, ApiError> {
+    same_origin(&state, &headers)?;
+    #[derive(serde::Deserialize)]
+    struct Confirm {
+        password: String,
+    }
+    let (id, name) = signed_in(&state, &headers)
+        .await?
+        .ok_or(ApiError::SignInRequired)?;
+    let confirm: Confirm = serde_json::from_slice(&body)
+        .map_err(|e| ApiError::Malformed(format!("the body is not {{\"password\": PASSWORD}} ({e})")))?;
+    let key = name.to_ascii_lowercase();
+    if state.accounts.gate.throttled(&key, addr.ip()) {
+        return Err(ApiError::Throttled);
+    }
+    let hash = state
+        .accounts
+        .store
+        .by_name(&key)
+        .await?
+        .and_then(|a| a.password_hash)
+        .unwrap_or_else(|| DUMMY_HASH.clone());
+    let matches = blocking(move || verify_password(&confirm.password, &hash)).await?;
+    if !matches {
+        state.accounts.gate.failed(&key, addr.ip());
+        return Err(ApiError::BadCredentials);
+    }
+    state.accounts.store.delete(id).await?;
+    tracing::info!("account deleted");
+    Ok(signed_out(&state))
+}
+
+/// Ratings as the API gives them: `{RULES: {SPEED: {rating, rd, vol, games,
+/// provisional}}}`, rounded for people (rating and RD to tenths).
+pub fn ratings_json(ratings: &[StoredRating]) -> Value {
+    let mut by_rules: BTreeMap<&str, serde_json::Map<String, Value>> = BTreeMap::new();
+    for r in ratings {
+        by_rules.entry(&r.rules).or_default().insert(
+            r.speed.as_str().to_string(),
+            json!({
+                "rating": (r.rating.rating * 10.0).round() / 10.0,
+                "rd": (r.rating.rd * 10.0).round() / 10.0,
+                "vol": r.rating.vol,
+                "games": r.rating.games,
+                "provisional": r.rating.provisional(),
+            }),
+        );
+    }
+    json!(by_rules)
+}
+
+/// `GET /api/me`: 200 `{"name", "ratings"}`, or 401 `sign-in-required`.
+async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let (id, name) = signed_in(&state, &headers)
+        .await?
+        .ok_or(ApiError::SignInRequired)?;
+    let ratings = state.accounts.store.ratings(id).await?;
+    Ok((
+        [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+        Json(json!({ "name": name, "ratings": ratings_json(&ratings) })),
+    )
+        .into_response())
+}
+
+/// `GET /api/players/{name}`: the player's public facts, 404 `unknown-player` if none.
+async fn player(State(state): State<AppState>, Path(name): Path<String>) -> Result<Response, ApiError> {
+    if check_name(&name).is_err() {
+        return Err(ApiError::UnknownPlayer);
+    }
+    let account = state
+        .accounts
+        .store
+        .by_name(&name.to_ascii_lowercase())
+        .await?
+        .ok_or(ApiError::UnknownPlayer)?;
+    let ratings = state.accounts.store.ratings(account.id).await?;
+    Ok(Json(json!({ "name": account.name, "ratings": ratings_json(&ratings) })).into_response())
+}
+
+/// Whether a pair request asks for a rated game (`"rated": true`; absent is casual).
+pub fn requested_rated(body: &[u8]) -> Result<bool, ApiError> {
+    #[derive(serde::Deserialize)]
+    struct Rated {
+        rated: Option<bool>,
+    }
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(false);
+    }
+    let asked: Rated = serde_json::from_slice(body)
+        .map_err(|e| ApiError::Malformed(format!("rated must be true or false ({e})")))?;
+    Ok(asked.rated.unwrap_or(false))
+}
+
+/// The account a new seat is bound to: the signed-in player's, checked against
+/// cross-site requests (a seat taken by another site's page would be bound to the
+/// visitor's account); `None` for an anonymous player, or 401 `sign-in-required` when
+/// the seat must be an account's (`required`: a rated seek).
+pub async fn seat_account(
+    state: &AppState,
+    headers: &HeaderMap,
+    required: bool,
+) -> Result<Option<i64>, ApiError> {
+    if session_token(headers).is_none() {
+        return if required {
+            Err(ApiError::SignInRequired)
+        } else {
+            Ok(None)
+        };
+    }
+    same_origin(state, headers)?;
+    match signed_in(state, headers).await? {
+        Some((id, _)) => Ok(Some(id)),
+        None if required => Err(ApiError::SignInRequired),
+        None => Ok(None),
+    }
+}
+
+/// Binds a created or joined seat to the signed-in player's account, if any.
+pub async fn bind_seat(
+    state: &AppState,
+    room: &str,
+    color: &'static str,
+    account: Option<i64>,
+) -> Result<(), ApiError> {
+    if let Some(account) = account {
+        state.accounts.store.bind_seat(room, color, account).await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked() {
+        assert!(check_name("ann").is_ok());
+        assert!(check_name("Ann_Lee-2").is_ok());
+        assert!(check_name("an").is_err());
+        assert!(check_name("a23456789012345678901").is_err());
+        assert!(check_name("ann lee").is_err());
+        assert!(check_name("анна").is_err());
+        assert!(check_name("Deleted").is_err());
+    }
+
+    #[test]
+    fn weak_passwords_are_refused() {
+        assert!(check_password("ann", "short").is_err());
+        assert!(check_password("ann", "password").is_err());
+        assert!(check_password("ann", "PassWord1").is_err());
+        assert!(check_password("ann", "12345678").is_err());
+        assert!(check_password("annalee1", "AnnaLee1").is_err());
+        assert!(check_password("ann", "correct horse battery").is_ok());
+        assert!(check_password("ann", &"x".repeat(MAX_PASSWORD + 1)).is_err());
+    }
+
+    #[test]
+    fn a_hash_verifies_its_password_only_and_names_its_parameters() {
+        let hash = hash_password("correct horse");
+        assert!(hash.starts_with(&format!(
+            "$argon2id$v=19$m={ARGON2_M_KIB},t={ARGON2_T},p={ARGON2_P}$"
+        )));
+        assert!(verify_password("correct horse", &hash));
+        assert!(!verify_password("correct horsE", &hash));
+        assert!(!verify_password("correct horse", "not a hash"));
+        assert_ne!(hash, hash_password("correct horse"));
+    }
+
+    #[test]
+    fn the_gate_counts_failures_per_name_and_address() {
+        let gate = FailureGate::default();
+        let a: IpAddr = "10.0.0.1".parse().unwrap();
+        let b: IpAddr = "10.0.0.2".parse().unwrap();
+        for _ in 0..FAILURES_PER_NAME {
+            assert!(!gate.throttled("ann", a));
+            gate.failed("ann", a);
+        }
+        assert!(gate.throttled("ann", b));
+        assert!(!gate.throttled("bob", b));
+        for i in FAILURES_PER_NAME..FAILURES_PER_ADDRESS {
+            gate.failed(&format!("n{i}"), a);
+        }
+        assert!(gate.throttled("bob", a));
+        gate.sweep();
+        assert!(gate.throttled("bob", a));
+    }
+
+    #[test]
+    fn the_session_cookie_is_read_only_in_its_shape() {
+        let mut h = HeaderMap::new();
+        let token = "a".repeat(64);
+        h.insert(
+            header::COOKIE,
+            format!("x=1; {SESSION_COOKIE}={token}").parse().unwrap(),
+        );
+        assert_eq!(session_token(&h), Some(token));
+        h.insert(header::COOKIE, format!("{SESSION_COOKIE}=short").parse().unwrap());
+        assert_eq!(session_token(&h), None);
+    }
+}

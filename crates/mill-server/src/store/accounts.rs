@@ -1,0 +1,782 @@
+//! What accounts need from the database, on either backend: accounts (a name and a
+//! password's hash), sessions (the SHA-256 of each token, never the token) and ratings.
+//! The schema is `migrations/sqlite/09-accounts`, `migrations/postgres/06-accounts.sql`.
+//!
+//! Its own handle beside the rooms' store ([`super::Store`]): accounts are written a few
+//! times a minute, not in the rooms' group commit, so SQLite gets a second read-write
+//! connection (WAL; the writer thread and it wait for each other through the busy
+//! timeout) and PostgreSQL a small pool of its own. Every uniqueness (a name, a token)
+//! is decided by the database's keys.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use rusqlite::{Connection, OptionalExtension, params};
+use tokio_postgres::NoTls;
+
+use super::{DbError, DbTarget};
+use crate::ratings::{Rating, Score, Speed};
+
+/// An account as sign-in needs it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Account {
+    /// The database's id.
+    pub id: i64,
+    /// The name as the player typed it.
+    pub name: String,
+    /// The password's argon2id hash (a PHC string), if the account has a password.
+    pub password_hash: Option<String>,
+}
+
+/// A new session: the hash of its token and when it expires (Unix ms).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NewSession {
+    /// SHA-256 of the token.
+    pub token_hash: [u8; 32],
+    /// Now.
+    pub at: i64,
+    /// When it stops being honoured.
+    pub expires_at: i64,
+}
+
+/// One rating of a player, with the rule set and speed it is for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredRating {
+    /// The rule set's name (`nine`).
+    pub rules: String,
+    /// The speed.
+    pub speed: Speed,
+    /// The numbers.
+    pub rating: Rating,
+}
+
+/// The accounts' storage.
+#[derive(Debug, Clone)]
+pub enum Accounts {
+    /// A connection to the SQLite file.
+    Sqlite(Arc<Mutex<Connection>>),
+    /// A small pool on the shared PostgreSQL database.
+    Postgres(Pool),
+}
+
+/// Connections the accounts' pool keeps on PostgreSQL: sign-ins are few and their cost
+/// is the password hash, not the database.
+const PG_POOL: usize = 4;
+
+fn pg_err(e: tokio_postgres::Error) -> DbError {
+    match e.as_db_error() {
+        Some(db) => DbError::failed("PostgreSQL", db.to_string()),
+        None => DbError::failed("PostgreSQL", e.to_string()),
+    }
+}
+
+fn pool_err(e: deadpool_postgres::PoolError) -> DbError {
+    DbError::failed("PostgreSQL", e.to_string())
+}
+
+fn is_unique_violation_pg(e: &tokio_postgres::Error) -> bool {
+    e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
+}
+
+fn is_unique_violation_sqlite(e: &rusqlite::Error) -> bool {
+    matches!(
+        e,
+        rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+            || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
+    )
+}
+
+fn rating_row(
+    rules: String,
+    speed: &str,
+    rating: f64,
+    rd: f64,
+    vol: f64,
+    games: i64,
+) -> Result<StoredRating, DbError> {
+    let speed = Speed::from_str(speed).map_err(|_| DbError::Corrupt(format!("speed {speed:?}")))?;
+    Ok(StoredRating {
+        rules,
+        speed,
+        rating: Rating {
+            rating,
+            rd,
+            vol,
+            games: u32::try_from(games).map_err(|_| DbError::Corrupt(format!("games {games}")))?,
+        },
+    })
+}
+
+impl Accounts {
+    /// Opens the accounts' side of the database the rooms' store has already opened
+    /// and migrated.
+    pub async fn open(target: &DbTarget) -> Result<Accounts, DbError> {
+        match target {
+            DbTarget::Sqlite(path) => {
+                let path = path.to_path_buf();
+                let conn = tokio::task::spawn_blocking(move || open_sqlite(&path))
+                    .await
+                    .map_err(|_| DbError::Corrupt("opening the database panicked".into()))??;
+                Ok(Accounts::Sqlite(Arc::new(Mutex::new(conn))))
+            }
+            DbTarget::Postgres(url) => {
+                let mut config = tokio_postgres::Config::from_str(url)
+                    .map_err(|e| DbError::failed("PostgreSQL", format!("--db: {e}")))?;
+                config.application_name("mill-accounts");
+                config.connect_timeout(Duration::from_secs(10));
+                let manager = Manager::from_config(
+                    config,
+                    NoTls,
+                    ManagerConfig {
+                        recycling_method: RecyclingMethod::Fast,
+                    },
+                );
+                let pool = Pool::builder(manager)
+                    .max_size(PG_POOL)
+                    .build()
+                    .map_err(|e| DbError::failed("PostgreSQL", e.to_string()))?;
+                Ok(Accounts::Postgres(pool))
+            }
+        }
+    }
+
+    async fn sqlite<T: Send + 'static>(
+        conn: &Arc<Mutex<Connection>>,
+        f: impl FnOnce(&mut Connection) -> Result<T, DbError> + Send + 'static,
+    ) -> Result<T, DbError> {
+        let conn = conn.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = conn.lock().unwrap_or_else(|e| e.into_inner());
+            f(&mut conn)
+        })
+        .await
+        .map_err(|_| DbError::Corrupt("an accounts query panicked".into()))?
+    }
+
+    /// A new account with its first session, in one transaction; `None` when the name
+    /// (without regard to case: `name_key`) is taken.
+    pub async fn create(
+        &self,
+        name: &str,
+        name_key: &str,
+        password_hash: &str,
+        session: NewSession,
+    ) -> Result<Option<i64>, DbError> {
+        let (name, name_key, password_hash) =
+            (name.to_string(), name_key.to_string(), password_hash.to_string());
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    let tx = conn.transaction()?;
+                    let id = match tx.execute(
+                        "INSERT INTO accounts (name, name_key, password_hash, created_at) VALUES (?1, ?2, ?3, ?4)",
+                        params![name, name_key, password_hash, session.at],
+                    ) {
+                        Ok(_) => tx.last_insert_rowid(),
+                        Err(e) if is_unique_violation_sqlite(&e) => return Ok(None),
+                        Err(e) => return Err(e.into()),
+                    };
+                    insert_session_sqlite(&tx, id, session)?;
+                    tx.commit()?;
+                    Ok(Some(id))
+                })
+                .await
+            }
+            Accounts::Postgres(pool) => {
+                let mut client = pool.get().await.map_err(pool_err)?;
+                let tx = client.transaction().await.map_err(pg_err)?;
+                let row = match tx
+                    .query_one(
+                        "INSERT INTO accounts (name, name_key, password_hash, created_at)
+                         VALUES ($1, $2, $3, $4) RETURNING id",
+                        &[&name, &name_key, &password_hash, &session.at],
+                    )
+                    .await
+                {
+                    Ok(row) => row,
+                    Err(e) if is_unique_violation_pg(&e) => return Ok(None),
+                    Err(e) => return Err(pg_err(e)),
+                };
+                let id: i64 = row.get(0);
+                tx.execute(
+                    "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
+                    &[&&session.token_hash[..], &id, &session.at, &session.expires_at],
+                )
+                .await
+                .map_err(pg_err)?;
+                tx.commit().await.map_err(pg_err)?;
+                Ok(Some(id))
+            }
+        }
+    }
+
+    /// The account named `name_key` (the lower-case name).
+    pub async fn by_name(&self, name_key: &str) -> Result<Option<Account>, DbError> {
+        let name_key = name_key.to_string();
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    Ok(conn
+                        .prepare_cached("SELECT id, name, password_hash FROM accounts WHERE name_key = ?1")?
+                        .query_row(params![name_key], |r| {
+                            Ok(Account {
+                                id: r.get(0)?,
+                                name: r.get(1)?,
+                                password_hash: r.get(2)?,
+                            })
+                        })
+                        .optional()?)
+                })
+                .await
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                let row = client
+                    .query_opt(
+                        "SELECT id, name, password_hash FROM accounts WHERE name_key = $1",
+                        &[&name_key],
+                    )
+                    .await
+                    .map_err(pg_err)?;
+                Ok(row.map(|r| Account {
+                    id: r.get(0),
+                    name: r.get(1),
+                    password_hash: r.get(2),
+                }))
+            }
+        }
+    }
+
+    /// A new session of account `id`.
+    pub async fn add_session(&self, id: i64, session: NewSession) -> Result<(), DbError> {
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| insert_session_sqlite(conn, id, session)).await
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                client
+                    .execute(
+                        "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)",
+                        &[&&session.token_hash[..], &id, &session.at, &session.expires_at],
+                    )
+                    .await
+                    .map_err(pg_err)?;
+                Ok(())
+            }
+        }
+    }
+
+    /// The account (id and name) a session token's hash signs in, if the session exists
+    /// and has not expired by `now`.
+    pub async fn session(&self, token_hash: [u8; 32], now: i64) -> Result<Option<(i64, String)>, DbError> {
+        const SQL_SQLITE: &str = "SELECT a.id, a.name FROM sessions s JOIN accounts a ON a.id = s.account_id
+                                  WHERE s.token_hash = ?1 AND s.expires_at > ?2";
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    Ok(conn
+                        .prepare_cached(SQL_SQLITE)?
+                        .query_row(params![&token_hash[..], now], |r| Ok((r.get(0)?, r.get(1)?)))
+                        .optional()?)
+                })
+                .await
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                let row = client
+                    .query_opt(
+                        "SELECT a.id, a.name FROM sessions s JOIN accounts a ON a.id = s.account_id
+                         WHERE s.token_hash = $1 AND s.expires_at > $2",
+                        &[&&token_hash[..], &now],
+                    )
+                    .await
+                    .map_err(pg_err)?;
+                Ok(row.map(|r| (r.get(0), r.get(1))))
+            }
+        }
+    }
+
+    /// Ends one session (sign-out); nothing if it does not exist.
+    pub async fn end_session(&self, token_hash: [u8; 32]) -> Result<(), DbError> {
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    conn.execute(
+                        "DELETE FROM sessions WHERE token_hash = ?1",
+                        params![&token_hash[..]],
+                    )?;
+                    Ok(())
+                })
+                .await
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                client
+                    .execute("DELETE FROM sessions WHERE token_hash = $1", &[&&token_hash[..]])
+                    .await
+                    .map_err(pg_err)?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Ends every session of account `id` (sign out everywhere).
+    pub async fn end_sessions(&self, id: i64) -> Result<(), DbError> {
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    conn.execute("DELETE FROM sessions WHERE account_id = ?1", params![id])?;
+                    Ok(())
+                })
+                .await
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                client
+                    .execute("DELETE FROM sessions WHERE account_id = $1", &[&id])
+                    .await
+                    .map_err(pg_err)?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Deletes account `id` with its sessions and ratings (the foreign keys cascade).
+    pub async fn delete(&self, id: i64) -> Result<(), DbError> {
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    conn.execute("DELETE FROM accounts WHERE id = ?1", params![id])?;
+                    Ok(())
+                })
+                .await
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                client
+                    .execute("DELETE FROM accounts WHERE id = $1", &[&id])
+                    .await
+                    .map_err(pg_err)?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Deletes the sessions that expired by `now` (the purge job).
+    pub async fn purge_sessions(&self, now: i64) -> Result<(), DbError> {
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    conn.execute("DELETE FROM sessions WHERE expires_at <= ?1", params![now])?;
+                    Ok(())
+                })
+                .await
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                client
+                    .execute("DELETE FROM sessions WHERE expires_at <= $1", &[&now])
+                    .await
+                    .map_err(pg_err)?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Every rating of account `id`, by rule set and speed.
+    pub async fn ratings(&self, id: i64) -> Result<Vec<StoredRating>, DbError> {
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    let mut stmt = conn.prepare_cached(
+                        "SELECT rules, speed, rating, rd, vol, games FROM ratings
+                         WHERE account_id = ?1 ORDER BY rules, speed",
+                    )?;
+                    let rows = stmt
+                        .query_map(params![id], |r| {
+                            Ok((
+                                r.get::<_, String>(0)?,
+                                r.get::<_, String>(1)?,
+                                r.get(2)?,
+                                r.get(3)?,
+                                r.get(4)?,
+                                r.get(5)?,
+                            ))
+                        })?
+                        .collect::<Result<Vec<_>, _>>()?;
+                    rows.into_iter()
+                        .map(|(rules, speed, rating, rd, vol, games)| {
+                            rating_row(rules, &speed, rating, rd, vol, games)
+                        })
+                        .collect()
+                })
+                .await
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                let rows = client
+                    .query(
+                        "SELECT rules, speed, rating, rd, vol, games FROM ratings
+                         WHERE account_id = $1 ORDER BY rules, speed",
+                        &[&id],
+                    )
+                    .await
+                    .map_err(pg_err)?;
+                rows.into_iter()
+                    .map(|r| {
+                        let games: i32 = r.get(5);
+                        rating_row(
+                            r.get(0),
+                            r.get::<_, &str>(1),
+                            r.get(2),
+                            r.get(3),
+                            r.get(4),
+                            i64::from(games),
+                        )
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+fn open_sqlite(path: &Path) -> Result<Connection, DbError> {
+    let conn = Connection::open(path)?;
+    // The same promises as the writer's connection (store/sqlite.rs `open`), which has
+    // already set WAL and migrated the file.
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "busy_timeout", 5000)?;
+    Ok(conn)
+}
+
+fn insert_session_sqlite(conn: &Connection, id: i64, session: NewSession) -> Result<(), DbError> {
+    conn.prepare_cached(
+        "INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute(params![
+        &session.token_hash[..],
+        id,
+        session.at,
+        session.expires_at
+    ])?;
+    Ok(())
+}
+
+/// Light's score in a round that ended with `outcome`; `None` for an aborted round,
+/// which changes no rating.
+pub fn light_score(outcome: &mill_core::Outcome) -> Option<Score> {
+    match outcome {
+        mill_core::Outcome::Win { winner, .. } if *winner == mill_core::Color::Light => Some(Score::Win),
+        mill_core::Outcome::Win { .. } => Some(Score::Loss),
+        mill_core::Outcome::Draw { .. } => Some(Score::Draw),
+        mill_core::Outcome::Aborted => None,
+    }
+}
+
+/// The ratings a rated round changes, if the store's append finds its room rated, both
+/// seats held by accounts and the round not rated before: Light's and Dark's account,
+/// the rule set and speed, and Light's score.
+struct RatedRound {
+    rules: String,
+    speed: String,
+    light: i64,
+    dark: i64,
+    score: Score,
+}
+
+/// Called by the SQLite writer (`store/sqlite.rs` `append`) in the transaction that has
+/// just stored an event ending round `round` of `room` with `outcome`: in a rated room,
+/// changes both players' ratings, once per round (the `rated_rounds` key). The writer is
+/// SQLite's only writer of ratings, so reading them and writing them back cannot race.
+pub fn rate_round_sqlite(
+    conn: &Connection,
+    room: &str,
+    round: u32,
+    outcome: &mill_core::Outcome,
+    at: i64,
+) -> Result<(), rusqlite::Error> {
+    let Some(score) = light_score(outcome) else {
+        return Ok(());
+    };
+    let rated: Option<(String, String, Option<i64>, Option<i64>)> = conn
+        .prepare_cached(
+            "SELECT r.rules, r.speed,
+                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'light'),
+                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'dark')
+             FROM rated_rooms r WHERE r.room_id = ?1",
+        )?
+        .query_row(params![room], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
+        .optional()?;
+    // A casual room, or an account deleted since: nothing to rate.
+    let Some((rules, speed, Some(light), Some(dark))) = rated else {
+        return Ok(());
+    };
+    let game = RatedRound {
+        rules,
+        speed,
+        light,
+        dark,
+        score,
+    };
+    let read = |account: i64| -> Result<Rating, rusqlite::Error> {
+        Ok(conn
+            .prepare_cached(
+                "SELECT rating, rd, vol, games FROM ratings WHERE account_id = ?1 AND rules = ?2 AND speed = ?3",
+            )?
+            .query_row(params![account, game.rules, game.speed], |r| {
+                Ok(Rating {
+                    rating: r.get(0)?,
+                    rd: r.get(1)?,
+                    vol: r.get(2)?,
+                    games: r.get(3)?,
+                })
+            })
+            .optional()?
+            .unwrap_or_default())
+    };
+    let (before_light, before_dark) = (read(game.light)?, read(game.dark)?);
+    let (after_light, after_dark) = Rating::after_round(before_light, before_dark, game.score);
+    let first = conn
+        .prepare_cached(
+            "INSERT INTO rated_rounds (room_id, round, light_before, light_after, dark_before, dark_after, at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
+        )?
+        .execute(params![
+            room,
+            round,
+            before_light.rating,
+            after_light.rating,
+            before_dark.rating,
+            after_dark.rating,
+            at
+        ])?;
+    if first == 0 {
+        return Ok(());
+    }
+    for (account, r) in [(game.light, after_light), (game.dark, after_dark)] {
+        conn.prepare_cached(
+            "INSERT INTO ratings (account_id, rules, speed, rating, rd, vol, games, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+             ON CONFLICT (account_id, rules, speed) DO UPDATE SET rating = excluded.rating, rd = excluded.rd,
+                 vol = excluded.vol, games = excluded.games, updated_at = excluded.updated_at",
+        )?
+        .execute(params![
+            account, game.rules, game.speed, r.rating, r.rd, r.vol, r.games, at
+        ])?;
+    }
+    Ok(())
+}
+
+/// The same as [`rate_round_sqlite`] for the PostgreSQL writer (`store/postgres.rs`
+/// `write_batch`), inside the transaction that has just stored the ending event. Other
+/// instances may be rating another round of the same players at the same moment: the
+/// two rating rows are created if missing and then locked (`FOR UPDATE`, in account
+/// order, so two such transactions wait for each other instead of deadlocking) before
+/// they are read.
+pub async fn rate_round_pg(
+    client: &tokio_postgres::Client,
+    room: &str,
+    round: u32,
+    outcome: &mill_core::Outcome,
+    at: i64,
+) -> Result<(), tokio_postgres::Error> {
+    let Some(score) = light_score(outcome) else {
+        return Ok(());
+    };
+    let row = client
+        .query_opt(
+            "SELECT r.rules, r.speed,
+                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'light'),
+                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'dark')
+             FROM rated_rooms r WHERE r.room_id = $1",
+            &[&room],
+        )
+        .await?;
+    let Some(row) = row else { return Ok(()) };
+    let (Some(light), Some(dark)) = (row.get::<_, Option<i64>>(2), row.get::<_, Option<i64>>(3)) else {
+        return Ok(());
+    };
+    let game = RatedRound {
+        rules: row.get(0),
+        speed: row.get(1),
+        light,
+        dark,
+        score,
+    };
+    let start = Rating::default();
+    let mut accounts = [game.light, game.dark];
+    accounts.sort_unstable();
+    for account in accounts {
+        client
+            .execute(
+                "INSERT INTO ratings (account_id, rules, speed, rating, rd, vol, games, updated_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, 0, $7) ON CONFLICT DO NOTHING",
+                &[
+                    &account,
+                    &game.rules,
+                    &game.speed,
+                    &start.rating,
+                    &start.rd,
+                    &start.vol,
+                    &at,
+                ],
+            )
+            .await?;
+    }
+    let rows = client
+        .query(
+            "SELECT account_id, rating, rd, vol, games FROM ratings
+             WHERE account_id = ANY($1) AND rules = $2 AND speed = $3 ORDER BY account_id FOR UPDATE",
+            &[&&accounts[..], &game.rules, &game.speed],
+        )
+        .await?;
+    let rating_of = |account: i64| {
+        rows.iter()
+            .find(|r| r.get::<_, i64>(0) == account)
+            .map(|r| Rating {
+                rating: r.get(1),
+                rd: r.get(2),
+                vol: r.get(3),
+                games: u32::try_from(r.get::<_, i32>(4)).unwrap_or(0),
+            })
+            .unwrap_or_default()
+    };
+    let (before_light, before_dark) = (rating_of(game.light), rating_of(game.dark));
+    let (after_light, after_dark) = Rating::after_round(before_light, before_dark, game.score);
+    let first = client
+        .execute(
+            "INSERT INTO rated_rounds (room_id, round, light_before, light_after, dark_before, dark_after, at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
+            &[
+                &room,
+                &i32::try_from(round).unwrap_or(i32::MAX),
+                &before_light.rating,
+                &after_light.rating,
+                &before_dark.rating,
+                &after_dark.rating,
+                &at,
+            ],
+        )
+        .await?;
+    if first == 0 {
+        return Ok(());
+    }
+    for (account, r) in [(game.light, after_light), (game.dark, after_dark)] {
+        client
+            .execute(
+                "UPDATE ratings SET rating = $4, rd = $5, vol = $6, games = $7, updated_at = $8
+                 WHERE account_id = $1 AND rules = $2 AND speed = $3",
+                &[
+                    &account,
+                    &game.rules,
+                    &game.speed,
+                    &r.rating,
+                    &r.rd,
+                    &r.vol,
+                    &i32::try_from(r.games).unwrap_or(i32::MAX),
+                    &at,
+                ],
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+/// What a pairing binds in the transaction that creates its room: the accounts of the
+/// two seats (signed-in seekers) and, for a rated pairing, the rule set and speed whose
+/// ratings its rounds change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding<'a> {
+    /// The room.
+    pub room: &'a str,
+    /// Light's account.
+    pub light: Option<i64>,
+    /// Dark's account.
+    pub dark: Option<i64>,
+    /// Rule set and speed, for a rated room.
+    pub rated: Option<(&'a str, Speed)>,
+}
+
+/// Binds a paired room's seats to their accounts (SQLite writer's transaction).
+pub fn bind_sqlite(conn: &Connection, b: &Binding<'_>) -> Result<(), rusqlite::Error> {
+    for (color, account) in [("light", b.light), ("dark", b.dark)] {
+        if let Some(account) = account {
+            conn.prepare_cached(
+                "INSERT INTO seat_accounts (room_id, color, account_id) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![b.room, color, account])?;
+        }
+    }
+    if let Some((rules, speed)) = b.rated {
+        conn.prepare_cached("INSERT INTO rated_rooms (room_id, rules, speed) VALUES (?1, ?2, ?3)")?
+            .execute(params![b.room, rules, speed.as_str()])?;
+    }
+    Ok(())
+}
+
+/// Binds a paired room's seats to their accounts (PostgreSQL, in the pairing's
+/// transaction).
+pub async fn bind_pg(
+    client: &impl tokio_postgres::GenericClient,
+    b: &Binding<'_>,
+) -> Result<(), tokio_postgres::Error> {
+    for (color, account) in [("light", b.light), ("dark", b.dark)] {
+        if let Some(account) = account {
+            client
+                .execute(
+                    "INSERT INTO seat_accounts (room_id, color, account_id) VALUES ($1, $2, $3)",
+                    &[&b.room, &color, &account],
+                )
+                .await?;
+        }
+    }
+    if let Some((rules, speed)) = b.rated {
+        client
+            .execute(
+                "INSERT INTO rated_rooms (room_id, rules, speed) VALUES ($1, $2, $3)",
+                &[&b.room, &rules, &speed.as_str()],
+            )
+            .await?;
+    }
+    Ok(())
+}
+
+impl Accounts {
+    /// Binds seat `color` of a room made by creating or joining (a casual room) to a
+    /// signed-in player's account; a seat already bound stays as it is.
+    pub async fn bind_seat(&self, room: &str, color: &'static str, account: i64) -> Result<(), DbError> {
+        let room = room.to_string();
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    conn.execute(
+                        "INSERT INTO seat_accounts (room_id, color, account_id) VALUES (?1, ?2, ?3)
+                         ON CONFLICT DO NOTHING",
+                        params![room, color, account],
+                    )?;
+                    Ok(())
+                })
+                .await
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                client
+                    .execute(
+                        "INSERT INTO seat_accounts (room_id, color, account_id) VALUES ($1, $2, $3)
+                         ON CONFLICT DO NOTHING",
+                        &[&room, &color, &account],
+                    )
+                    .await
+                    .map_err(pg_err)?;
+                Ok(())
+            }
+        }
+    }
+}
