@@ -8,7 +8,7 @@
 //! depend on N (exactly so under node or depth limits).
 
 use mill_core::{Action, Color, Game, Outcome, Position, Turn};
-use mill_engine::tb::Tablebase;
+use mill_engine::tb::{Placing, Tablebase};
 use mill_engine::{Clock, Engine, Level, Limits, StdClock};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
@@ -17,6 +17,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
+
+/// The tables an arena's engines are given: the endgame tables, and Six's placing
+/// table when there is one.
+type Tables = (Arc<Tablebase>, Option<Arc<Placing>>);
 
 /// Who plays: a level of this engine or an external UCI engine.
 #[derive(Clone, Debug)]
@@ -223,7 +227,7 @@ impl Player {
         options: &[(String, String)],
         settings: &Settings,
         wall: bool,
-        tb: Option<&Arc<Tablebase>>,
+        tb: Option<&Tables>,
     ) -> Result<Player, String> {
         if matches!(spec, Spec::Level(_)) && !options.is_empty() {
             return Err(format!("{}: options are for uci: players only", spec.name()));
@@ -232,7 +236,8 @@ impl Player {
             Spec::Level(level) => Player::Local {
                 engine: {
                     let mut engine = Engine::new(settings.tt);
-                    engine.set_tablebase(tb.cloned());
+                    engine.set_tablebase(tb.map(|t| t.0.clone()));
+                    engine.set_placing_table(tb.and_then(|t| t.1.clone()));
                     engine
                 },
                 limits: Limits {
@@ -687,7 +692,16 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     let wall = any_uci;
     let tb = match &settings.tb {
         // The tables of the rule set played (`mill tb generate` with the same rule flags).
-        Some(dir) => Some(Arc::new(crate::tb::load(dir, settings.start.rules())?)),
+        // Six solved whole when the directory has its placing table: Perfect plays from it.
+        Some(dir) => {
+            let rules = settings.start.rules();
+            if Placing::supports(rules).is_ok() && dir.join(Placing::file_name(rules)).exists() {
+                let placing = crate::tb::load_placing(dir, rules)?;
+                Some((placing.tablebase().clone(), Some(Arc::new(placing))))
+            } else {
+                Some((Arc::new(crate::tb::load(dir, rules)?), None))
+            }
+        }
         None => None,
     };
     let names = [settings.a.name(), settings.b.name()];

@@ -313,7 +313,7 @@ enum Command {
 #[derive(Subcommand)]
 enum TbCommand {
     /// Solve every position with both sides out of hand and up to --max pieces each, or
-    /// with --all the whole game from its empty board (Three Men's Morris).
+    /// with --all the whole game from its empty board (Three or Six Men's Morris).
     Generate {
         /// The directory for the tables.
         #[arg(long, default_value = tb::DEFAULT_DIR)]
@@ -321,8 +321,9 @@ enum TbCommand {
         /// Pieces per side, at most.
         #[arg(long, default_value_t = 4)]
         max: u8,
-        /// Solve every position reachable from the empty board, placing included
-        /// (`--variant three`): one file, `three-whole.mtw`.
+        /// Solve every position reachable from the empty board, placing included:
+        /// `--variant three` writes one file, `three-whole.mtw`; `--variant six` its
+        /// endgame tables to six a side and its placing positions, `six-placing.mtp`.
         #[arg(long, conflicts_with = "max")]
         all: bool,
         #[command(flatten)]
@@ -495,10 +496,17 @@ fn run(command: Command) -> Result<(), String> {
             };
             let mut engine = Engine::new(tt);
             if let Some(dir) = tb {
-                engine.set_tablebase(Some(std::sync::Arc::new(tb::load(
-                    &dir,
-                    game.position().rules(),
-                )?)));
+                let rules = game.position().rules();
+                if mill_engine::tb::Placing::supports(rules).is_ok()
+                    && dir.join(mill_engine::tb::Placing::file_name(rules)).exists()
+                {
+                    // Six solved whole: Perfect plays from it, Hard from its endgames.
+                    let placing = tb::load_placing(&dir, rules)?;
+                    engine.set_tablebase(Some(placing.tablebase().clone()));
+                    engine.set_placing_table(Some(std::sync::Arc::new(placing)));
+                } else {
+                    engine.set_tablebase(Some(std::sync::Arc::new(tb::load(&dir, rules)?)));
+                }
             }
             let result = engine
                 .best_turn(&game, &limits, &mut StdClock::start())

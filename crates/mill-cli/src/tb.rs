@@ -4,7 +4,7 @@
 //! serves them to the page).
 
 use mill_core::{Position, Rules};
-use mill_engine::tb::{ClassStore, FileHeader, Tablebase, Value, Whole};
+use mill_engine::tb::{ClassStore, FileHeader, Placing, Tablebase, Value, Whole};
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -16,6 +16,11 @@ pub const DEFAULT_DIR: &str = "tb";
 
 /// Solves every class of `rules` up to `max` pieces a side and writes them to `dir`.
 pub fn generate(dir: &Path, max: u8, rules: &'static Rules) -> Result<(), String> {
+    write_tables(dir, max, rules).map(|_| ())
+}
+
+/// [`generate`], the tables kept.
+fn write_tables(dir: &Path, max: u8, rules: &'static Rules) -> Result<Tablebase, String> {
     Tablebase::supports(rules)?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let start = Instant::now();
@@ -36,12 +41,15 @@ pub fn generate(dir: &Path, max: u8, rules: &'static Rules) -> Result<(), String
         tb.symmetries(),
         start.elapsed().as_secs_f64()
     );
-    Ok(())
+    Ok(tb)
 }
 
 /// Solves the whole game of `rules` (Three Men's Morris) and writes its one file to
 /// `dir`, written to a temporary name first and renamed.
 pub fn generate_whole(dir: &Path, rules: &'static Rules) -> Result<(), String> {
+    if Placing::supports(rules).is_ok() {
+        return generate_placing(dir, rules);
+    }
     Whole::supports(rules)?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let start = Instant::now();
@@ -67,6 +75,54 @@ pub fn generate_whole(dir: &Path, rules: &'static Rules) -> Result<(), String> {
         describe(start_value)
     );
     Ok(())
+}
+
+/// Solves Six whole: its endgame tables to six a side (the moving positions), written
+/// as `mill tb generate --max 6` writes them, then its placing positions from the empty
+/// board, one file written to a temporary name first and renamed.
+fn generate_placing(dir: &Path, rules: &'static Rules) -> Result<(), String> {
+    let tb = Arc::new(write_tables(dir, rules.pieces, rules)?);
+    let start = Instant::now();
+    let placing = Placing::generate(tb, &Position::start(rules), &mut |line| {
+        eprintln!("{line} ({:.1} s)", start.elapsed().as_secs_f64());
+    })?;
+    let solved = start.elapsed().as_secs_f64();
+    let bytes = placing.to_bytes();
+    let path = dir.join(Placing::file_name(rules));
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, &bytes).map_err(|e| format!("cannot write {}: {e}", partial.display()))?;
+    std::fs::rename(&partial, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let start_value = placing
+        .probe(&Position::start(rules))
+        .ok_or("the empty board is not in its own table")?;
+    println!(
+        "{}: {} placing positions reachable from the empty board, {} bytes, {solved:.1} s",
+        Placing::file_name(rules),
+        placing.positions(),
+        bytes.len()
+    );
+    println!(
+        "the empty board: {}; the longest forced win: {} turns from a placing position, {} from a moving one",
+        describe(start_value),
+        placing.longest_win(),
+        placing.longest_moving_win()
+    );
+    Ok(())
+}
+
+/// Reads the placing table of `rules` and its endgame tables from `dir`.
+pub fn load_placing(dir: &Path, rules: &'static Rules) -> Result<Placing, String> {
+    let path = dir.join(Placing::file_name(rules));
+    let bytes = std::fs::read(&path).map_err(|e| {
+        format!(
+            "cannot read {}: {e} (run mill tb generate --all --variant {} --dir {})",
+            path.display(),
+            rules.variant,
+            dir.display()
+        )
+    })?;
+    let tb = Arc::new(load(dir, rules)?);
+    Placing::from_bytes(&bytes, tb).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Reads the whole-game table of `rules` from `dir`.
@@ -249,6 +305,7 @@ fn describe(v: Value) -> String {
 /// for the whole run.
 pub fn probe(dir: &Path, positions: &[String]) -> Result<(), String> {
     let mut opened: Vec<Tablebase> = Vec::new();
+    let mut placings: Vec<Placing> = Vec::new();
     for text in positions {
         let pos: Position = text.parse().map_err(|e| format!("bad position string: {e}"))?;
         if Whole::supports(pos.rules()).is_ok() {
@@ -258,6 +315,32 @@ pub fn probe(dir: &Path, positions: &[String]) -> Result<(), String> {
                 _ => {
                     return Err(format!(
                         "{pos}: not a position of the game from its empty board, or over"
+                    ));
+                }
+            };
+            if positions.len() > 1 {
+                println!("position: {pos}");
+            }
+            println!("{}", describe(value));
+            println!("best turn: {}", turn.to_notation(pos.topology()));
+            continue;
+        }
+        if Placing::supports(pos.rules()).is_ok()
+            && pos.in_hand(mill_core::Color::Light) + pos.in_hand(mill_core::Color::Dark) > 0
+        {
+            let k = match placings.iter().position(|p| p.rules() == pos.rules()) {
+                Some(k) => k,
+                None => {
+                    placings.push(load_placing(dir, pos.rules())?);
+                    placings.len() - 1
+                }
+            };
+            let placing = &placings[k];
+            let (turn, value) = match (placing.probe(&pos), placing.best_turn(&pos, &[], 0)) {
+                (Some(value), Some((turn, _))) => (turn, value),
+                _ => {
+                    return Err(format!(
+                        "{pos}: not a placing position reached from the empty board, or over"
                     ));
                 }
             };
@@ -302,6 +385,15 @@ pub fn verify(dir: &Path, rules: &'static Rules) -> Result<(), String> {
         let n = load_whole(dir, rules)?.verify()?;
         println!("{n} positions verified in {:.3} s", start.elapsed().as_secs_f64());
         return Ok(());
+    }
+    if Placing::supports(rules).is_ok() && dir.join(Placing::file_name(rules)).exists() {
+        let placing = load_placing(dir, rules)?;
+        let start = Instant::now();
+        let n = placing.verify(&mut |line| eprintln!("{line} ({:.1} s)", start.elapsed().as_secs_f64()))?;
+        println!(
+            "{n} placing positions verified in {:.1} s",
+            start.elapsed().as_secs_f64()
+        );
     }
     let tb = load(dir, rules)?;
     let start = Instant::now();

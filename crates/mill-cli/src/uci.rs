@@ -11,7 +11,7 @@
 //! and changes nothing.
 
 use mill_core::{Action, Game, Notation, Position, Rules, Turn, Variant};
-use mill_engine::tb::Tablebase;
+use mill_engine::tb::{Placing, Tablebase};
 use mill_engine::{Clock, Engine, Level, Limits, SearchResult, StdClock};
 use std::io::BufRead;
 use std::sync::Arc;
@@ -69,6 +69,9 @@ struct Session {
     plan: Option<(Position, Turn)>,
     /// The tablebase loaded with `setoption name Tablebase`.
     tb: Option<Arc<Tablebase>>,
+    /// Six solved whole, loaded with the tablebase when its directory has the placing
+    /// table of the session's rules (Perfect plays from it).
+    placing: Option<Arc<Placing>>,
     /// Hard's contempt for repetitions (`setoption name Contempt`).
     contempt: i32,
     /// `setoption name PlacingForesight` ([`Engine::set_placing_foresight`]).
@@ -111,6 +114,7 @@ impl Session {
             running: None,
             plan: None,
             tb: None,
+            placing: None,
             contempt: Level::Hard.contempt(),
             placing_foresight: false,
         }
@@ -127,6 +131,7 @@ impl Session {
         let mut engine = Engine::new(self.hash_mb);
         engine.keep_table(true);
         engine.set_tablebase(self.usable_tb());
+        engine.set_placing_table(self.usable_placing());
         engine.set_contempt(Some(self.contempt));
         engine.set_placing_foresight(self.placing_foresight);
         engine
@@ -136,6 +141,11 @@ impl Session {
     /// has its own tables).
     fn usable_tb(&self) -> Option<Arc<Tablebase>> {
         self.tb.clone().filter(|tb| tb.rules() == self.rules)
+    }
+
+    /// The loaded placing table if it was solved under the session's rules.
+    fn usable_placing(&self) -> Option<Arc<Placing>> {
+        self.placing.clone().filter(|p| p.rules() == self.rules)
     }
 
     /// Handles one line; `false` on `quit`.
@@ -257,17 +267,25 @@ impl Session {
                 )),
             },
             "tablebase" => {
+                let dir = std::path::Path::new(&value);
                 let loaded = if value.is_empty() || value == "<empty>" {
-                    Ok(None)
+                    Ok((None, None))
+                } else if Placing::supports(self.rules).is_ok()
+                    && dir.join(Placing::file_name(self.rules)).exists()
+                {
+                    crate::tb::load_placing(dir, self.rules)
+                        .map(|p| (Some(p.tablebase().clone()), Some(Arc::new(p))))
                 } else {
-                    crate::tb::load(std::path::Path::new(&value), self.rules).map(|tb| Some(Arc::new(tb)))
+                    crate::tb::load(dir, self.rules).map(|tb| (Some(Arc::new(tb)), None))
                 };
                 match loaded {
-                    Ok(tb) => {
+                    Ok((tb, placing)) => {
                         self.tb = tb;
-                        let usable = self.usable_tb();
+                        self.placing = placing;
+                        let (usable, placing) = (self.usable_tb(), self.usable_placing());
                         if let Some(engine) = self.engine.as_mut() {
                             engine.set_tablebase(usable);
+                            engine.set_placing_table(placing);
                         }
                     }
                     Err(e) => error(format!("setoption Tablebase: {e}")),

@@ -307,6 +307,60 @@ fn three_is_solved_whole_verified_and_probed() {
 }
 
 #[test]
+fn six_is_solved_whole_verified_probed_and_played() {
+    let dir = std::env::temp_dir().join(format!("mill-tb-six-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = mill(&["tb", "generate", "--dir", d, "--variant", "six", "--all"]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    assert!(out.contains("16 classes"), "{out}");
+    assert!(out.contains("six-placing.mtp: 430709 placing positions"), "{out}");
+    assert!(out.contains("the empty board: draw"), "{out}");
+    let o = mill(&["tb", "verify", "--dir", d, "--variant", "six"]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(
+        stdout(&o).starts_with("430709 placing positions verified"),
+        "{}",
+        stdout(&o)
+    );
+    // The empty board and a moving position (from the endgame tables) in one run.
+    let o = mill(&[
+        "tb",
+        "probe",
+        "--dir",
+        d,
+        "--position",
+        ".../.../..../.../... l 6 6 0 0 six",
+        "--position",
+        "LLL/.D./D.../.../D.. d 0 0 0 0 six",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[1], "draw", "{out}");
+    assert!(lines[2].starts_with("best turn: "), "{out}");
+    assert_eq!(lines[3], "position: LLL/.D./D.../.../D.. d 0 0 0 0 six", "{out}");
+    // Perfect plays Six from the tables when given them.
+    let o = mill(&["bestmove", "--variant", "six", "--level", "perfect", "--tb", d]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("tbhits 1 "), "{o:?}");
+    // A placing value changed on disk is caught: the empty board's key is the last.
+    let path = dir.join("six-placing.mtp");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let n = bytes.len();
+    assert_eq!(bytes[n - 2..], [0, 0], "the empty board is a draw");
+    bytes[n - 2] = 3; // a draw made a win in 0
+    std::fs::write(&path, &bytes).unwrap();
+    let o = mill(&["tb", "verify", "--dir", d, "--variant", "six"]);
+    assert!(!o.status.success(), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("successors give"),
+        "{o:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn arena_jobs_play_the_same_games_in_the_same_order() {
     let run = |jobs: &str| {
         let o = mill(&[

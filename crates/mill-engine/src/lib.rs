@@ -74,7 +74,8 @@ pub enum Level {
     /// As deep as the time allows, with just enough noise to vary among equal turns.
     Hard,
     /// Perfect play from the whole game's table where there is one (Three Men's Morris:
-    /// [`tb::Whole`]): keeps a win by the shortest way, holds a draw, loses by the
+    /// [`tb::Whole`]; Six Men's Morris when its tables are given:
+    /// [`Engine::set_placing_table`]): keeps a win by the shortest way, holds a draw, loses by the
     /// longest, the hundred turns and repetition as the game counts them. Elsewhere it
     /// plays as Hard.
     Perfect,

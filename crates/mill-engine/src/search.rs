@@ -3,7 +3,7 @@
 use crate::eval::{
     Adjacency, LineCounts, Weights, evaluate_with, line_set, line_union, lines_with, two_bits,
 };
-use crate::tb::{Tablebase, Value, Whole};
+use crate::tb::{Placing, Tablebase, Value, Whole};
 use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
 use arrayvec::ArrayVec;
@@ -142,6 +142,8 @@ pub struct Engine {
     keep: bool,
     /// Solved endgames, used by Hard (see [`Engine::set_tablebase`]).
     tb: Option<Arc<Tablebase>>,
+    /// Six solved whole, used by Perfect (see [`Engine::set_placing_table`]).
+    placing: Option<Arc<Placing>>,
     /// Hard's contempt when set (see [`Engine::set_contempt`]).
     contempt: Option<i32>,
     /// See [`Engine::set_placing_foresight`].
@@ -160,6 +162,7 @@ impl Engine {
             evals: EvalCache::new(),
             keep: false,
             tb: None,
+            placing: None,
             contempt: None,
             placing_foresight: false,
             classic: false,
@@ -186,6 +189,13 @@ impl Engine {
     /// root (so a won ending is never spoiled) and scored exactly inside the search.
     pub fn set_tablebase(&mut self, tb: Option<Arc<Tablebase>>) {
         self.tb = tb;
+    }
+
+    /// A game with removals solved whole (Six Men's Morris: [`Placing`], its placing
+    /// table and its endgame tables) for Perfect, which plays every position of its rule
+    /// set from it; without it Perfect plays Six as Hard.
+    pub fn set_placing_table(&mut self, placing: Option<Arc<Placing>>) {
+        self.placing = placing;
     }
 
     /// Whether later searches reuse what earlier ones stored in the transposition table
@@ -293,25 +303,33 @@ impl Engine {
             report(&result);
             return Ok(result);
         }
-        if limits.level == Level::Perfect && Whole::supports(position.rules()).is_ok() {
-            if let Some((turn, value)) = Whole::three().best_turn(position, &game_path, limits.seed) {
-                let score = match value {
-                    Value::Win(n) => MATE - i32::from(n),
-                    Value::Loss(n) => -(MATE - i32::from(n)),
-                    Value::Draw => 0,
-                };
-                let result = SearchResult {
-                    turn,
-                    score,
-                    depth: 1,
-                    nodes: 1,
-                    pv: vec![turn],
-                    elapsed_ms: clock.elapsed_ms(),
-                    tb_hits: 1,
-                };
-                report(&result);
-                return Ok(result);
-            }
+        let perfect = if limits.level != Level::Perfect {
+            None
+        } else if Whole::supports(position.rules()).is_ok() {
+            Whole::three().best_turn(position, &game_path, limits.seed)
+        } else {
+            self.placing
+                .as_deref()
+                .filter(|p| p.rules() == position.rules())
+                .and_then(|p| p.best_turn(position, &game_path, limits.seed))
+        };
+        if let Some((turn, value)) = perfect {
+            let score = match value {
+                Value::Win(n) => MATE - i32::from(n),
+                Value::Loss(n) => -(MATE - i32::from(n)),
+                Value::Draw => 0,
+            };
+            let result = SearchResult {
+                turn,
+                score,
+                depth: 1,
+                nodes: 1,
+                pv: vec![turn],
+                elapsed_ms: clock.elapsed_ms(),
+                tb_hits: 1,
+            };
+            report(&result);
+            return Ok(result);
         }
         // Perfect, outside its table, plays as Hard.
         let limits = &Limits {

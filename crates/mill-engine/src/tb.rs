@@ -31,7 +31,9 @@
 
 use mill_core::{Color, Position, RemovalRule, Rules, Topology, Turn, Variant};
 
+mod placing;
 mod whole;
+pub use placing::Placing;
 pub use whole::{NOT_A_POSITION, Whole};
 
 /// The most points a board may have (bitboards are `u32`).

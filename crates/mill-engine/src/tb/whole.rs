@@ -64,7 +64,7 @@ impl Whole {
             Ok(())
         } else {
             Err(format!(
-                "{rules}: only Three Men's Morris is solved whole (Six's estimate is in docs/PERFORMANCE.md)"
+                "{rules}: only Three Men's Morris is solved whole here (Six: tb::Placing)"
             ))
         }
     }
@@ -483,7 +483,7 @@ impl Whole {
 
 /// A position's value from its successors' values (for the side to move in each): the
 /// shortest win over a lost successor, else a draw, else the longest loss.
-fn best_of(children: impl Iterator<Item = Value>) -> Value {
+pub(super) fn best_of(children: impl Iterator<Item = Value>) -> Value {
     let mut best_win: Option<u16> = None;
     let mut draw = false;
     let mut longest = 0;
