@@ -12,7 +12,8 @@ use std::time::Instant;
 pub const DEFAULT_DIR: &str = "tb";
 
 /// Solves every class of `rules` up to `max` pieces a side and writes them to `dir`.
-pub fn generate(dir: &Path, max: u8, rules: &'static Rules) -> Result<(), String> {
+pub fn generate(dir: &Path, max: u8, rules: impl Into<Rules>) -> Result<(), String> {
+    let rules: Rules = rules.into();
     Tablebase::supports(rules)?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let start = Instant::now();
@@ -37,7 +38,8 @@ pub fn generate(dir: &Path, max: u8, rules: &'static Rules) -> Result<(), String
 }
 
 /// Loads every class file of `rules` found in `dir` (none found: an error).
-pub fn load(dir: &Path, rules: &'static Rules) -> Result<Tablebase, String> {
+pub fn load(dir: &Path, rules: impl Into<Rules>) -> Result<Tablebase, String> {
+    let rules: Rules = rules.into();
     let mut tb = Tablebase::new(rules);
     let prefix = format!("{rules}-");
     let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -97,7 +99,8 @@ pub fn probe(dir: &Path, position: &str) -> Result<(), String> {
 }
 
 /// Checks every stored value of `rules`' tables against its successors.
-pub fn verify(dir: &Path, rules: &'static Rules) -> Result<(), String> {
+pub fn verify(dir: &Path, rules: impl Into<Rules>) -> Result<(), String> {
+    let rules: Rules = rules.into();
     let tb = load(dir, rules)?;
     let start = Instant::now();
     let n = tb.verify(&mut |line| eprintln!("{line} ({:.1} s)", start.elapsed().as_secs_f64()))?;
