@@ -254,7 +254,7 @@ impl Player {
                 let rules = settings.start.rules();
                 // Nine Men's Morris under its usual rules is every engine's default: an
                 // engine that knows no other still plays it.
-                if *rules != *mill_core::Variant::Nine.rules() {
+                if rules != *mill_core::Variant::Nine.rules() {
                     engine.send(&format!("setoption name Variant value {rules}"))?;
                 }
                 for (name, value) in options {

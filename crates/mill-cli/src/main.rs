@@ -111,7 +111,9 @@ impl RuleArgs {
             fly_at: self.fly_at.unwrap_or(default.fly_at),
             ..default
         };
-        Rules::of(variant, options).map(Some).map_err(|e| e.to_string())
+        Rules::of_table(variant, options)
+            .map(Some)
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -636,11 +638,7 @@ fn run(command: Command) -> Result<(), String> {
 /// no turns that starts there; MFEN keeps its outcome), with MFEN's count of
 /// placements and moves, which a record does not hold. MFEN names no rules: without
 /// `variant` it is refused (`manifest-missing`), as the Mill Interchange Format asks.
-fn read_any(
-    input: &str,
-    from: Format,
-    variant: Option<&'static Rules>,
-) -> Result<(Record, Option<u64>), String> {
+fn read_any(input: &str, from: Format, variant: Option<Rules>) -> Result<(Record, Option<u64>), String> {
     let text = input.trim();
     let looks_like_position = {
         let fields: Vec<&str> = text.split_whitespace().collect();
@@ -654,7 +652,7 @@ fn read_any(
     };
     let start = |position: Position| Record::new(Game::from_position(position), Header::default());
     match from {
-        Format::Position => Position::from_str_variant(text, variant.unwrap_or(NINE))
+        Format::Position => Position::from_str_variant(text, variant.unwrap_or(*NINE))
             .map(|p| (start(p), None))
             .map_err(|e| format!("bad position string: {e}")),
         Format::Mfen => {

@@ -134,7 +134,7 @@ pub enum Kind {
     Mifpos,
 }
 
-fn rules_named(name: Option<&str>) -> Result<Option<&'static Rules>, String> {
+fn rules_named(name: Option<&str>) -> Result<Option<Rules>, String> {
     name.map(|n| Rules::parse(n).map_err(|e| e.to_string()))
         .transpose()
 }
@@ -229,7 +229,7 @@ pub fn run(command: MifCommand) -> Result<(), String> {
             let rules = rules_named(variant.as_deref())?;
             if matches!(to, Target::Mrs | Target::Mifinv) {
                 let manifest =
-                    Manifest::of_rules(rules.unwrap_or(mill_core::NINE)).map_err(|e| e.to_string())?;
+                    Manifest::of_rules(rules.unwrap_or(*mill_core::NINE)).map_err(|e| e.to_string())?;
                 if to == Target::Mifinv {
                     // Our rules name no point: every symmetry of the board keeps them.
                     println!("{}", canonical(&mifinv::write(&manifest, &TRANSFORMS)));

@@ -15,12 +15,12 @@ use std::time::Instant;
 pub const DEFAULT_DIR: &str = "tb";
 
 /// Solves every class of `rules` up to `max` pieces a side and writes them to `dir`.
-pub fn generate(dir: &Path, max: u8, rules: &'static Rules) -> Result<(), String> {
-    write_tables(dir, max, rules).map(|_| ())
+pub fn generate(dir: &Path, max: u8, rules: impl Into<Rules>) -> Result<(), String> {
+    write_tables(dir, max, rules.into()).map(|_| ())
 }
 
 /// [`generate`], the tables kept.
-fn write_tables(dir: &Path, max: u8, rules: &'static Rules) -> Result<Tablebase, String> {
+fn write_tables(dir: &Path, max: u8, rules: Rules) -> Result<Tablebase, String> {
     Tablebase::supports(rules)?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let start = Instant::now();
@@ -46,7 +46,8 @@ fn write_tables(dir: &Path, max: u8, rules: &'static Rules) -> Result<Tablebase,
 
 /// Solves the whole game of `rules` (Three Men's Morris) and writes its one file to
 /// `dir`, written to a temporary name first and renamed.
-pub fn generate_whole(dir: &Path, rules: &'static Rules) -> Result<(), String> {
+pub fn generate_whole(dir: &Path, rules: impl Into<Rules>) -> Result<(), String> {
+    let rules: Rules = rules.into();
     if Placing::supports(rules).is_ok() {
         return generate_placing(dir, rules);
     }
@@ -80,7 +81,7 @@ pub fn generate_whole(dir: &Path, rules: &'static Rules) -> Result<(), String> {
 /// Solves Six whole: its endgame tables to six a side (the moving positions), written
 /// as `mill tb generate --max 6` writes them, then its placing positions from the empty
 /// board, one file written to a temporary name first and renamed.
-fn generate_placing(dir: &Path, rules: &'static Rules) -> Result<(), String> {
+fn generate_placing(dir: &Path, rules: Rules) -> Result<(), String> {
     let tb = Arc::new(write_tables(dir, rules.pieces, rules)?);
     let start = Instant::now();
     let placing = Placing::generate(tb, &Position::start(rules), &mut |line| {
@@ -111,7 +112,8 @@ fn generate_placing(dir: &Path, rules: &'static Rules) -> Result<(), String> {
 }
 
 /// Reads the placing table of `rules` and its endgame tables from `dir`.
-pub fn load_placing(dir: &Path, rules: &'static Rules) -> Result<Placing, String> {
+pub fn load_placing(dir: &Path, rules: impl Into<Rules>) -> Result<Placing, String> {
+    let rules: Rules = rules.into();
     let path = dir.join(Placing::file_name(rules));
     let bytes = std::fs::read(&path).map_err(|e| {
         format!(
@@ -126,7 +128,8 @@ pub fn load_placing(dir: &Path, rules: &'static Rules) -> Result<Placing, String
 }
 
 /// Reads the whole-game table of `rules` from `dir`.
-pub fn load_whole(dir: &Path, rules: &'static Rules) -> Result<Whole, String> {
+pub fn load_whole(dir: &Path, rules: impl Into<Rules>) -> Result<Whole, String> {
+    let rules: Rules = rules.into();
     let path = dir.join(Whole::file_name(rules));
     let bytes = std::fs::read(&path).map_err(|e| {
         format!(
@@ -145,7 +148,8 @@ pub fn load_whole(dir: &Path, rules: &'static Rules) -> Result<Whole, String> {
 /// first time a probe needs them and kept, for a process that probes again and again
 /// (Hard's search in `uci`, `bestmove`, `arena`, `puzzles`): it reads the classes its
 /// games reach, not all of them.
-pub fn load(dir: &Path, rules: &'static Rules) -> Result<Tablebase, String> {
+pub fn load(dir: &Path, rules: impl Into<Rules>) -> Result<Tablebase, String> {
+    let rules: Rules = rules.into();
     open(dir, rules, Access::Memory)
 }
 
@@ -160,7 +164,7 @@ enum Access {
 }
 
 /// The class files of `rules` in `dir`, their values read as `access` says.
-fn open(dir: &Path, rules: &'static Rules, access: Access) -> Result<Tablebase, String> {
+fn open(dir: &Path, rules: Rules, access: Access) -> Result<Tablebase, String> {
     let mut tb = Tablebase::new(rules);
     let prefix = format!("{rules}-");
     let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -379,7 +383,8 @@ pub fn probe(dir: &Path, positions: &[String]) -> Result<(), String> {
 }
 
 /// Checks every stored value of `rules`' tables against its successors.
-pub fn verify(dir: &Path, rules: &'static Rules) -> Result<(), String> {
+pub fn verify(dir: &Path, rules: impl Into<Rules>) -> Result<(), String> {
+    let rules: Rules = rules.into();
     if Whole::supports(rules).is_ok() {
         let start = Instant::now();
         let n = load_whole(dir, rules)?.verify()?;

@@ -57,7 +57,7 @@ struct Running {
 /// The session's state between commands.
 struct Session {
     /// The variant and its rule options (`setoption name Variant`).
-    rules: &'static Rules,
+    rules: Rules,
     level: Level,
     hash_mb: usize,
     seed: u64,
@@ -105,7 +105,7 @@ fn error(message: impl AsRef<str>) {
 impl Session {
     fn new() -> Session {
         Session {
-            rules: Variant::Nine.rules(),
+            rules: *Variant::Nine.rules(),
             level: Level::Hard,
             hash_mb: DEFAULT_HASH_MB,
             seed: 0,
@@ -488,7 +488,7 @@ fn info_line(r: &SearchResult, t: &mill_core::Topology) -> String {
 }
 
 /// Reads `position …` into a new game; on error nothing is changed by the caller.
-fn parse_position(words: &[&str], rules: &'static Rules) -> Result<Game, String> {
+fn parse_position(words: &[&str], rules: Rules) -> Result<Game, String> {
     let moves_at = words.iter().position(|w| *w == "moves").unwrap_or(words.len());
     let (setup, moves) = (&words[..moves_at], words.get(moves_at + 1..).unwrap_or(&[]));
     let start = match setup {

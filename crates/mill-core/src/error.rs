@@ -101,9 +101,9 @@ pub enum PositionError {
     /// The seventh part names other rules than the string is read under.
     OtherRules {
         /// The rules the caller reads the string under.
-        expected: &'static crate::Rules,
+        expected: crate::Rules,
         /// The rules the string names.
-        found: &'static crate::Rules,
+        found: crate::Rules,
     },
     /// The board part has the wrong number of `/`-separated ranks.
     RankCount {

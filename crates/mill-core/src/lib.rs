@@ -28,8 +28,8 @@ pub use outcome::{DrawReason, Outcome, WinReason};
 pub use position::{EarlierOccurrences, Phase, Position};
 pub use record::{Header, Record, RecordError};
 pub use rules::{
-    BoardFull, DrawBy, MAX_EXTENDED, MAX_FLY_AT, MAX_PIECES, MIN_PIECES, NINE, NoPlacement, Options,
-    RemovalRule, Rules, RulesError, Variant,
+    BoardFull, DrawBy, MAX_FLY_AT, MAX_PIECES, MIN_PIECES, NINE, NoPlacement, Options, RemovalRule, Rules,
+    RulesError, Variant,
 };
 pub use topology::{
     MAX_LINES, MAX_LINES_THROUGH, MAX_POINTS, MORRIS_9, MORRIS_16, MORRIS_24, MORRIS_24_CONST,

@@ -276,7 +276,7 @@ impl Mfen {
     /// Whether positions under `rules` have an MFEN form: they do on the 24-point board
     /// (Nine and Twelve Men's Morris, with any options); on any other board the answer
     /// is the [`MfenError::Unrepresentable`] that writing or reading one would give.
-    pub fn supports(rules: &'static Rules) -> Result<(), MfenError> {
+    pub fn supports(rules: &Rules) -> Result<(), MfenError> {
         ring_points(&Position::start(rules)).map(|_| ())
     }
 
@@ -381,7 +381,7 @@ impl Mfen {
 
     /// Reads an MFEN record under `rules` (a [`Rules`] or a
     /// [`Variant`](crate::Variant) with its usual rules) and checks it against them.
-    pub fn parse(text: &str, rules: impl Into<&'static Rules>) -> Result<Mfen, MfenError> {
+    pub fn parse(text: &str, rules: impl Into<Rules>) -> Result<Mfen, MfenError> {
         Mfen::read(text, rules.into(), false)
     }
 
@@ -390,11 +390,11 @@ impl Mfen {
     /// rules end at once (a full board, a blockade, the no-progress limit…) is taken,
     /// with no outcome: playing from it settles the result, as MIF's origin
     /// stabilization does. An independent record must already be settled.
-    pub fn parse_origin(text: &str, rules: impl Into<&'static Rules>) -> Result<Mfen, MfenError> {
+    pub fn parse_origin(text: &str, rules: impl Into<Rules>) -> Result<Mfen, MfenError> {
         Mfen::read(text, rules.into(), true)
     }
 
-    fn read(text: &str, rules: &'static Rules, origin: bool) -> Result<Mfen, MfenError> {
+    fn read(text: &str, rules: Rules, origin: bool) -> Result<Mfen, MfenError> {
         let fields: Vec<&str> = text.split(' ').collect();
         if !fields[0].is_empty() && fields[0] != SIGNATURE {
             return Err(MfenError::Signature(fields[0].chars().take(16).collect()));
@@ -626,7 +626,7 @@ impl Mfen {
             // say whose turn it was: the count's side, or else the other if the result
             // is the board's with it to move.
             for candidate in [position, position_to_move(!turn)?] {
-                if outcome_fits(rules, &candidate, claimed) {
+                if outcome_fits(&rules, &candidate, claimed) {
                     return Ok(Mfen {
                         position: candidate,
                         primary_ply,
@@ -689,7 +689,7 @@ impl Position {
     }
 
     /// Reads an MFEN record as a position under `rules`.
-    pub fn from_mfen(text: &str, rules: impl Into<&'static Rules>) -> Result<Position, MfenError> {
+    pub fn from_mfen(text: &str, rules: impl Into<Rules>) -> Result<Position, MfenError> {
         Mfen::parse(text, rules).map(|m| m.position)
     }
 }

@@ -30,7 +30,7 @@ use crate::bitboard::{Bitboard, Point};
 use crate::color::Color;
 use crate::error::{PlayError, PositionError};
 use crate::outcome::{DrawReason, Outcome, WinReason};
-use crate::rules::{BoardFull, DrawBy, NoPlacement, RemovalRule, Rules, Variant};
+use crate::rules::{BoardFull, DrawBy, NoPlacement, Packed, Rules, Variant};
 use crate::topology::{MAX_POINTS, Topology};
 use crate::turn::{Action, Turn, TurnList};
 use arrayvec::ArrayVec;
@@ -109,8 +109,8 @@ const ZOBRIST: Zobrist = {
 /// A consistent game position. Small and `Copy`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Position {
-    /// The rule set's [`Rules::id`].
-    rules: u8,
+    /// The rule set, every option of it (no registry, no lookup).
+    rules: Packed,
     board: [u32; 2],
     hand: [u8; 2],
     turn: Color,
@@ -132,11 +132,13 @@ impl Position {
         Position::start(variant.rules())
     }
 
-    /// The start position under `rules` (a variant with chosen options).
-    pub fn start(rules: &'static Rules) -> Position {
+    /// The start position under `rules` (a variant with chosen options, or a
+    /// [`Variant`] for its usual ones).
+    pub fn start(rules: impl Into<Rules>) -> Position {
+        let rules: Rules = rules.into();
         let pieces = rules.pieces;
         let mut p = Position {
-            rules: rules.id(),
+            rules: rules.pack(),
             board: [0; 2],
             hand: [pieces; 2],
             turn: rules.first,
@@ -164,19 +166,19 @@ impl Position {
 
     /// The variant being played.
     pub fn variant(&self) -> Variant {
-        self.rules().variant
+        self.rules.variant()
     }
 
     /// The rule set being played.
     #[inline]
-    pub fn rules(&self) -> &'static Rules {
-        Rules::by_id(self.rules)
+    pub fn rules(&self) -> Rules {
+        self.rules.unpack()
     }
 
     /// The board.
     #[inline]
     pub fn topology(&self) -> &'static Topology {
-        self.rules().topology
+        self.rules.topology()
     }
 
     /// The side to move (during a pending removal, the side that must remove).
@@ -248,7 +250,7 @@ impl Position {
     /// piece to any empty point ([`Phase::Flying`]).
     #[inline]
     pub fn flies(&self, color: Color) -> bool {
-        self.hand[color.index()] == 0 && self.rules().flies_with(self.board[color.index()].count_ones())
+        self.hand[color.index()] == 0 && self.rules.flies_with(self.board[color.index()].count_ones())
     }
 
     /// The opponent pieces that may be removed now: pieces outside mills, or every
@@ -259,7 +261,7 @@ impl Position {
 
     #[inline]
     fn removable_of(&self, victim: Color) -> u32 {
-        self.rules().removable(self.board[victim.index()])
+        self.rules.removable(self.board[victim.index()])
     }
 
     /// Where the piece on `from` may go: every empty point when its side flies, the
@@ -276,7 +278,7 @@ impl Position {
     #[inline]
     fn destinations_in_play(&self, from: Point) -> Bitboard {
         let us = self.turn;
-        let placing = self.hand[us.index()] > 0 && !self.rules().placing_moves;
+        let placing = self.hand[us.index()] > 0 && !self.rules.placing_moves();
         if self.pending > 0 || placing || !self.pieces(us).contains(from) {
             return Bitboard::EMPTY;
         }
@@ -305,7 +307,7 @@ impl Position {
             return self.removable();
         }
         let placing = self.hand[us.index()] > 0;
-        let movers = if placing && !self.rules().placing_moves {
+        let movers = if placing && !self.rules.placing_moves() {
             Bitboard::EMPTY
         } else {
             self.pieces(us)
@@ -346,7 +348,7 @@ impl Position {
         if placing {
             self.empty().iter().for_each(|to| f(Action::Place { to }));
         }
-        if !placing || self.rules().placing_moves {
+        if !placing || self.rules.placing_moves() {
             for from in self.pieces(us) {
                 self.destinations_in_play(from)
                     .iter()
@@ -370,7 +372,7 @@ impl Position {
         }
         let placing = self.hand[self.turn.index()] > 0;
         let places = if placing { self.empty().count() as u64 } else { 0 };
-        if placing && !self.rules().placing_moves {
+        if placing && !self.rules.placing_moves() {
             return places;
         }
         places
@@ -424,7 +426,7 @@ impl Position {
     pub fn earlier_occurrences<'h>(&self, history: &'h [u64]) -> EarlierOccurrences<'h> {
         let last = history.len().saturating_sub(1);
         // Without a no-progress count every earlier boundary is looked at.
-        let reach = if self.rules().counts_quiet() {
+        let reach = if self.rules.counts_quiet() {
             (self.quiet as usize).min(last)
         } else {
             last
@@ -507,12 +509,12 @@ impl Position {
     #[inline]
     fn line_winner(&self) -> Option<Color> {
         let mover = !self.turn;
-        (self.rules().mill_wins && self.topology().in_mills(self.board[mover.index()]) != 0).then_some(mover)
+        (self.rules.mill_wins() && self.topology().in_mills(self.board[mover.index()]) != 0).then_some(mover)
     }
 
     #[inline]
     pub(crate) fn quiet_outcome(&self) -> Option<Outcome> {
-        (self.pending == 0 && self.rules().quiet_draws(self.quiet)).then_some(Outcome::Draw {
+        (self.pending == 0 && self.rules.quiet_draws(self.quiet)).then_some(Outcome::Draw {
             reason: DrawReason::HundredTurns,
         })
     }
@@ -600,7 +602,7 @@ impl Position {
                 if self.pending > 0 {
                     return Err(PlayError::RemovalPending);
                 }
-                if self.hand[us.index()] > 0 && !self.rules().placing_moves {
+                if self.hand[us.index()] > 0 && !self.rules.placing_moves() {
                     return Err(PlayError::StillPlacing);
                 }
                 match self.piece_at(from) {
@@ -637,7 +639,7 @@ impl Position {
     /// The removals a piece arriving on `to` earns for the side to move.
     #[inline]
     fn earned(&self, to: Point) -> u8 {
-        self.earned_with(self.rules(), self.board[self.turn.index()], to)
+        self.earned_with(self.rules, self.board[self.turn.index()], to)
     }
 
     fn after_step(&mut self, to: Point, moved: bool) {
@@ -656,7 +658,7 @@ impl Position {
             self.pending = 0;
         }
         // Without a no-progress draw the count is not kept (MIF leaves it as it was).
-        if self.rules().counts_quiet() {
+        if self.rules.counts_quiet() {
             if removed {
                 self.quiet = 0;
             } else if moved {
@@ -710,7 +712,7 @@ impl Position {
         for &r in turn.removals() {
             next.remove(them, r);
         }
-        if self.rules().counts_quiet() {
+        if self.rules.counts_quiet() {
             if !turn.removals().is_empty() {
                 next.quiet = 0;
             } else if turn.from().is_some() {
@@ -750,8 +752,8 @@ impl Position {
         }
         // perft's leaf count: the loops are written out (not through `for_each_step`'s
         // closure) so that the weight of each step inlines.
-        let rules = self.rules();
-        let t = rules.topology;
+        let rules = self.rules;
+        let t = rules.topology();
         let us = self.turn;
         let own = self.board[us.index()];
         let empty = Bitboard(t.all().0 & !(self.board[0] | self.board[1]));
@@ -773,7 +775,7 @@ impl Position {
             for to in empty {
                 n += weight(None, to, own | 1 << to.0);
             }
-            if rules.placing_moves {
+            if rules.placing_moves() {
                 for from in Bitboard(own) {
                     let rest = own & !(1 << from.0);
                     for to in t.neighbours(from) & empty {
@@ -804,12 +806,12 @@ impl Position {
 
     /// Over by a winning line, pieces or the quiet count; a blockade or a full board
     /// yields no turns by itself.
-    #[inline]
+    #[inline(always)]
     fn is_over_cheap(&self) -> bool {
-        let rules = self.rules();
+        let rules = self.rules;
         Color::ALL
             .iter()
-            .any(|&c| self.on_board(c) + self.in_hand(c) < rules.lose_below)
+            .any(|&c| self.on_board(c) + self.in_hand(c) < Packed::LOSE_BELOW)
             || rules.quiet_draws(self.quiet)
             || self.line_winner().is_some()
     }
@@ -818,33 +820,34 @@ impl Position {
     /// `to`, earns: none where a line wins instead, and never more than the opponent
     /// has pieces on the board (the rest are skipped).
     #[inline]
-    fn earned_with(&self, rules: &Rules, own_after: u32, to: Point) -> u8 {
-        let formed = rules.topology.mills_through(own_after, to);
+    fn earned_with(&self, rules: Packed, own_after: u32, to: Point) -> u8 {
+        let formed = rules.topology().mills_through(own_after, to);
         if formed == 0 {
             return 0;
         }
         let victims = self.board[(!self.turn).index()];
-        if rules.mill_wins || victims == 0 {
+        if rules.mill_wins() || victims == 0 {
             return 0;
         }
-        match rules.removals {
-            RemovalRule::One => 1,
-            RemovalRule::PerMill => formed.min(victims.count_ones() as u8),
+        if rules.per_mill() {
+            formed.min(victims.count_ones() as u8)
+        } else {
+            1
         }
     }
 
     /// Calls `f(from, to, own pieces after the step)` for each placement or move.
     #[inline]
-    fn for_each_step(&self, rules: &Rules, mut f: impl FnMut(Option<Point>, Point, u32)) {
+    fn for_each_step(&self, rules: Packed, mut f: impl FnMut(Option<Point>, Point, u32)) {
         let us = self.turn;
         let own = self.board[us.index()];
-        let t = rules.topology;
+        let t = rules.topology();
         let empty = Bitboard(t.all().0 & !(self.board[0] | self.board[1]));
         if self.hand[us.index()] > 0 {
             for to in empty {
                 f(None, to, own | 1 << to.0);
             }
-            if rules.placing_moves {
+            if rules.placing_moves() {
                 for from in Bitboard(own) {
                     for to in t.neighbours(from) & empty {
                         f(Some(from), to, (own & !(1 << from.0)) | 1 << to.0);
@@ -868,7 +871,7 @@ impl Position {
 
     fn generate(&self, mut push: impl FnMut(Turn)) {
         let them = !self.turn;
-        let rules = self.rules();
+        let rules = self.rules;
         // Which pieces a removal may take: asked only when a step closes a line (most
         // do not), as it runs over every line of the board.
         let mut removable = None;
@@ -979,7 +982,7 @@ impl Position {
 
     /// Reads a position string played under `rules` (a [`Variant`] for its usual rules):
     /// a string of six parts is read under them, a seventh part must name them.
-    pub fn from_str_variant(s: &str, rules: impl Into<&'static Rules>) -> Result<Position, PositionError> {
+    pub fn from_str_variant(s: &str, rules: impl Into<Rules>) -> Result<Position, PositionError> {
         let rules = rules.into();
         let position = Position::parse(s, rules)?;
         if position.rules() != rules {
@@ -993,7 +996,7 @@ impl Position {
 
     /// Reads a position string and checks it (see the module docs for the format); a
     /// string without a seventh part is played under `default`.
-    fn parse(s: &str, default: &'static Rules) -> Result<Position, PositionError> {
+    fn parse(s: &str, default: Rules) -> Result<Position, PositionError> {
         let fields: Vec<&str> = s.split_whitespace().collect();
         if !(6..=7).contains(&fields.len()) {
             return Err(PositionError::FieldCount(fields.len()));
@@ -1079,7 +1082,7 @@ impl Position {
             return Err(PositionError::ImpossibleLine);
         }
         let mut p = Position {
-            rules: rules.id(),
+            rules: rules.pack(),
             board,
             hand,
             turn,
@@ -1125,7 +1128,7 @@ impl FromStr for Position {
     /// Reads a position string of any variant (a Nine Men's Morris one without the
     /// seventh part).
     fn from_str(s: &str) -> Result<Position, PositionError> {
-        Position::parse(s, Variant::Nine.rules())
+        Position::parse(s, *Variant::Nine.rules())
     }
 }
 
@@ -1188,5 +1191,101 @@ mod legal_turns_into_tests {
         list.push(Turn::place(Point(0)));
         mid.legal_turns_into(&mut list);
         assert!(list.is_empty(), "no turns mid-turn");
+    }
+}
+
+#[cfg(test)]
+mod packed_rules_tests {
+    use super::*;
+    use crate::rules::{BoardFull, Options};
+
+    /// Plays seeded random turns from `p`, checking at every step that the incremental
+    /// hash is the hash computed afresh and that the rules stay the position's own.
+    fn random_walk(mut p: Position, seed: u64, plies: usize) -> Position {
+        let rules = p.rules();
+        let mut state = seed;
+        for _ in 0..plies {
+            let turns = p.legal_turns();
+            if turns.is_empty() || p.outcome().is_some() {
+                break;
+            }
+            let (s, r) = splitmix(state);
+            state = s;
+            p = p.play_unchecked(turns[(r % turns.len() as u64) as usize]);
+            assert_eq!(p.hash, p.compute_hash(), "{p}");
+            assert_eq!(p.rules(), rules, "{p}");
+        }
+        p
+    }
+
+    #[test]
+    fn a_position_carries_every_option_of_its_rules_in_eight_bytes() {
+        assert_eq!(core::mem::size_of::<Packed>(), 8);
+        assert_eq!(core::mem::size_of::<Position>(), 32);
+        let options = Options {
+            pieces: 13,
+            quiet_limit: 4321,
+            quiet_draw: DrawBy::Claim,
+            repetition_draw: DrawBy::Claim,
+            board_full: BoardFull::LightLoses,
+            placing_moves: true,
+            placing_repeats: false,
+            first: Color::Dark,
+            fly_at: 4,
+            protect: false,
+            ..Variant::Twelve.default_options()
+        };
+        let rules = Rules::of(Variant::Twelve, options).unwrap();
+        let p = Position::start(rules);
+        assert_eq!(p.rules(), rules);
+        assert_eq!(p.rules().options(), rules.options());
+        assert_eq!((p.turn(), p.in_hand(Color::Light)), (Color::Dark, 13));
+        assert!(core::ptr::eq(p.topology(), rules.topology));
+        // The same board and hands under other rules are another position.
+        let usual = Position::start(Variant::Twelve);
+        assert_ne!(
+            Position {
+                rules: usual.rules,
+                hand: [13; 2],
+                turn: Color::Dark,
+                hash: 0,
+                ..p
+            },
+            Position { hash: 0, ..usual }
+        );
+    }
+
+    #[test]
+    fn moves_while_placing_and_no_protection_change_the_turns_generated() {
+        let base =
+            Position::from_str_variant(".../.../.../....../.../.../L.. d 8 9 0 0", Variant::Nine).unwrap();
+        let moving = Rules::parse("nine+placing-moves").unwrap();
+        let with_moves = Position::from_str_variant(
+            ".../.../.../....../.../.../L.. l 8 8 0 0 nine+placing-moves",
+            moving,
+        )
+        .unwrap();
+        // Light may place on 23 points, or move its piece to one of a1's two neighbours.
+        assert_eq!(with_moves.legal_turns().len(), 23 + 2);
+        assert_eq!(base.legal_turns().len(), 23);
+        assert!(with_moves.count_turns() == 25 && base.count_turns() == 23);
+        random_walk(with_moves, 3, 120);
+    }
+
+    #[test]
+    fn the_incremental_hash_holds_under_any_rules() {
+        for (seed, name) in [
+            "nine",
+            "twelve+per-mill+protect-off",
+            "six+fly-0+dark-first",
+            "three",
+            "nine+pieces-13+quiet-7+full-light-loses",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let p = random_walk(Position::start(Rules::parse(name).unwrap()), seed as u64, 200);
+            assert_eq!(p.to_string().parse::<Position>(), Ok(p), "{name}");
+        }
     }
 }

@@ -272,7 +272,7 @@ impl Record {
     pub fn parse(text: &str) -> Result<Record, RecordError> {
         let mut header = Header::default();
         let mut seen: Vec<String> = Vec::new();
-        let mut rules_tag: Option<&'static Rules> = None;
+        let mut rules_tag: Option<Rules> = None;
         let mut start_text: Option<(usize, String)> = None;
         let mut result_tag: Option<(usize, String)> = None;
         let mut termination: Option<(usize, String)> = None;
@@ -327,9 +327,9 @@ impl Record {
         }
 
         let start = match &start_text {
-            None => Position::start(rules_tag.unwrap_or(NINE)),
+            None => Position::start(rules_tag.unwrap_or(*NINE)),
             Some((line, s)) => {
-                let rules = rules_tag.unwrap_or(NINE);
+                let rules = rules_tag.unwrap_or(*NINE);
                 let parsed = if s.starts_with("MFEN/") {
                     Mfen::parse(s, rules)
                         .map(|m| m.position)

@@ -594,7 +594,7 @@ fn records_and_mfen_of_other_variants() {
 
 /// A random game of up to `len` turns under `rules`; sometimes a player resigns or both
 /// agree.
-fn random_game(seed: u64, len: usize, rules: &'static Rules) -> Game {
+fn random_game(seed: u64, len: usize, rules: Rules) -> Game {
     let mut rng = Rng(seed);
     let mut game = Game::from_position(Position::start(rules));
     for _ in 0..len {
@@ -613,7 +613,7 @@ fn random_game(seed: u64, len: usize, rules: &'static Rules) -> Game {
 }
 
 /// Every variant with its usual rules, and a few with options changed.
-fn any_rules() -> impl Strategy<Value = &'static Rules> {
+fn any_rules() -> impl Strategy<Value = Rules> {
     prop::sample::select(vec![
         "nine",
         "three",
@@ -627,7 +627,7 @@ fn any_rules() -> impl Strategy<Value = &'static Rules> {
 }
 
 /// The rule sets on the 24-point board, which MFEN describes.
-fn board_24_rules() -> impl Strategy<Value = &'static Rules> {
+fn board_24_rules() -> impl Strategy<Value = Rules> {
     prop::sample::select(vec![
         "nine",
         "twelve",

@@ -424,8 +424,8 @@ fn records_carry_their_rule_set() {
     assert_eq!(
         Position::from_str_variant(".../.../... l 3 3 0 0 three", Variant::Six),
         Err(PositionError::OtherRules {
-            expected: Variant::Six.rules(),
-            found: Variant::Three.rules(),
+            expected: *Variant::Six.rules(),
+            found: *Variant::Three.rules(),
         })
     );
 }

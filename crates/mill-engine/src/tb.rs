@@ -331,7 +331,7 @@ enum Values {
 /// Solved endgames of one rule set. See the module docs.
 #[derive(Clone, Debug)]
 pub struct Tablebase {
-    rules: &'static Rules,
+    rules: Rules,
     syms: Symmetries,
     /// Classes by (m, o); `None` where not generated or not loaded.
     classes: Vec<Vec<Option<Class>>>,
@@ -349,7 +349,7 @@ const MAGIC: &[u8; 8] = b"MILLTB01";
 impl Tablebase {
     /// An empty tablebase for a rule set (a [`Variant`] stands for its usual rules): no
     /// class yet.
-    pub fn new(rules: impl Into<&'static Rules>) -> Tablebase {
+    pub fn new(rules: impl Into<Rules>) -> Tablebase {
         let rules = rules.into();
         let size = rules.pieces as usize + 1;
         Tablebase {
@@ -367,7 +367,8 @@ impl Tablebase {
     /// Whether [`Tablebase::generate`] can solve endings of `rules` (`Err` says why not).
     /// Rule sets with a removal per mill are solved up to [`MAX_PER_MILL_PIECES`] a side,
     /// where no step closes two mills, so that they play exactly as one removal a turn.
-    pub fn supports(rules: &Rules) -> Result<(), String> {
+    pub fn supports(rules: impl Into<Rules>) -> Result<(), String> {
+        let rules: Rules = rules.into();
         if rules.mill_wins {
             return Err(format!(
                 "{rules}: a line wins at once, there are no endings to solve"
@@ -402,8 +403,8 @@ impl Tablebase {
     }
 
     /// The rule set the tables are for; they answer positions of no other.
-    pub fn rules(&self) -> &'static Rules {
-        self.rules
+    pub fn rules(&self) -> &Rules {
+        &self.rules
     }
 
     /// Whether the class of `m` pieces for the side to move and `o` for the other is
@@ -419,11 +420,11 @@ impl Tablebase {
     /// Solves every class with `lose_below` to `max` pieces a side, smallest first;
     /// `progress` hears of each class as it is done.
     pub fn generate(
-        rules: impl Into<&'static Rules>,
+        rules: impl Into<Rules>,
         max: u8,
         progress: &mut dyn FnMut(&str),
     ) -> Result<Tablebase, String> {
-        let rules = rules.into();
+        let rules: Rules = rules.into();
         Tablebase::supports(rules)?;
         if rules.removals == RemovalRule::PerMill && max > MAX_PER_MILL_PIECES {
             return Err(format!(
@@ -1063,7 +1064,7 @@ impl ClassPositions<'_> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileHeader {
     /// The rule set the class was solved for.
-    pub rules: &'static Rules,
+    pub rules: Rules,
     /// Pieces of the side to move.
     pub m: u8,
     /// Pieces of the other side.
@@ -1117,7 +1118,8 @@ impl FileHeader {
 }
 
 /// The name of the file of class `m`v`o` of `rules` (see [`FileHeader::file_name`]).
-pub fn file_name(rules: &Rules, m: u8, o: u8) -> String {
+pub fn file_name(rules: impl Into<Rules>, m: u8, o: u8) -> String {
+    let rules: Rules = rules.into();
     format!("{rules}-{m}v{o}.mtb")
 }
 

@@ -15,7 +15,7 @@ use super::json::{canonical, digest};
 use super::{MifError, Obj, is_identifier, schema};
 use mill_core::Color;
 use mill_core::{
-    BoardFull, DrawBy, MAX_PIECES, MIN_PIECES, NoPlacement, Options, RemovalRule, Rules, RulesError, Variant,
+    BoardFull, DrawBy, MAX_PIECES, MIN_PIECES, NoPlacement, Options, RemovalRule, Rules, Variant,
 };
 use serde_json::{Map, Value, json};
 
@@ -403,7 +403,7 @@ impl Manifest {
     /// of moving ones), each automatic or claimed. (Draw offers, which expire when
     /// answered or also on the opponent's next placement or move, are the replay's:
     /// [`super::mstate`].)
-    pub fn rules(&self) -> Result<&'static Rules, MifError> {
+    pub fn rules(&self) -> Result<Rules, MifError> {
         self.mapped(true)
     }
 
@@ -412,12 +412,12 @@ impl Manifest {
     /// indifferent to the draw mechanisms (`/draw`), which only decide when a game ends:
     /// the manifest's no-progress limit and modes where this crate has them, else no
     /// no-progress draw.
-    pub fn action_rules(&self) -> Result<&'static Rules, MifError> {
+    pub fn action_rules(&self) -> Result<Rules, MifError> {
         self.mapped(false)
     }
 
     /// The mapping of [`Manifest::rules`] (`exact_draws`) and [`Manifest::action_rules`].
-    fn mapped(&self, exact_draws: bool) -> Result<&'static Rules, MifError> {
+    fn mapped(&self, exact_draws: bool) -> Result<Rules, MifError> {
         let refuse =
             |pointer: &str, what: &str| Err(unsupported_ruleset(pointer.to_string(), what.to_string()));
         let variant = match self.text("/topology") {
@@ -524,10 +524,7 @@ impl Manifest {
             return refuse("/semanticState", "no state beyond the board, hands and counters");
         }
         self.draws(&mut options, exact_draws)?;
-        Rules::of(variant, options).map_err(|e| match e {
-            RulesError::TooMany => MifError::new("resource", "resource-limit", e.to_string()),
-            _ => unsupported_ruleset("".into(), e.to_string()),
-        })
+        Rules::of(variant, options).map_err(|e| unsupported_ruleset("".into(), e.to_string()))
     }
 
     /// The draws into `options`: exactly (or refused), or as near as a position's legal
@@ -600,7 +597,8 @@ impl Manifest {
     /// `x-mill-<rules>` (`x-mill-nine`, `x-mill-twelve.per-mill.dark-first`), or, for a
     /// name too long for an identifier, `x-mill-` and the first 16 hex digits of the
     /// semantic digest; version 1. [`Manifest::rules`] maps it back to `rules`.
-    pub fn of_rules(rules: &'static Rules) -> Result<Manifest, MifError> {
+    pub fn of_rules(rules: impl Into<Rules>) -> Result<Manifest, MifError> {
+        let rules: Rules = rules.into();
         let topology = match rules.variant {
             Variant::Nine => "mill24-orthogonal-v1",
             Variant::Twelve => "mill24-diagonal-v1",

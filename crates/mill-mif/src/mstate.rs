@@ -81,7 +81,7 @@ fn events_of(game: &Game) -> Vec<Value> {
             );
         }
         // A draw the rules leave to a claim was claimed by the side to move.
-        Some(Outcome::Draw { reason }) if claimed(p.rules(), reason) => {
+        Some(Outcome::Draw { reason }) if claimed(&p.rules(), reason) => {
             let seq = events.len() + 1;
             let reason = if reason == DrawReason::HundredTurns {
                 "no-progress"
@@ -586,7 +586,7 @@ fn emit(
 /// equal one observed later, and is kept in the window but counts for nothing).
 fn seed_hash(
     manifest: &Manifest,
-    rules: &'static mill_core::Rules,
+    rules: mill_core::Rules,
     key: &Value,
     path: &str,
 ) -> Result<Option<u64>, MifError> {

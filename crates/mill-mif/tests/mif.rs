@@ -442,7 +442,7 @@ mod mstate {
     use mill_core::{Game, Outcome};
     use mill_mif::mstate::{read, write};
 
-    fn random_game(seed: u64, rules: &'static Rules) -> Game {
+    fn random_game(seed: u64, rules: Rules) -> Game {
         let mut game = Game::from_position(Position::start(rules));
         let mut s = seed;
         while !game.is_over() && game.actions().len() < 400 {
@@ -550,7 +550,7 @@ mod mstate {
 
     #[test]
     fn checkpoints_are_verified_never_repaired() {
-        let game = random_game(7, Variant::Nine.rules());
+        let game = random_game(7, *Variant::Nine.rules());
         let doc = write(&game, 0).unwrap();
         let code = |patch: &dyn Fn(&mut Value), manifest: Option<&Manifest>| {
             let mut d = doc.clone();

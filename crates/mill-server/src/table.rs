@@ -135,7 +135,7 @@ impl Table {
     }
 
     /// The rule set the room plays.
-    pub fn rules(&self) -> &'static Rules {
+    pub fn rules(&self) -> Rules {
         self.game.start().rules()
     }
 

@@ -135,7 +135,7 @@ fn search_record(record_json: &str, limits: &Limits, clock: &mut dyn Clock) -> S
         Ok(game) => game,
         Err(e) => return reply(Err(e)),
     };
-    let tables = crate::tables::for_rules(game.position().rules());
+    let tables = crate::tables::for_rules(&game.position().rules());
     let result = with_engine(tables, |engine| engine.best_turn(&game, limits, clock));
     match result {
         Ok(found) => to_json(&Found::of(&game, &found)),

@@ -222,14 +222,10 @@ fn parse_position(text: &str) -> Result<Position, Failure> {
 /// `rules`, if the page plays them: the rule sets of mill-core's table, not those with
 /// its extended options (other piece counts, draws by claim, …), which mill-core plays
 /// for MIF games but the page does not offer. Else why not, in words.
-pub(crate) fn offered(rules: &'static Rules) -> Result<&'static Rules, String> {
-    if rules.is_extended() {
-        Err(format!(
-            "{rules} is not played on this page: only variants with their usual pieces, draws and full-board rule"
-        ))
-    } else {
-        Ok(rules)
-    }
+pub(crate) fn offered(rules: Rules) -> Result<&'static Rules, String> {
+    Rules::of_table(rules.variant, rules.options()).map_err(|_| {
+        format!("{rules} is not played on this page: only variants with their usual pieces, draws and full-board rule")
+    })
 }
 
 /// The board graph, as the page draws it.

@@ -128,7 +128,7 @@ fn mfen_failure(e: mill_core::MfenError) -> RecordFailure {
 }
 
 /// MFEN `text` refused under `rules`: the error, with the variants it does read under.
-fn mfen_refusal(text: &str, rules: &'static Rules, e: mill_core::MfenError) -> RecordFailure {
+fn mfen_refusal(text: &str, rules: Rules, e: mill_core::MfenError) -> RecordFailure {
     let mut refusal = failure(e.code(), format!("Not a valid MFEN position under {rules}: {e}"));
     refusal.fits = Mfen::readable_under(text, Variant::ALL.map(Variant::rules))
         .into_iter()
@@ -139,10 +139,12 @@ fn mfen_refusal(text: &str, rules: &'static Rules, e: mill_core::MfenError) -> R
 }
 
 /// The rules named by `rules` (a rule-set name such as `twelve+per-mill`), else `or`.
-fn rules_or(rules: Option<String>, or: &'static Rules) -> Result<&'static Rules, RecordFailure> {
+fn rules_or(rules: Option<String>, or: Rules) -> Result<Rules, RecordFailure> {
     match rules.as_deref().map(str::trim) {
         None | Some("") => Ok(or),
-        Some(name) => Rules::parse_table(name).map_err(|e| failure("bad-rules", e.to_string())),
+        Some(name) => Rules::parse_table(name)
+            .copied()
+            .map_err(|e| failure("bad-rules", e.to_string())),
     }
 }
 
@@ -272,7 +274,7 @@ impl WasmGame {
 pub fn convert_position(text: &str, rules: Option<String>) -> String {
     let text = text.trim();
     let result = if text.starts_with("MFEN/") {
-        rules_or(rules, mill_core::NINE)
+        rules_or(rules, *mill_core::NINE)
             .and_then(|rules| Mfen::parse(text, rules).map_err(|e| mfen_refusal(text, rules, e)))
             .and_then(|m| {
                 Ok(Converted {

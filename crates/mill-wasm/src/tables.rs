@@ -27,14 +27,14 @@ thread_local! {
 }
 
 /// The worker's tables for `rules`, if it holds any.
-pub(crate) fn for_rules(rules: &'static Rules) -> Option<Arc<Tablebase>> {
+pub(crate) fn for_rules(rules: &Rules) -> Option<Arc<Tablebase>> {
     TABLES.with(|cell| cell.borrow().as_ref().filter(|tb| tb.rules() == rules).cloned())
 }
 
 /// Changes the worker's tables for `rules` (new ones if it held another rule set's). The
 /// engine holds them only during a search (`engine::with_engine`), so they are changed in
 /// place, not copied.
-fn update<R>(rules: &'static Rules, f: impl FnOnce(&mut Tablebase) -> R) -> R {
+fn update<R>(rules: &Rules, f: impl FnOnce(&mut Tablebase) -> R) -> R {
     TABLES.with(|cell| {
         let mut slot = cell.borrow_mut();
         if !slot.as_ref().is_some_and(|tb| tb.rules() == rules) {
@@ -118,7 +118,7 @@ pub fn tablebase_wanted(record_json: &str, max: f64) -> String {
     } else {
         wanted(position, max)
     };
-    let held = for_rules(position.rules());
+    let held = for_rules(&position.rules());
     let name = |&(m, o): &(u8, u8)| format!("{m}v{o}");
     to_json(&Wanted {
         ok: true,
@@ -160,7 +160,7 @@ pub fn load_tablebase(bytes: &[u8]) -> String {
         return reply(Err(Failure::new("bad-table", format!("{e}."))));
     }
     // `load_class` changes nothing when the rest of the file is bad.
-    let loaded = update(header.rules, |tb| tb.load_class(bytes));
+    let loaded = update(&header.rules, |tb| tb.load_class(bytes));
     match loaded {
         Ok((m, o)) => to_json(&Loaded {
             ok: true,
@@ -176,13 +176,13 @@ pub fn load_tablebase(bytes: &[u8]) -> String {
 /// first (some seconds, once per worker) when the position is such an ending and no class
 /// for it is held. `None` when the rule set has no tables.
 pub(crate) fn solved_for(position: &Position, pieces: u8) -> Option<Arc<Tablebase>> {
-    let rules = position.rules();
+    let rules = &position.rules();
     if let Some(tb) = for_rules(rules).filter(|tb| tb.probe(position).is_some()) {
         return Some(tb);
     }
     let small = out_of_hand(position).is_some_and(|(l, d)| l <= pieces && d <= pieces);
     if small && Tablebase::supports(rules).is_ok() {
-        let solved = Tablebase::generate(rules, pieces, &mut |_| {}).ok()?;
+        let solved = Tablebase::generate(*rules, pieces, &mut |_| {}).ok()?;
         update(rules, |tb| {
             for (m, o, _) in solved.classes() {
                 if !tb.has_class(m, o) {

@@ -50,7 +50,7 @@ pub struct DefaultsJson {
     pub protect: bool,
 }
 
-fn rules_json(rules: &'static Rules) -> RulesJson {
+fn rules_json(rules: &Rules) -> RulesJson {
     let defaults = rules.variant.default_options();
     RulesJson {
         rules: rules.to_string(),
@@ -115,7 +115,7 @@ impl WasmGame {
 
     /// The rule set this game is played under, as [`RulesJson`].
     pub fn rules(&self) -> String {
-        to_json(&rules_json(self.game.position().rules()))
+        to_json(&rules_json(&self.game.position().rules()))
     }
 }
 

@@ -72,7 +72,8 @@ type Memo = HashMap<u64, u16, std::hash::BuildHasherDefault<KeyHasher>>;
 impl Placing {
     /// Whether the placing of `rules` is solved here (`Err` says why not): Six Men's
     /// Morris under its usual rules, whose moving positions the endgame tables hold whole.
-    pub fn supports(rules: &Rules) -> Result<(), String> {
+    pub fn supports(rules: impl Into<Rules>) -> Result<(), String> {
+        let rules: Rules = rules.into();
         Tablebase::supports(rules)?;
         if rules.variant != Variant::Six
             || rules.topology.len() > MAX_POINTS
@@ -87,7 +88,7 @@ impl Placing {
     }
 
     /// The rule set solved.
-    pub fn rules(&self) -> &'static Rules {
+    pub fn rules(&self) -> &Rules {
         self.tb.rules()
     }
 
@@ -462,7 +463,8 @@ impl Placing {
     }
 
     /// The file's name for `rules`: `six-placing.mtp`.
-    pub fn file_name(rules: &Rules) -> String {
+    pub fn file_name(rules: impl Into<Rules>) -> String {
+        let rules: Rules = rules.into();
         format!("{rules}-placing.mtp")
     }
 }

@@ -44,7 +44,7 @@ const BOARDS: usize = 19_683; // 3^9
 /// Three Men's Morris solved from its empty board. See the module docs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Whole {
-    rules: &'static Rules,
+    rules: Rules,
     words: Vec<u16>,
 }
 
@@ -59,7 +59,8 @@ struct Board {
 impl Whole {
     /// Whether `rules` is a game solved whole here (`Err` says why not): Three Men's
     /// Morris, whoever places first.
-    pub fn supports(rules: &Rules) -> Result<(), String> {
+    pub fn supports(rules: impl Into<Rules>) -> Result<(), String> {
+        let rules: Rules = rules.into();
         if rules.variant == Variant::Three && rules.mill_wins && rules.topology.len() == POINTS {
             Ok(())
         } else {
@@ -70,8 +71,8 @@ impl Whole {
     }
 
     /// The rule set the table is for (`three`; it answers `three+dark-first` too).
-    pub fn rules(&self) -> &'static Rules {
-        self.rules
+    pub fn rules(&self) -> &Rules {
+        &self.rules
     }
 
     /// The table of Three, solved once per process (a few milliseconds) and kept.
@@ -83,7 +84,7 @@ impl Whole {
     /// The position of `board` (Light is the side to move when both have placed as many,
     /// else Dark), with `quiet` turns of the hundred played; `None` when the counts are
     /// out of step.
-    fn position(rules: &'static Rules, board: Board, quiet: u16) -> Option<Position> {
+    fn position(rules: Rules, board: Board, quiet: u16) -> Option<Position> {
         let (m, o) = (board.us.count_ones() as u8, board.them.count_ones() as u8);
         if m > 3 || o > 3 || !(m == o || m + 1 == o) {
             return None;
@@ -170,17 +171,18 @@ impl Whole {
         if placed_us != us.count_ones() as u8 || placed_them != them.count_ones() as u8 {
             return None;
         }
-        let i = Self::index_of(&Self::bits(self.rules), Board { us, them });
+        let i = Self::index_of(&Self::bits(&self.rules), Board { us, them });
         (self.words[i] != NOT_A_POSITION).then_some(i)
     }
 
     /// Solves Three: every position of the board, the moving ones by retrograde rounds,
     /// then the placing ones from the fullest board down.
-    pub fn generate(rules: &'static Rules) -> Result<Whole, String> {
+    pub fn generate(rules: impl Into<Rules>) -> Result<Whole, String> {
+        let rules: Rules = rules.into();
         Whole::supports(rules)?;
         // The table is the same for either first placer: make it for `three`.
-        let rules = Variant::Three.rules();
-        let bits = Self::bits(rules);
+        let rules = *Variant::Three.rules();
+        let bits = Self::bits(&rules);
         let limit = rules.quiet_limit;
         let mut words = vec![NOT_A_POSITION; BOARDS];
         // Successors of each position not over, by index.
@@ -342,7 +344,7 @@ impl Whole {
     /// Positions reached from the empty board by legal play, and the longest forced win
     /// among them (in turns, at a count of 0: the longest a game can take to be won).
     pub fn reachable(&self) -> (usize, u16) {
-        let bits = Self::bits(self.rules);
+        let bits = Self::bits(&self.rules);
         let mut seen = vec![false; BOARDS];
         let mut stack = vec![0usize];
         seen[0] = true;
@@ -384,7 +386,7 @@ impl Whole {
     /// position cut at the hundred turns; an index that is no position holds
     /// [`NOT_A_POSITION`]. Returns the positions checked or the first mismatch.
     pub fn verify(&self) -> Result<u64, String> {
-        let bits = Self::bits(self.rules);
+        let bits = Self::bits(&self.rules);
         let mut checked = 0;
         for i in 0..BOARDS {
             let board = Self::board_at(&bits, i);
@@ -476,7 +478,8 @@ impl Whole {
     }
 
     /// The file's name for `rules`: `three-whole.mtw`.
-    pub fn file_name(rules: &Rules) -> String {
+    pub fn file_name(rules: impl Into<Rules>) -> String {
+        let rules: Rules = rules.into();
         format!("{}-whole.mtw", rules.variant)
     }
 }
@@ -584,7 +587,7 @@ mod tests {
         let p = three("LL./D.L/D.D l 0 0 0 99");
         assert_eq!(whole.probe(&p), Some(Value::Win(1)));
         // Find a win longer than 1 and check it is cut exactly at its distance.
-        let bits = Whole::bits(whole.rules);
+        let bits = Whole::bits(&whole.rules);
         let (i, d) = (0..BOARDS)
             .filter_map(|i| match Value::decode(whole.words[i]) {
                 Value::Win(d) if d > 2 && d < 100 && whole.words[i] != NOT_A_POSITION => Some((i, d)),
@@ -632,7 +635,7 @@ mod tests {
     #[test]
     fn a_third_occurrence_is_a_draw_to_the_table_player() {
         let whole = Whole::three();
-        let bits = Whole::bits(whole.rules);
+        let bits = Whole::bits(&whole.rules);
         // A lost moving position where the side to move steps there and back while the
         // other does too, twice: the position after its first step has then occurred
         // twice, and stepping there again draws instead of losing.

@@ -503,7 +503,7 @@ impl Room {
     /// Rebuilds a room by replaying its stored events through the table.
     pub(super) fn replay(s: StoredRoom) -> Result<Room, String> {
         let light = s.light_key.ok_or("no light seat")?;
-        let rules = Rules::parse(&s.variant).map_err(|e| format!("plays {:?}: {e}", s.variant))?;
+        let rules = Rules::parse_table(&s.variant).map_err(|e| format!("plays {:?}: {e}", s.variant))?;
         let mut room = Room::new(s.id, light, s.active_at, rules, s.clock);
         room.keys.dark = s.dark_key;
         room.taken.dark = s.dark_key.is_some();
