@@ -58,6 +58,8 @@ pub async fn run(
     // Rooms are not read here: each is loaded when first asked for (rooms/).
     let (store, running) = store::Store::open(&config.db).await?;
     let rooms = rooms::Rooms::new(store, config.clock.clone());
+    // Before any room is served: the time since the last server ran is nobody's.
+    rooms.alive(true).await?;
     let background = rooms.start_background();
     tracing::info!(db = %config.db, "database open");
 
@@ -114,6 +116,10 @@ pub async fn run(
         tracing::warn!("some sockets did not close in time");
     }
     rooms.flush().await?;
+    // The next start counts the time it was stopped from here.
+    if let Err(e) = rooms.alive(false).await {
+        tracing::warn!(error = %e, "noting the stop failed");
+    }
     rooms.leave().await;
     for task in background {
         task.abort();

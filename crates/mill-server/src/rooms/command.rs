@@ -73,6 +73,9 @@ impl Rooms {
     async fn decide(&self, room_arc: &Arc<Mutex<Room>>, c: &Cmd<'_>, tx: &mpsc::Sender<Outgoing>) {
         let received = std::time::Instant::now();
         let store = &self.shared.store;
+        if !self.database_back().await {
+            return self.failed(room_arc, c, tx, "the database is out");
+        }
         if store.shared() {
             let behind = {
                 let room = lock(room_arc);
@@ -260,6 +263,10 @@ impl Rooms {
     /// The caller holds the room's gate.
     pub(super) async fn flag(&self, room_arc: &Arc<Mutex<Room>>, late: Option<Deadline>) {
         let store = &self.shared.store;
+        // Not while the database is out: its time may be nobody's.
+        if !self.database_back().await {
+            return;
+        }
         let now = self.now();
         let prepared = {
             let mut room = lock(room_arc);
@@ -341,6 +348,9 @@ impl Rooms {
     /// caller holds the room's gate.
     async fn store_presence(&self, room_arc: &Arc<Mutex<Room>>) {
         let store = &self.shared.store;
+        if !self.database_back().await {
+            return;
+        }
         // Each round settles one seat; a handful covers both seats and a lost race.
         for _ in 0..6 {
             let now = self.now();

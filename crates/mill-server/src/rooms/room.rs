@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::{
     self, ClockEventKind, CloseCode, Code, Command, ErrorCode, GameView, SeatView, ServerMsg,
 };
-use crate::store::{Entry, StoredEvent, StoredRoom};
+use crate::store::{Entry, Outage, StoredEvent, StoredRoom};
 use crate::table::{Placed, Table};
 use crate::table::{RoundClock, TurnTimes};
 use crate::timecontrol::{Clocks, Deadline, Stamp, TimeControl};
@@ -484,8 +484,22 @@ impl Room {
         self.committed = Arc::new(view);
     }
 
-    /// Rebuilds a room by replaying its stored events through the table.
-    pub(super) fn replay(s: StoredRoom) -> Result<Room, String> {
+    /// Skips the `outages` that ended by `until` on the clocks (`Clocks::skip`: nobody's
+    /// time, idempotent); whether the clocks changed.
+    pub(super) fn skip_outages(&mut self, outages: &[Outage], until: i64) -> bool {
+        let Some(clocks) = &mut self.clocks else {
+            return false;
+        };
+        let before = clocks.clone();
+        for &(from, to) in outages.iter().filter(|o| o.1 <= until) {
+            clocks.skip(from, to);
+        }
+        *clocks != before
+    }
+
+    /// Rebuilds a room by replaying its stored events through the table, skipping the
+    /// `outages` in their places.
+    pub(super) fn replay(s: StoredRoom, outages: &[Outage]) -> Result<Room, String> {
         let light = s.light_key.ok_or("no light seat")?;
         let rules = Rules::parse(&s.variant).map_err(|e| format!("plays {:?}: {e}", s.variant))?;
         let mut room = Room::new(s.id, light, s.active_at, rules, s.clock);
@@ -497,14 +511,22 @@ impl Room {
         let mut last = s.dark_at.unwrap_or(s.active_at);
         for (i, e) in s.events.into_iter().enumerate() {
             last = e.at;
-            room.apply_stored(i, e)?;
+            room.apply_stored(i, e, outages)?;
         }
+        room.skip_outages(outages, i64::MAX);
         room.refresh(last);
         Ok(room)
     }
 
     /// Applies one stored event (replay at load, or news from another instance).
-    pub(super) fn apply_stored(&mut self, i: usize, e: StoredEvent) -> Result<(), String> {
+    /// The clocks first skip the `outages` that ended by the event's time.
+    pub(super) fn apply_stored(
+        &mut self,
+        i: usize,
+        e: StoredEvent,
+        outages: &[Outage],
+    ) -> Result<(), String> {
+        self.skip_outages(outages, e.at);
         if e.round != self.table.round() {
             return Err(format!(
                 "event {i}: round {} while the table is at round {}",

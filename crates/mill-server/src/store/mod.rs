@@ -25,8 +25,8 @@ use mill_core::Color;
 use self::postgres::Pg;
 use self::sqlite::Sqlite;
 pub use self::types::{
-    Append, Appended, DbError, Entry, Instances, News, OpenSeek, Presence, Seek, SeekState, SeekWaiters,
-    StoredEvent, StoredRoom, seek_pool,
+    Append, Appended, DbError, Entry, Instances, News, OpenSeek, Outage, Presence, Seek, SeekState,
+    SeekWaiters, StoredEvent, StoredRoom, seek_pool,
 };
 
 /// Where the data lives: `--db` is a file path or a `postgres://`/`postgresql://` URL.
@@ -238,6 +238,17 @@ impl Store {
         match self {
             Store::Sqlite(db) => db.purge(rooms, cutoff).await,
             Store::Postgres(pg) => pg.purge(rooms, cutoff).await,
+        }
+    }
+
+    /// Notes that a server is running at `now`; with `gap`, a span since the last such
+    /// note longer than `gap` ms is recorded as an outage first (the database decides
+    /// it once, whichever instance sees it). Returns the outages of the last
+    /// [`types::OUTAGES_KEPT_MS`], oldest first.
+    pub async fn alive(&self, now: i64, gap: Option<i64>) -> Result<Vec<Outage>, DbError> {
+        match self {
+            Store::Sqlite(db) => db.alive(now, gap).await,
+            Store::Postgres(pg) => pg.alive(now, gap).await,
         }
     }
 

@@ -50,7 +50,7 @@ use tokio_postgres::{AsyncMessage, NoTls};
 use mill_core::Color;
 
 use super::types::{
-    Append, Appended, DbError, Instances, News, OpenSeek, Presence, Seek, SeekState, SeekWaiters,
+    Append, Appended, DbError, Instances, News, OpenSeek, Outage, Presence, Seek, SeekState, SeekWaiters,
     StoredEvent, StoredRoom, clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp,
     seat_name,
 };
@@ -71,6 +71,8 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (4, include_str!("../../../../migrations/postgres/04-clocks.sql")),
     // Quick pairing's seeks, as SQLite's 07-seeks.
     (5, include_str!("../../../../migrations/postgres/05-seeks.sql")),
+    // Outages, as SQLite's 08-outages.
+    (6, include_str!("../../../../migrations/postgres/06-outages.sql")),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the
@@ -644,6 +646,52 @@ impl Pg {
             tracing::info!(instances = gone, "instances without a heartbeat removed");
         }
         Ok(n == 0)
+    }
+
+    /// Notes that an instance runs at `now` (see [`super::Store::alive`]): the one row
+    /// of `alive` is locked while the gap is judged, so of instances that see the same
+    /// gap only the first records it. With no other instance registered, any gap is an
+    /// outage.
+    pub async fn alive(&self, now: i64, gap: Option<i64>) -> Result<Vec<Outage>, DbError> {
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        let old: Option<i64> = tx
+            .query_opt("SELECT at FROM alive WHERE id = 1 FOR UPDATE", &[])
+            .await?
+            .map(|r| r.get(0));
+        // With no other instance registered (a clean stop removes its row), no server
+        // ran since the last note, however short the gap.
+        let alone: bool = tx
+            .query_one(
+                "SELECT NOT EXISTS (SELECT 1 FROM instances WHERE id <> $1)",
+                &[&self.instance],
+            )
+            .await?
+            .get(0);
+        let gap = gap.map(|gap| if alone { 0 } else { gap });
+        if let (Some(old), Some(gap)) = (old, gap) {
+            if now - old > gap {
+                tx.execute(
+                    "INSERT INTO outages (since, until) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                    &[&old, &now],
+                )
+                .await?;
+            }
+        }
+        tx.execute(
+            "INSERT INTO alive (id, at) VALUES (1, $1)
+             ON CONFLICT (id) DO UPDATE SET at = GREATEST(alive.at, EXCLUDED.at)",
+            &[&now],
+        )
+        .await?;
+        let rows = tx
+            .query(
+                "SELECT since, until FROM outages WHERE until > $1 ORDER BY since",
+                &[&(now - super::types::OUTAGES_KEPT_MS)],
+            )
+            .await?;
+        tx.commit().await?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
     /// Removes this instance's row (and its presence) on a clean shutdown.
