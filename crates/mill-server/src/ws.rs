@@ -448,24 +448,27 @@ pub async fn serve(socket: WebSocket, ctx: Context, room: String) {
         opened: Instant::now(),
         rtt: Arc::new(AtomicI64::new(0)),
     };
-    let (end, ()) = tokio::join!(
+    let ((end, ended_at), ()) = tokio::join!(
         async {
             // When one of these ends the socket, the others are dropped; the reader
             // takes the queue's sender with it, so `work` finishes what was read (a
             // command is never cut off half-way) and stops.
-            tokio::select! {
+            let end = tokio::select! {
                 end = read(&s, &mut stream, queue) => end,
                 end = write(&s, &mut sink, &mut outgoing) => end,
                 // The room dropped this socket: its queue overflowed.
                 () = s.kick.cancelled() => End::Close(CloseCode::TooSlow, "fell behind"),
                 () = s.ctx.shutdown.cancelled() => End::Close(CloseCode::GoingAway, "server shutting down"),
-            }
+            };
+            // A seat is away from this moment (its close frame or end was just read),
+            // however long what was read before takes to finish.
+            (end, s.ctx.config.clock.now_ms())
         },
         work(&s, queued),
     );
     let closing = finish(end, &s, &mut sink, &mut outgoing).await;
     if let Some(seat) = s.seat.get() {
-        s.ctx.rooms.detach(&s.room, seat.conn);
+        s.ctx.rooms.detach(&s.room, seat.conn, ended_at);
     }
     if closing {
         // Read (and drop) what the client still sends until it answers the close

@@ -942,3 +942,38 @@ async fn a_database_outage_is_charged_to_nobody() {
     );
     server.stop().await;
 }
+
+/// A closed socket is an absence at once: Dark closes its socket (a close frame, then
+/// the end of the stream) on Light's turn, and Light's clock stops from that moment,
+/// not when the server next looks. Timed from the close, on the real clock.
+#[tokio::test]
+async fn the_present_side_is_paused_from_the_moment_the_opponents_socket_closes() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let server = Server::start(&db).await;
+    for how in ["close frame", "end of stream"] {
+        let (room, mut light, mut dark) = timed_table(&server, json!({"initial": 60, "increment": 0})).await;
+        started(&mut light, &mut dark).await;
+        step(&mut light, &mut dark, "f4").await;
+        step(&mut dark, &mut light, "b4").await;
+        let closed_at = mill_server::SystemClock.now_ms();
+        match how {
+            "close frame" => dark.close().await,
+            _ => drop(dark),
+        }
+        let paused = light.state_where(|s| s["clock"]["running"].is_null()).await;
+        let away_at = sql(
+            &db,
+            "SELECT max(at) FROM events WHERE room_id = $1 AND kind = 'away' AND seat = 'dark'",
+            &[&room],
+        )
+        .await;
+        assert!(
+            away_at - closed_at < 500,
+            "{how}: Dark's absence counted {} ms after its socket closed: {paused}",
+            away_at - closed_at
+        );
+        light.close().await;
+    }
+    server.stop().await;
+}

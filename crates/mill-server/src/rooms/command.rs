@@ -353,7 +353,7 @@ impl Rooms {
         }
         // Each round settles one seat; a handful covers both seats and a lost race.
         for _ in 0..6 {
-            let now = self.now();
+            let mut now = self.now();
             let prepared = {
                 let mut room = lock(room_arc);
                 if room.evicted {
@@ -362,6 +362,11 @@ impl Rooms {
                 let Some((seat, kind)) = room.presence_drift() else {
                     return;
                 };
+                // A socket closed here is away from the moment its close was read,
+                // however busy the room was since (never before its latest event).
+                if let (ClockEventKind::Away, Some(gone)) = (kind, *room.gone_at.get(seat)) {
+                    now = gone.max(room.last_at).min(now);
+                }
                 let mut table = room.table.clone();
                 let Ok(placed) = table.apply_clock(seat, kind) else {
                     return;
@@ -393,6 +398,7 @@ impl Rooms {
                     room.stored(placed, seat, cid);
                     room.note_times(now);
                     *room.lost.get_mut(seat) = false;
+                    *room.gone_at.get_mut(seat) = None;
                     room.refresh(now);
                     room.broadcast_state();
                 }

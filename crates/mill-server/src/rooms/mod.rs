@@ -691,6 +691,7 @@ impl Rooms {
             // Its claim (publish_presence below) replaces the seat's socket on other
             // instances too.
             room.replace_holder(seat, Some(conn));
+            *room.gone_at.get_mut(seat) = None;
         }
         let _ = tx.try_send(Outgoing::msg(&ServerMsg::Welcome {
             protocol: PROTOCOL,
@@ -709,8 +710,9 @@ impl Rooms {
         Ok((conn, seat))
     }
 
-    /// Forgets a socket that has closed.
-    pub fn detach(&self, id: &str, conn: ConnId) {
+    /// Forgets a socket that closed at `closed_at` (Unix ms, by the server's clock: when
+    /// its close frame or its end was read); a seat it held is away from then.
+    pub fn detach(&self, id: &str, conn: ConnId, closed_at: i64) {
         let Some(room_arc) = self.get(id) else {
             return;
         };
@@ -723,6 +725,7 @@ impl Rooms {
             if *room.holders.get(c) == Some(conn) {
                 *room.holders.get_mut(c) = None;
                 *room.lost.get_mut(c) = true;
+                *room.gone_at.get_mut(c) = Some(closed_at);
                 changed = true;
             }
         }

@@ -133,6 +133,12 @@ pub struct Room {
     /// be stored `away` from here. A seat's return on another instance that this one
     /// has not read yet is then never taken for an absence.
     pub(super) lost: ByColor<bool>,
+    /// When each seat's socket here closed (its close frame or end as read), until its
+    /// absence is stored or a socket holds it again: the absence counts from then, not
+    /// from when the room gets to store it.
+    pub(super) gone_at: ByColor<Option<i64>>,
+    /// The time of the latest event stored or read (an absence is never stored before it).
+    pub(super) last_at: i64,
     /// Each round's clocks after each of its actions (timed rooms): `times[round - 1][i]`
     /// is both remaining times once action `i` was stored, what review shows per turn.
     pub(super) times: Vec<Vec<TurnTimes>>,
@@ -258,6 +264,8 @@ impl Room {
                 dark: true,
             },
             times: Vec::new(),
+            gone_at: ByColor::default(),
+            last_at: at,
         }
     }
 
@@ -265,6 +273,7 @@ impl Room {
     /// stored at `at`: a takeback drops the times of the actions it took back, a new
     /// action gets the clocks as they are now (the mover's charged, with its increment).
     pub(super) fn note_times(&mut self, at: i64) {
+        self.last_at = self.last_at.max(at);
         let Some(clocks) = &self.clocks else {
             return;
         };
