@@ -395,3 +395,50 @@ async fn two_hundred_seekers_over_two_instances_make_exactly_the_right_rooms() {
     crowd(&[a, b], &pools).await;
     lobby_where(a, |l| l.is_empty()).await;
 }
+
+/// One seeker, two pools at once, on two instances: the newer seek withdraws the older,
+/// so the seeker never has two open seeks (and cannot be claimed twice). Repeated; the
+/// two seeks of a try reach the two instances together. (Each pool used to be locked
+/// on its own, and both seeks mostly stayed open.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seeker_in_two_pools_at_once_keeps_one_open_seek() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let [(_a, a), (_b, b)] = two_instances(dir.path(), "pair-two-pools", "20").await;
+    let clock = json!({"initial": 180, "increment": 2});
+    let mut both_open = 0;
+    for n in 0..20 {
+        let seeker = id("two-pools", n);
+        let (first, second) = (id("nine", n), id("six", n));
+        let mut nine = tokio::spawn(pair(a, body("nine", clock.clone(), &seeker, &first)));
+        let mut six = tokio::spawn(pair(b, body("six", clock.clone(), &seeker, &second)));
+        // The newer seek withdraws the older at once: its request is answered
+        // `seek-withdrawn` while the other waits. Both left open answer nothing.
+        let answered = tokio::time::timeout(Duration::from_secs(5), async {
+            tokio::select! {
+                r = &mut nine => (true, r.unwrap()),
+                r = &mut six => (false, r.unwrap()),
+            }
+        })
+        .await;
+        for seek in [&first, &second] {
+            assert_eq!(http(a, "DELETE", &format!("/api/pair/{seek}")).await.0, 204);
+        }
+        match answered {
+            Err(_) => {
+                both_open += 1;
+                nine.await.unwrap();
+                six.await.unwrap();
+            }
+            Ok((nine_first, (status, v))) => {
+                assert_eq!((status, v["code"].as_str()), (409, Some("seek-withdrawn")), "{v}");
+                let (status, v) = if nine_first { six.await } else { nine.await }.unwrap();
+                assert_eq!((status, v["code"].as_str()), (409, Some("seek-withdrawn")), "{v}");
+            }
+        }
+    }
+    assert_eq!(both_open, 0, "tries in which both seeks stayed open");
+}

@@ -75,9 +75,11 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (6, include_str!("../../../../migrations/postgres/06-outages.sql")),
 ];
 
-/// The first key of the advisory lock a pairing holds for its pool (the second is the
-/// pool's hash), so two seeks of one pool are decided one after the other.
-const SEEK_LOCK: i32 = 5106374;
+/// The advisory lock every pairing holds, so seeks are decided one after the other
+/// whatever their pools and instances: a seeker's seeks in two pools at once cannot
+/// both stay open (each withdraws the seeker's open seeks before it waits or pairs).
+/// Pairings are a person's click each; one short transaction at a time is plenty.
+const SEEK_LOCK: i64 = 5106374;
 
 /// An instance whose heartbeat is older than this is taken for dead.
 const DEAD_AFTER_SECS: i32 = 30;
@@ -460,7 +462,7 @@ impl Pg {
     }
 
     /// Pairs `seek` with the oldest open seek of another seeker in its pool, in one
-    /// transaction under the pool's advisory lock: the seeker's open seeks are
+    /// transaction under the pairing's advisory lock ([`SEEK_LOCK`]): the seeker's open seeks are
     /// withdrawn, then either the claimed seek's room is created with both seats and the
     /// claimed row names it, or this seek waits in the table. Every seek it changed is
     /// announced on `mill_seeks` at commit, so the instance holding its request (this
@@ -470,11 +472,8 @@ impl Pg {
         let (initial, increment, days) = clock_columns(seek.clock);
         let mut client = self.pool.get().await?;
         let tx = client.transaction().await?;
-        tx.execute(
-            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
-            &[&SEEK_LOCK, &pool],
-        )
-        .await?;
+        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SEEK_LOCK])
+            .await?;
         let withdrawn: Vec<String> = tx
             .query(
                 "DELETE FROM seeks WHERE seeker = $1 AND room_id IS NULL RETURNING id",
@@ -484,7 +483,7 @@ impl Pg {
             .iter()
             .map(|r| r.get(0))
             .collect();
-        // SKIP LOCKED: a row locked now is being withdrawn (the pool's lock keeps every
+        // SKIP LOCKED: a row locked now is being withdrawn (the pairing lock keeps every
         // other pairing out), so it is not there to claim.
         let other = tx
             .query_opt(
