@@ -65,6 +65,7 @@ export const ERROR_CODES = Object.freeze({
   BAD_SEEK: 'bad-seek',
   NO_OPPONENT: 'no-opponent',
   SEEK_WITHDRAWN: 'seek-withdrawn',
+  SEEK_TAKEN: 'seek-taken',
   OUT_OF_TIME: 'out-of-time',
   NO_CLAIM: 'no-claim',
   NOT_FOUND: 'not-found',

@@ -442,3 +442,33 @@ async fn a_seeker_in_two_pools_at_once_keeps_one_open_seek() {
     }
     assert_eq!(both_open, 0, "tries in which both seeks stayed open");
 }
+
+/// A seek id is its seeker's own: another seeker sending the same id (in another pool)
+/// gets 409 `seek-taken`, and the first seek is untouched: still open, and paired
+/// with the next arrival as usual. (It used to answer 500 `internal` and withdraw the
+/// first seeker's seek.)
+#[tokio::test]
+async fn a_seek_id_reused_by_another_seeker_is_refused_and_touches_nobody() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = server(&dir, Duration::from_secs(20)).await;
+    let clock = json!({"initial": 180, "increment": 2});
+    let first = tokio::spawn(pair(
+        s.addr,
+        body("nine", clock.clone(), "alice-01", "shared-seek"),
+    ));
+    lobby_where(s.addr, |l| l.len() == 1).await;
+    let (status, v) = pair(s.addr, body("six", clock.clone(), "mallory1", "shared-seek")).await;
+    assert_eq!((status, v["code"].as_str()), (409, Some("seek-taken")), "{v}");
+    // Also in the same pool, and after a moment: nothing was stored, nothing withdrawn.
+    let (status, v) = pair(s.addr, body("nine", clock.clone(), "mallory1", "shared-seek")).await;
+    assert_eq!((status, v["code"].as_str()), (409, Some("seek-taken")), "{v}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let seeks = lobby_where(s.addr, |_| true).await;
+    assert_eq!(seeks.len(), 1, "the first seek is still open: {seeks:?}");
+    assert_eq!(seeks[0]["variant"], "nine");
+    let (status, y) = pair(s.addr, body("nine", clock, "bob-0001", "bob-seek-1")).await;
+    let (s1, x) = first.await.unwrap();
+    assert_eq!((s1, status), (201, 201), "{x} {y}");
+    assert_eq!(x["room"], y["room"]);
+    s.stop().await;
+}

@@ -474,6 +474,16 @@ impl Pg {
         let tx = client.transaction().await?;
         tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SEEK_LOCK])
             .await?;
+        // Another seeker's id (or an answered one): refused, and nothing touched.
+        let taken = tx
+            .query_opt(
+                "SELECT 1 FROM seeks WHERE id = $1 AND (seeker <> $2 OR room_id IS NOT NULL)",
+                &[&seek.id, &seek.seeker],
+            )
+            .await?;
+        if taken.is_some() {
+            return Ok(SeekState::Taken);
+        }
         let withdrawn: Vec<String> = tx
             .query(
                 "DELETE FROM seeks WHERE seeker = $1 AND room_id IS NULL RETURNING id",

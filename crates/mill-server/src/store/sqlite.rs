@@ -674,6 +674,13 @@ fn alive(conn: &Connection, now: i64, gap: Option<i64>) -> Result<Vec<Outage>, r
 /// pool is claimed, with the room created with both seats, or else this one waits.
 fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
     let pool = seek.pool();
+    // Another seeker's id (or an answered one): refused, and nothing touched.
+    let taken = conn
+        .prepare_cached("SELECT 1 FROM seeks WHERE id = ?1 AND (seeker <> ?2 OR room_id IS NOT NULL)")?
+        .exists(params![seek.id, seek.seeker])?;
+    if taken {
+        return Ok(Written::Sought(SeekState::Taken, Vec::new()));
+    }
     let withdrawn: Vec<String> = conn
         .prepare_cached("DELETE FROM seeks WHERE seeker = ?1 AND room_id IS NULL RETURNING id")?
         .query_map(params![seek.seeker], |r| r.get(0))?

@@ -304,6 +304,9 @@ pub enum SeekState {
     },
     /// Not there: withdrawn (or never stored).
     Gone,
+    /// Not stored: its id is another seek's (another seeker's, or one already answered);
+    /// nothing was written and no other seek was touched.
+    Taken,
 }
 
 impl SeekState {
