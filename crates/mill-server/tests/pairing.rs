@@ -472,3 +472,41 @@ async fn a_seek_id_reused_by_another_seeker_is_refused_and_touches_nobody() {
     assert_eq!(x["room"], y["room"]);
     s.stop().await;
 }
+
+/// A seek lives only as long as its waiting request: an instance killed with SIGKILL
+/// while its seeker waits leaves a seek nobody will answer, and an arrival on the
+/// other instance right after must not be paired with it (nor the lobby list it).
+/// Repeated with a new instance each time. (Such seeks used to be paired for up to
+/// ~30 s, until the dead instance's heartbeat was found old.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_seeks_of_a_killed_instance_stop_being_pairable_at_once() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let [(a, a_addr), (_b, b)] = two_instances(dir.path(), "pair-killed", "1").await;
+    let url = common::db_arg(&dir.path().join("pair-killed")).await;
+    let (mut a, mut a_addr) = (a, a_addr);
+    for n in 0..3 {
+        let held = hold(
+            a_addr,
+            &body("nine", json!(null), &id("doomed", n), &id("doomed-seek", n)),
+        )
+        .await;
+        lobby_where(b, |l| l.len() == 1).await;
+        common::sigkill(&mut a).await;
+        drop(held);
+        // The database sees the dead process's sockets close within moments.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let (status, v) = pair(
+            b,
+            body("nine", json!(null), &id("arrival", n), &id("arrival-seek", n)),
+        )
+        .await;
+        assert_ne!(status, 201, "paired with a dead instance's seek (try {n}): {v}");
+        assert!(v.get("room").is_none(), "{v}");
+        lobby_where(b, |l| l.is_empty()).await;
+        (a, a_addr) = common::spawn_server(dir.path(), &url, &["--pair-secs", "1"]).await;
+    }
+}

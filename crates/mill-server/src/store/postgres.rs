@@ -75,11 +75,23 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (6, include_str!("../../../../migrations/postgres/06-outages.sql")),
 ];
 
-/// The advisory lock every pairing holds, so seeks are decided one after the other
-/// whatever their pools and instances: a seeker's seeks in two pools at once cannot
-/// both stay open (each withdraws the seeker's open seeks before it waits or pairs).
-/// Pairings are a person's click each; one short transaction at a time is plenty.
-const SEEK_LOCK: i64 = 5106374;
+/// The first key of the advisory lock a pairing holds for its pool (the second is the
+/// pool's hash), so two seeks of one pool are decided one after the other.
+const SEEK_LOCK: i32 = 5106374;
+/// The first key of the advisory lock a pairing holds for its seeker (the second is the
+/// seeker's hash), taken before the pool's: a seeker's seeks in two pools at once are
+/// decided one after the other, so the newer always finds and withdraws the older. A
+/// pairing claims only a seek whose seeker's lock it can take at once (it never waits
+/// for it, so no two pairings wait for each other), and a seeker's new seek waits for
+/// a pairing that claims its old one, then finds it paired.
+const SEEKER_LOCK: i32 = 5106375;
+
+/// Whether a seek's instance is connected to the database now: every connection of an
+/// instance carries its id as `application_name`, and a killed instance's connections
+/// end with it (the database sees the sockets close), so its seeks stop being
+/// pairable, and leave the lobby, at once rather than when its heartbeat is found old.
+const SEEK_ALIVE: &str =
+    "EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = seeks.instance_id)";
 
 /// An instance whose heartbeat is older than this is taken for dead.
 const DEAD_AFTER_SECS: i32 = 30;
@@ -462,7 +474,7 @@ impl Pg {
     }
 
     /// Pairs `seek` with the oldest open seek of another seeker in its pool, in one
-    /// transaction under the pairing's advisory lock ([`SEEK_LOCK`]): the seeker's open seeks are
+    /// transaction under its seeker's and its pool's advisory locks ([`SEEKER_LOCK`], [`SEEK_LOCK`]): the seeker's open seeks are
     /// withdrawn, then either the claimed seek's room is created with both seats and the
     /// claimed row names it, or this seek waits in the table. Every seek it changed is
     /// announced on `mill_seeks` at commit, so the instance holding its request (this
@@ -472,8 +484,16 @@ impl Pg {
         let (initial, increment, days) = clock_columns(seek.clock);
         let mut client = self.pool.get().await?;
         let tx = client.transaction().await?;
-        tx.execute("SELECT pg_advisory_xact_lock($1)", &[&SEEK_LOCK])
-            .await?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+            &[&SEEKER_LOCK, &seek.seeker],
+        )
+        .await?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+            &[&SEEK_LOCK, &pool],
+        )
+        .await?;
         // Another seeker's id (or an answered one): refused, and nothing touched.
         let taken = tx
             .query_opt(
@@ -493,13 +513,21 @@ impl Pg {
             .iter()
             .map(|r| r.get(0))
             .collect();
-        // SKIP LOCKED: a row locked now is being withdrawn (the pairing lock keeps every
+        // A seek lives as long as its instance's connections: one killed or cut off has
+        // none left in the database at once, and its seeks go before anyone claims them.
+        tx.execute(
+            &format!("DELETE FROM seeks WHERE room_id IS NULL AND NOT {SEEK_ALIVE}"),
+            &[],
+        )
+        .await?;
+        // SKIP LOCKED: a row locked now is being withdrawn (the pool's lock keeps every
         // other pairing out), so it is not there to claim.
         let other = tx
             .query_opt(
                 "SELECT id, key_hash FROM seeks WHERE pool = $1 AND room_id IS NULL AND seeker <> $2
+                   AND pg_try_advisory_xact_lock($3, hashtext(seeker))
                  ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
-                &[&pool, &seek.seeker],
+                &[&pool, &seek.seeker, &SEEKER_LOCK],
             )
             .await?;
         let mut changed = withdrawn;
@@ -607,8 +635,10 @@ impl Pg {
         let client = self.pool.get().await?;
         let stmt = client
             .prepare_cached(
-                "SELECT variant, clock_initial::bigint, clock_increment::bigint, clock_days::bigint, created_at
-                 FROM seeks WHERE room_id IS NULL ORDER BY created_at, id LIMIT $1",
+                &format!(
+                    "SELECT variant, clock_initial::bigint, clock_increment::bigint, clock_days::bigint, created_at
+                     FROM seeks WHERE room_id IS NULL AND {SEEK_ALIVE} ORDER BY created_at, id LIMIT $1"
+                ),
             )
             .await?;
         let rows = client.query(&stmt, &[&(limit as i64)]).await?;
