@@ -262,7 +262,7 @@ impl Session {
 /// rest at once.
 async fn read(s: &Session, stream: &mut SplitStream<WebSocket>, work: mpsc::Sender<ClientMsg>) -> End {
     let config = &s.ctx.config;
-    let rate = MessageRate::new(config.messages_per_second);
+    let mut rate = MessageRate::new(config.messages_per_second);
     let hello_by = Instant::now() + config.hello_timeout;
     // A hello has been read (and queued): the deadline is met.
     let mut hello_read = false;
@@ -325,9 +325,18 @@ async fn read(s: &Session, stream: &mut SplitStream<WebSocket>, work: mpsc::Send
             continue;
         }
         hello_read |= matches!(msg, ClientMsg::Hello { .. });
+        let msg = match work.try_send(msg) {
+            Ok(()) => continue,
+            Err(mpsc::error::TrySendError::Closed(_)) => return End::Gone,
+            Err(mpsc::error::TrySendError::Full(msg)) => msg,
+        };
+        // The room is behind (a slow database): nothing is read until it takes this,
+        // and what the client sends meanwhile is credited to it (`MessageRate::credit`).
+        let waited = Instant::now();
         if work.send(msg).await.is_err() {
             return End::Gone;
         }
+        rate.credit(waited.elapsed());
     }
 }
 

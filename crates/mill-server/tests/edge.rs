@@ -540,6 +540,50 @@ async fn an_opponent_whose_socket_closes_is_away_from_the_close_even_while_the_r
     server.stop().await;
 }
 
+/// Commands at half the allowance through a stalled database (10 s on PostgreSQL, 2 s
+/// on SQLite, whose stall cannot last longer): the socket's queue fills and the server
+/// stops reading it, and what the client sent meanwhile arrives at once when the
+/// database is back. It is counted by when it was sent: nothing is `rate-limited` and
+/// the socket is not closed. (The backlog used to be judged as a burst: `rate-limited`,
+/// then 1008.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_within_the_rate_through_a_database_stall_are_neither_refused_nor_closed() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let server = Server::start_with(&db, |c| c.messages_per_second = 20).await;
+    let (_room, mut light, _dark) = server.table().await;
+    let commands = if common::on_postgres() { 100 } else { 18 };
+    let stall = Stall::start(&db).await;
+    let mut ids = Vec::new();
+    let mut seen = Vec::new();
+    for _ in 0..commands {
+        ids.push(light.command("offer-draw", json!({})).await);
+        let next = tokio::time::Instant::now() + Duration::from_millis(100);
+        while let Ok(v) = tokio::time::timeout_at(next, light.recv()).await {
+            seen.push(v);
+        }
+    }
+    stall.release().await;
+    let answered = |seen: &[Value]| {
+        ids.iter()
+            .filter(|id| seen.iter().any(|v| v["id"] == id.as_str()))
+            .count()
+    };
+    while answered(&seen) < ids.len() {
+        seen.push(light.recv().await);
+    }
+    for v in &seen {
+        assert_ne!(v["code"], "rate-limited", "{v}");
+    }
+    // The first offer stands; the others were answered by the rules, and the socket
+    // is still open.
+    let first = seen.iter().find(|v| v["id"] == ids[0].as_str()).unwrap();
+    assert_eq!(first["type"], "ack", "{first}");
+    light.send(json!({"type": "ping"})).await;
+    assert_eq!(light.expect("pong").await["type"], "pong");
+    server.stop().await;
+}
+
 /// While a seat's command waits for a stalled database, the room keeps sending that
 /// socket states (spectators coming and going, more than its queue of 128 holds): they
 /// are written as they come, so the socket is not dropped for falling behind. (Its task
