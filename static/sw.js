@@ -1,8 +1,15 @@
 // Owns the page working offline and installed: a service worker (registered by
-// offline.js, scope `/`) that keeps one release of the page — the HTML of `/` and
-// `/rules`, every versioned file they reach (modules, styles, the WebAssembly, icons) —
-// and the endgame tables, so that after one visit Same device, Vs computer (Hard with its
-// tables), review of the game on screen, the rules page and Import work with no network.
+// offline.js, scope `/`) that keeps one release of the page — the HTML of `/`, `/rules`
+// and `/puzzles`, every versioned file they reach (modules, styles, the WebAssembly,
+// icons, the puzzle sets) — so that after one visit Same device, Vs computer, review of
+// the game on screen, the rules page, the puzzles and Import work with no network.
+//
+// The endgame tables (Hard's endings) are kept per rule set, and only once the person
+// plays Hard against the computer on it (the page posts { keepTables: <rules> }). The
+// Cache API keeps a body as the browser decoded it, so a table that travels as a few KB
+// of brotli would take its whole size (the 4 v 4 class of Nine: 14.7 MB); tables and
+// puzzle sets are therefore stored gzip-compressed (CompressionStream) and unpacked as
+// they are served.
 //
 // One release at a time, never a mix: the server gives every file of a release the same
 // `?v=<version>` (crates/mill-server/src/assets.rs) and rewrites the quoted file names in
@@ -26,7 +33,42 @@ const RELEASE = `${PREFIX}${VERSION}`;
 const TABLES = 'mill-tables';
 const TABLES_MANIFEST = '/tb/manifest.json';
 /** The pages kept; any other navigation outside /api falls back to the game page. */
-const PAGES = ['/', '/rules'];
+const PAGES = ['/', '/rules', '/puzzles'];
+/** The header that marks a stored body as gzip-compressed by this worker. */
+const PACKED = 'x-mill-packed';
+/** What is stored compressed: the tables and the puzzle sets (data that compresses tenfold and more). */
+const packs = (/** @type {string} */ url) => /^\/(tb\/.+\.mtb|puzzles\/.+\.json)$/.test(new URL(url).pathname);
+
+/**
+ * The response with its body gzip-compressed for storing, marked with PACKED.
+ * @param {Response} response @returns {Promise<Response>}
+ */
+async function pack(response) {
+  const headers = new Headers(response.headers);
+  for (const h of ['content-encoding', 'content-length']) headers.delete(h);
+  headers.set(PACKED, 'gzip');
+  const body = /** @type {ReadableStream<Uint8Array>} */ (response.body).pipeThrough(new CompressionStream('gzip'));
+  return new Response(await new Response(body).blob(), { status: response.status, statusText: response.statusText, headers });
+}
+
+/**
+ * A stored response as it was served: a packed body unpacked on the way.
+ * @param {Response} stored @returns {Response}
+ */
+function unpack(stored) {
+  if (stored.headers.get(PACKED) !== 'gzip' || !stored.body) return stored;
+  const headers = new Headers(stored.headers);
+  headers.delete(PACKED);
+  return new Response(stored.body.pipeThrough(new DecompressionStream('gzip')), { status: stored.status, statusText: stored.statusText, headers });
+}
+
+/**
+ * Stores `response` for `url` (packed where that pays).
+ * @param {Cache} cache @param {string} url @param {Response} response
+ */
+async function store(cache, url, response) {
+  await cache.put(url, packs(url) ? await pack(response) : response);
+}
 
 const sw = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
 
@@ -47,8 +89,9 @@ async function keepRelease(cache) {
     const response = await fetch(url, { cache: 'no-cache' });
     if (!response.ok) throw new Error(`${url}: ${response.status}`);
     const type = response.headers.get('content-type') ?? '';
-    const text = /html|css|javascript|json/.test(type) ? await response.clone().text() : null;
-    await cache.put(url, response);
+    // Data is stored, not read for references.
+    const text = /html|css|javascript|json/.test(type) && !packs(url) ? await response.clone().text() : null;
+    await store(cache, url, response);
     if (text === null) return;
     const refs = [];
     if (type.includes('json') && url.includes('manifest')) {
@@ -60,19 +103,23 @@ async function keepRelease(cache) {
   await Promise.all(PAGES.map((p) => keep(new URL(p, sw.location.origin).href)));
 }
 
-/** The server's endgame tables, each once (a release does not fetch them again). */
-async function keepTables() {
+/**
+ * The server's endgame tables of one rule set (as the manifest names it: "nine"), each
+ * once (a release does not fetch them again), and the manifest.
+ * @param {string} rules
+ */
+async function keepTables(rules) {
   try {
     const response = await fetch(TABLES_MANIFEST, { cache: 'no-cache' });
     if (!response.ok) return;
     const cache = await caches.open(TABLES);
     await cache.put(TABLES_MANIFEST, response.clone());
     const { tables = [] } = await response.json();
-    for (const table of tables) {
+    for (const table of tables.filter((t) => t?.rules === rules)) {
       const url = new URL(table.url, sw.location.origin).href;
       if (!(await cache.match(url))) {
         const file = await fetch(url);
-        if (file.ok) await cache.put(url, file);
+        if (file.ok) await store(cache, url, file);
       }
     }
   } catch {
@@ -82,7 +129,7 @@ async function keepTables() {
 
 sw.addEventListener('install', (event) => {
   if (!VERSION) return;
-  event.waitUntil(Promise.all([caches.open(RELEASE).then(keepRelease), keepTables()]));
+  event.waitUntil(caches.open(RELEASE).then(keepRelease));
 });
 
 sw.addEventListener('activate', (event) => {
@@ -99,18 +146,19 @@ sw.addEventListener('activate', (event) => {
 
 sw.addEventListener('message', (event) => {
   if (event.data === 'take-over') sw.skipWaiting();
+  else if (VERSION && typeof event.data?.keepTables === 'string') event.waitUntil(keepTables(event.data.keepTables));
 });
 
 /**
  * @param {Request} request
  * @param {string} cacheName
  */
-async function cacheFirst(request, cacheName) {
+async function cacheFirst(request, cacheName, keep = true) {
   const cache = await caches.open(cacheName);
   const kept = await cache.match(request);
-  if (kept) return kept;
+  if (kept) return unpack(kept);
   const response = await fetch(request);
-  if (response.ok) await cache.put(request, response.clone());
+  if (keep && response.ok) await store(cache, request.url, response.clone());
   return response;
 }
 
@@ -133,11 +181,11 @@ sw.addEventListener('fetch', (event) => {
   if (!VERSION || request.method !== 'GET' || url.origin !== sw.location.origin) return;
   if (url.pathname === '/api' || url.pathname.startsWith('/api/') || url.pathname === '/metrics') return;
   if (request.mode === 'navigate') {
-    const page = url.pathname === '/rules' ? '/rules' : '/';
+    const page = url.pathname === '/rules' || url.pathname === '/puzzles' ? url.pathname : '/';
     const kept = new URL(page, url.origin).href;
     // The game and rules pages are this release's; a room's link is asked of the server
     // (it knows whether the room exists), with the game page when there is no network.
-    if (url.pathname === '/' || url.pathname === '/rules' || url.pathname === '/index.html') {
+    if (url.pathname === '/' || url.pathname === '/rules' || url.pathname === '/puzzles' || url.pathname === '/index.html') {
       event.respondWith(caches.open(RELEASE).then((c) => c.match(kept)).then((r) => r ?? fetch(request)));
     } else {
       event.respondWith(networkFirst(request, RELEASE, kept));
@@ -145,7 +193,8 @@ sw.addEventListener('fetch', (event) => {
     return;
   }
   if (url.pathname === TABLES_MANIFEST) return event.respondWith(networkFirst(request, TABLES));
-  if (url.pathname.startsWith('/tb/') && url.searchParams.has('v')) return event.respondWith(cacheFirst(request, TABLES));
+  // A table kept for its rule set; any other is the network's, not stored (keepTables stores a rule set's whole).
+  if (url.pathname.startsWith('/tb/') && url.searchParams.has('v')) return event.respondWith(cacheFirst(request, TABLES, false));
   // This release's files from its cache; another release's are never mixed in.
   if (url.searchParams.get('v') === VERSION) return event.respondWith(cacheFirst(request, RELEASE));
 });

@@ -1,5 +1,5 @@
 -- Time while no server was running, or the database took no write, is nobody's, as
--- SQLite's 08-outages: `alive` is the last moment any instance wrote that it was running
+-- SQLite's 09-outages: `alive` is the last moment any instance wrote that it was running
 -- (its one row is locked by each write, so of instances seeing one gap only the first
 -- records it), `outages` the gaps found, which every instance's clocks skip.
 CREATE TABLE alive (

@@ -98,9 +98,12 @@ export function announcementsOf(before, now, t) {
       // A jump (review's first/last, an import): say where the game is now.
       said.push(t('say.after', { side: side(moversOf(b).at(-1) ?? b.turn), words: turnWords(/** @type {string} */ (b.record.at(-1)), t) }));
     }
-    // The mill that owes a removal is news once, when it is closed; the turn itself is
-    // told when the removal is made.
-    const millNow = b.pendingRemovals > 0 && !(a.pendingRemovals > 0 && a.record.length === b.record.length && b.actions > a.actions);
+    // The mill that owes a removal is news once, when it is closed, to whoever makes the
+    // removal (the person's own mill, both sides on one device, or under review); another
+    // side's (the computer's, an online opponent's, a watched game's) is heard with its
+    // turn, whole, once the removal is made. The turn itself is told with its removal.
+    const removesHere = now.review || (now.seat ? b.turn === now.seat : !now.online);
+    const millNow = removesHere && b.pendingRemovals > 0 && !(a.pendingRemovals > 0 && a.record.length === b.record.length && b.actions > a.actions);
     if (b.outcome ? !a.outcome || b.actions !== a.actions : b.pendingRemovals === 0 || millNow) said.push(stateWords(b, now.seat, t));
   } else if (b.outcome && !a.outcome) {
     // An end with no action: a resignation, an agreed draw.

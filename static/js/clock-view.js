@@ -184,8 +184,35 @@ export function bindClockChoice(page) {
   select.addEventListener('change', () => {
     $('clock-custom').hidden = select.value !== 'custom';
     viewClockBadge(page);
+    viewClockError(page);
   });
-  for (const id of ['clock-minutes', 'clock-increment']) $(id).addEventListener('input', () => viewClockBadge(page));
+  for (const id of ['clock-minutes', 'clock-increment']) {
+    // While typing a wrong time is only cleared once right; a finished entry is judged.
+    $(id).addEventListener('input', () => {
+      viewClockBadge(page);
+      if (!clockRequest().error) viewClockError(page);
+    });
+    $(id).addEventListener('change', () => viewClockError(page));
+  }
+}
+
+/**
+ * What is wrong with the custom time, said under its fields (and the fields marked), or
+ * nothing; `focus` puts the keyboard in the minutes, as "Play with a friend" does when
+ * the time is wrong. Whether there was something wrong.
+ * @param {PageState} page @param {{ focus?: boolean }} [opts]
+ */
+export function viewClockError(page, { focus = false } = {}) {
+  const { error } = clockRequest();
+  const text = error ? page.t(error) : '';
+  const line = $('clock-custom-error');
+  if (line.textContent !== text) line.textContent = text;
+  for (const id of ['clock-minutes', 'clock-increment']) {
+    if (error) $(id).setAttribute('aria-invalid', 'true');
+    else $(id).removeAttribute('aria-invalid');
+  }
+  if (error && focus) $input('clock-minutes').focus();
+  return !!error;
 }
 
 /**

@@ -5,6 +5,8 @@
 // results from a seat's or a spectator's side. Pure: no DOM, no timers; the page calls
 // these with its own `Date.now()`. The server is the authority: nothing here flags anyone.
 
+import { CLOCK_BOUNDS } from './wire.js';
+
 /** @typedef {import('./types.js').Side} Side */
 
 /**
@@ -50,8 +52,9 @@ export const PRESETS = Object.freeze([
 
 /**
  * The `clock` of a preset id, or of the custom fields (minutes may have a fraction:
- * 0.25 is 15 s). Bounds are the server's to check (`bad-clock`), so none is repeated here;
- * only what is not a number at all gives null with `error`.
+ * 0.25 is 15 s). What is not a number gives null with `error` `clock.custom.bad`; a time
+ * outside the server's bounds (wire.js's CLOCK_BOUNDS, generated from timecontrol.rs)
+ * null with `clock.bad`, so it is said where it is typed, before anything is sent.
  * @param {string} id
  * @param {{ minutes?: string, increment?: string }} [custom]
  * @returns {{ clock: TimeControl | null, error?: string }}
@@ -64,7 +67,12 @@ export function chosenClock(id, custom = {}) {
   if (!custom.minutes || !Number.isFinite(minutes) || !Number.isFinite(increment)) {
     return { clock: null, error: 'clock.custom.bad' };
   }
-  return { clock: { initial: Math.round(minutes * 60), increment: Math.round(increment) } };
+  const clock = { initial: Math.round(minutes * 60), increment: Math.round(increment) };
+  const { MIN_INITIAL_SECS, MAX_INITIAL_SECS, MAX_INCREMENT_SECS } = CLOCK_BOUNDS;
+  if (clock.initial < MIN_INITIAL_SECS || clock.initial > MAX_INITIAL_SECS || clock.increment < 0 || clock.increment > MAX_INCREMENT_SECS) {
+    return { clock: null, error: 'clock.bad' };
+  }
+  return { clock };
 }
 
 /** Two digits. @param {number} n */

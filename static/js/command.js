@@ -104,12 +104,13 @@ export function moversOf(snap) {
 }
 
 /**
- * A refusal of the rules, said with its reason: the code mill-core gave for `action`.
- * @param {{ code: string, message: string }} error @param {string} action @param {Translate} t
+ * A refusal of the rules, said with its reason: the code mill-core gave for `action`, and
+ * the point at fault when the rules name one (`off-board`: "d4 is not a point of this board").
+ * @param {{ code: string, message: string, point?: string }} error @param {string} action @param {Translate} t
  */
 export function refusalWords(error, action, t) {
   const p = actionParts(action);
-  const point = p.remove ?? p.place ?? p.from ?? '';
+  const point = error.point ?? p.remove ?? p.place ?? p.from ?? '';
   /** @type {Record<string, string>} */
   const params = { point, from: p.from ?? '', to: p.to ?? p.place ?? '', action };
   const key = `cmd.refused.${error.code}`;

@@ -7,22 +7,23 @@
 //
 // Pure helpers at the top (unit-tested); createComputer() is the controller, with its
 // game, engine, timer and storage passed in (unit-tested on the real rules in node);
-// engineWorker() is the Worker wrapper (browser only).
+// the Worker wrapper is engine.js (re-exported here), which review's analysis shares.
 
 import { isComputerToMove } from './computer-status.js';
 import { TABLEBASE_MANIFEST } from './tablebase.js';
 
-export const LEVELS = Object.freeze(['beginner', 'easy', 'medium', 'hard']);
+/** Perfect plays Three Men's Morris from its solved table (the chooser offers it for Three only); elsewhere it plays as Hard. */
+export const LEVELS = Object.freeze(['beginner', 'easy', 'medium', 'hard', 'perfect']);
 
 /** The levels that play endings from the endgame tables (the worker fetches them for these only). */
-export const TABLEBASE_LEVELS = Object.freeze(['hard']);
+export const TABLEBASE_LEVELS = Object.freeze(['hard', 'perfect']);
 export const SIDES = Object.freeze(['light', 'dark']);
 
 /**
  * The time each level may think, in ms. Beginner does not search; Easy and Medium stop at
  * their depth far sooner.
  */
-export const MOVETIME_MS = Object.freeze({ beginner: 100, easy: 300, medium: 600, hard: 1000 });
+export const MOVETIME_MS = Object.freeze({ beginner: 100, easy: 300, medium: 600, hard: 1000, perfect: 1000 });
 
 /** The shortest time the computer seems to think, so a fast answer does not look like a jump. */
 export const MIN_THINK_MS = 450;
@@ -41,6 +42,7 @@ export const DEFAULT_LEVEL = 'medium';
 
 // What the panels show of this mode before the computer's code loads (later.js).
 export { computerStatus, isComputerToMove, resultForPerson } from './computer-status.js';
+export { engineWorker } from './engine.js';
 
 /** A seed for a new game: 32 random bits, from crypto when there is one. */
 export function randomSeed(crypto = globalThis.crypto) {
@@ -125,6 +127,7 @@ export function canTakeBack(snapshot, human, opening = human === 'light' ? 0 : 1
  *   onChange(): the game or the busy state changed: redraw
  *   onSave(recordJson, settings): keep the game and settings (local storage)
  *   onError(error): the engine failed ({code, message})
+ *   onTables(rules): the person plays a level that uses the endgame tables, on this rule set
  *
  * @param {object} options
  * @param {import('./rules.js').LocalGame} options.game
@@ -135,8 +138,9 @@ export function canTakeBack(snapshot, human, opening = human === 'light' ? 0 : 1
  * @param {() => void} [options.onChange]
  * @param {(recordJson: string, settings: Settings) => void} [options.onSave]
  * @param {(error: { code: string, message: string }) => void} [options.onError]
+ * @param {(rules: string) => void} [options.onTables]
  */
-export function createComputer({ game, engine, settings, wait, newSeed, onChange = () => {}, onSave = () => {}, onError = () => {} }) {
+export function createComputer({ game, engine, settings, wait, newSeed, onChange = () => {}, onSave = () => {}, onError = () => {}, onTables = () => {} }) {
   const s = { ...settings };
   // Bumped by every cancel: a search or a pause from an older generation does nothing.
   let generation = 0;
@@ -164,6 +168,7 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
   /** If the computer has the move, searches and then shows its turn action by action. */
   async function move() {
     failed = false;
+    if (TABLEBASE_LEVELS.includes(s.level)) onTables(game.rulesName());
     rollBackPartialTurn();
     const snap = snapshot();
     if (!isComputerToMove(snap, s.human)) {
@@ -314,65 +319,6 @@ export function createComputer({ game, engine, settings, wait, newSeed, onChange
     /** Leaving the mode: nothing of the computer's runs on. */
     stop() {
       cancel();
-    },
-  };
-}
-
-/**
- * The engine in a module Worker: search(request) resolves to the worker's reply;
- * cancel() ends a search under way by terminating the worker (the next search starts a
- * fresh one, reusing the browser's cached module) and resolves it as cancelled.
- */
-export function engineWorker(url = '/js/engine-worker.js') {
-  let worker = null;
-  let pending = null; // { id, resolve }
-  let nextId = 1;
-
-  function settle(reply) {
-    const p = pending;
-    pending = null;
-    p?.resolve(reply);
-  }
-
-  function spawn() {
-    const w = new Worker(url, { type: 'module' });
-    w.addEventListener('message', (event) => {
-      if (!pending || event.data?.id !== pending.id) return;
-      // A search that threw (a trap in the wasm) may leave the module unusable: the next
-      // search gets a fresh worker.
-      if (event.data.error?.code === 'worker') {
-        w.terminate();
-        if (worker === w) worker = null;
-      }
-      settle(event.data);
-    });
-    w.addEventListener('error', (event) => {
-      event.preventDefault?.();
-      settle({ ok: false, error: { code: 'worker', message: event.message || 'its program did not load' } });
-      w.terminate();
-      if (worker === w) worker = null;
-    });
-    return w;
-  }
-
-  return {
-    search(request) {
-      if (pending) this.cancel();
-      worker ??= spawn();
-      const id = nextId++;
-      return new Promise((resolve) => {
-        pending = { id, resolve };
-        worker.postMessage({ id, ...request });
-      });
-    },
-    cancel() {
-      if (!pending) return;
-      worker?.terminate();
-      worker = null;
-      settle({ ok: false, error: { code: 'cancelled', message: 'The search was cancelled.' } });
-    },
-    get busy() {
-      return pending !== null;
     },
   };
 }

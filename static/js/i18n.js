@@ -11,7 +11,8 @@ const isLanguage = (tag) => LANGUAGES.includes(/** @type {Lang} */ (tag));
 
 const en = {
   'app.title': 'Mill',
-  'app.tagline': 'Nine Men’s Morris in your browser. No sign-up, no download.',
+  // Not the game's name: the chooser under it names the game chosen (the Russian says the same).
+  'app.tagline': 'Nine pieces, three squares and your mills — right in your browser. No sign-up, no download.',
   'start.local': 'Same device',
   'start.local.hint': 'Two players take turns on this screen',
   'start.friend': 'Play with a friend',
@@ -45,6 +46,9 @@ const en = {
   'variant.says.fly': 'flying with {n}',
   'variant.says.dark-first': 'Dark places first',
   'lang.switch': 'Русский',
+  // The switch's short form on a narrow phone, in its language's own letters: the start of
+  // its full name, which stays its accessible name (the visible words are in the name).
+  'lang.short': 'Рус',
   'lang.label': 'Language',
   'menu': 'Menu',
   'newGame': 'New game',
@@ -223,6 +227,7 @@ const en = {
   'online.takebackDeclined': '{side} declined your takeback',
   'online.drawDeclined': '{side} declined your draw offer',
   'online.share': 'Share this game',
+  'online.findAnother': 'Find another opponent',
   'online.shareCopied': 'Link copied',
   'review.status': 'Review · round {round} · turn {at} / {total}',
   'review.error': 'This round cannot be shown: {message}',
@@ -272,6 +277,7 @@ const en = {
   'computer.level.easy': 'Easy',
   'computer.level.medium': 'Medium',
   'computer.level.hard': 'Hard',
+  'computer.level.perfect': 'Perfect',
   'computer.playAs': 'You play',
   'computer.thinking': 'The computer ({side}) is thinking…',
   'computer.removing': 'The computer closed a mill',
@@ -375,7 +381,7 @@ const en = {
   'cmd.refused.no-removal-pending': 'No mill was closed, so there is nothing to remove',
   'cmd.refused.not-opponent-piece': '{point} is not an opponent piece',
   'cmd.refused.protected': '{point} stands in a mill: remove another piece',
-  'cmd.refused.off-board': '{point} is not on this board',
+  'cmd.refused.off-board': '{point} is not a point of this board',
   'cmd.refused.game-over': 'The game is over',
   'cmd.refused.bad-action': '“{action}” is not a turn',
   'cmd.notYourTurn': 'Not your turn: {side} to move',
@@ -389,7 +395,7 @@ const en = {
   // Offline and installed — end
   // Quick pairing and the lobby (lobby.js) — begin
   'lobby.title': 'Play online',
-  'lobby.hint': 'Meet someone now, at the game chosen above:',
+  'lobby.hint': 'Meet someone now, at the game you chose:',
   'lobby.presets': 'Quick pairing',
   'lobby.waiting': 'Waiting for an opponent… {game}, {clock}',
   'lobby.cancel': 'Cancel',
@@ -398,7 +404,11 @@ const en = {
   'lobby.accept': 'Play',
   'lobby.acceptLabel': 'Play {game}, {clock}',
   'lobby.waited': 'waiting {seconds} s',
-  'lobby.noOpponent': 'Nobody came in time. Try again, or invite a friend.',
+  'lobby.noOpponent': 'Nobody came for {game}, {clock} in {time}.',
+  'lobby.elapsed': 'Waited {time}',
+  'lobby.again': 'Keep waiting',
+  'lobby.invite': 'Invite a friend',
+  'lobby.computer': 'Play the computer',
   'lobby.withdrawn': 'This search was replaced by one from another tab.',
   'lobby.error': 'The search failed: {message}',
   // Quick pairing and the lobby — end
@@ -440,6 +450,7 @@ const ru = {
   'variant.says.fly': 'прыжки с {n} фишками',
   'variant.says.dark-first': 'первыми ставят тёмные',
   'lang.switch': 'English',
+  'lang.short': 'Eng',
   'lang.label': 'Язык',
   'menu': 'Меню',
   'newGame': 'Новая партия',
@@ -617,6 +628,7 @@ const ru = {
   'online.takebackDeclined': '{side} не разрешили вернуть ход',
   'online.drawDeclined': '{side} отклонили ваше предложение ничьей',
   'online.share': 'Поделиться партией',
+  'online.findAnother': 'Найти другого соперника',
   'online.shareCopied': 'Ссылка скопирована',
   'review.status': 'Просмотр · партия {round} · ход {at} / {total}',
   'review.error': 'Эту партию не показать: {message}',
@@ -666,6 +678,7 @@ const ru = {
   'computer.level.easy': 'Лёгкий',
   'computer.level.medium': 'Средний',
   'computer.level.hard': 'Сложный',
+  'computer.level.perfect': 'Безупречный',
   'computer.playAs': 'Вы играете',
   'computer.thinking': 'Компьютер ({side}) думает…',
   'computer.removing': 'Компьютер построил мельницу',
@@ -701,7 +714,7 @@ const ru = {
   'clock.runningSay': 'Идут часы {sideOf}',
   'clock.lowSay': 'На ваших часах меньше десяти секунд',
   'clock.turnLeft': 'осталось {time}',
-  'clock.result.timeout': '{side}: время истекло',
+  'clock.result.timeout': '{side} проиграли по времени',
   'clock.result.timeout.lost': 'Вы проиграли по времени',
   'clock.result.timeout.won': 'Вы выиграли по времени',
   'clock.result.abandoned': '{side}: игрок покинул партию и проиграл',
@@ -783,7 +796,7 @@ const ru = {
   // Offline and installed — end
   // Quick pairing and the lobby (lobby.js) — begin
   'lobby.title': 'Играть онлайн',
-  'lobby.hint': 'Найдите соперника прямо сейчас — в игру, выбранную выше:',
+  'lobby.hint': 'Найдите соперника прямо сейчас — в выбранную игру:',
   'lobby.presets': 'Быстрый подбор',
   'lobby.waiting': 'Ждём соперника… {game}, {clock}',
   'lobby.cancel': 'Отмена',
@@ -792,7 +805,11 @@ const ru = {
   'lobby.accept': 'Играть',
   'lobby.acceptLabel': 'Играть: {game}, {clock}',
   'lobby.waited': 'ждёт {seconds} с',
-  'lobby.noOpponent': 'Никто не пришёл вовремя. Попробуйте ещё раз или пригласите друга.',
+  'lobby.noOpponent': 'За {time} никто не пришёл: {game}, {clock}.',
+  'lobby.elapsed': 'Ждём {time}',
+  'lobby.again': 'Ждать дальше',
+  'lobby.invite': 'Пригласить друга',
+  'lobby.computer': 'Играть с компьютером',
   'lobby.withdrawn': 'Этот поиск заменён поиском из другой вкладки.',
   'lobby.error': 'Поиск не удался: {message}',
   // Quick pairing and the lobby — end

@@ -47,9 +47,6 @@ export function onDemand(importer) {
   };
 }
 
-/** Where the screen-reader mode's switch is remembered ('on' or 'off'). */
-export const SCREEN_READER_KEY = 'screen-reader';
-
 export const reviewPart = onDemand(() => import('./review.js'));
 export const recordsPart = onDemand(() => import('./records.js'));
 export const screenReaderPart = onDemand(() => import('./screen-reader.js'));

@@ -1,14 +1,17 @@
 // Owns "Play online" on the start screen: quick pairing (`POST /api/pair`, held until a
 // seeker with the same rules and clock arrives) from one button per time control, for the
-// rule set chosen above; "Waiting for an opponent…" with Cancel; and the lobby of open
-// seeks (`GET /api/seeks`, read every few seconds while the start screen is in view), each
-// taken with one click. The time controls and their words are clock.js's; the rule set is
-// variant.js's. docs/PROTOCOL.md says what the server does.
+// rule set chosen above; "Waiting for an opponent…" with the time waited and Cancel, and in
+// its place the search's end when nobody came (Keep waiting, Invite a friend, Play the
+// computer); and the lobby of open seeks (`GET /api/seeks`, read every few seconds while
+// the start screen is in view, never this page's own), each taken with one click. The time
+// controls and their words are clock.js's; the rule set is variant.js's. docs/PROTOCOL.md
+// says what the server does.
 
 import { PRESETS, controlText } from './clock.js';
 import { $, $button } from './dom.js';
 import { rememberSeat } from './storage.js';
 import { chosenRules, describeRules } from './variant.js';
+import { ERROR_CODES, PAIR_OUTCOMES } from './wire.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./clock.js').TimeControl} TimeControl */
@@ -48,20 +51,37 @@ export function sameClock(a, b) {
 }
 
 /**
- * The lobby as shown: every open seek but this page's own (one of its rules and clock:
- * another seeker's would have been paired with it already).
- * @param {OpenSeek[]} seeks @param {{ variant: string, clock: TimeControl | null } | null} mine
+ * @typedef {object} OwnSeek  a seek this page made, as far as the lobby is concerned
+ * @property {string} variant
+ * @property {TimeControl | null} clock
+ * @property {number} until  page time (ms) it ended; Infinity while it is open
  */
-export function othersSeeks(seeks, mine) {
-  if (!mine) return seeks;
-  let skipped = false;
+
+/** How many of this page's ended seeks the lobby keeps hiding (older ones are long gone). */
+const OWN_KEPT = 8;
+
+/**
+ * The lobby as shown: every open seek but this page's own. A listed seek of the pool
+ * (rules and clock) of one of this page's seeks, begun before that seek ended, is that
+ * seek: another seeker's would have been paired with it, and a newer seek of this browser
+ * withdraws its older one. So a list read a moment before this page's seek ended (the
+ * lobby is read every few seconds) never offers the person their own expired seek, while
+ * someone who comes to that pool afterwards is listed. When a seek began is judged from
+ * when the list was read (`readAt`, page time) less how long it had waited: never earlier
+ * than it really began.
+ * @param {OpenSeek[]} seeks @param {number} readAt @param {OwnSeek[]} own
+ */
+export function othersSeeks(seeks, readAt, own) {
   return seeks.filter((s) => {
-    if (!skipped && s.variant === mine.variant && sameClock(s.clock, mine.clock)) {
-      skipped = true;
-      return false;
-    }
-    return true;
+    const began = readAt - (s.waiting ?? 0);
+    return !own.some((m) => m.variant === s.variant && sameClock(m.clock, s.clock) && began <= m.until);
   });
+}
+
+/** Time waited as the waiting line shows it: `0:07`, `1:00`. @param {number} ms */
+export function elapsedText(ms) {
+  const seconds = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 }
 
 /**
@@ -69,13 +89,33 @@ export function othersSeeks(seeks, mine) {
  * @property {string} id
  * @property {string} variant
  * @property {TimeControl | null} clock
+ * @property {number} since  page time it was sent
  * @property {AbortController} abort
+ * @property {OwnSeek} own  its entry in `own`
+ */
+
+/**
+ * @typedef {object} Ended  how this page's last search ended without a room, shown where
+ *   the waiting line was until the next search
+ * @property {string} variant
+ * @property {TimeControl | null} clock
+ * @property {number} waited  ms
+ * @property {string | null} key  i18n key of what happened (`lobby.noOpponent`, `lobby.withdrawn`)
+ * @property {string | null} message  or the failure's own words (`lobby.error`)
  */
 
 /** @type {Seeking | null} */
 let seeking = null;
+/** @type {Ended | null} */
+let ended = null;
+/** @type {OwnSeek[]} */
+const own = [];
 /** @type {OpenSeek[]} */
 let lastSeeks = [];
+/** Page time the lobby was last read. */
+let lastRead = 0;
+/** @type {ReturnType<typeof setInterval> | null} */
+let ticker = null;
 
 /** A time control in words. @param {App} app @param {TimeControl | null} clock */
 function clockWords(app, clock) {
@@ -83,10 +123,19 @@ function clockWords(app, clock) {
   return app.page.t(key, params);
 }
 
-/** Withdraws this page's seek: the held request is aborted and the seek deleted. */
-function withdraw() {
+/** The search in flight is over (paired, withdrawn, failed): its seek is no longer open. */
+function closeSeek() {
   const s = seeking;
   seeking = null;
+  if (ticker !== null) clearInterval(ticker);
+  ticker = null;
+  if (s) s.own.until = Date.now();
+  return s;
+}
+
+/** Withdraws this page's seek: the held request is aborted and the seek deleted. */
+function withdraw() {
+  const s = closeSeek();
   if (!s) return;
   s.abort.abort();
   // keepalive: the withdrawal goes out even while the page closes
@@ -95,15 +144,25 @@ function withdraw() {
 
 /**
  * Seeks an opponent for `variant` on `clock`; on a pairing, takes the seat and opens the
- * room as "Play with a friend" does.
+ * room as "Play with a friend" does. Nobody coming, or a failure, is said where the
+ * waiting line was, with what to do next.
  * @param {App} app @param {string} variant @param {TimeControl | null} clock
  */
 export async function seek(app, variant, clock) {
   withdraw();
-  const me = { id: newToken(), variant, clock, abort: new AbortController() };
+  ended = null;
+  const mine = { variant, clock, until: Infinity };
+  own.push(mine);
+  if (own.length > OWN_KEPT) own.shift();
+  const me = { id: newToken(), variant, clock, since: Date.now(), abort: new AbortController(), own: mine };
   seeking = me;
+  ticker = setInterval(() => viewElapsed(app), 1000);
   app.setNotice(null);
   view(app);
+  /** @param {string | null} key @param {string | null} [message] */
+  const end = (key, message = null) => {
+    ended = { variant, clock, waited: Date.now() - me.since, key, message };
+  };
   try {
     const res = await fetch('/api/pair', {
       method: 'POST',
@@ -113,26 +172,55 @@ export async function seek(app, variant, clock) {
     });
     const body = await res.json().catch(() => ({}));
     if (seeking !== me) return; // cancelled, or replaced by another press
-    seeking = null;
-    if (res.status === 201) {
-      const seat = { seat: body.seat, key: body.key };
+    closeSeek();
+    if (res.status === 201 && body.outcome === PAIR_OUTCOMES.PAIRED) {
+      // The seat remembers it came from quick pairing, so a finished round offers another search.
+      const seat = { seat: body.seat, key: body.key, paired: { variant, clock } };
       app.page.seats.set(body.room, seat);
       rememberSeat(app.storage, body.room, seat);
       history.pushState(null, '', `/r/${body.room}`);
       await app.route();
-      app.page.board?.focus();
+      app.focusPlay();
       return;
     }
-    if (body.code === 'no-opponent') app.setNotice('lobby.noOpponent');
-    else if (body.code === 'seek-withdrawn') app.setNotice('lobby.withdrawn');
-    else app.setNotice(null, app.page.t('lobby.error', { message: body.message ?? res.status }));
+    if (res.ok && body.outcome === PAIR_OUTCOMES.NO_OPPONENT) end('lobby.noOpponent');
+    else if (body.code === ERROR_CODES.SEEK_WITHDRAWN) end('lobby.withdrawn');
+    else end(null, String(body.message ?? res.status));
   } catch (error) {
     if (seeking !== me) return; // aborted by Cancel
-    seeking = null;
-    app.setNotice(null, app.page.t('lobby.error', { message: String(/** @type {Error} */ (error)?.message ?? error) }));
+    closeSeek();
+    end(null, String(/** @type {Error} */ (error)?.message ?? error));
   } finally {
-    view(app);
+    if (!seeking) afterSearch(app);
   }
+}
+
+/**
+ * A search ended without a room: the lobby is read again at once (its list may hold the
+ * page's own seek), and the keyboard goes to "Keep waiting" if it was in the lobby.
+ * @param {App} app
+ */
+function afterSearch(app) {
+  const focusHere = document.activeElement === document.body || !!document.activeElement?.closest('#lobby');
+  view(app);
+  if (ended && !$('start').hidden) {
+    $('lobby-waiting').scrollIntoView({ block: 'nearest' });
+    if (focusHere) $button('lobby-again').focus({ preventScroll: true });
+  }
+  if (inView()) refresh(app);
+}
+
+/**
+ * A new search with the settings of a finished paired round ("Find another opponent"):
+ * the start screen, its waiting line in view.
+ * @param {App} app @param {{ variant: string, clock: TimeControl | null }} settings
+ */
+export async function seekAgain(app, settings) {
+  history.pushState(null, '', '/');
+  await app.route();
+  seek(app, settings.variant, settings.clock);
+  $('lobby').scrollIntoView({ block: 'nearest' });
+  $button('lobby-cancel').focus();
 }
 
 /** Whether the start screen is in view and the network up (the lobby is read only then). */
@@ -145,6 +233,7 @@ async function refresh(app) {
     if (!res.ok) return;
     const body = await res.json();
     lastSeeks = Array.isArray(body?.seeks) ? body.seeks : [];
+    lastRead = Date.now();
   } catch {
     // offline or the server away: keep the last list
   }
@@ -177,16 +266,9 @@ export function view(app) {
   }
   $('lobby-rules').textContent = describeRules(rules, t);
 
-  const waiting = $('lobby-waiting');
-  waiting.hidden = !seeking;
-  if (seeking) {
-    $('lobby-waiting-text').textContent = t('lobby.waiting', {
-      game: describeRules(seeking.variant, t),
-      clock: clockWords(app, seeking.clock),
-    });
-  }
+  viewSearch(app);
 
-  const shown = othersSeeks(lastSeeks, seeking);
+  const shown = othersSeeks(lastSeeks, lastRead, own);
   $('lobby-empty').hidden = shown.length > 0;
   $('lobby-list').replaceChildren(
     ...shown.map((s) => {
@@ -212,15 +294,64 @@ export function view(app) {
 }
 
 /**
- * Binds "Play online"; once, at start-up. The lobby is read every few seconds while the
- * start screen is in view (at once when it comes into view); a seek is withdrawn when the
- * person leaves the start screen or the page.
+ * The search: while it waits, what it waits for, the time waited and Cancel; once it
+ * ended without a room, what happened and what to do next, in the same place.
  * @param {App} app
  */
-export function bindLobby(app) {
+function viewSearch(app) {
+  const { t } = app.page;
+  const box = $('lobby-waiting');
+  const shown = seeking ?? ended;
+  box.hidden = !shown;
+  if (!shown) return;
+  const words = { game: describeRules(shown.variant, t), clock: clockWords(app, shown.clock) };
+  let text;
+  if (seeking) text = t('lobby.waiting', words);
+  else if (ended?.key) text = t(ended.key, { ...words, time: elapsedText(ended.waited) });
+  else text = t('lobby.error', { message: ended?.message ?? '' });
+  const line = $('lobby-waiting-text');
+  // Only a changed text is written: the line is a live region.
+  if (line.textContent !== text) line.textContent = text;
+  box.classList.toggle('ended', !seeking);
+  $('lobby-cancel').hidden = !seeking;
+  $('lobby-after').hidden = !!seeking;
+  viewElapsed(app);
+}
+
+/** The time waited, beside the waiting line (a timer: not read out every second). @param {App} app */
+function viewElapsed(app) {
+  const el = $('lobby-elapsed');
+  el.hidden = !seeking;
+  if (!seeking) return;
+  const time = elapsedText(Date.now() - seeking.since);
+  el.textContent = time;
+  el.setAttribute('aria-label', app.page.t('lobby.elapsed', { time }));
+}
+
+/**
+ * Binds "Play online"; once, at start-up. The lobby is read every few seconds while the
+ * start screen is in view (at once when it comes into view); a seek is withdrawn when the
+ * person leaves the start screen or the page. `inviteFriend` opens a room of the given
+ * rules and clock for a friend (online.js's "Play with a friend", which main.js loads on
+ * first use: the lobby is on the first screen, online play is not).
+ * @param {App} app
+ * @param {{ inviteFriend: (settings: { variant: string, clock: TimeControl | null }) => Promise<unknown> }} hooks
+ */
+export function bindLobby(app, { inviteFriend }) {
   $button('lobby-cancel').addEventListener('click', () => {
     withdraw();
     view(app);
+  });
+  $button('lobby-again').addEventListener('click', () => {
+    if (ended) seek(app, ended.variant, ended.clock);
+  });
+  $button('lobby-invite').addEventListener('click', () => {
+    if (ended) inviteFriend({ variant: ended.variant, clock: ended.clock });
+  });
+  $button('lobby-computer').addEventListener('click', async () => {
+    history.pushState(null, '', '/#computer');
+    await app.route();
+    app.focusPlay();
   });
   let wasInView = false;
   const tick = () => {

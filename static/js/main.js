@@ -11,10 +11,10 @@ import { bindClockChoice, startClockTicker } from './clock-view.js';
 import { bindLobby, view as viewLobby } from './lobby.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
-import { computerPart, loadOnClick, onlinePart, recordsPart, reviewPart, SCREEN_READER_KEY, screenReaderPart } from './later.js';
+import { computerPart, loadOnClick, onlinePart, recordsPart, reviewPart, screenReaderPart } from './later.js';
 import { reviewFromHash, reviewFromPath } from './review-links.js';
 import { loadRules } from './rules.js';
-import { roomFromPath, safeStorage } from './storage.js';
+import { roomFromPath, safeStorage, SCREEN_READER_KEY } from './storage.js';
 import { bindOffline } from './offline.js';
 import { bindThemeSwitch } from './theme.js';
 import { bindVariantChooser, viewRules } from './variant.js';
@@ -74,6 +74,11 @@ const app = {
       onInactive: () => onlinePart.now()?.explainInactive(app),
     });
   },
+  focusPlay() {
+    const command = $('command');
+    if (screenReader?.on && !command.closest('[hidden]')) command.focus();
+    else page.board?.focus();
+  },
   async rules() {
     try {
       return await loadRules();
@@ -105,9 +110,12 @@ function showSound() {
   $('sound').setAttribute('aria-pressed', String(!notifier.muted));
 }
 
-/** After choosing a mode, the keyboard focus goes to the board rather than the page. */
+/**
+ * After choosing a mode, the keyboard focus goes to where the game is played rather than
+ * the page: the board, or in screen-reader mode the Command field (a turn is typed there).
+ */
 function focusGame() {
-  if (page.mode && !$('game').hidden) page.board?.focus();
+  if (page.mode && !$('game').hidden) app.focusPlay();
 }
 
 function leaveGame() {
@@ -178,9 +186,14 @@ computerPart.ready((mod) => mod.bindComputerControls(app));
 onlinePart.ready((mod) => mod.bindOnlineControls(app));
 reviewPart.ready((mod) => mod.bindReviewControls(app));
 loadOnClick(reviewPart, ['review-open'], () => app.setNotice('error.part'));
-bindLobby(app);
+bindLobby(app, { inviteFriend: (settings) => openPart(onlinePart, (mod) => mod.createRoom(app, settings)).then(focusGame) });
 bindConfirmDialog();
-recordsPart.ready((mod) => mod.bindRecordTools(app));
+recordsPart.ready((mod) =>
+  mod.bindRecordTools(app, {
+    // Import in vs computer starts a game from the text: the computer's part, loaded by then.
+    startComputerFrom: (...args) => computerPart.load().then((computer) => computer.startComputerFrom(...args)),
+  }),
+);
 loadOnClick(recordsPart, ['copy-record', 'copy-mfen', 'copy-mstate', 'import-record'], () => app.setNotice('error.part'));
 bindVariantChooser(app);
 // The time control is chosen on the start screen, before online play's code has loaded.

@@ -1,7 +1,8 @@
 // Owns the page's side of working offline (the worker itself is static/sw.js): registering
-// the service worker where the server versions its files, and the offer "A new version is
-// ready — reload" when a new release's worker has kept its files and waits. Reloading hands
-// over to it: the whole page then comes from the new release, never a mix.
+// the service worker where the server versions its files, the offer "A new version is
+// ready — reload" when a new release's worker has kept its files and waits (reloading hands
+// over to it: the whole page then comes from the new release, never a mix), and asking the
+// worker to keep a rule set's endgame tables once the person plays Hard on it.
 
 import { $, $button } from './dom.js';
 
@@ -26,17 +27,18 @@ export function bindOffline(settled = Promise.resolve()) {
   network();
   const sw = navigator.serviceWorker;
   if (!sw || !new URL(RELEASE_MARK, location.href).searchParams.has('v')) return;
-  const offer = $('update');
+  // The puzzles page has no offer: its new release waits until the old one's pages close.
+  const offer = /** @type {HTMLElement | null} */ ($('update'));
   /** @param {ServiceWorker | null} worker */
   const show = (worker) => {
     // The first worker of a page that had none is no new version.
-    if (!worker || !sw.controller) return;
+    if (!worker || !sw.controller || !offer) return;
     offer.hidden = false;
     $button('update-reload').onclick = () => worker.postMessage('take-over');
   };
   let reloading = false;
   sw.addEventListener('controllerchange', () => {
-    if (reloading || offer.hidden) return;
+    if (reloading || !offer || offer.hidden) return;
     reloading = true;
     location.reload();
   });
@@ -61,4 +63,19 @@ function idle() {
     if ('requestIdleCallback' in window) window.requestIdleCallback(() => resolve(), { timeout: 2000 });
     else setTimeout(resolve, 200);
   });
+}
+
+/** The rule sets whose tables this page has asked the worker to keep. */
+const tablesAsked = new Set();
+
+/**
+ * Asks the worker to keep the endgame tables of `rules` (the manifest's name: "nine") for
+ * play with no network; once a page, and nothing where there is no worker.
+ * @param {string} rules
+ */
+export function keepTablesOffline(rules) {
+  const sw = navigator.serviceWorker;
+  if (!sw || tablesAsked.has(rules) || !new URL(RELEASE_MARK, location.href).searchParams.has('v')) return;
+  tablesAsked.add(rules);
+  sw.ready.then((registration) => registration.active?.postMessage({ keepTables: rules })).catch(() => tablesAsked.delete(rules));
 }

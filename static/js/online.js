@@ -4,11 +4,12 @@
 
 import { blankSnapshot } from './board.js';
 import { serverOffset } from './clock.js';
-import { clockRequest } from './clock-view.js';
+import { clockRequest, viewClockError } from './clock-view.js';
 import { $, $button, $input } from './dom.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
 import { DEFAULT_RULES, localGame } from './rules.js';
+import { seekAgain } from './lobby.js';
 import { createOnlineState } from './page-state.js';
 import { reviewLink } from './review-links.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
@@ -29,22 +30,27 @@ const JSON_POST = { method: 'POST', headers: { 'content-type': 'application/json
 const messageOf = (error) => String(/** @type {Error} */ (error)?.message ?? error);
 
 /**
- * "Play with a friend" on the start screen: a new room, this page in its first seat.
- * @param {App} app
+ * "Play with a friend" on the start screen: a new room, this page in its first seat; its
+ * rules and clock those chosen on the start screen, or `settings` (the lobby's "Invite a
+ * friend" after a search nobody came to).
+ * @param {App} app @param {{ variant: string, clock: import('./clock.js').TimeControl | null } | null} [settings]
  */
-export async function createRoom(app) {
+export async function createRoom(app, settings = null) {
   const { page } = app;
   const button = $button('start-friend');
   button.disabled = true;
   app.setNotice('online.creating');
   try {
     // The room plays the variant and options chosen on the start screen, on its clock.
-    const timed = clockRequest();
+    const timed = settings ? { body: settings.clock ? { clock: settings.clock } : {} } : clockRequest();
+    // A wrong custom time is said where it was typed; nothing is sent.
     if (timed.error) {
-      app.setNotice(timed.error);
+      app.setNotice(null);
+      viewClockError(page, { focus: true });
       return;
     }
-    const res = await fetch('/api/rooms', { ...JSON_POST, body: JSON.stringify({ variant: chosenRules(app.storage), ...timed.body }) });
+    const variant = settings?.variant ?? chosenRules(app.storage);
+    const res = await fetch('/api/rooms', { ...JSON_POST, body: JSON.stringify({ variant, ...timed.body }) });
     const body = await res.json().catch(() => ({}));
     // A time outside the server's bounds is said in the page's words (the server's are English).
     if (!res.ok && body.code === ERROR_CODES.BAD_CLOCK) {
@@ -122,6 +128,7 @@ export async function openRoom(app, roomId) {
   const o = page.online;
   o.seat = seat?.seat ?? null;
   o.key = seat?.key ?? null;
+  o.paired = seat?.paired ?? null;
   o.ids = commandIds();
   o.conn = connectRoom({
     roomId,
@@ -316,6 +323,11 @@ export function bindOnlineControls(app) {
     page.online?.conn?.reconnect();
   });
   $('share-round').addEventListener('click', () => shareRound(app));
+  // A paired room's finished round: another search with the same rules and clock.
+  $('find-opponent').addEventListener('click', () => {
+    const paired = page.online?.paired;
+    if (paired) seekAgain(app, paired);
+  });
   $('claim-win').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CLAIM_WIN));
   $('call-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CALL_DRAW));
   $('copy-invite').addEventListener('click', async () => {

@@ -13,7 +13,7 @@
 /** @typedef {import('./storage.js').SeatKey} SeatKey */
 /** @typedef {ReturnType<typeof import('./widget.js').mountBoard>} Board */
 /** @typedef {ReturnType<typeof import('./computer.js').createComputer>} Computer */
-/** @typedef {ReturnType<typeof import('./computer.js').engineWorker>} Engine */
+/** @typedef {ReturnType<typeof import('./engine.js').engineWorker>} Engine */
 /** @typedef {ReturnType<typeof import('./net.js').connectRoom>} RoomConnection */
 
 /** @typedef {'local' | 'online' | 'computer' | 'review'} Mode  how the game on screen is played (review: any game, read-only, review.js) */
@@ -42,6 +42,8 @@
  *   number, from GET /api/rooms/<id>/rounds/<n> (the `state` carries only the current
  *   round's); null while that round's record is on its way or failed to come
  * @property {number} clockOffset  the page's clock minus the server's, from the latest state's `clock.at` (clock.js's serverOffset); 0 untimed
+ * @property {{ variant: string, clock: import('./clock.js').TimeControl | null } | null} paired  the rules and clock this
+ *   seat was sought with, when quick pairing gave it (a finished round offers another search)
  * @property {Map<string, { light: number, dark: number }>} clockTimes  both clocks of the
  *   latest state seen at each `round:version` of a timed room, for review's time left after
  *   each turn (clock.js's turnTimes takes only the mover's, which is stopped there)
@@ -106,12 +108,15 @@ export function createPageState(lang, t) {
   };
 }
 
+/** The modes whose game can be imported into: same device, and vs computer (a new game from it). */
+export const importable = (/** @type {PageState} */ page) => page.mode === 'local' || page.mode === 'computer';
+
 /**
  * A room being opened: no seat, no state, connecting.
  * @param {string} roomId @returns {OnlineState}
  */
 export function createOnlineState(roomId) {
-  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, rounds: new Map(), clockOffset: 0, clockTimes: new Map() };
+  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, rounds: new Map(), clockOffset: 0, clockTimes: new Map(), paired: null };
 }
 
 /**
@@ -122,6 +127,8 @@ export function createOnlineState(roomId) {
  * @property {(key: string | null, text?: string | null) => void} setNotice  the banner (null, null clears it)
  * @property {(name: 'start' | 'game') => void} showScreen
  * @property {(topology: Topology) => void} ensureBoard  mounts the board once
+ * @property {() => void} focusPlay  puts the keyboard focus where the game is played: the
+ *   Command field in screen-reader mode, else the board
  * @property {() => void} leave  leaves the game on screen (closes its room, stops the computer and the review's engine)
  * @property {() => Promise<WasmModule | null>} rules  the WebAssembly rules, or null (the start screen then says why)
  * @property {() => Promise<void>} route  opens what the address says

@@ -9,6 +9,7 @@ import { computerStatus, resultForPerson } from './computer-status.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
 import { importedStart } from './local.js';
+import { importable } from './page-state.js';
 import { onlineView, roomScore, scoreText } from './protocol.js';
 import { reviewPart } from './later.js';
 import { loadedRules } from './rules.js';
@@ -190,9 +191,6 @@ function viewReviewControls({ page }) {
   if (review) reviewPart.now()?.viewReview(page);
 }
 
-/** The modes whose game can be imported into: same device, and vs computer (a new game from it). */
-export const importable = (/** @type {PageState} */ page) => page.mode === 'local' || page.mode === 'computer';
-
 /**
  * Why the game on screen has no MFEN (the rules' `mfenRefused`), or null: from the game
  * itself, else (online, review) from the rules its position names, once the rules loaded.
@@ -287,6 +285,10 @@ function viewLocalControls({ page, snap, vs, human }) {
   $('computer-controls').hidden = !vs;
   if (vs) {
     for (const input of radios('computer-level')) input.checked = input.value === vs.settings.level;
+    // Perfect is offered where the whole game is solved, Three Men's Morris (elsewhere, chosen
+    // before, it stays shown and plays as Hard).
+    const three = /^three(\+|$)/.test(page.game?.rulesName() ?? '');
+    $('computer-level-perfect').hidden = !three && vs.settings.level !== 'perfect';
     for (const input of radios('computer-side')) input.checked = input.value === human;
   }
   if (local) {
@@ -317,7 +319,7 @@ function viewTakeback(t, v) {
 }
 
 /** The invite link, draw, resign, new round and "Play here". @param {Frame} f */
-function viewOnlineControls({ page, t, o, view }) {
+function viewOnlineControls({ page, t, snap, o, view }) {
   if (!o) {
     $('invite').hidden = true;
     return;
@@ -341,8 +343,10 @@ function viewOnlineControls({ page, t, o, view }) {
     ? t('online.newRoundAsked', { side: t(`color.${v.opponent}`) })
     : t('online.newRoundOffered', { side: t(`color.${v.opponent ?? 'dark'}`) });
   viewTakeback(t, v);
-  // A finished round can be shared for review, by anyone in the room.
-  $('share-round').hidden = !o.state?.result;
+  // A finished round can be shared for review, by anyone in the room, once a turn was played;
+  // a round of quick pairing offers another search to its players.
+  $('share-round').hidden = !o.state?.result || !snap?.actions;
+  $('find-opponent').hidden = !(o.state?.result && o.seat && o.paired);
   $('take-back').hidden = !o.replaced;
   const watching = !o.seat && !!o.state;
   $('seat-note').hidden = !o.seat && !watching;

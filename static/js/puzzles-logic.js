@@ -104,6 +104,21 @@ export function isAnswer(puzzle, ply, played) {
 }
 
 /**
+ * Why a wrong turn loses, as the engine's answer to it shows: its line (`pv`, the answer
+ * first, in notation) and whether the answer won the game. The answer wins, or closes a
+ * mill, or its line closes one at the opponent's next turn (the threat the wrong turn
+ * allowed: `point`, where that mill closes); else no reason is given.
+ * @param {string[]} pv @param {boolean} won @returns {{ key: string, params: Record<string, string> }}
+ */
+export function refutation(pv, won) {
+  const [reply = '', , next = ''] = pv;
+  if (won) return { key: 'puzzles.status.wrongWins', params: {} };
+  if (reply.includes('x')) return { key: 'puzzles.status.wrongMill', params: {} };
+  if (next.includes('x')) return { key: 'puzzles.status.wrongThreat', params: { point: turnActions(next)[0].split('-').pop() ?? '' } };
+  return { key: 'puzzles.status.wrong', params: {} };
+}
+
+/**
  * What the hint shows at the solver's turn `ply`: the piece that moves (a move or a
  * flight), or the point to place on.
  * @param {Puzzle} puzzle @param {number} ply @returns {string}

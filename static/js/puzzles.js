@@ -11,8 +11,9 @@
 import { pickLanguage } from './i18n.js';
 import { engineWorker } from './computer.js';
 import { afterPuzzle, parseRating } from './puzzle-rating.js';
-import { dailyPuzzle, dateKey, hintPoint, isAnswer, nextPuzzle, parseSet, taskKey, themesOf, turnActions } from './puzzles-logic.js';
+import { dailyPuzzle, dateKey, hintPoint, isAnswer, nextPuzzle, parseSet, refutation, taskKey, themesOf, turnActions } from './puzzles-logic.js';
 import { puzzlesTranslator } from './puzzles-text.js';
+import { bindOffline } from './offline.js';
 import { loadRules, localGame } from './rules.js';
 import { safeStorage } from './storage.js';
 import { bindThemeSwitch } from './theme.js';
@@ -60,6 +61,11 @@ const state = {
   serial: 0,
 };
 
+/** Whether the person's latest input was a key (then focus moved by the page shows its ring). */
+let keyboardUsed = false;
+document.addEventListener('keydown', () => (keyboardUsed = true), true);
+document.addEventListener('pointerdown', () => (keyboardUsed = false), true);
+
 /** @type {ReturnType<typeof localGame> | null} */
 let game = null;
 /** @type {ReturnType<typeof mountBoard> | null} */
@@ -86,6 +92,20 @@ function markSeen(id) {
 function setStatus(key, params = {}, tone = '') {
   state.status = { key, params, tone };
   draw();
+  // What answers the person's turn is shown, not left below the board on a phone.
+  if (!['puzzles.status.find', 'puzzles.status.loading'].includes(key)) reveal($('status'));
+}
+
+/** Scrolls `node` into view, a little clear of the edge, when it is not (the least scroll that shows it). @param {HTMLElement} node */
+function reveal(node) {
+  const margin = 12;
+  const box = node.getBoundingClientRect();
+  const below = box.bottom + margin - window.innerHeight;
+  const above = box.top - margin;
+  const by = below > 0 ? Math.min(below, Math.max(above, 0)) : Math.min(above, 0);
+  if (Math.abs(by) < 1) return;
+  const still = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+  window.scrollBy({ top: by, behavior: still ? 'auto' : 'smooth' });
 }
 
 function draw() {
@@ -214,7 +234,7 @@ function open(p, { daily = false } = {}) {
   setUp(0);
   history.replaceState(null, '', daily ? '#daily' : `#${p.id}`);
   setStatus('puzzles.status.find');
-  board?.focus();
+  board?.focus({ ring: keyboardUsed });
 }
 
 /** The person's rating after this puzzle, once per puzzle. @param {boolean} solved */
@@ -277,7 +297,10 @@ async function wrong(turn) {
   if (serial !== state.serial || state.phase !== 'wrong') return;
   if (!answer?.ok) return setStatus('puzzles.status.wrongAlone', { turn }, 'alert');
   if (!(await playOut(answer.actions, serial))) return;
-  setStatus('puzzles.status.wrong', { turn, reply: answer.turn }, 'alert');
+  const after = /** @type {ReturnType<typeof localGame>} */ (game).snapshot();
+  const winner = after.outcome?.winner;
+  const why = refutation(answer.pv ?? [answer.turn], !!winner && winner !== after.turn);
+  setStatus(why.key, { turn, reply: answer.turn, ...why.params }, 'alert');
 }
 
 function retry() {
@@ -286,7 +309,7 @@ function retry() {
   state.phase = 'solving';
   setUp(state.ply);
   setStatus('puzzles.status.find');
-  board?.focus();
+  board?.focus({ ring: keyboardUsed });
 }
 
 async function showSolution() {
@@ -326,11 +349,19 @@ function next() {
 /** @type {Map<string, Puzzle[]>} */
 const sets = new Map();
 
+/** The set files, each named whole so that the server versions it and the offline worker keeps it. */
+const SET_FILES = /** @type {Record<string, string>} */ ({
+  nine: '/puzzles/nine.json',
+  six: '/puzzles/six.json',
+  twelve: '/puzzles/twelve.json',
+  three: '/puzzles/three.json',
+});
+
 /** @param {string} rules @returns {Promise<Puzzle[]>} */
 async function fetchSet(rules) {
   const known = sets.get(rules);
   if (known) return known;
-  const res = await fetch(`/puzzles/${rules}.json`);
+  const res = await fetch(SET_FILES[rules] ?? `/puzzles/${rules}.json`);
   if (!res.ok) throw new Error(String(res.status));
   const set = parseSet(await res.text());
   sets.set(rules, set);
@@ -400,4 +431,5 @@ $('puzzle-variant').addEventListener('change', async (event) => {
 });
 
 applyLanguage();
-start();
+// The offline worker is registered once the first puzzle is up (a first visit may be here).
+bindOffline(start());

@@ -11,9 +11,9 @@ import { ANALYSIS_NODES, betterHint, createAnalysis, describeJudgement, drawGrap
 import { blankSnapshot, recordRows } from './board.js';
 import { formatClock } from './clock.js';
 import { reviewTurnTimes } from './clock-view.js';
-import { engineWorker } from './computer.js';
 import { $, $button } from './dom.js';
-import { recordHeader } from './records.js';
+import { engineWorker } from './engine.js';
+import { recordHeader } from './game-record.js';
 import { localGame } from './rules.js';
 import { rulesOfPosition } from './variant.js';
 
@@ -386,7 +386,7 @@ export function bindReviewControls(app) {
   $('review-back').addEventListener('click', async () => {
     await app.route();
     if (!$('review-open').hidden) $button('review-open').focus();
-    else app.page.board?.focus();
+    else app.focusPlay();
   });
 }
 
@@ -411,6 +411,7 @@ export function viewReviewRecord(page) {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'turn';
+    button.dataset.turn = String(index);
     const end = review.ends[index + 1 - first];
     button.dataset.at = String(end ?? review.positions.length - 1);
     button.append(text);
@@ -442,6 +443,10 @@ export function viewReviewRecord(page) {
     return button;
   };
   const rows = recordRows(record);
+  // The list is drawn afresh: a turn's button that had the focus (the one just activated)
+  // gives it to its new self, not to the page's <body>.
+  const active = document.activeElement;
+  const focused = active instanceof HTMLElement && list.contains(active) ? active.dataset.turn : undefined;
   list.replaceChildren(
     ...rows.map((row, r) => {
       const li = document.createElement('li');
@@ -455,6 +460,7 @@ export function viewReviewRecord(page) {
     }),
   );
   $('record-empty').hidden = rows.length > 0;
+  if (focused !== undefined) /** @type {HTMLElement | null} */ (list.querySelector(`[data-turn="${focused}"]`))?.focus({ preventScroll: true });
   // Its turns are buttons: the keyboard reaches (and scrolls) the list through them.
   list.removeAttribute('tabindex');
   // The current turn in view inside the list only (not the page: a phone would jump).

@@ -11,8 +11,7 @@ import { mountDiagram } from './rules-diagram.js';
 import { rulesTranslator } from './rules-text.js';
 import { loadRules } from './rules.js';
 import { all } from './dom.js';
-import { SCREEN_READER_KEY } from './later.js';
-import { safeStorage } from './storage.js';
+import { safeStorage, SCREEN_READER_KEY } from './storage.js';
 import { bindThemeSwitch } from './theme.js';
 
 const storage = safeStorage(() => window.localStorage);
@@ -83,6 +82,8 @@ srToggle?.addEventListener('click', () => {
 function applyLanguage() {
   t = rulesTranslator(lang);
   document.documentElement.lang = lang;
+  // The switch is written in the other language; say so for screen readers.
+  document.getElementById('lang')?.setAttribute('lang', lang === 'en' ? 'ru' : 'en');
   document.title = t('doc.title');
   document.querySelector('meta[name="description"]')?.setAttribute('content', t('doc.description'));
   for (const node of all('[data-rt]')) node.textContent = t(node.dataset.rt);

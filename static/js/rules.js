@@ -41,7 +41,7 @@ import { snapshotFromView } from './board.js';
  * @property {() => string} variants  every variant with its usual rules
  * @property {(text: string, rules?: string) => string} [convert_position]  a position string or MFEN in both forms (the full build only)
  *
- * @typedef {{ ok: boolean, error?: { code: string, message: string, turn?: number, reason?: string, line?: number, fits?: string[] } }} Reply
+ * @typedef {{ ok: boolean, error?: { code: string, message: string, point?: string, turn?: number, reason?: string, line?: number, fits?: string[] } }} Reply
  *   the answer to play, import_record, load_position and the record and MFEN calls:
  *   `error` when not ok (with the record's `turn` or `line` at fault; for MFEN the rule
  *   sets it does read under, `fits`), and then nothing changed

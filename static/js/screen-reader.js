@@ -9,9 +9,9 @@ import { announcementsOf, hearingOf, settle } from './announce.js';
 import { clocksWords } from './clock-view.js';
 import { answerQuery, parseCommand, refusalWords } from './command.js';
 import { $, $input } from './dom.js';
-import { SCREEN_READER_KEY } from './later.js';
-import { recordToWrite } from './records.js';
+import { recordToWrite } from './game-record.js';
 import { localGame } from './rules.js';
+import { SCREEN_READER_KEY } from './storage.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./page-state.js').PageState} PageState */

@@ -6,6 +6,8 @@
 import { DEFAULT_RULES } from './rules.js';
 
 const PREFIX = 'mill.';
+/** Where the screen-reader mode's switch is remembered ('on' or 'off'), for the game page and the rules page. */
+export const SCREEN_READER_KEY = 'screen-reader';
 export const SAVE_KEYS = Object.freeze({ local: 'game.local', computer: 'game.computer' });
 
 /**
@@ -29,7 +31,8 @@ const saveKey = (slot) => SAVE_KEYS[slot] ?? `game.${slot}`;
  * @property {(key: string, value: string) => boolean} set  false when nothing was saved
  * @property {(key: string) => void} remove
  *
- * @typedef {{ seat: 'light' | 'dark' | null, key: string }} SeatKey  a seat of an online room and its secret
+ * @typedef {{ seat: 'light' | 'dark' | null, key: string, paired?: { variant: string, clock: import('./clock.js').TimeControl | null } }} SeatKey
+ *   a seat of an online room and its secret; `paired`: the rules and clock it was sought with, when quick pairing gave it
  */
 
 /**

@@ -57,8 +57,19 @@ export function rulesOfPosition(position) {
  * @param {string} rules @param {(key: string, vars?: object) => string} t
  */
 export function describeRules(rules, t) {
-  const [variant, ...options] = rules.split('+');
-  const words = [t(`variant.${variant}`)];
+  return [t(`variant.${rules.split('+')[0]}`), ...optionWords(rules, t)].join(' · ');
+}
+
+/**
+ * The options of a rule set that differ from its variant's usual ones, in words (none for
+ * a variant's own rules): what the start screen's note adds to the chooser, which already
+ * names the game.
+ * @param {string} rules @param {(key: string, vars?: object) => string} t @returns {string[]}
+ */
+export function optionWords(rules, t) {
+  const [, ...options] = rules.split('+');
+  /** @type {string[]} */
+  const words = [];
   for (const option of options) {
     if (option === 'per-mill') words.push(t('variant.says.per-mill'));
     else if (option === 'one') words.push(t('variant.says.one'));
@@ -68,7 +79,7 @@ export function describeRules(rules, t) {
     else if (option.startsWith('fly-')) words.push(t('variant.says.fly', { n: option.slice(4) }));
     else if (option === 'dark-first') words.push(t('variant.says.dark-first'));
   }
-  return words.join(' · ');
+  return words;
 }
 
 /**
@@ -138,7 +149,10 @@ export function bindVariantChooser(app) {
  * @param {import('./page-state.js').PageState} page @param {import('./storage.js').SafeStorage} storage
  */
 export function viewRules(page, storage) {
-  $('variant-note').textContent = describeRules(chosenRules(storage), page.t);
+  // The chooser names the game; the note says only the options that differ from its usual rules.
+  const note = $('variant-note');
+  note.textContent = optionWords(chosenRules(storage), page.t).join(' · ');
+  note.hidden = !note.textContent;
   const line = $('game-rules');
   const rules = page.snapshot ? rulesOfPosition(page.snapshot.position) : null;
   line.hidden = !rules;

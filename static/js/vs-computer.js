@@ -7,6 +7,7 @@ import { createComputer, engineWorker, loadSettings, randomSeed, saveSettings } 
 import { confirmNewGame } from './dialog.js';
 import { radios } from './dom.js';
 import { refreshLocal } from './local.js';
+import { keepTablesOffline } from './offline.js';
 import { loadText, localGame } from './rules.js';
 import { forgetGame, gameSlot, loadGame, saveGame } from './storage.js';
 import { chosenRules, rememberRules } from './variant.js';
@@ -44,6 +45,7 @@ export async function startComputer(app) {
       saveSettings(storage, settings);
     },
     onError: () => app.setNotice('computer.error'),
+    onTables: keepTablesOffline,
   });
   page.mode = 'computer';
   page.game = game;

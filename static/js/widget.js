@@ -86,9 +86,14 @@ export function mountBoard(container, { topology, t, onAction = () => {}, canAct
       draw();
     },
     redraw: draw,
-    /** Moves the keyboard focus onto the board (its one Tab stop), without scrolling. */
-    focus() {
-      if (snapshot) view.focusPoint(defaultFocus(topology, snapshot, ui), { preventScroll: true });
+    /**
+     * Moves the keyboard focus onto the board (its one Tab stop), without scrolling;
+     * `ring: false` draws no focus ring until the keyboard is used (a ring on a piece
+     * the person did not choose reads as a hint).
+     */
+    focus({ ring = true } = {}) {
+      const options = /** @type {FocusOptions} */ ({ preventScroll: true, ...(ring ? {} : { focusVisible: false }) });
+      if (snapshot) view.focusPoint(defaultFocus(topology, snapshot, ui), options);
     },
     clearSelection() {
       ui = { ...ui, selected: null };

@@ -63,7 +63,6 @@ export const ERROR_CODES = Object.freeze({
   BAD_RULES: 'bad-rules',
   BAD_CLOCK: 'bad-clock',
   BAD_SEEK: 'bad-seek',
-  NO_OPPONENT: 'no-opponent',
   SEEK_WITHDRAWN: 'seek-withdrawn',
   SEEK_TAKEN: 'seek-taken',
   OUT_OF_TIME: 'out-of-time',
@@ -77,6 +76,21 @@ export const ERROR_CODES = Object.freeze({
   BODY_TOO_LARGE: 'body-too-large',
   TIMEOUT: 'timeout',
   INTERNAL: 'internal',
+});
+
+/** The `outcome` of a quick-pairing answer (`POST /api/pair`): an opponent came, or nobody did. */
+export const PAIR_OUTCOMES = Object.freeze({
+  PAIRED: 'paired',
+  NO_OPPONENT: 'no-opponent',
+});
+
+/** The bounds of a time control (`bad-clock` beyond them), from timecontrol.rs. */
+export const CLOCK_BOUNDS = Object.freeze({
+  MIN_INITIAL_SECS: 15,
+  MAX_INITIAL_SECS: 10800,
+  MAX_INCREMENT_SECS: 180,
+  MIN_DAYS: 1,
+  MAX_DAYS: 14,
 });
 
 /** WebSocket close codes. */

@@ -267,6 +267,27 @@ function countFramesDuringSearches() {
   requestAnimationFrame(frame);
 }
 
+test('Three Men’s Morris offers Perfect, which opens with d4 (the one winning first placement); Nine does not offer it', async () => {
+  const { context, page } = await open({ viewport: DESKTOP });
+  await startComputer(page);
+  assert.equal(await page.locator('#computer-level-perfect').isVisible(), false);
+  await context.close();
+
+  const three = await open({ viewport: DESKTOP });
+  await three.page.locator('#variant').selectOption('three');
+  await startComputer(three.page);
+  assert.equal(await three.page.locator('#computer-level-perfect').isVisible(), true);
+  assert.equal(await three.page.locator('#computer-level-perfect').innerText(), 'Perfect');
+  await three.page.locator('label:has(input[name="computer-level"][value="perfect"])').click();
+  await three.page.locator('label:has(input[name="computer-side"][value="dark"])').click();
+  await computerDone(three.page);
+  // Corners draw and edges lose (docs/TABLES.md): the table's player takes the centre.
+  assert.deepEqual(await recordTurns(three.page), ['d4']);
+  assert.equal(JSON.parse(await saved(three.page, 'mill.computer.settings')).level, 'perfect');
+  assert.deepEqual(await axeSerious(three.page), []);
+  await three.context.close();
+});
+
 test('the page stays responsive while the computer thinks, and Undo cancels the search', async () => {
   const { context, page } = await open({
     saved: { 'mill.computer.settings': JSON.stringify({ level: 'hard', human: 'light', seed: 7 }) },

@@ -1,17 +1,19 @@
 // Installable and offline, through a real mill-server (MILL_SERVER_BIN) with endgame
-// tables (MILL_BIN generates 3 v 3): the manifest and its icons; after one visit the
-// service worker (static/sw.js) keeps the release and the tables, so a reload with no
-// network plays a whole game against the computer; a new release deployed while a page is
-// open is offered with "A new version is ready", and the reload brings the new release
-// whole — never a mix of files.
+// tables (MILL_BIN generates 3 v 3 of Nine and of Six): the manifest and its icons; after
+// one visit the service worker (static/sw.js) keeps the release, so a reload with no
+// network plays a whole game against the computer and the puzzles page solves a puzzle;
+// it keeps a rule set's tables, compressed, only once Hard is played on it, and what it
+// stores is bounded; a new release deployed while a page is open is offered with "A new
+// version is ready", and the reload brings the new release whole — never a mix of files.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { launch, openPage, PHONE, preloadStorage, ROOT, STATIC, startMillServer } from './helpers.mjs';
+import { parseSet, turnActions } from '../../static/js/puzzles-logic.js';
+import { clickAction, launch, openPage, PHONE, preloadStorage, ROOT, STATIC, startMillServer } from './helpers.mjs';
 
 const millBin = () => process.env.MILL_BIN ?? join(ROOT, 'target', 'debug', 'mill');
 
@@ -22,6 +24,7 @@ before(async () => {
   if (!existsSync(millBin())) throw new Error(`mill not found at ${millBin()}: cargo build -p mill-cli, or set MILL_BIN`);
   tables = mkdtempSync(join(tmpdir(), 'mill-e2e-offline-tb-'));
   execFileSync(millBin(), ['tb', 'generate', '--dir', tables, '--max', '3'], { stdio: 'ignore' });
+  execFileSync(millBin(), ['tb', 'generate', '--variant', 'six', '--dir', tables, '--max', '3'], { stdio: 'ignore' });
   browser = await launch();
 });
 
@@ -49,6 +52,21 @@ const versionsLoaded = (page) =>
         .map((u) => u.searchParams.get('v')),
     ),
   ]);
+
+/** What the worker stores: each cache's files (path → bytes stored) and the origin's usage. */
+const stored = (page) =>
+  page.evaluate(async () => {
+    const out = { usage: (await navigator.storage.estimate()).usage ?? 0, caches: {} };
+    for (const name of await caches.keys()) {
+      const cache = await caches.open(name);
+      const files = {};
+      for (const request of await cache.keys()) files[new URL(request.url).pathname] = (await (await cache.match(request)).blob()).size;
+      out.caches[name.startsWith('mill-release-') ? 'release' : name] = files;
+    }
+    return out;
+  });
+
+const total = (files = {}) => Object.values(files).reduce((a, b) => a + b, 0);
 
 const said = (page) => page.evaluate(() => Number(document.getElementById('announce').dataset.count ?? 0));
 
@@ -105,32 +123,18 @@ test('the manifest names the page, its colours and its icons, and they are serve
   }
 });
 
-test('after one visit, with no network: reload, the tables kept, a whole game against the computer', async () => {
+test('after one visit, with no network: reload, a whole game against the computer', async () => {
   const server = await startMillServer({ args: ['--tb-dir', tables] });
   try {
     const context = await browser.newContext({ viewport: PHONE });
     await preloadStorage(context, { 'mill.screen-reader': 'on', 'mill.computer.settings': JSON.stringify({ level: 'easy', human: 'light', seed: 9 }) });
     const page = await openPage(context, `${server.url}/`);
     assert.equal(await workerReady(page), 'activated');
-    const kept = await page.evaluate(async () => {
-      const names = await caches.keys();
-      const tables = await (await caches.open('mill-tables')).keys();
-      return { names, tables: tables.map((r) => new URL(r.url).pathname) };
-    });
-    assert.ok(kept.names.some((n) => n.startsWith('mill-release-')), JSON.stringify(kept));
-    assert.ok(kept.tables.includes('/tb/nine-3v3.mtb'), JSON.stringify(kept));
+    assert.ok((await page.evaluate(() => caches.keys())).some((n) => n.startsWith('mill-release-')));
 
     await context.setOffline(true);
     await page.reload();
     await page.locator('#start-computer').waitFor();
-    // The endgame tables answer with no network: the manifest and the table itself.
-    const offlineTables = await page.evaluate(async () => {
-      const manifest = await (await fetch('/tb/manifest.json')).json();
-      const entry = manifest.tables.find((t) => t.class === '3v3');
-      const bytes = (await (await fetch(entry.url)).arrayBuffer()).byteLength;
-      return { bytes, expected: entry.bytes };
-    });
-    assert.equal(offlineTables.bytes, offlineTables.expected);
     // Online play needs the server: its API is never answered by the worker.
     const api = await page.evaluate(() => fetch('/api/health').then(() => 'answered', () => 'failed'));
     assert.equal(api, 'failed');
@@ -159,6 +163,96 @@ test('after one visit, with no network: reload, the tables kept, a whole game ag
     // The rules page too.
     await page.goto(`${server.url}/rules`);
     await page.locator('h1').first().waitFor();
+    assert.deepEqual(page.errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|Failed to fetch|net::/.test(e)), []);
+    await context.close();
+  } finally {
+    await server.close();
+  }
+});
+
+test('what the worker stores: the release after one visit, a rule set\u2019s tables (compressed) once Hard is played on it', async () => {
+  const server = await startMillServer({ args: ['--tb-dir', tables] });
+  try {
+    const context = await browser.newContext({ viewport: PHONE });
+    // Hard, the person Dark: the computer opens as soon as the game starts.
+    await preloadStorage(context, { 'mill.computer.settings': JSON.stringify({ level: 'hard', human: 'dark', seed: 3 }) });
+    const page = await openPage(context, `${server.url}/`);
+    assert.equal(await workerReady(page), 'activated');
+    const first = await stored(page);
+    // One visit keeps the release (the pages, their code, the WebAssembly, the puzzle
+    // sets) and no endgame table of any rule set.
+    assert.deepEqual(Object.keys(first.caches), ['release'], JSON.stringify(Object.keys(first.caches)));
+    for (const path of ['/', '/rules', '/puzzles', '/pkg/mill_wasm_bg.wasm', '/puzzles/nine.json']) assert.ok(path in first.caches.release, path);
+    assert.ok(first.usage < 3_000_000, `${first.usage} bytes after one visit`);
+    // A puzzle set is stored compressed, and served whole.
+    assert.ok(first.caches.release['/puzzles/nine.json'] < readFileSync(join(STATIC, 'puzzles/nine.json')).length / 3);
+    const manifest = await page.evaluate(() => fetch('/tb/manifest.json').then((r) => r.json()));
+    const nine = manifest.tables.filter((t) => t.rules === 'nine');
+    assert.ok(nine.length > 0 && manifest.tables.some((t) => t.rules === 'six'));
+
+    // A game against the computer at Hard on Nine: Nine's tables are kept, Six's are not.
+    await page.locator('#start-computer').click();
+    await page.locator('#board-host [data-point]').first().waitFor();
+    await page.waitForFunction(
+      async (want) => {
+        const cache = await caches.open('mill-tables');
+        const have = (await cache.keys()).map((r) => new URL(r.url).pathname);
+        return want.every((p) => have.includes(p));
+      },
+      nine.map((t) => new URL(t.url, 'http://x').pathname),
+      { timeout: 30_000 },
+    );
+    const after = await stored(page);
+    const kept = Object.keys(after.caches['mill-tables']).filter((p) => p.endsWith('.mtb')).sort();
+    assert.deepEqual(kept, nine.map((t) => new URL(t.url, 'http://x').pathname).sort());
+    const raw = nine.reduce((a, t) => a + t.bytes, 0);
+    assert.ok(total(after.caches['mill-tables']) < raw / 4, `tables stored in ${total(after.caches['mill-tables'])} bytes, ${raw} whole`);
+    assert.ok(after.usage - first.usage < raw / 2, `${after.usage - first.usage} bytes more after the game`);
+    console.log(`# stored after one visit: ${first.usage} bytes (release ${total(first.caches.release)}); after Hard on Nine: ${after.usage} (tables ${total(after.caches['mill-tables'])}, ${raw} whole)`);
+
+    // With no network (the page reloaded: the worker's now) the kept table is served whole.
+    await context.setOffline(true);
+    await page.reload();
+    await page.waitForFunction(() => navigator.serviceWorker.controller !== null);
+    const offline = await page.evaluate(async (entry) => {
+      const manifest = await (await fetch('/tb/manifest.json')).json();
+      const bytes = (await (await fetch(entry.url)).arrayBuffer()).byteLength;
+      return { bytes, listed: manifest.tables.length };
+    }, nine[0]);
+    assert.deepEqual(offline, { bytes: nine[0].bytes, listed: manifest.tables.length });
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  } finally {
+    await server.close();
+  }
+});
+
+test('the puzzles after one visit, with no network: the page, its modules and its data, a puzzle solved', async () => {
+  const server = await startMillServer({ args: ['--tb-dir', tables] });
+  try {
+    const set = parseSet(readFileSync(join(STATIC, 'puzzles/nine.json'), 'utf8'));
+    const long = set.find((p) => p.source === 'tablebase' && p.solution.length >= 3);
+    const context = await browser.newContext({ viewport: PHONE, locale: 'en-US' });
+    // The first visit is the puzzles page itself: it registers the worker.
+    const page = await openPage(context, `${server.url}/puzzles`);
+    await page.locator('body[data-ready="true"]').waitFor({ timeout: 30_000 });
+    assert.equal(await workerReady(page), 'activated');
+    await context.setOffline(true);
+    await page.goto(`${server.url}/puzzles#${long.id}`);
+    await page.reload();
+    await page.locator('body[data-ready="true"]').waitFor({ timeout: 30_000 });
+    assert.equal(await page.evaluate(() => document.body.dataset.puzzle), long.id);
+    assert.equal(await page.evaluate(() => navigator.onLine), false);
+    for (let i = 0; i < long.solution.length; i += 2) {
+      for (const action of turnActions(long.solution[i])) await clickAction(page, action);
+      const want = i + 1 < long.solution.length ? 'solving' : 'solved';
+      await page.locator(`body[data-phase="${want}"]`).waitFor({ timeout: 20_000 });
+    }
+    assert.match(await page.locator('#status').innerText(), /Solved/);
+    // Another rule set's puzzles too.
+    await page.locator('#puzzle-variant').selectOption('six');
+    await page.locator('body[data-phase="solving"]').waitFor();
+    assert.match(await page.evaluate(() => document.body.dataset.puzzle), /^six-/);
     assert.deepEqual(page.errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|Failed to fetch|net::/.test(e)), []);
     await context.close();
   } finally {

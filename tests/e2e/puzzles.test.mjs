@@ -102,6 +102,51 @@ test('a wrong turn is shown wrong and refuted, then Retry sets the position agai
   await context.close();
 });
 
+/** Whether the element is wholly inside the viewport. */
+const inView = (page, selector) =>
+  page.evaluate((sel) => {
+    const box = document.querySelector(sel).getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= window.innerHeight && box.height > 0;
+  }, selector);
+
+test('on a phone the answer to a turn is in view, and no ring marks a piece until the keyboard is used', async () => {
+  const context = await env.browser.newContext({ viewport: PHONE, locale: 'en-US', hasTouch: true });
+  const page = await openPuzzles(context, `#${moving.id}`);
+  // The board has the focus (one Tab stop), but nothing drawn on a piece looks like a hint.
+  assert.ok(await page.evaluate(() => document.activeElement?.closest('#board-host') !== null), 'the focus is on the board');
+  assert.equal(await page.evaluate(() => document.querySelectorAll('#board-host :focus-visible').length), 0, 'no focus ring at load');
+  // A wrong turn: "Not that one…" is shown without the person scrolling for it.
+  const start = await readBoard(page);
+  const answerFrom = moving.solution[0].split('-')[0];
+  await clickAction(page, start.canSelect.find((p) => p !== answerFrom));
+  await clickAction(page, (await readBoard(page)).target[0]);
+  const mid = await readBoard(page);
+  if (mid.canRemove.length > 0) await clickAction(page, `x${mid.canRemove[0]}`);
+  await page.locator('#status', { hasText: 'the opponent answers' }).waitFor({ timeout: 20_000 });
+  await page.waitForFunction(() => {
+    const box = document.getElementById('status').getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= window.innerHeight;
+  });
+  assert.ok(await inView(page, '#status'), 'the refutation is in view');
+  await shot(page, 'puzzles-wrong-phone');
+  // Retry by the keyboard: the focus goes back to the board, now with its ring.
+  await page.locator('#puzzle-retry').focus();
+  await page.keyboard.press('Enter');
+  await waitPhase(page, 'solving');
+  assert.equal(await page.evaluate(() => document.querySelectorAll('#board-host :focus-visible').length), 1, 'a ring once the keyboard is used');
+  // Solved from the top of the page: "Solved!" is brought into view.
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await solve(page, moving);
+  await waitPhase(page, 'solved');
+  await page.waitForFunction(() => {
+    const box = document.getElementById('status').getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= window.innerHeight;
+  });
+  assert.match(await statusText(page), /Solved/);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
 test('the hint marks the piece that moves', async () => {
   const context = await env.browser.newContext({ viewport: PHONE, locale: 'en-US' });
   const page = await openPuzzles(context, `#${moving.id}`);

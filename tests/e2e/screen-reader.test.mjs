@@ -102,6 +102,9 @@ test('same device by typing: a turn with its removal is said once; refusals give
   assert.deepEqual(await heardSince(page, since), ['a7 is already taken']);
   since = await type(page, 'd6-d7');
   assert.deepEqual(await heardSince(page, since), ['You still have pieces to place: name a free point, such as d6']);
+  // A name the board lacks: the rules refuse it, the page names the point.
+  since = await type(page, 'e3-d4');
+  assert.deepEqual(await heardSince(page, since), ['d4 is not a point of this board']);
   // The removal is checked before anything is played: a whole turn is refused whole.
   since = await type(page, 'd7xd6');
   assert.deepEqual(await heardSince(page, since), ['d6 is not an opponent piece']);
@@ -238,11 +241,68 @@ test('Russian: the field is «Команда», turns and queries are answered i
   assert.deepEqual(await heardSince(page, since), ['Светлые: ставят на d6. Ход: Тёмные']);
   since = await type(page, 'd6');
   assert.deepEqual(await heardSince(page, since), ['d6 уже занята']);
+  since = await type(page, 'e3-d4');
+  assert.deepEqual(await heardSince(page, since), ['Точки d4 нет на этой доске']);
   assert.equal(await ask(page, 'фишки'), 'Светлые: в руке 8, на доске 1. Тёмные: в руке 9, на доске 0');
   assert.match(await ask(page, 'ходы'), /^Тёмные могут: поставить на /);
   since = await type(page, 'абв');
   assert.deepEqual(await heardSince(page, since), ['«абв» — не ход и не запрос. Список: «помощь»']);
   assert.deepEqual(await axeSerious(page), []);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+/** The focused element: its id, or a turn button of the move list as `turn:<text>`. */
+const focusOf = (page) =>
+  page.evaluate(() => {
+    const el = document.activeElement;
+    if (!el || el === document.body) return 'body';
+    // A turn's own text is its first node (the engine's mark and the time may follow).
+    if (el.matches('#record button.turn')) return `turn:${el.firstChild?.textContent}${el.getAttribute('aria-current') ? ' (current)' : ''}`;
+    if (el.closest('#board-host')) return 'board';
+    return el.id || el.tagName;
+  });
+
+test('a new game puts the focus on the Command field in this mode, on the board without it', async () => {
+  let { context, page } = await open({ saved: { 'mill.screen-reader': 'on' } });
+  await page.locator('#start-local').click();
+  await page.locator('#command').waitFor();
+  await page.waitForFunction(() => document.activeElement?.id === 'command').catch(() => {});
+  assert.equal(await focusOf(page), 'command', 'same device');
+  await page.locator('#menu').click();
+  await page.locator('#start-computer').click();
+  await page.waitForFunction(() => document.activeElement?.id === 'command').catch(() => {});
+  assert.equal(await focusOf(page), 'command', 'vs computer');
+  await context.close();
+  ({ context, page } = await open());
+  await page.locator('#start-local').click();
+  await page.waitForFunction(() => !!document.activeElement?.closest('#board-host')).catch(() => {});
+  assert.equal(await focusOf(page), 'board', 'without the mode the board has it');
+  await context.close();
+});
+
+test("activating a turn in review's move list keeps the focus on that turn", async () => {
+  const { context, page } = await open({ saved: { 'mill.screen-reader': 'on' } });
+  await page.locator('#start-local').click();
+  await page.locator('#command').waitFor();
+  for (const turn of ['d6', 'a7', 'd5', 'a1']) await type(page, turn);
+  await page.locator('#review-open').click();
+  await page.locator('#record button.turn').first().waitFor();
+  // By keyboard: Enter, then Space, on a turn of the list.
+  const a7 = page.locator('#record button.turn', { hasText: 'a7' });
+  await a7.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('#record [aria-current]')?.firstChild?.textContent === 'a7');
+  assert.equal(await focusOf(page), 'turn:a7 (current)');
+  await page.keyboard.press('Shift+Tab');
+  assert.equal(await focusOf(page), 'turn:d6', 'the focus is still in the list: the turn before it is one Shift+Tab away');
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => document.querySelector('#record [aria-current]')?.firstChild?.textContent === 'd6');
+  assert.equal(await focusOf(page), 'turn:d6 (current)');
+  // By a click as well.
+  await page.locator('#record button.turn', { hasText: 'd5' }).click();
+  await page.waitForFunction(() => document.querySelector('#record [aria-current]')?.firstChild?.textContent === 'd5');
+  assert.equal(await focusOf(page), 'turn:d5 (current)');
   assert.deepEqual(page.errors, []);
   await context.close();
 });

@@ -14,7 +14,8 @@ test('a room created as Six Men\'s Morris is joined from a second browser and pl
   const lightContext = await env.browser.newContext({ viewport: DESKTOP });
   const light = await openPage(lightContext, `${env.server.url}/`);
   await light.locator('#variant').selectOption('six');
-  await light.waitForFunction(() => document.getElementById('variant-note').textContent === "Six Men's Morris");
+  // The choice is kept once the rules have read it (the start screen's note names only options).
+  await light.waitForFunction(() => localStorage.getItem('mill.rules') === 'six');
   await light.locator('#start-friend').click();
   await light.waitForURL(/\/r\/[a-z0-9]+$/);
   const room = new URL(light.url()).pathname.split('/').pop();

@@ -62,6 +62,24 @@ test('the person hears "your turn" and their own mill as an instruction, in Russ
   assert.equal(said[5], 'Светлые: ставят на d7, мельница, снимают a7. Ход: Тёмные');
 });
 
+test("the other side's mill is heard once, whole, when its removal is made: the computer, an online opponent", async () => {
+  // Vs computer the person plays Light; Dark (the computer) closes a mill with a7 a4 a1.
+  let game = localGame(await loadWasm());
+  let said = listen(game, ['d6', 'a7', 'd5', 'a4', 'g7', 'a1', 'xd6'], en, { seat: 'light' });
+  assert.deepEqual(said.slice(-2), ['Light: places on g7. Dark to move', 'Dark: places on a1, closes a mill, removes d6. Your turn']);
+  assert.equal(said.filter((s) => /closed a mill/.test(s)).length, 0, 'no "closed a mill" before the whole turn');
+  // Online the same, for the opponent's mill; and a spectator hears each turn whole too.
+  game = localGame(await loadWasm());
+  const online = { game: 'online:r:1', online: { light: 'online', dark: 'online' } };
+  said = listen(game, ['d6', 'a7', 'd5', 'a4', 'g7', 'a1', 'xd6'], ru, { ...online, seat: 'light' });
+  assert.deepEqual(said.slice(-1), ['Тёмные: ставят на a1, мельница, снимают d6. Ваш ход']);
+  assert.equal(said.length, 6);
+  game = localGame(await loadWasm());
+  said = listen(game, ['d6', 'a7', 'd5', 'a4', 'g7', 'a1', 'xd6'], en, { ...online, seat: null });
+  assert.equal(said.length, 6);
+  assert.equal(said.at(-1), 'Dark: places on a1, closes a mill, removes d6. Light to move');
+});
+
 test('several turns at once (a reply arriving with the person\'s turn) are each said, in order', async () => {
   const game = localGame(await loadWasm());
   const before = hear(game.snapshot(), { seat: 'light' });

@@ -38,8 +38,11 @@ test('the presets are the issue\'s, each with the clock it sends', () => {
   assert.deepEqual(chosenClock('nonsense'), { clock: null }, 'an unknown id is untimed');
   assert.deepEqual(chosenClock('custom', { minutes: '0.25', increment: '' }), { clock: { initial: 15, increment: 0 } });
   assert.deepEqual(chosenClock('custom', { minutes: '7', increment: '4' }), { clock: { initial: 420, increment: 4 } });
-  // The bounds are the server's (bad-clock); only what is no number stays here.
-  assert.deepEqual(chosenClock('custom', { minutes: '999', increment: '0' }), { clock: { initial: 59_940, increment: 0 } });
+  // The server's bounds (wire.js, from timecontrol.rs) are checked where the time is typed.
+  assert.deepEqual(chosenClock('custom', { minutes: '180', increment: '180' }), { clock: { initial: 10_800, increment: 180 } });
+  for (const [minutes, increment] of [['0.1', '0'], ['0.2', '5'], ['0', '0'], ['-1', '0'], ['999', '0'], ['5', '181'], ['5', '-1']]) {
+    assert.deepEqual(chosenClock('custom', { minutes, increment }), { clock: null, error: 'clock.bad' }, `${minutes}+${increment}`);
+  }
   assert.equal(chosenClock('custom', { minutes: 'five' }).error, 'clock.custom.bad');
   assert.equal(chosenClock('custom', {}).error, 'clock.custom.bad');
 });
@@ -118,7 +121,7 @@ test('the clock\'s results read right to each seat and to a spectator', () => {
   const spectator = clockResult(timeout, null);
   assert.deepEqual(spectator, { key: 'clock.result.timeout', side: 'light' });
   assert.equal(line(en, spectator), 'Light lost on time');
-  assert.equal(line(ru, clockResult({ kind: 'win', winner: 'light', reason: 'timeout' }, null)), 'Тёмные: время истекло');
+  assert.equal(line(ru, clockResult({ kind: 'win', winner: 'light', reason: 'timeout' }, null)), 'Тёмные проиграли по времени');
   assert.equal(line(en, clockResult(timeout, 'light')), 'You lost on time');
   assert.equal(line(en, clockResult(timeout, 'dark')), 'You won on time');
   const left = { kind: 'win', winner: 'light', reason: 'abandoned' };

@@ -68,6 +68,18 @@ test('refusals of the rules are said with their reason, from the code mill-core 
   assert.equal(refusalWords({ code: 'not-adjacent', message: '' }, 'a4-g7', en), 'g7 is not next to a4');
 });
 
+test('a point the board lacks is named, in both languages, as the rules refused it', async () => {
+  const game = localGame(await loadWasm());
+  for (const a of ['e3', 'a1']) assert.ok(game.play(a).ok);
+  // d4 is the middle of Nine's board, not a point: the rules say which name they lack.
+  const refused = game.play('e3-d4');
+  assert.equal(refused.ok, false);
+  assert.equal(refusalWords(refused.error, 'e3-d4', en), 'd4 is not a point of this board');
+  assert.equal(refusalWords(refused.error, 'e3-d4', ru), 'Точки d4 нет на этой доске');
+  assert.equal(refusalWords(game.play('xd4').error, 'xd4', en), 'd4 is not a point of this board');
+  assert.equal(refusalWords(game.play('z9-a1').error, 'z9-a1', en), 'z9 is not a point of this board');
+});
+
 test('queries: board, pieces, last turn, legal turns, clocks, help', async () => {
   const game = localGame(await loadWasm());
   for (const a of ['d6', 'a7', 'd5', 'a1', 'd7']) assert.ok(game.play(a).ok);

@@ -72,6 +72,7 @@ function setup({ engine = realEngine(), settings = {}, record = null, timer = no
   if (record) assert.equal(game.importRecord(record).ok, true);
   const saves = [];
   const errors = [];
+  const tables = [];
   let seeds = 100;
   const computer = createComputer({
     game,
@@ -81,8 +82,9 @@ function setup({ engine = realEngine(), settings = {}, record = null, timer = no
     newSeed: () => seeds++,
     onSave: (recordJson, s) => saves.push({ record: JSON.parse(recordJson), settings: s }),
     onError: (e) => errors.push(e),
+    onTables: (rules) => tables.push(rules),
   });
-  return { game, computer, engine, timer, saves, errors, snap: () => game.snapshot() };
+  return { game, computer, engine, timer, saves, errors, tables, snap: () => game.snapshot() };
 }
 
 const record = (actions) => JSON.stringify({ start: '.../.../.../....../.../.../... l 9 9 0 0', actions });
@@ -105,6 +107,20 @@ test('after the person’s placement the computer answers with a legal placement
   assert.deepEqual(saves.at(-1).record.actions, ['d6', s.record[1]]);
   assert.equal(computer.canAct(), true);
   assert.equal(computer.busy, null);
+});
+
+test('playing Hard asks for the rule set\u2019s endgame tables to be kept offline; the other levels do not', async () => {
+  const easy = setup();
+  await easy.computer.play('d6');
+  assert.deepEqual(easy.tables, []);
+  const hard = setup({ settings: { level: 'hard' } });
+  await hard.computer.start();
+  assert.deepEqual(hard.tables, ['nine']);
+  await hard.computer.setLevel('medium');
+  const six = setup({ settings: { level: 'easy' } });
+  six.game.startRules('six');
+  await six.computer.setLevel('hard');
+  assert.deepEqual(six.tables, ['six']);
 });
 
 test('several turns in a row: every computer turn is legal and the person moves again after it', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { reasonText } from '../../static/js/board.js';
+import { clockResult } from '../../static/js/clock.js';
 import { DICTIONARIES, LANGUAGES, pickLanguage, pluralKey, translator } from '../../static/js/i18n.js';
 
 test('the language comes from a saved choice, then the browser, then English', () => {
@@ -78,6 +79,24 @@ test('every result line reads right for the loser, the winner and anyone else, i
       assert.doesNotMatch(line, /[{}]|reason\./, line);
       assert.equal(reasonText(outcome, 'light', t), line);
       assert.equal(reasonText(outcome, 'dark', t), line);
+    }
+  }
+});
+
+test('the result box never says the same thing twice: a clock result\'s title and its reason differ, for players and spectators', () => {
+  const plain = (s) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  for (const lang of LANGUAGES) {
+    const t = translator(lang);
+    for (const reason of ['timeout', 'abandoned']) {
+      for (const winner of ['light', 'dark']) {
+        const outcome = { kind: 'win', winner, reason };
+        for (const seat of [null, 'light', 'dark']) {
+          const r = clockResult(outcome, seat);
+          const title = t(r.key, { side: t(`color.${r.side}`) });
+          const why = reasonText(outcome, seat, t);
+          assert.notEqual(plain(title), plain(why), `${lang} ${reason} ${winner} seen by ${seat ?? 'a spectator'}: "${title}" / "${why}"`);
+        }
+      }
     }
   }
 });

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { afterPuzzle, parseRating, rate, START } from '../../static/js/puzzle-rating.js';
-import { dailyPuzzle, dateKey, hintPoint, inTheme, isAnswer, nextPuzzle, parseSet, taskKey, themesOf, turnActions } from '../../static/js/puzzles-logic.js';
+import { dailyPuzzle, dateKey, hintPoint, inTheme, isAnswer, nextPuzzle, parseSet, refutation, taskKey, themesOf, turnActions } from '../../static/js/puzzles-logic.js';
 import { PUZZLES_TEXT, puzzlesTranslator } from '../../static/js/puzzles-text.js';
 
 const shipped = parseSet(readFileSync(new URL('../../static/puzzles/nine.json', import.meta.url), 'utf8'));
@@ -98,6 +98,19 @@ test('a turn is judged against the solution; the last may be an accepted alterna
   assert.equal(hintPoint({ ...p, solution: ['d6xa1'] }, 0), 'd6');
   assert.equal(taskKey(p), 'puzzles.task.light.win');
   assert.equal(taskKey({ ...p, goal: 'draw', position: '... d 0 0 0 0' }), 'puzzles.task.dark.draw');
+});
+
+test('a refutation says why the wrong turn loses when the engine\u2019s line shows it', () => {
+  assert.deepEqual(refutation(['d7-d6'], true), { key: 'puzzles.status.wrongWins', params: {} });
+  assert.deepEqual(refutation(['a4-a7xb2', 'd2-d3'], false), { key: 'puzzles.status.wrongMill', params: {} });
+  // The answer threatens; whatever the solver does, a mill closes at the next turn.
+  assert.deepEqual(refutation(['g4-g1', 'b4-b6', 'f4-g4xd6'], false), { key: 'puzzles.status.wrongThreat', params: { point: 'g4' } });
+  assert.deepEqual(refutation(['e4', 'b6', 'd6xa1'], false).params, { point: 'd6' });
+  // A line that shows no mill and no win: no reason.
+  assert.deepEqual(refutation(['g4-g1', 'b4-b6', 'f4-f6'], false), { key: 'puzzles.status.wrong', params: {} });
+  assert.deepEqual(refutation([], false), { key: 'puzzles.status.wrong', params: {} });
+  const t = puzzlesTranslator('en');
+  assert.equal(t('puzzles.status.wrongThreat', { turn: 'a1-a4', reply: 'g4-g1', point: 'g4' }), 'Not that one: after a1-a4 the opponent answers g4-g1 and closes a mill at g4 next turn.');
 });
 
 test('a set file keeps only puzzles', () => {

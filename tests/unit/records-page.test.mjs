@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { translator } from '../../static/js/i18n.js';
-import { importFailure, importKind, mfenRulesChoice, onlineRecord, recordDate, recordHeader, recordToWrite } from '../../static/js/records.js';
+import { onlineRecord, recordDate, recordHeader, recordToWrite } from '../../static/js/game-record.js';
+import { importFailure, importKind, mfenRulesChoice } from '../../static/js/records.js';
 
 test('pasted text is taken for MFEN, a position string or a record', () => {
   assert.equal(importKind('MFEN/1.0 mill24-state-v1 ......../......../........ w p p 9,9 - 0 0 -'), 'mfen');

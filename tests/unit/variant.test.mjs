@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { translator } from '../../static/js/i18n.js';
 import { DEFAULT_RULES } from '../../static/js/rules.js';
 import { gameSlot } from '../../static/js/storage.js';
-import { describeRules, rulesOfPosition } from '../../static/js/variant.js';
+import { describeRules, optionWords, rulesOfPosition } from '../../static/js/variant.js';
 import { loadWasm } from './helpers.mjs';
 
 test("the page's default rule set is mill-core's default game's, a variant with its usual options", async () => {
@@ -43,4 +43,16 @@ test('each mode keeps one saved game per rule set; the default one keeps the old
   assert.equal(gameSlot('computer', 'nine'), 'computer');
   assert.equal(gameSlot('local', 'six+per-mill'), 'local.six+per-mill');
   assert.notEqual(gameSlot('local', 'three'), gameSlot('computer', 'three'));
+});
+
+test("the start screen's note says only the options that differ: the chooser already names the game", () => {
+  const en = translator('en');
+  const ru = translator('ru');
+  for (const v of ['three', 'six', 'nine', 'twelve']) assert.deepEqual(optionWords(v, en), [], v);
+  assert.deepEqual(optionWords('nine+per-mill+fly-0', en), ['one removal per mill', 'no flying']);
+  assert.deepEqual(optionWords('six+fly-4', ru), ['прыжки с 4 фишками']);
+  // The words never name the game itself.
+  for (const rules of ['nine+dark-first', 'twelve+per-mill', 'six+protect-off']) {
+    for (const t of [en, ru]) assert.ok(!optionWords(rules, t).join(' ').includes(t(`variant.${rules.split('+')[0]}`)), rules);
+  }
 });

@@ -312,7 +312,8 @@ enum Command {
 
 #[derive(Subcommand)]
 enum TbCommand {
-    /// Solve every position with both sides out of hand and up to --max pieces each.
+    /// Solve every position with both sides out of hand and up to --max pieces each, or
+    /// with --all the whole game from its empty board (Three Men's Morris).
     Generate {
         /// The directory for the tables.
         #[arg(long, default_value = tb::DEFAULT_DIR)]
@@ -320,14 +321,19 @@ enum TbCommand {
         /// Pieces per side, at most.
         #[arg(long, default_value_t = 4)]
         max: u8,
+        /// Solve every position reachable from the empty board, placing included
+        /// (`--variant three`): one file, `three-whole.mtw`.
+        #[arg(long, conflicts_with = "max")]
+        all: bool,
         #[command(flatten)]
         rules: RuleArgs,
     },
     /// Print `win in N`, `loss in N` or `draw`, the next removal and the best turn.
     Probe {
-        /// The position string.
-        #[arg(long)]
-        position: String,
+        /// The position string; repeat it to probe several with the tables opened once,
+        /// or give `-` to read one position a line from standard input.
+        #[arg(long, required = true)]
+        position: Vec<String>,
         /// The directory of the tables.
         #[arg(long, default_value = tb::DEFAULT_DIR)]
         dir: std::path::PathBuf,
@@ -406,10 +412,26 @@ fn run(command: Command) -> Result<(), String> {
         Command::Mif { command } => mif::run(command),
         Command::Puzzles { command } => puzzles::run(command),
         Command::Tb { command } => match command {
-            TbCommand::Generate { dir, max, rules } => {
-                tb::generate(&dir, max, rules.rules()?.unwrap_or(NINE))
+            TbCommand::Generate { dir, max, all, rules } => {
+                let rules = rules.rules()?.unwrap_or(NINE);
+                if all {
+                    tb::generate_whole(&dir, rules)
+                } else {
+                    tb::generate(&dir, max, rules)
+                }
             }
-            TbCommand::Probe { position, dir } => tb::probe(&dir, &position),
+            TbCommand::Probe { position, dir } => {
+                let positions = if position == ["-"] {
+                    std::io::stdin()
+                        .lines()
+                        .map(|l| l.map_err(|e| format!("cannot read standard input: {e}")))
+                        .filter(|l| l.as_ref().map_or(true, |l| !l.trim().is_empty()))
+                        .collect::<Result<Vec<_>, _>>()?
+                } else {
+                    position
+                };
+                tb::probe(&dir, &positions)
+            }
             TbCommand::Verify { dir, rules } => tb::verify(&dir, rules.rules()?.unwrap_or(NINE)),
         },
         Command::Perft {

@@ -8,17 +8,17 @@
 //! - `adapter`: the interoperability harness's `MIF-INTEROP/1` protocol, one JSON
 //!   request a line on standard input, one response a line on standard output.
 //!
-//! The formats themselves live in `mill_core::mif`; this module reads, dispatches and
+//! The formats themselves live in the `mill-mif` crate; this module reads, dispatches and
 //! prints.
 
 use clap::{Subcommand, ValueEnum};
-use mill_core::mif::json::{canonical, parse};
-use mill_core::mif::legal::{canonical_mfen, legal_actions};
-use mill_core::mif::mrs::Manifest;
-use mill_core::mif::transform::TRANSFORMS;
-use mill_core::mif::{MifError, capabilities::capabilities};
-use mill_core::mif::{identity, mifconv, mifinv, mifpos, mpk, mstate};
 use mill_core::{Mfen, Rules};
+use mill_mif::json::{canonical, parse};
+use mill_mif::legal::{canonical_mfen, legal_actions};
+use mill_mif::mrs::Manifest;
+use mill_mif::transform::TRANSFORMS;
+use mill_mif::{MifError, capabilities::capabilities};
+use mill_mif::{identity, mifconv, mifinv, mifpos, mpk, mstate};
 use serde_json::{Map, Value, json};
 use std::io::{BufRead, Write};
 

@@ -10,6 +10,7 @@ use mill_engine::Engine;
 use mill_engine::puzzles::{self, EngineCheck, Goal, Puzzle, Source, Theme};
 use mill_engine::tb::Tablebase;
 use serde_json::{Value as Json, json};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -38,8 +39,8 @@ pub enum PuzzlesCommand {
         json: bool,
     },
     /// Re-check every puzzle of the set: each table puzzle's uniqueness against the
-    /// tables, each engine puzzle's margin by the deep search, and the lines, themes and
-    /// ratings.
+    /// tables, each engine puzzle's margin by the deep search, each line played out under
+    /// the rules' draw rules, a wrong turn to avoid, and the lines, themes and ratings.
     Verify {
         /// The directory of the set.
         #[arg(long, default_value = DEFAULT_DIR)]
@@ -281,17 +282,29 @@ fn read_set(dir: &Path) -> Result<Vec<(String, Vec<Json>)>, String> {
 }
 
 fn list(dir: &Path, json: bool) -> Result<(), String> {
-    for (_, set) in read_set(dir)? {
-        for o in set {
+    let set = read_set(dir)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    match write_list(&mut out, &set, json).and_then(|()| out.flush()) {
+        // The reader stopped early (`mill puzzles list | head`): nothing more to say.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(format!("cannot write the list: {e}")),
+        Ok(()) => Ok(()),
+    }
+}
+
+fn write_list(out: &mut impl Write, set: &[(String, Vec<Json>)], json: bool) -> std::io::Result<()> {
+    for (_, puzzles) in set {
+        for o in puzzles {
             if json {
-                println!("{o}");
+                writeln!(out, "{o}")?;
             } else {
                 let s = |k: &str| o[k].as_str().unwrap_or("").to_string();
                 let solution: Vec<&str> = o["solution"]
                     .as_array()
                     .map(|a| a.iter().filter_map(Json::as_str).collect())
                     .unwrap_or_default();
-                println!(
+                writeln!(
+                    out,
                     "{} {} {} {} | {} | {}",
                     s("id"),
                     o["rating"],
@@ -299,7 +312,7 @@ fn list(dir: &Path, json: bool) -> Result<(), String> {
                     s("theme"),
                     s("position"),
                     solution.join(" ")
-                );
+                )?;
             }
         }
     }

@@ -4,8 +4,11 @@
 //! serves them to the page).
 
 use mill_core::{Position, Rules};
-use mill_engine::tb::{Tablebase, Value};
-use std::path::Path;
+use mill_engine::tb::{ClassStore, FileHeader, Tablebase, Value, Whole};
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 /// The directory used when none is given.
@@ -36,8 +39,72 @@ pub fn generate(dir: &Path, max: u8, rules: &'static Rules) -> Result<(), String
     Ok(())
 }
 
-/// Loads every class file of `rules` found in `dir` (none found: an error).
+/// Solves the whole game of `rules` (Three Men's Morris) and writes its one file to
+/// `dir`, written to a temporary name first and renamed.
+pub fn generate_whole(dir: &Path, rules: &'static Rules) -> Result<(), String> {
+    Whole::supports(rules)?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let start = Instant::now();
+    let whole = Whole::generate(rules)?;
+    let solved = start.elapsed().as_secs_f64();
+    let bytes = whole.to_bytes();
+    let path = dir.join(Whole::file_name(rules));
+    let partial = path.with_extension("partial");
+    std::fs::write(&partial, &bytes).map_err(|e| format!("cannot write {}: {e}", partial.display()))?;
+    std::fs::rename(&partial, &path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    let (reached, longest) = whole.reachable();
+    let start_value = whole
+        .probe(&Position::start(rules))
+        .ok_or("the empty board is not in its own table")?;
+    println!(
+        "{}: {} positions ({reached} reachable from the empty board), {} bytes, {solved:.3} s",
+        Whole::file_name(rules),
+        whole.positions(),
+        bytes.len()
+    );
+    println!(
+        "the empty board: {}; the longest forced win: {longest} turns",
+        describe(start_value)
+    );
+    Ok(())
+}
+
+/// Reads the whole-game table of `rules` from `dir`.
+pub fn load_whole(dir: &Path, rules: &'static Rules) -> Result<Whole, String> {
+    let path = dir.join(Whole::file_name(rules));
+    let bytes = std::fs::read(&path).map_err(|e| {
+        format!(
+            "cannot read {}: {e} (run mill tb generate --all --variant {} --dir {})",
+            path.display(),
+            rules.variant,
+            dir.display()
+        )
+    })?;
+    let whole = Whole::from_bytes(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(whole)
+}
+
+/// Loads every class file of `rules` found in `dir` (none found: an error). Only each
+/// file's header is read here (and its length checked); its values are read whole the
+/// first time a probe needs them and kept, for a process that probes again and again
+/// (Hard's search in `uci`, `bestmove`, `arena`, `puzzles`): it reads the classes its
+/// games reach, not all of them.
 pub fn load(dir: &Path, rules: &'static Rules) -> Result<Tablebase, String> {
+    open(dir, rules, Access::Memory)
+}
+
+/// How an opened class reads its values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    /// Whole, on the first probe, then from memory.
+    Memory,
+    /// Each probe reads its two words from the file (the page cache keeps what is read
+    /// often): `tb probe` answers a few positions, a few hundred reads each.
+    File,
+}
+
+/// The class files of `rules` in `dir`, their values read as `access` says.
+fn open(dir: &Path, rules: &'static Rules, access: Access) -> Result<Tablebase, String> {
     let mut tb = Tablebase::new(rules);
     let prefix = format!("{rules}-");
     let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
@@ -46,8 +113,17 @@ pub fn load(dir: &Path, rules: &'static Rules) -> Result<Tablebase, String> {
         let name = entry.file_name().to_string_lossy().to_string();
         // `nine-` does not match `nine+per-mill-…`: each rule set has its own files.
         if name.starts_with(&prefix) && name.ends_with(".mtb") {
-            let bytes = std::fs::read(entry.path()).map_err(|e| format!("cannot read {name}: {e}"))?;
-            tb.load_class(&bytes).map_err(|e| format!("{name}: {e}"))?;
+            let store = LazyClass::open(&entry.path()).map_err(|e| format!("{name}: {e}"))?;
+            let header = store.header;
+            let store: Arc<dyn ClassStore> = match access {
+                Access::Memory => Arc::new(store),
+                Access::File => Arc::new(FileClass {
+                    file: store.file,
+                    header,
+                }),
+            };
+            tb.attach_class(&header, store)
+                .map_err(|e| format!("{name}: {e}"))?;
             found += 1;
         }
     }
@@ -66,6 +142,99 @@ pub fn load(dir: &Path, rules: &'static Rules) -> Result<Tablebase, String> {
     Ok(tb)
 }
 
+/// A class file, read whole on the first probe that needs it and kept for the rest of
+/// the process (`mill uci`, `arena` and `bestmove --tb` probe the same classes again and
+/// again; `tb probe` touches two or three classes of the set).
+#[derive(Debug)]
+struct LazyClass {
+    path: PathBuf,
+    /// The file, open (a [`FileClass`] reads from it).
+    file: File,
+    header: FileHeader,
+    /// The values, little-endian words as in the file; `None` when the file could not be
+    /// read again or changed length since it was opened.
+    values: OnceLock<Option<Vec<u8>>>,
+}
+
+impl LazyClass {
+    /// Reads the header of the file at `path` and checks its length against it.
+    fn open(path: &Path) -> Result<LazyClass, String> {
+        let mut file = File::open(path).map_err(|e| format!("cannot read: {e}"))?;
+        // The header is at most 8 + 1 + 255 + 6 bytes.
+        let mut head = vec![0; 270];
+        let mut got = 0;
+        while got < head.len() {
+            match file
+                .read(&mut head[got..])
+                .map_err(|e| format!("cannot read: {e}"))?
+            {
+                0 => break,
+                n => got += n,
+            }
+        }
+        head.truncate(got);
+        let (header, _) = FileHeader::read(&head).map_err(|e| format!("not a tablebase file: {e}"))?;
+        let len = file.metadata().map_err(|e| format!("cannot read: {e}"))?.len();
+        if len != header.file_len() as u64 {
+            return Err("not a tablebase file: wrong size".to_string());
+        }
+        Ok(LazyClass {
+            path: path.to_path_buf(),
+            file,
+            header,
+            values: OnceLock::new(),
+        })
+    }
+}
+
+/// A class file read two words a probe, at their offsets (safe positioned reads: no
+/// mapping, so no `unsafe`).
+#[derive(Debug)]
+struct FileClass {
+    file: File,
+    header: FileHeader,
+}
+
+impl ClassStore for FileClass {
+    fn words(&self, index: usize) -> Option<(u16, u16)> {
+        use std::os::unix::fs::FileExt;
+        let n = self.header.positions;
+        if index >= n {
+            return None;
+        }
+        let word = |k: usize| {
+            let mut b = [0; 2];
+            let at = (self.header.values_offset() + 2 * k) as u64;
+            self.file
+                .read_exact_at(&mut b, at)
+                .ok()
+                .map(|()| u16::from_le_bytes(b))
+        };
+        Some((word(index)?, word(n + index)?))
+    }
+}
+
+impl ClassStore for LazyClass {
+    fn words(&self, index: usize) -> Option<(u16, u16)> {
+        let values = self
+            .values
+            .get_or_init(|| {
+                let mut bytes = std::fs::read(&self.path).ok()?;
+                (bytes.len() == self.header.file_len()).then(|| {
+                    bytes.drain(..self.header.values_offset());
+                    bytes
+                })
+            })
+            .as_deref()?;
+        let n = self.header.positions;
+        if index >= n {
+            return None;
+        }
+        let word = |k: usize| u16::from_le_bytes([values[2 * k], values[2 * k + 1]]);
+        Some((word(index), word(n + index)))
+    }
+}
+
 fn describe(v: Value) -> String {
     match v {
         Value::Win(n) => format!("win in {n}"),
@@ -74,30 +243,66 @@ fn describe(v: Value) -> String {
     }
 }
 
-/// Prints the result of `position` (`win in N` / `loss in N` / `draw`), the distance
-/// to the next removal and the best turn.
-pub fn probe(dir: &Path, position: &str) -> Result<(), String> {
-    let pos: Position = position
-        .parse()
-        .map_err(|e| format!("bad position string: {e}"))?;
-    let tb = load(dir, pos.rules())?;
-    let (turn, probe) = tb.best_turn(&pos).ok_or_else(|| {
-        format!(
-            "{pos}: not in the tables (both sides out of hand, no removal pending, pieces within the tables)"
-        )
-    })?;
-    println!("{}", describe(probe.result));
-    println!(
-        "next removal: {} (quiet turns played: {})",
-        describe(probe.dtz),
-        pos.quiet_turns()
-    );
-    println!("best turn: {}", turn.to_notation(pos.topology()));
+/// Prints the result of each position (`win in N` / `loss in N` / `draw`), the distance
+/// to the next removal and the best turn; with several positions, each answer follows a
+/// `position: …` line. The tables of a rule set are opened once and each class read once
+/// for the whole run.
+pub fn probe(dir: &Path, positions: &[String]) -> Result<(), String> {
+    let mut opened: Vec<Tablebase> = Vec::new();
+    for text in positions {
+        let pos: Position = text.parse().map_err(|e| format!("bad position string: {e}"))?;
+        if Whole::supports(pos.rules()).is_ok() {
+            let whole = load_whole(dir, pos.rules())?;
+            let (turn, value) = match (whole.probe(&pos), whole.best_turn(&pos, &[], 0)) {
+                (Some(value), Some((turn, _))) => (turn, value),
+                _ => {
+                    return Err(format!(
+                        "{pos}: not a position of the game from its empty board, or over"
+                    ));
+                }
+            };
+            if positions.len() > 1 {
+                println!("position: {pos}");
+            }
+            println!("{}", describe(value));
+            println!("best turn: {}", turn.to_notation(pos.topology()));
+            continue;
+        }
+        let k = match opened.iter().position(|tb| tb.rules() == pos.rules()) {
+            Some(k) => k,
+            None => {
+                opened.push(open(dir, pos.rules(), Access::File)?);
+                opened.len() - 1
+            }
+        };
+        let tb = &opened[k];
+        let (turn, probe) = tb.best_turn(&pos).ok_or_else(|| {
+            format!(
+                "{pos}: not in the tables (both sides out of hand, no removal pending, pieces within the tables)"
+            )
+        })?;
+        if positions.len() > 1 {
+            println!("position: {pos}");
+        }
+        println!("{}", describe(probe.result));
+        println!(
+            "next removal: {} (quiet turns played: {})",
+            describe(probe.dtz),
+            pos.quiet_turns()
+        );
+        println!("best turn: {}", turn.to_notation(pos.topology()));
+    }
     Ok(())
 }
 
 /// Checks every stored value of `rules`' tables against its successors.
 pub fn verify(dir: &Path, rules: &'static Rules) -> Result<(), String> {
+    if Whole::supports(rules).is_ok() {
+        let start = Instant::now();
+        let n = load_whole(dir, rules)?.verify()?;
+        println!("{n} positions verified in {:.3} s", start.elapsed().as_secs_f64());
+        return Ok(());
+    }
     let tb = load(dir, rules)?;
     let start = Instant::now();
     let n = tb.verify(&mut |line| eprintln!("{line} ({:.1} s)", start.elapsed().as_secs_f64()))?;

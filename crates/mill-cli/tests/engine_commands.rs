@@ -251,6 +251,62 @@ fn tb_generates_probes_and_verifies() {
 }
 
 #[test]
+fn three_is_solved_whole_verified_and_probed() {
+    let dir = std::env::temp_dir().join(format!("mill-tb-three-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let o = mill(&["tb", "generate", "--dir", d, "--variant", "three", "--all"]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    assert!(out.contains("three-whole.mtw: 3870 positions"), "{out}");
+    assert!(out.contains("the empty board: win in 9"), "{out}");
+    let o = mill(&["tb", "verify", "--dir", d, "--variant", "three"]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(
+        stdout(&o).starts_with("3870 positions verified"),
+        "{}",
+        stdout(&o)
+    );
+    // Several positions in one run: the empty board, and a line in one at the 99th
+    // quiet turn and (too late) at the 100th.
+    let o = mill(&[
+        "tb",
+        "probe",
+        "--dir",
+        d,
+        "--position",
+        ".../.../... l 3 3 0 0 three",
+        "--position",
+        "LL./D.L/D.D l 0 0 0 99 three",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[1..3], ["win in 9", "best turn: d4"], "{out}");
+    assert_eq!(lines[4..6], ["win in 1", "best turn: g4-g7"], "{out}");
+    // A value changed on disk is caught.
+    let path = dir.join("three-whole.mtw");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let start = 8 + 1 + 5 + 4;
+    let word = (start..bytes.len())
+        .step_by(2)
+        .find(|&i| bytes[i] == 0 && bytes[i + 1] == 0)
+        .unwrap();
+    bytes[word] = 3; // a draw made a win in 0
+    std::fs::write(&path, &bytes).unwrap();
+    let o = mill(&["tb", "verify", "--dir", d, "--variant", "three"]);
+    assert!(!o.status.success(), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("successors give"),
+        "{o:?}"
+    );
+    // Perfect plays the table's turn.
+    let o = mill(&["bestmove", "--variant", "three", "--level", "perfect"]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o).trim(), "d4");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn arena_jobs_play_the_same_games_in_the_same_order() {
     let run = |jobs: &str| {
         let o = mill(&[

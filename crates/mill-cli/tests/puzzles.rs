@@ -123,5 +123,45 @@ fn generate_list_verify_and_refuse_a_tampered_set() {
         tables.to_str().unwrap(),
     ]);
     assert!(!o.status.success(), "a changed rating passed");
+    // Shipped once (nine-939e5983): a line that stands the start for the third time
+    // before its last turn, so the game is drawn where the puzzle still asks a turn.
+    let repeating = r#"{"also":[],"goal":"draw","id":"nine-939e5983","position":".../.../.../DL..../.../.DL/DL. l 0 0 0 0","rating":2490,"rules":"nine","solution":["f2-a7","a1-b2","a7-f2","b2-a1","f2-a7","a1-b2","a7-f2","b2-a1","f2-a7"],"source":"tablebase","tempting":10,"theme":"hold-the-draw","themes":["hold-the-draw","defence","long","flying-ending"]}"#;
+    std::fs::write(tampered_dir.join("nine.json"), format!("[\n{repeating}\n]\n")).unwrap();
+    let o = mill(&[
+        "puzzles",
+        "verify",
+        "--dir",
+        tampered_dir.to_str().unwrap(),
+        "--tables",
+        tables.to_str().unwrap(),
+    ]);
+    let said = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "a line the rules end early passed");
+    assert!(said.contains("nine-939e5983: the rules end the game"), "{said}");
     let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_reader_that_stops_early_ends_the_list_quietly() {
+    // `mill puzzles list --json | head`: the shipped set is far more than a pipe holds,
+    // so the list is still writing when the reader goes.
+    use std::io::{BufRead, BufReader};
+    use std::process::Stdio;
+    let set = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../static/puzzles");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mill"))
+        .args(["puzzles", "list", "--json", "--dir", set.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mill runs");
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.starts_with('{'), "{first}");
+    // The reading end is closed here, with most of the list unwritten.
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "exit {:?}: {stderr}", o.status);
+    assert!(stderr.is_empty(), "{stderr}");
 }

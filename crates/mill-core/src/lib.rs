@@ -7,8 +7,6 @@ mod color;
 mod error;
 mod game;
 pub mod mfen;
-#[cfg(feature = "mif")]
-pub mod mif;
 mod notation;
 mod outcome;
 pub mod perft;

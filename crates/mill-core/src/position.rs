@@ -438,9 +438,13 @@ impl Position {
         }
     }
 
-    /// The results the board decides, in the rules' order.
+    /// The results the board decides, in the rules' order: a line won (Three Men's
+    /// Morris), a full board, a side without pieces enough, blocked or unable to place.
+    /// Unlike [`Position::outcome`], without the no-progress draw, which is a matter of
+    /// the game's history rather than of the board (MIF's repetition observations ask
+    /// this).
     #[inline]
-    pub(crate) fn board_outcome(&self) -> Option<Outcome> {
+    pub fn board_outcome(&self) -> Option<Outcome> {
         if self.pending > 0 {
             return None;
         }

@@ -3,8 +3,9 @@
 //! An iterative-deepening principal-variation search with aspiration windows, a
 //! transposition table, move ordering (table turn, mill closings, blocks, threats,
 //! killers, history), late-move reductions and pruning, and an evaluation that knows
-//! the phases. Four [`Level`]s: Beginner (rules of thumb, no search), Easy, Medium and
-//! Hard. See the crate's README.md.
+//! the phases. Five [`Level`]s: Beginner (rules of thumb, no search), Easy, Medium,
+//! Hard, and Perfect (the whole game's table where there is one, else Hard). See the
+//! crate's README.md.
 //!
 //! ```
 //! use mill_core::Game;
@@ -72,19 +73,39 @@ pub enum Level {
     Medium,
     /// As deep as the time allows, with just enough noise to vary among equal turns.
     Hard,
+    /// Perfect play from the whole game's table where there is one (Three Men's Morris:
+    /// [`tb::Whole`]): keeps a win by the shortest way, holds a draw, loses by the
+    /// longest, the hundred turns and repetition as the game counts them. Elsewhere it
+    /// plays as Hard.
+    Perfect,
 }
 
 impl Level {
     /// Every level, weakest first.
-    pub const ALL: [Level; 4] = [Level::Beginner, Level::Easy, Level::Medium, Level::Hard];
+    pub const ALL: [Level; 5] = [
+        Level::Beginner,
+        Level::Easy,
+        Level::Medium,
+        Level::Hard,
+        Level::Perfect,
+    ];
 
-    /// The level's name: `beginner`, `easy`, `medium`, `hard`.
+    /// The level's name: `beginner`, `easy`, `medium`, `hard`, `perfect`.
     pub const fn name(self) -> &'static str {
         match self {
             Level::Beginner => "beginner",
             Level::Easy => "easy",
             Level::Medium => "medium",
             Level::Hard => "hard",
+            Level::Perfect => "perfect",
+        }
+    }
+
+    /// The level a search plays as: Perfect outside its table is Hard.
+    pub(crate) const fn searching(self) -> Level {
+        match self {
+            Level::Perfect => Level::Hard,
+            other => other,
         }
     }
 
@@ -94,7 +115,7 @@ impl Level {
             Level::Beginner => 1,
             Level::Easy => 2,
             Level::Medium => 4,
-            Level::Hard => search::MAX_DEPTH,
+            Level::Hard | Level::Perfect => search::MAX_DEPTH,
         }
     }
 
@@ -108,7 +129,7 @@ impl Level {
     /// [`eval::Weights`]).
     pub(crate) const fn weights(self) -> eval::Weights {
         match self {
-            Level::Hard => eval::Weights::HARD,
+            Level::Hard | Level::Perfect => eval::Weights::HARD,
             _ => eval::Weights::CLASSIC,
         }
     }
@@ -119,7 +140,7 @@ impl Level {
         match self {
             Level::Beginner | Level::Easy => 10,
             Level::Medium => 6,
-            Level::Hard => 2,
+            Level::Hard | Level::Perfect => 2,
         }
     }
 
@@ -130,7 +151,7 @@ impl Level {
     /// docs/PERFORMANCE.md.)
     pub const fn contempt(self) -> i32 {
         match self {
-            Level::Hard => 120,
+            Level::Hard | Level::Perfect => 120,
             _ => 0,
         }
     }
@@ -140,7 +161,7 @@ impl Level {
     pub(crate) const fn root_noise(self) -> i32 {
         match self {
             Level::Beginner | Level::Easy => 100,
-            Level::Medium | Level::Hard => 0,
+            Level::Medium | Level::Hard | Level::Perfect => 0,
         }
     }
 
@@ -149,7 +170,7 @@ impl Level {
     pub(crate) const fn blind_percent(self) -> u64 {
         match self {
             Level::Beginner | Level::Easy => 30,
-            Level::Medium | Level::Hard => 0,
+            Level::Medium | Level::Hard | Level::Perfect => 0,
         }
     }
 
@@ -158,7 +179,7 @@ impl Level {
     pub(crate) const fn shallow_percent(self) -> u64 {
         match self {
             Level::Beginner | Level::Easy => 40,
-            Level::Medium | Level::Hard => 0,
+            Level::Medium | Level::Hard | Level::Perfect => 0,
         }
     }
 }
@@ -169,7 +190,7 @@ impl fmt::Display for Level {
     }
 }
 
-/// A level name that is not `beginner`, `easy`, `medium` or `hard`.
+/// A level name that is not `beginner`, `easy`, `medium`, `hard` or `perfect`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseLevelError(pub String);
 
@@ -177,7 +198,7 @@ impl fmt::Display for ParseLevelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown level {:?}: expected beginner, easy, medium or hard",
+            "unknown level {:?}: expected beginner, easy, medium, hard or perfect",
             self.0
         )
     }
@@ -194,6 +215,7 @@ impl FromStr for Level {
             "easy" => Ok(Level::Easy),
             "medium" => Ok(Level::Medium),
             "hard" => Ok(Level::Hard),
+            "perfect" => Ok(Level::Perfect),
             _ => Err(ParseLevelError(s.to_string())),
         }
     }

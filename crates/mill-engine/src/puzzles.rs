@@ -26,13 +26,20 @@
 //! search's, the defender playing its best reply, with the margin holding at each of
 //! the solver's turns, until the solver's removal.
 //!
+//! **Playable as shipped** ([`playable`]): the page plays a line in a game of the
+//! puzzle's rules from its position, so a line the draw rules (threefold repetition, the
+//! no-progress count) end before its last turn is no puzzle (a draw's shuttle once was);
+//! nor is a position with one legal turn, or one where every legal turn is accepted:
+//! there must be a wrong turn to avoid. Generation skips such candidates and [`verify`]
+//! refuses them.
+//!
 //! **Themes** come from what the line does ([`Theme`]); the **rating** from its length
 //! and the tempting wrong steps ([`rating`]). Everything is deterministic under the
 //! seed; [`verify`] re-checks a puzzle from its stored form.
 
 use std::collections::BTreeMap;
 
-use mill_core::{Color, Outcome, Phase, Position, Rules, Turn, WinReason};
+use mill_core::{Color, Game, Outcome, Phase, Position, Rules, Turn, WinReason};
 
 use crate::tb::{Tablebase, Value};
 use crate::{Engine, Level, Limits, MATE_BOUND, NoClock, PIECE, evaluate, mix};
@@ -486,12 +493,49 @@ fn finish(position: Position, goal: Goal, source: Source, line: Vec<Turn>, also:
     }
 }
 
+/// Whether a line can be shipped as a puzzle of `goal` from `start`, as the page plays
+/// it: a game from the position under its own rules (threefold repetition, the
+/// no-progress count), where no turn of the line comes after the game has ended and the
+/// last does not end it in a draw unless the goal is the draw; and a choice to make at
+/// the first turn — two legal turns at least, one of them wrong (neither the answer nor,
+/// for a line of one turn, an accepted alternative).
+pub fn playable(start: &Position, goal: Goal, line: &[Turn], also: &[Turn]) -> Result<(), String> {
+    let first = line.first().ok_or("an empty line")?;
+    let legal = start.legal_turns();
+    if legal.len() < 2 {
+        return Err("one legal turn: no choice to make".into());
+    }
+    let accepted = |t: &Turn| t == first || (line.len() == 1 && also.contains(t));
+    if legal.iter().all(accepted) {
+        return Err("every legal turn is accepted: no wrong one".into());
+    }
+    let mut game = Game::from_position(*start);
+    for (k, turn) in line.iter().enumerate() {
+        if let Some(outcome) = game.outcome() {
+            return Err(format!(
+                "the rules end the game ({outcome}) before turn {} of the line",
+                k + 1
+            ));
+        }
+        game.play(*turn)
+            .map_err(|e| format!("turn {} of the line: {e}", k + 1))?;
+    }
+    match game.outcome() {
+        Some(outcome @ Outcome::Draw { .. }) if goal != Goal::Draw => Err(format!(
+            "the line ends in a draw ({outcome}), not a {}",
+            goal.name()
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The puzzle from the tables at `position` for `goal`, if it is one.
 pub fn tablebase_puzzle(tb: &Tablebase, position: &Position, goal: Goal) -> Result<Puzzle, String> {
     let (line, also) = table_line(tb, position, goal)?;
     if line.is_empty() {
         return Err("no line".into());
     }
+    playable(position, goal, &line, &also)?;
     Ok(finish(*position, goal, Source::Tablebase, line, also))
 }
 
@@ -706,6 +750,7 @@ pub fn engine_puzzle(engine: &mut Engine, position: &Position, check: EngineChec
     }
     let (line, also) = engine_line(engine, position, check)?;
     let goal = engine_goal(position, &line);
+    playable(position, goal, &line, &also)?;
     Ok(finish(*position, goal, Source::Engine(check), line, also))
 }
 
@@ -839,6 +884,8 @@ pub fn verify(puzzle: &Puzzle, tb: Option<&Tablebase>, engine: &mut Engine) -> R
             ));
         }
     }
+    playable(&puzzle.position, puzzle.goal, &puzzle.line, &puzzle.also)
+        .map_err(|e| format!("{}: {e}", puzzle.id))?;
     let (line, also) = match puzzle.source {
         Source::Tablebase => {
             let tb = tb.ok_or_else(|| format!("{}: no tables of {}", puzzle.id, puzzle.position.rules()))?;
@@ -1009,6 +1056,56 @@ mod tests {
         rated.rating += 1;
         assert!(verify(&rated, Some(tb), &mut engine).is_err());
         assert!(verify(&p, None, &mut engine).is_err(), "no tables, no proof");
+    }
+
+    fn line_of(start: &Position, texts: &[&str]) -> Vec<Turn> {
+        let mut p = *start;
+        texts
+            .iter()
+            .map(|text| {
+                let n: mill_core::Notation = text.parse().unwrap();
+                let turn = n.to_turn(p.topology()).unwrap();
+                p = p.play(turn).unwrap();
+                turn
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_line_the_draw_rules_end_early_is_no_puzzle() {
+        // Shipped once as nine-939e5983: the two sides shuttle, and the start stands for
+        // the third time after the defender's fourth turn, before the solver's last.
+        let start = position(".../.../.../DL..../.../.DL/DL. l 0 0 0 0");
+        let shuttle = ["f2-a7", "a1-b2", "a7-f2", "b2-a1"];
+        let mut texts: Vec<&str> = shuttle.iter().chain(&shuttle).copied().collect();
+        texts.push("f2-a7");
+        let line = line_of(&start, &texts);
+        let e = playable(&start, Goal::Draw, &line, &[]).unwrap_err();
+        assert!(e.contains("before turn 9"), "{e}");
+        // Two of the shuttles are a line the rules let finish.
+        assert_eq!(playable(&start, Goal::Draw, &line[..5], &[]), Ok(()));
+        // The no-progress count: one quiet turn short of the limit at the start, the
+        // first defence ends the game.
+        let limit = start.rules().quiet_limit;
+        let tired = position(&format!(".../.../.../DL..../.../.DL/DL. l 0 0 0 {}", limit - 2));
+        let e = playable(&tired, Goal::Draw, &line[..3], &[]).unwrap_err();
+        assert!(e.contains("before turn 3"), "{e}");
+    }
+
+    #[test]
+    fn a_puzzle_has_a_wrong_turn_to_avoid() {
+        // Shipped once as nine-10ea89e7, "hold the draw": Light's one legal turn is d1-d2.
+        let forced = position(".../.../.../D.D..D/LD./.../LLL l 0 0 0 0");
+        let legal = forced.legal_turns();
+        assert_eq!(legal.len(), 1, "{legal:?}");
+        let e = playable(&forced, Goal::Draw, &[legal[0]], &[]).unwrap_err();
+        assert!(e.contains("one legal turn"), "{e}");
+        // Every legal turn accepted (the answer and its alternatives): no wrong one.
+        let start = Position::new(Variant::Nine);
+        let all = start.legal_turns();
+        let e = playable(&start, Goal::Gain, &all[..1], &all[1..]).unwrap_err();
+        assert!(e.contains("no wrong one"), "{e}");
+        assert_eq!(playable(&start, Goal::Gain, &all[..1], &all[1..3]), Ok(()));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use crate::eval::{
     Adjacency, LineCounts, Weights, evaluate_with, line_set, line_union, lines_with, two_bits,
 };
-use crate::tb::{Tablebase, Value};
+use crate::tb::{Tablebase, Value, Whole};
 use crate::tt::{Bound, Table, pack, unpack};
 use crate::{Clock, Level, Limits, MATE, MATE_BOUND, PIECE, mix};
 use arrayvec::ArrayVec;
@@ -293,6 +293,31 @@ impl Engine {
             report(&result);
             return Ok(result);
         }
+        if limits.level == Level::Perfect && Whole::supports(position.rules()).is_ok() {
+            if let Some((turn, value)) = Whole::three().best_turn(position, &game_path, limits.seed) {
+                let score = match value {
+                    Value::Win(n) => MATE - i32::from(n),
+                    Value::Loss(n) => -(MATE - i32::from(n)),
+                    Value::Draw => 0,
+                };
+                let result = SearchResult {
+                    turn,
+                    score,
+                    depth: 1,
+                    nodes: 1,
+                    pv: vec![turn],
+                    elapsed_ms: clock.elapsed_ms(),
+                    tb_hits: 1,
+                };
+                report(&result);
+                return Ok(result);
+            }
+        }
+        // Perfect, outside its table, plays as Hard.
+        let limits = &Limits {
+            level: limits.level.searching(),
+            ..*limits
+        };
         let tb = self.tb.as_deref().filter(|_| limits.level == Level::Hard);
         if let Some((turn, probe)) = tb.and_then(|tb| tb.best_turn(position)) {
             let score = match probe.result {

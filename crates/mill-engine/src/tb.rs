@@ -31,6 +31,9 @@
 
 use mill_core::{Color, Position, RemovalRule, Rules, Topology, Turn, Variant};
 
+mod whole;
+pub use whole::{NOT_A_POSITION, Whole};
+
 /// The most points a board may have (bitboards are `u32`).
 const MAX_POINTS: usize = 32;
 /// "No value yet" in the generator's distance arrays.
@@ -284,14 +287,43 @@ struct Class {
     us_index: Vec<u32>,
     /// Positions per representative `us`: C(points − m, o).
     per_us: u32,
-    dtz: Vec<u16>,
-    dtw: Vec<u16>,
+    /// Positions stored (some indexes are not representatives).
+    len: usize,
+    values: Values,
 }
 
 impl Class {
     fn len(&self) -> usize {
-        self.dtz.len()
+        self.len
     }
+
+    /// The stored (DTZ, DTW) words of index `i`; `None` when a [`ClassStore`] cannot read
+    /// them.
+    #[inline]
+    fn words(&self, i: usize) -> Option<(u16, u16)> {
+        match &self.values {
+            Values::Owned { dtz, dtw } => Some((*dtz.get(i)?, *dtw.get(i)?)),
+            Values::Store(store) => store.words(i),
+        }
+    }
+}
+
+/// Where a class's stored values are read from when they are not the generator's own
+/// vectors: the command line keeps each class file where it is and reads it on first use
+/// ([`Tablebase::attach_class`]), so a probe does not load every table first.
+pub trait ClassStore: Send + Sync + std::fmt::Debug {
+    /// The stored words of index `index` of the class, DTZ then DTW, as the class file
+    /// holds them (after its [`FileHeader`]: every DTZ word, then every DTW word, each
+    /// little-endian); `None` when they cannot be read.
+    fn words(&self, index: usize) -> Option<(u16, u16)>;
+}
+
+/// The values of one class: the generator's vectors (or a file read whole), or a
+/// [`ClassStore`].
+#[derive(Clone, Debug)]
+enum Values {
+    Owned { dtz: Vec<u16>, dtw: Vec<u16> },
+    Store(std::sync::Arc<dyn ClassStore>),
 }
 
 /// Solved endgames of one rule set. See the module docs.
@@ -416,14 +448,10 @@ impl Tablebase {
                     vec![(m, o), (o, m)]
                 };
                 let mut classes: Vec<Class> = group.iter().map(|&(m, o)| tb.empty_class(m, o)).collect();
-                for metric in [Metric::Dtz, Metric::Dtw] {
-                    let values = tb.solve(&classes, metric);
-                    for (c, v) in classes.iter_mut().zip(values) {
-                        match metric {
-                            Metric::Dtz => c.dtz = v,
-                            Metric::Dtw => c.dtw = v,
-                        }
-                    }
+                let dtz = tb.solve(&classes, Metric::Dtz);
+                let dtw = tb.solve(&classes, Metric::Dtw);
+                for ((c, dtz), dtw) in classes.iter_mut().zip(dtz).zip(dtw) {
+                    c.values = Values::Owned { dtz, dtw };
                 }
                 for c in classes {
                     progress(&format!("{}v{}: {} positions", c.m, c.o, c.len()));
@@ -454,8 +482,11 @@ impl Tablebase {
             o,
             us_index,
             per_us,
-            dtz: vec![0; size],
-            dtw: vec![0; size],
+            len: size,
+            values: Values::Owned {
+                dtz: vec![0; size],
+                dtw: vec![0; size],
+            },
         }
     }
 
@@ -537,9 +568,12 @@ impl Tablebase {
             return Value::Draw;
         };
         let i = self.index(class, us, them);
+        let Some((dtz, dtw)) = class.words(i) else {
+            return Value::Draw;
+        };
         match metric {
-            Metric::Dtz => rule_cut(Value::decode(class.dtz[i]), self.rules().quiet_limit, 0),
-            Metric::Dtw => Value::decode(class.dtw[i]),
+            Metric::Dtz => rule_cut(Value::decode(dtz), self.rules().quiet_limit, 0),
+            Metric::Dtw => Value::decode(dtw),
         }
     }
 
@@ -722,8 +756,8 @@ impl Tablebase {
         let them = position.pieces(!position.turn()).0;
         let class = self.class(us.count_ones() as u8, them.count_ones() as u8)?;
         let i = self.index(class, us, them);
-        let dtz = Value::decode(class.dtz[i]);
-        let dtw = Value::decode(class.dtw[i]);
+        let (dtz, dtw) = class.words(i)?;
+        let (dtz, dtw) = (Value::decode(dtz), Value::decode(dtw));
         let result = match rule_cut(dtz, self.rules().quiet_limit, position.quiet_turns()) {
             Value::Draw => Value::Draw,
             Value::Win(_) => match dtw {
@@ -826,10 +860,13 @@ impl Tablebase {
                         continue;
                     }
                     let position = self.position(us, them)?;
+                    let (dtz, dtw) = class
+                        .words(i)
+                        .ok_or_else(|| format!("{position}: its values cannot be read"))?;
                     for metric in [Metric::Dtz, Metric::Dtw] {
                         let stored = Value::decode(match metric {
-                            Metric::Dtz => class.dtz[i],
-                            Metric::Dtw => class.dtw[i],
+                            Metric::Dtz => dtz,
+                            Metric::Dtw => dtw,
                         });
                         let expected = self.value_from_successors(&position, metric)?;
                         if stored != expected {
@@ -931,7 +968,8 @@ impl Tablebase {
         out.push(m);
         out.push(o);
         out.extend_from_slice(&(class.len() as u32).to_le_bytes());
-        for v in class.dtz.iter().chain(&class.dtw) {
+        let words: Vec<(u16, u16)> = (0..class.len()).map(|i| class.words(i)).collect::<Option<_>>()?;
+        for v in words.iter().map(|w| w.0).chain(words.iter().map(|w| w.1)) {
             out.extend_from_slice(&v.to_le_bytes());
         }
         Some(out)
@@ -951,8 +989,34 @@ impl Tablebase {
             return Err(bad("wrong size"));
         }
         let read = |k: usize| u16::from_le_bytes([values[2 * k], values[2 * k + 1]]);
-        class.dtz = (0..count).map(read).collect();
-        class.dtw = (count..2 * count).map(read).collect();
+        class.values = Values::Owned {
+            dtz: (0..count).map(read).collect(),
+            dtw: (count..2 * count).map(read).collect(),
+        };
+        self.classes[m as usize][o as usize] = Some(class);
+        Ok((m, o))
+    }
+
+    /// Adds the class `header` describes, its values read from `store` when probed (the
+    /// command line's files, read on first use: see [`ClassStore`]). A header of another
+    /// rule set or of the wrong size is refused.
+    pub fn attach_class(
+        &mut self,
+        header: &FileHeader,
+        store: std::sync::Arc<dyn ClassStore>,
+    ) -> Result<(u8, u8), String> {
+        if header.rules != self.rules {
+            return Err(format!(
+                "not a tablebase file of {}: a table of {}",
+                self.rules, header.rules
+            ));
+        }
+        let (m, o) = (header.m, header.o);
+        let mut class = self.empty_class(m, o);
+        if header.positions != class.len() {
+            return Err(format!("not a tablebase file of {}: wrong size", self.rules));
+        }
+        class.values = Values::Store(store);
         self.classes[m as usize][o as usize] = Some(class);
         Ok((m, o))
     }
@@ -1032,6 +1096,16 @@ impl FileHeader {
             positions: u32::from_le_bytes([*a, *b, *c, *d]) as usize,
         };
         Ok((header, values))
+    }
+
+    /// Where the values start in the file: the header's length.
+    pub fn values_offset(&self) -> usize {
+        MAGIC.len() + 1 + self.rules.to_string().len() + 6
+    }
+
+    /// The file's length: the header and two words a position.
+    pub fn file_len(&self) -> usize {
+        self.values_offset() + 4 * self.positions
     }
 
     /// The file's name: `<rules>-<m>v<o>.mtb` (`nine-4v4.mtb`, `six+per-mill-3v3.mtb`).

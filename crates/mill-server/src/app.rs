@@ -22,7 +22,7 @@ use tower_http::trace::TraceLayer;
 use crate::assets::{Assets, REVALIDATE};
 use crate::config::Config;
 use crate::error::ApiError;
-use crate::protocol::{ErrorCode, MAX_FRAME, PROTOCOL};
+use crate::protocol::{ErrorCode, MAX_FRAME, PROTOCOL, PairOutcome};
 use crate::rooms::Rooms;
 use crate::throttle::PerAddress;
 use crate::{keys, metrics, ws};
@@ -359,8 +359,9 @@ fn requested_seek(body: &[u8]) -> Result<(Option<String>, Option<String>), ApiEr
 }
 
 /// `POST /api/pair`: held until a seeker with the same rules and clock arrives, then
-/// the seat of the new room, as room creation answers; `no-opponent` after the wait.
-/// The request ending early (the client gave up) withdraws the seek.
+/// the seat of the new room, as room creation answers, with `outcome` `paired` (201);
+/// after the wait, 200 with `outcome` `no-opponent`: nobody coming is an answer, not
+/// an error. The request ending early (the client gave up) withdraws the seek.
 async fn pair(
     State(state): State<AppState>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
@@ -379,21 +380,26 @@ async fn pair(
         seeker,
         seek,
     };
-    let (room, seat, key) = state
+    let Some((room, seat, key)) = state
         .rooms
         .pair(asked, state.config.pair_wait, &state.shutdown)
-        .await?;
-    Ok((
-        StatusCode::CREATED,
-        seat_reply(
-            &state,
-            &headers,
-            &room,
-            crate::store::types::seat_name(seat),
-            &key,
-        ),
-    )
-        .into_response())
+        .await?
+    else {
+        return Ok((
+            StatusCode::OK,
+            Json(json!({ "outcome": PairOutcome::NoOpponent, "protocol": PROTOCOL })),
+        )
+            .into_response());
+    };
+    let Json(mut reply) = seat_reply(
+        &state,
+        &headers,
+        &room,
+        crate::store::types::seat_name(seat),
+        &key,
+    );
+    reply["outcome"] = json!(PairOutcome::Paired);
+    Ok((StatusCode::CREATED, Json(reply)).into_response())
 }
 
 /// `DELETE /api/pair/{seek}`: withdraws the seek if it is still open (its held request

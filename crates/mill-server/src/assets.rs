@@ -13,7 +13,9 @@
 //!
 //! **Compression** runs on a background thread at start-up (brotli at its best quality
 //! is slow: about a second for the page in a release build); until a file's compressed
-//! forms are ready it is served as is.
+//! forms are ready it is served as is. An endgame table's forms are made once and kept
+//! beside it ([`Asset::kept`]): compressing Six's and Twelve's 45 MB took most of a
+//! minute of CPU, which a server starting under load paid at every start.
 //!
 //! **Endgame tables** (`mill tb generate`'s `*.mtb` files, from `--tb-dir`) are served
 //! the same way under `/tb/<file>`, each versioned by a hash of its own bytes (a new
@@ -65,6 +67,9 @@ struct Asset {
     version: Arc<str>,
     /// Whether compressing it is worth trying.
     compress: bool,
+    /// Where its compressed forms are kept between starts (beside an endgame table),
+    /// `None`: made at every start (the page's files: small, and they change).
+    keep: Option<PathBuf>,
 }
 
 impl Asset {
@@ -87,7 +92,56 @@ impl Asset {
             modified,
             version,
             compress,
+            keep: None,
         }
+    }
+
+    /// A compressed form made by `make`, kept on disk beside the file when it has a
+    /// place there ([`Asset::keep`]) and read back at the next start instead of being
+    /// made again. The kept file's name carries the file's hash and how the form was
+    /// made (`nine-3v3.mtb.<hash>.q9.br`), so a changed table or another build's level
+    /// never reads a stale form; an empty file records that compressing did not make it
+    /// smaller. It is written under a name of this process's own and renamed, so a
+    /// crash or a second instance never leaves half a file, and forms of earlier
+    /// versions of the file are deleted. A directory that cannot be written (read-only)
+    /// costs the CPU at every start, as before, and says so in the log.
+    fn kept(&self, form: &str, make: impl FnOnce() -> Option<Bytes>) -> Option<Bytes> {
+        let Some(file) = &self.keep else {
+            return make();
+        };
+        let Some(stem) = file.file_name().and_then(|n| n.to_str()) else {
+            return make();
+        };
+        let path = file.with_file_name(format!("{stem}.{}.{form}", self.tag));
+        if let Ok(bytes) = std::fs::read(&path) {
+            return (!bytes.is_empty()).then(|| Bytes::from(bytes));
+        }
+        let made = make();
+        let tmp = file.with_file_name(format!("{stem}.{}.{form}.{}.tmp", self.tag, std::process::id()));
+        let written = std::fs::write(&tmp, made.as_deref().unwrap_or_default())
+            .and_then(|()| std::fs::rename(&tmp, &path));
+        match written {
+            Ok(()) => {
+                let stale = |name: &str| {
+                    name.starts_with(&format!("{stem}."))
+                        && name.ends_with(&format!(".{form}"))
+                        && name.split('.').count() == stem.split('.').count() + form.split('.').count() + 1
+                        && !name.contains(&self.tag)
+                };
+                if let Some(dir) = file.parent().and_then(|d| std::fs::read_dir(d).ok()) {
+                    for entry in dir.flatten() {
+                        if entry.file_name().to_str().is_some_and(stale) {
+                            let _ = std::fs::remove_file(entry.path());
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                let _ = std::fs::remove_file(&tmp);
+                tracing::warn!(file = %path.display(), error = %e, "a compressed table cannot be kept: it is made again at every start");
+            }
+        }
+        made
     }
 }
 
@@ -132,7 +186,7 @@ impl Assets {
             files.insert(name, asset);
         }
         let mut manifest = Vec::new();
-        for (header, name, bytes, modified) in read_tables(tables)? {
+        for (header, name, bytes, modified, on_disk) in read_tables(tables)? {
             let path = format!("{TABLES_PREFIX}{name}");
             let own: Arc<str> = hex(&Sha256::digest(&bytes)[..8]).into();
             manifest.push(serde_json::json!({
@@ -142,7 +196,9 @@ impl Assets {
                 "bytes": bytes.len(),
                 "positions": header.positions,
             }));
-            files.insert(path.clone(), Asset::new(&path, bytes, modified, own));
+            let mut asset = Asset::new(&path, bytes, modified, own);
+            asset.keep = Some(on_disk);
+            files.insert(path.clone(), asset);
         }
         let manifest = serde_json::to_vec(&serde_json::json!({ "tables": manifest }))
             .expect("a list of plain values serializes");
@@ -177,8 +233,14 @@ impl Assets {
         names.sort_by_key(|n| (!n.ends_with(".html") && !n.ends_with(".js"), n.len()));
         for name in names {
             let a = &self.files[name];
-            a.gz.get_or_init(|| a.compress.then(|| gzip(&a.raw)).flatten());
-            a.br.get_or_init(|| a.compress.then(|| brotli(&a.raw, a.mime == TABLE_MIME)).flatten());
+            let table = a.mime == TABLE_MIME;
+            a.gz.get_or_init(|| a.compress.then(|| a.kept("gz", || gzip(&a.raw))).flatten());
+            let br = format!("q{}.br", brotli_quality(table));
+            a.br.get_or_init(|| {
+                a.compress
+                    .then(|| a.kept(&br, || brotli(&a.raw, table)))
+                    .flatten()
+            });
         }
     }
 
@@ -270,9 +332,12 @@ impl Assets {
 }
 
 /// The whole table files of `dir` (`None`, or a missing directory: none), by name, with
-/// their headers; anything else there is skipped with a warning.
+/// their headers and paths; anything else there (their kept compressed forms too) is
+/// skipped, with a warning for a `.mtb` that is not a table.
 #[allow(clippy::type_complexity)]
-fn read_tables(dir: Option<&Path>) -> std::io::Result<Vec<(FileHeader, String, Vec<u8>, SystemTime)>> {
+fn read_tables(
+    dir: Option<&Path>,
+) -> std::io::Result<Vec<(FileHeader, String, Vec<u8>, SystemTime, PathBuf)>> {
     let Some(dir) = dir.filter(|d| d.is_dir()) else {
         return Ok(Vec::new());
     };
@@ -297,7 +362,7 @@ fn read_tables(dir: Option<&Path>) -> std::io::Result<Vec<(FileHeader, String, V
         match checked {
             Ok(header) => {
                 let modified = entry.metadata()?.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-                out.push((header, name, bytes, modified));
+                out.push((header, name, bytes, modified, entry.path()));
             }
             Err(why) => {
                 tracing::warn!(file = %entry.path().display(), %why, "not a tablebase file: not served")
@@ -323,18 +388,23 @@ fn gzip(raw: &[u8]) -> Option<Bytes> {
 fn brotli(raw: &[u8], table: bool) -> Option<Bytes> {
     let mut out = Vec::new();
     let params = brotli::enc::BrotliEncoderParams {
-        // The best quality is slow, and unoptimised builds (tests, e2e servers) would
-        // spend seconds of CPU on it at every start; they get a quick level instead.
-        quality: match (cfg!(debug_assertions), table) {
-            (true, _) => 5,
-            (false, true) => 9,
-            (false, false) => 11,
-        },
+        quality: brotli_quality(table),
         lgwin: if table { 24 } else { 22 },
         ..Default::default()
     };
     brotli::BrotliCompress(&mut &raw[..], &mut out, &params).ok()?;
     (out.len() < raw.len()).then(|| Bytes::from(out))
+}
+
+/// Brotli's quality for a file (`table`: an endgame table, see [`brotli`]).
+fn brotli_quality(table: bool) -> i32 {
+    // The best quality is slow, and unoptimised builds (tests, e2e servers) would spend
+    // seconds of CPU on it at every start; they get a quick level instead.
+    match (cfg!(debug_assertions), table) {
+        (true, _) => 5,
+        (false, true) => 9,
+        (false, false) => 11,
+    }
 }
 
 fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>, SystemTime)>) -> std::io::Result<()> {
@@ -466,6 +536,59 @@ fn mime(name: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_table_s_compressed_form_is_made_once_and_kept_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("nine-3v3.mtb");
+        let table = |bytes: &[u8]| {
+            let mut a = Asset::new("tb/nine-3v3.mtb", bytes.to_vec(), SystemTime::now(), "v".into());
+            a.keep = Some(file.clone());
+            a
+        };
+        let made = std::cell::Cell::new(0);
+        let make = |out: &'static [u8]| {
+            made.set(made.get() + 1);
+            Some(Bytes::from_static(out))
+        };
+        let first = table(b"one table");
+        assert_eq!(
+            first.kept("q9.br", || make(b"small")).as_deref(),
+            Some(&b"small"[..])
+        );
+        assert_eq!(
+            first.kept("q9.br", || make(b"other")).as_deref(),
+            Some(&b"small"[..])
+        );
+        assert_eq!(made.get(), 1, "read back, not made again");
+        // Another build's level is another form; "not smaller" is kept too.
+        assert_eq!(first.kept("q5.br", || None), None);
+        assert_eq!(first.kept("q5.br", || make(b"x")), None);
+        assert_eq!(made.get(), 1);
+        // The table changed: its new form is made, and the old one goes.
+        let second = table(b"the table, regenerated");
+        assert_eq!(
+            second.kept("q9.br", || make(b"new")).as_deref(),
+            Some(&b"new"[..])
+        );
+        assert_eq!(made.get(), 2);
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        let mut kept = [
+            format!("nine-3v3.mtb.{}.q5.br", first.tag),
+            format!("nine-3v3.mtb.{}.q9.br", second.tag),
+        ];
+        kept.sort();
+        assert_eq!(names, kept);
+        // A file without a place to keep its forms makes them every time.
+        let page = Asset::new("index.html", b"page".to_vec(), SystemTime::now(), "v".into());
+        page.kept("gz", || make(b"a"));
+        page.kept("gz", || make(b"a"));
+        assert_eq!(made.get(), 4);
+    }
 
     #[test]
     fn references_to_existing_files_get_the_version() {

@@ -35,9 +35,6 @@ pub enum ApiError {
     /// A pair request whose `seeker` or `seek` is not a token.
     #[error("Not a seek: {0}.")]
     BadSeek(String),
-    /// Nobody with the same rules and clock came within the wait.
-    #[error("Nobody came to play these rules on this clock in time; try again, or invite a friend.")]
-    NoOpponent,
     /// The seek was cancelled, or replaced by a newer seek of the same seeker.
     #[error("This seek was withdrawn (cancelled, or replaced by a newer one from the same browser).")]
     SeekWithdrawn,
@@ -87,7 +84,6 @@ impl ApiError {
             ApiError::BadRules(_) => ErrorCode::BadRules,
             ApiError::BadClock(_) => ErrorCode::BadClock,
             ApiError::BadSeek(_) => ErrorCode::BadSeek,
-            ApiError::NoOpponent => ErrorCode::NoOpponent,
             ApiError::SeekWithdrawn => ErrorCode::SeekWithdrawn,
             ApiError::SeekTaken => ErrorCode::SeekTaken,
             ApiError::RoundNotOver => ErrorCode::RoundNotOver,
@@ -108,8 +104,6 @@ impl ApiError {
             ApiError::RoomFull => StatusCode::CONFLICT,
             ApiError::UnknownRound => StatusCode::NOT_FOUND,
             ApiError::BadRules(_) | ApiError::BadClock(_) | ApiError::BadSeek(_) => StatusCode::BAD_REQUEST,
-            // Not 408: browsers may send a request answered 408 again by themselves.
-            ApiError::NoOpponent => StatusCode::NOT_FOUND,
             ApiError::SeekWithdrawn | ApiError::SeekTaken => StatusCode::CONFLICT,
             ApiError::RoundNotOver => StatusCode::CONFLICT,
             ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,

@@ -56,7 +56,7 @@ pub async fn run(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
     // Rooms are not read here: each is loaded when first asked for (rooms/).
-    let (store, running) = store::Store::open(&config.db).await?;
+    let (store, running) = store::open(&config.db).await?;
     let rooms = rooms::Rooms::new(store, config.clock.clone());
     // Before any room is served: the time since the last server ran is nobody's.
     rooms.alive(true).await?;
@@ -126,11 +126,7 @@ pub async fn run(
     }
     drop(state);
     drop(rooms);
-    if let store::Running::Sqlite(writer_thread) = running {
-        tokio::task::spawn_blocking(move || writer_thread.join())
-            .await
-            .ok();
-    }
+    running.finish().await;
     tracing::info!("stopped");
     Ok(())
 }

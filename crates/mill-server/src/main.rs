@@ -134,7 +134,7 @@ async fn main() -> anyhow::Result<()> {
 
     // Open (and migrate) the database before saying the server is running, so a bad
     // path fails here with a clear message and nothing printed on stdout.
-    mill_server::store::Store::check(&config.db)
+    mill_server::store::check(&config.db)
         .await
         .with_context(|| format!("cannot open the database {}", config.db))?;
     let listener = tokio::net::TcpListener::bind(args.addr)

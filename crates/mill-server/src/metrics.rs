@@ -28,7 +28,7 @@ pub struct Metrics {
     pub commands: IntCounter,
     /// Seconds per group commit of the database writer.
     pub commit_seconds: Histogram,
-    /// Events per PostgreSQL group commit.
+    /// Events (writes, on SQLite) per group commit.
     pub commit_events: Histogram,
     /// Refused requests, messages and connections, by code.
     pub refusals: IntCounterVec,
@@ -56,8 +56,11 @@ static METRICS: LazyLock<Metrics> = LazyLock::new(|| {
     )
     .expect("valid metric");
     let commit_events = Histogram::with_opts(
-        HistogramOpts::new("mill_commit_events", "Events per group commit to PostgreSQL")
-            .buckets(vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]),
+        HistogramOpts::new(
+            "mill_commit_events",
+            "Events per group commit (PostgreSQL: events; SQLite: every write)",
+        )
+        .buckets(vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0]),
     )
     .expect("valid metric");
     let refusals = IntCounterVec::new(

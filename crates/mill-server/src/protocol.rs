@@ -94,8 +94,6 @@ pub enum ErrorCode {
     /// HTTP: a pair request whose `seeker` or `seek` id is not 8 to 64 letters, digits,
     /// `-` or `_`.
     BadSeek,
-    /// HTTP: nobody with the same rules and clock came within the pairing wait.
-    NoOpponent,
     /// HTTP: the seek was cancelled, or replaced by a newer seek of the same seeker.
     SeekWithdrawn,
     /// HTTP: a pair request whose `seek` id is another seek's (another seeker's, or one
@@ -136,6 +134,36 @@ impl ErrorCode {
 impl PartialEq<&str> for ErrorCode {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
+    }
+}
+
+/// What became of a quick-pairing request (`POST /api/pair`), its answer's `outcome`:
+/// both are answers, not errors (docs/PROTOCOL.md, "Pair outcomes").
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::Display,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum PairOutcome {
+    /// An opponent came: the seat of a new room (201).
+    Paired,
+    /// Nobody with the same rules and clock came within the pairing wait (200).
+    NoOpponent,
+}
+
+impl PairOutcome {
+    /// The outcome as it goes on the wire, e.g. `"no-opponent"`.
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 }
 

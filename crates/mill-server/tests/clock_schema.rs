@@ -64,7 +64,7 @@ const REFUSED: &[&str] = &[
 #[test]
 fn sqlite_stores_the_clocks_and_refuses_what_no_clock_makes() {
     let mut conn = rusqlite::Connection::open_in_memory().unwrap();
-    mill_server::store::sqlite::migrations()
+    mill_server::store::sqlite_migrations()
         .to_latest(&mut conn)
         .unwrap();
     for sql in ACCEPTED {

@@ -82,6 +82,10 @@ async fn two_seekers_share_one_new_ordinary_room_one_seat_each_and_play() {
     let (s2, b) = pair(s.addr, body("six", clock.clone(), &id("b", 1), &id("s", 2))).await;
     let (s1, a) = first.await.unwrap();
     assert_eq!((s1, s2), (201, 201), "{a} {b}");
+    assert_eq!(
+        (a["outcome"].as_str(), b["outcome"].as_str()),
+        (Some("paired"), Some("paired"))
+    );
     assert_eq!(a["room"], b["room"]);
     assert_ne!(a["seat"], b["seat"]);
     assert_ne!(a["key"], b["key"]);
@@ -146,7 +150,11 @@ async fn only_the_same_rules_and_clock_meet_and_the_rest_hear_no_opponent() {
     assert_eq!(answers[1].0, 201, "{:?}", answers[1]);
     assert_eq!(answers[0].1["room"], answers[1].1["room"]);
     for (status, v) in &answers[2..] {
-        assert_eq!((*status, v["code"].as_str()), (404, Some("no-opponent")), "{v}");
+        assert_eq!(
+            (*status, v["outcome"].as_str()),
+            (200, Some("no-opponent")),
+            "{v}"
+        );
     }
     lobby_where(s.addr, |l| l.is_empty()).await;
     s.stop().await;
@@ -206,7 +214,7 @@ async fn a_withdrawn_seeker_is_never_paired() {
 
     // the next seeker of that pool finds nobody
     let (status, v) = pair(s.addr, body("nine", clock, "late-001", "late-seek")).await;
-    assert_eq!((status, v["code"].as_str()), (404, Some("no-opponent")), "{v}");
+    assert_eq!((status, v["outcome"].as_str()), (200, Some("no-opponent")), "{v}");
     let rooms = common::sql(&dir.path().join("pair.db"), "SELECT count(*) FROM rooms", &[]).await;
     assert_eq!(rooms, 0, "no room was made");
     s.stop().await;
@@ -232,9 +240,9 @@ async fn seeks_are_checked_and_throttled_like_room_creation() {
     }
     // a name or any other text is not a field of a seek: ignored, never stored or shown
     let (status, v) = pair(s.addr, json!({"name": "<b>hi</b>"}).to_string()).await;
-    assert_eq!((status, v["code"].as_str()), (404, Some("no-opponent")), "{v}");
+    assert_eq!((status, v["outcome"].as_str()), (200, Some("no-opponent")), "{v}");
     let (status, _) = pair(s.addr, String::new()).await;
-    assert_eq!(status, 404);
+    assert_eq!(status, 200);
     let (status, v) = pair(s.addr, String::new()).await;
     assert_eq!((status, v["code"].as_str()), (429, Some("rate-limited")), "{v}");
     s.stop().await;
@@ -263,7 +271,7 @@ async fn crowd(addrs: &[SocketAddr], pools: &[(&str, Value, usize)]) {
                 .entry(v["room"].as_str().unwrap().to_string())
                 .or_default()
                 .push((p, v["seat"].as_str().unwrap().to_string())),
-            404 if v["code"] == "no-opponent" => left[p] += 1,
+            200 if v["outcome"] == "no-opponent" => left[p] += 1,
             _ => panic!("{status} {v}"),
         }
     }
@@ -379,7 +387,7 @@ async fn seekers_on_two_instances_meet_and_withdraw_across_them() {
     drop(held);
     lobby_where(b, |l| l.is_empty()).await;
     let (status, v) = pair(b, body("nine", clock, "erin-001", "erin-seek-1")).await;
-    assert_eq!((status, v["code"].as_str()), (404, Some("no-opponent")), "{v}");
+    assert_eq!((status, v["outcome"].as_str()), (200, Some("no-opponent")), "{v}");
 }
 
 #[tokio::test]

@@ -10,8 +10,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use mill_server::protocol::{
-    ClientType, ClockEventKind, CloseCode, CommandKind, ErrorCode, PROTOCOL, ServerType,
+    ClientType, ClockEventKind, CloseCode, CommandKind, ErrorCode, PROTOCOL, PairOutcome, ServerType,
 };
+use mill_server::timecontrol;
 use strum::VariantArray;
 
 fn repo() -> PathBuf {
@@ -89,6 +90,21 @@ fn protocol_md_lists_exactly_the_error_codes() {
     assert!(core.len() > 5, "the core codes row names its examples");
     for code in core {
         assert!(code.parse::<ErrorCode>().is_err(), "{code} is a server code");
+    }
+}
+
+#[test]
+fn protocol_md_lists_exactly_the_pair_outcomes() {
+    let doc = read("docs/PROTOCOL.md");
+    let rows = table_after(&doc, "#### Pair outcomes");
+    let documented = first_column(&rows, "pair outcomes");
+    assert_eq!(documented, set(PairOutcome::VARIANTS.iter().map(|o| o.as_str())));
+    // None of them is an error code: nobody coming is an answer (200), not a refusal.
+    for outcome in PairOutcome::VARIANTS {
+        assert!(
+            outcome.as_str().parse::<ErrorCode>().is_err(),
+            "{outcome} is an error code"
+        );
     }
 }
 
@@ -202,6 +218,25 @@ fn wire_js() -> String {
         "ERROR_CODES",
         ErrorCode::VARIANTS.iter().map(|c| c.as_str()),
     );
+    js_strings(
+        &mut out,
+        "The `outcome` of a quick-pairing answer (`POST /api/pair`): an opponent came, or nobody did.",
+        "PAIR_OUTCOMES",
+        PairOutcome::VARIANTS.iter().map(|o| o.as_str()),
+    );
+    writeln!(
+        out,
+        "\n/** The bounds of a time control (`bad-clock` beyond them), from timecontrol.rs. */\n\
+         export const CLOCK_BOUNDS = Object.freeze({{\n  \
+         MIN_INITIAL_SECS: {},\n  MAX_INITIAL_SECS: {},\n  MAX_INCREMENT_SECS: {},\n  \
+         MIN_DAYS: {},\n  MAX_DAYS: {},\n}});",
+        timecontrol::MIN_INITIAL_SECS,
+        timecontrol::MAX_INITIAL_SECS,
+        timecontrol::MAX_INCREMENT_SECS,
+        timecontrol::MIN_DAYS,
+        timecontrol::MAX_DAYS,
+    )
+    .unwrap();
     out.push_str("\n/** WebSocket close codes. */\nexport const CLOSE_CODES = Object.freeze({\n");
     for c in CloseCode::VARIANTS {
         let name: &'static str = c.into();

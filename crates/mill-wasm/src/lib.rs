@@ -10,7 +10,7 @@
 //! browser-specific. Errors never panic or throw: they come back as
 //! `{"ok":false,"error":{"code":…,"message":…}}` and leave the game unchanged.
 //!
-//! With the default features (`engine`, `mif`) this is the full build; without them, the
+//! With the default features (`engine`, `records`) this is the full build; without them, the
 //! page's small first build (see scripts/build-wasm and crates/mill-wasm/Cargo.toml).
 //!
 //! The computer opponent (`mill-engine`) is here too: [`best_turn`] answers a search
@@ -24,7 +24,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use mill_core::view::GameView;
-use mill_core::{Action, Bitboard, Color, Game, Outcome, Position, Rules, Topology, Variant};
+use mill_core::{
+    Action, Bitboard, Color, Game, NotationError, Outcome, PlayError, Position, Rules, Topology, Variant,
+};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 
@@ -100,7 +102,7 @@ impl WasmGame {
     pub fn play(&mut self, action: &str) -> String {
         let topology = self.game.position().topology();
         let result = Action::parse(action.trim(), topology)
-            .map_err(|e| Failure::new("bad-action", e.to_string()))
+            .map_err(Failure::unreadable)
             .and_then(|a| {
                 self.game
                     .play_action(a)
@@ -314,16 +316,36 @@ fn declare(game: &mut Game, result: &ResultJson) -> Result<(), Failure> {
     game.declare(outcome).map_err(|e| bad(e.to_string()))
 }
 
-/// An error for the page: a stable code and a sentence.
+/// An error for the page: a stable code and a sentence, and the point at fault when the
+/// code is about one (the page says it in its own words: "d4 is not a point of this board").
 #[derive(Debug, Serialize)]
 struct Failure {
     code: &'static str,
     message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    point: Option<String>,
 }
 
 impl Failure {
     fn new(code: &'static str, message: String) -> Self {
-        Failure { code, message }
+        Failure {
+            code,
+            message,
+            point: None,
+        }
+    }
+
+    /// An action that could not be read: a name the board lacks is `off-board` (the
+    /// code a move off the board has), with that name; anything else `bad-action`.
+    fn unreadable(error: NotationError) -> Self {
+        match error {
+            NotationError::UnknownPoint(ref point) => Failure {
+                code: PlayError::OffBoard.code(),
+                message: error.to_string(),
+                point: Some(point.clone()),
+            },
+            _ => Failure::new("bad-action", error.to_string()),
+        }
     }
 }
 

@@ -1,11 +1,11 @@
 //! Records in and out for the page: the game as a text record (tags and turns) or as
 //! the Mill Interchange Format's MSTATE (a whole game other Mill programs read), and
-//! positions as MFEN, through `mill-core`'s `record`, `mif::mstate` and `mfen` modules. Every method
+//! positions as MFEN, through `mill-core`'s `record` and `mfen` modules and `mill-mif`'s `mstate`. Every method
 //! answers JSON and changes nothing on error, like the rest of [`WasmGame`].
 
-use mill_core::mif::{MifError, json::canonical, mstate};
 use mill_core::record::TurnProblem;
 use mill_core::{Game, Header, Mfen, Position, Record, RecordError, Rules, Variant};
+use mill_mif::{MifError, json::canonical, mstate};
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 

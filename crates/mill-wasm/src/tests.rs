@@ -94,6 +94,9 @@ fn bad_actions_are_refused_with_a_code_and_change_nothing() {
         ("d6", "occupied"),
         ("zz9", "bad-action"),
         ("", "bad-action"),
+        ("d4", "off-board"),
+        ("d6-d4", "off-board"),
+        ("xd4", "off-board"),
         ("xd6", "no-removal-pending"),
     ] {
         let reply: Value = serde_json::from_str(&g.play(text)).unwrap();
@@ -102,6 +105,12 @@ fn bad_actions_are_refused_with_a_code_and_change_nothing() {
         assert!(!reply["error"]["message"].as_str().unwrap().is_empty());
         assert_eq!(g.snapshot(), before, "{text} changed the game");
     }
+    // A name the board lacks comes with that name, for the page's words.
+    let reply: Value = serde_json::from_str(&g.play("e3-d4")).unwrap();
+    assert_eq!(reply["error"]["code"], "off-board");
+    assert_eq!(reply["error"]["point"], "d4");
+    let reply: Value = serde_json::from_str(&g.play("zz9")).unwrap();
+    assert!(reply["error"].get("point").is_none(), "{reply}");
 }
 
 #[test]

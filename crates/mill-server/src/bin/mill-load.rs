@@ -174,7 +174,7 @@ async fn pair_load(addrs: &[SocketAddr], seekers: usize, seconds: f64, pools: us
                 .entry(v["room"].as_str().unwrap_or_default().to_string())
                 .or_default()
                 .push((arrived, answered)),
-            Ok((_, v)) if v["code"] == "no-opponent" => alone += 1,
+            Ok((200, v)) if v["outcome"] == "no-opponent" => alone += 1,
             Ok((status, v)) => {
                 if errors == 0 {
                     eprintln!("refused: {status} {v}");
@@ -249,7 +249,7 @@ fn seed(db: &std::path::Path, rooms: usize, actions: usize) -> anyhow::Result<()
     use mill_core::{Action, Game, Variant};
     use mill_server::keys;
     let started = Instant::now();
-    let mut conn = mill_server::store::sqlite::open(db).context("open the database")?;
+    let mut conn = mill_server::store::open_sqlite_file(db).context("open the database")?;
     let mut rng = rand::rngs::StdRng::from_rng(&mut rand::rng());
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)?
@@ -270,8 +270,6 @@ fn seed(db: &std::path::Path, rooms: usize, actions: usize) -> anyhow::Result<()
                 )?
                 .execute(rusqlite::params![id, color, &hash[..], now])?;
             }
-            tx.prepare_cached("INSERT INTO rounds (room_id, number, started_at) VALUES (?1, 1, ?2)")?
-                .execute(rusqlite::params![id, now])?;
             let mut game = Game::new(Variant::Nine);
             for seq in 0..actions.min(18) {
                 let position = *game.position();

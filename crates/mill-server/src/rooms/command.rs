@@ -19,14 +19,15 @@
 
 use std::sync::{Arc, Mutex};
 
-use mill_core::Color;
+use mill_core::{ByColor, Color};
 use tokio::sync::mpsc;
 
 use super::room::{Cmd, Outgoing, Room, Verdict, ack};
 use super::{Rooms, lock};
 use crate::protocol::{ClientMsg, ClockEventKind, Command, ErrorCode, SERVER_ID_PREFIX, ServerMsg};
-use crate::store::{Append, Appended, Entry, StoredEvent};
-use crate::timecontrol::{Deadline, Verdict as TimeVerdict};
+use crate::store::{Append, Appended, DbError, Entry, StoredEvent};
+use crate::table::{Placed, Refusal, Table};
+use crate::timecontrol::{Clocks, Deadline, Verdict as TimeVerdict};
 
 impl Rooms {
     /// Handles a command from a socket holding `seat` (`None`: spectator). Every
@@ -140,43 +141,23 @@ impl Rooms {
                             return;
                         }
                     }
-                    let mut table = room.table.clone();
-                    let placed = match table.apply(c.seat, c.cmd) {
-                        Ok(placed) => placed,
-                        Err(r) => {
-                            let _ = tx.try_send(room.error(Some(c.cid), r.code, &r.message));
-                            return;
-                        }
-                    };
-                    let entry = Entry::Command(c.cmd.clone());
                     // The network's share of the turn, as measured on this socket;
                     // the clocks give back at most the seat's quota of it.
                     let rtt = room.rtt(tx);
-                    match room.clocks_after(c.seat, &entry, &table, placed, now, rtt) {
-                        Err(deadline) => Err(deadline),
-                        Ok((clocks, stamp, away)) => {
-                            room.begin_write();
-                            let append = Append {
-                                room: room.id.clone(),
-                                event: StoredEvent {
-                                    round: placed.round,
-                                    seq: placed.seq,
-                                    seat: c.seat,
-                                    command: entry,
-                                    client_id: c.cid.to_string(),
-                                    at: now,
-                                    stamp,
-                                },
-                                new_round: placed.new_round,
-                            };
-                            Ok((append, table, placed, clocks, away))
+                    let entry = Entry::Command(c.cmd.clone());
+                    match room.prepare(c.seat, entry, |_| c.cid.to_string(), now, rtt) {
+                        Ok(write) => Ok(write),
+                        Err(Unprepared::Late(deadline)) => Err(deadline),
+                        Err(Unprepared::Refused(r)) => {
+                            let _ = tx.try_send(room.error(Some(c.cid), r.code, &r.message));
+                            return;
                         }
                     }
                 }
             }
         };
-        let (append, table, placed, clocks, away) = match prepared {
-            Ok(prepared) => prepared,
+        let write = match prepared {
+            Ok(write) => write,
             Err(deadline) => {
                 self.flag(room_arc, Some(deadline)).await;
                 let room = lock(room_arc);
@@ -197,30 +178,16 @@ impl Rooms {
                 return;
             }
         };
-        let at = now;
-        let outcome = store.append(append).await;
-        lock(room_arc).end_write();
+        // The ack goes to the sender before the state goes to everyone.
+        let outcome = self
+            .commit(room_arc, write, |room| {
+                let _ = tx.try_send(ack(c.cid, room.table.round(), room.table.version(), false));
+            })
+            .await;
         match outcome {
             Ok(Appended::Stored) => {
-                let mut room = lock(room_arc);
-                room.table = table;
-                room.clocks = clocks;
-                room.away = away;
-                if placed.new_round.is_some() {
-                    // Everyone is present as a round begins: whoever is not is noted.
-                    room.lost = mill_core::ByColor {
-                        light: true,
-                        dark: true,
-                    };
-                }
-                room.stored(placed, c.seat, c.cid.to_string());
-                room.note_times(at);
-                room.active_at = at;
-                room.refresh(at);
-                let _ = tx.try_send(ack(c.cid, room.table.round(), room.table.version(), false));
-                room.broadcast_state();
                 // A new round starts with everyone present: an absent seat is noted.
-                self.presence_check(&mut room, room_arc);
+                self.presence_check(&mut lock(room_arc), room_arc);
                 let took = received.elapsed();
                 if took > std::time::Duration::from_millis(50) {
                     tracing::debug!(ms = took.as_millis() as u64, "slow command");
@@ -255,6 +222,50 @@ impl Rooms {
         }
     }
 
+    /// Step 5 for every event the room stores (a command, a fallen flag, a seat's
+    /// absence or return): appends `write` and, once it is stored, installs the table,
+    /// clocks and presence it leads to, lets `stored` add what this write adds (the
+    /// command's ack), and sends the state to everyone. Returns the store's answer: a
+    /// place or client id taken, or a failure, changed nothing and is the caller's to
+    /// answer. The caller holds the room's gate.
+    async fn commit(
+        &self,
+        room_arc: &Arc<Mutex<Room>>,
+        write: Write,
+        stored: impl FnOnce(&mut Room),
+    ) -> Result<Appended, DbError> {
+        let Write {
+            append,
+            table,
+            placed,
+            clocks,
+            away,
+        } = write;
+        let (seat, cid, at) = (append.event.seat, append.event.client_id.clone(), append.event.at);
+        let outcome = self.shared.store.append(append).await;
+        let mut room = lock(room_arc);
+        room.end_write();
+        if let Ok(Appended::Stored) = outcome {
+            room.table = table;
+            room.clocks = clocks;
+            room.away = away;
+            if placed.new_round.is_some() {
+                // Everyone is present as a round begins: whoever is not is noted.
+                room.lost = mill_core::ByColor {
+                    light: true,
+                    dark: true,
+                };
+            }
+            room.stored(placed, seat, cid);
+            room.note_times(at);
+            room.active_at = at;
+            room.refresh(at);
+            stored(&mut room);
+            room.broadcast_state();
+        }
+        outcome
+    }
+
     /// Stores the fallen flag of a timed round (`timeout`, or `abort` before a side's
     /// first turn) at the round's next place, through the same append as a command, so
     /// the database's (round, seq) key decides it against a last-moment turn on
@@ -262,13 +273,12 @@ impl Rooms {
     /// lag given back exceeded what was left); else the flag must have fallen by now.
     /// The caller holds the room's gate.
     pub(super) async fn flag(&self, room_arc: &Arc<Mutex<Room>>, late: Option<Deadline>) {
-        let store = &self.shared.store;
         // Not while the database is out: its time may be nobody's.
         if !self.database_back().await {
             return;
         }
         let now = self.now();
-        let prepared = {
+        let write = {
             let mut room = lock(room_arc);
             let Some(clocks) = &room.clocks else { return };
             let Some(deadline) = clocks
@@ -282,34 +292,14 @@ impl Rooms {
                 TimeVerdict::Timeout(seat) => (seat, ClockEventKind::Timeout),
                 TimeVerdict::Abort(seat) => (seat, ClockEventKind::Abort),
             };
-            let mut table = room.table.clone();
-            let Ok(placed) = table.apply_clock(seat, kind) else {
-                return;
-            };
-            let entry = Entry::Clock(kind);
-            let Ok((clocks, stamp, away)) = room.clocks_after(seat, &entry, &table, placed, now, 0) else {
-                return;
-            };
-            room.begin_write();
-            let cid = format!("{SERVER_ID_PREFIX}{kind}-{}", placed.round);
-            let append = server_event(&room.id, placed, seat, entry, &cid, now, stamp);
-            (append, table, placed, clocks, away, seat, cid)
-        };
-        let (append, table, placed, clocks, away, seat, cid) = prepared;
-        let outcome = store.append(append).await;
-        lock(room_arc).end_write();
-        match outcome {
-            Ok(Appended::Stored) => {
-                let mut room = lock(room_arc);
-                room.table = table;
-                room.clocks = clocks;
-                room.away = away;
-                room.stored(placed, seat, cid);
-                room.note_times(now);
-                room.active_at = now;
-                room.refresh(now);
-                room.broadcast_state();
+            let cid = |placed: Placed| format!("{SERVER_ID_PREFIX}{kind}-{}", placed.round);
+            match room.prepare(seat, Entry::Clock(kind), cid, now, 0) {
+                Ok(write) => write,
+                Err(_) => return,
             }
+        };
+        match self.commit(room_arc, write, |_| {}).await {
+            Ok(Appended::Stored) => {}
             // Another instance stored the flag, or a turn, at this place first.
             Ok(Appended::Duplicate { .. } | Appended::PlaceTaken) => self.read_news(room_arc).await,
             Err(e) => {
@@ -347,14 +337,13 @@ impl Rooms {
     /// goes first. Both clocks follow the stored presence (`Room::clocks_after`). The
     /// caller holds the room's gate.
     async fn store_presence(&self, room_arc: &Arc<Mutex<Room>>) {
-        let store = &self.shared.store;
         if !self.database_back().await {
             return;
         }
         // Each round settles one seat; a handful covers both seats and a lost race.
         for _ in 0..6 {
             let mut now = self.now();
-            let prepared = {
+            let write = {
                 let mut room = lock(room_arc);
                 if room.evicted {
                     return;
@@ -367,41 +356,28 @@ impl Rooms {
                 if let (ClockEventKind::Away, Some(gone)) = (kind, *room.gone_at.get(seat)) {
                     now = gone.max(room.last_at).min(now);
                 }
-                let mut table = room.table.clone();
-                let Ok(placed) = table.apply_clock(seat, kind) else {
-                    return;
-                };
-                let entry = Entry::Clock(kind);
-                match room.clocks_after(seat, &entry, &table, placed, now, 0) {
+                let cid =
+                    |placed: Placed| format!("{SERVER_ID_PREFIX}{kind}-{}-{}", placed.round, placed.seq);
+                match room.prepare(seat, Entry::Clock(kind), cid, now, 0) {
+                    Ok(write) => Some(write),
                     // The flag fell first: it is stored instead.
-                    Err(_) => None,
-                    Ok((clocks, stamp, away)) => {
-                        room.begin_write();
-                        let cid = format!("{SERVER_ID_PREFIX}{kind}-{}-{}", placed.round, placed.seq);
-                        let append = server_event(&room.id, placed, seat, entry, &cid, now, stamp);
-                        Some((append, table, placed, clocks, away, seat, cid))
-                    }
+                    Err(Unprepared::Late(_)) => None,
+                    Err(Unprepared::Refused(_)) => return,
                 }
             };
-            let Some((append, table, placed, clocks, away, seat, cid)) = prepared else {
+            let Some(write) = write else {
                 self.flag(room_arc, None).await;
                 continue;
             };
-            let outcome = store.append(append).await;
-            lock(room_arc).end_write();
-            match outcome {
-                Ok(Appended::Stored) => {
-                    let mut room = lock(room_arc);
-                    room.table = table;
-                    room.clocks = clocks;
-                    room.away = away;
-                    room.stored(placed, seat, cid);
-                    room.note_times(now);
+            let seat = write.append.event.seat;
+            match self
+                .commit(room_arc, write, |room| {
                     *room.lost.get_mut(seat) = false;
                     *room.gone_at.get_mut(seat) = None;
-                    room.refresh(now);
-                    room.broadcast_state();
-                }
+                })
+                .await
+            {
+                Ok(Appended::Stored) => {}
                 // Another instance stored something at this place first: read it.
                 Ok(Appended::Duplicate { .. } | Appended::PlaceTaken) => self.read_news(room_arc).await,
                 Err(e) => {
@@ -435,28 +411,66 @@ impl Rooms {
     }
 }
 
-/// The write of an event the server stores itself (a flag, an absence or a return):
-/// `entry` of `seat` at the place `placed`, with id `cid`, at `at`, with `stamp`.
-fn server_event(
-    room: &str,
-    placed: crate::table::Placed,
-    seat: Color,
-    entry: Entry,
-    cid: &str,
-    at: i64,
-    stamp: Option<crate::timecontrol::Stamp>,
-) -> Append {
-    Append {
-        room: room.to_string(),
-        event: StoredEvent {
-            round: placed.round,
-            seq: placed.seq,
-            seat,
-            command: entry,
-            client_id: cid.to_string(),
-            at,
-            stamp,
-        },
-        new_round: None,
+/// An event ready to be written ([`Rooms::commit`]): what to append, and what the room
+/// becomes once it is stored.
+pub(super) struct Write {
+    append: Append,
+    table: Table,
+    placed: Placed,
+    clocks: Option<Clocks>,
+    away: ByColor<Option<i64>>,
+}
+
+/// Why an event could not be written.
+pub(super) enum Unprepared {
+    /// The rules refuse it.
+    Refused(Refusal),
+    /// The side's time ran out before it (the flag is stored instead).
+    Late(Deadline),
+}
+
+impl Room {
+    /// Step 4 for every event the room stores: tries `entry` of `seat` at `now` on a
+    /// copy of the table, with the clocks after it (`lag_ms`: what the network took
+    /// of a turn, see [`Room::clocks_after`]); its client id is `cid` of the place it
+    /// takes. Nothing changes but one more write in flight; [`Rooms::commit`] installs
+    /// the rest once it is stored.
+    pub(super) fn prepare(
+        &mut self,
+        seat: Color,
+        entry: Entry,
+        cid: impl FnOnce(Placed) -> String,
+        now: i64,
+        lag_ms: i64,
+    ) -> Result<Write, Unprepared> {
+        let mut table = self.table.clone();
+        let placed = match &entry {
+            Entry::Command(cmd) => table.apply(seat, cmd),
+            Entry::Clock(kind) => table.apply_clock(seat, *kind),
+        }
+        .map_err(Unprepared::Refused)?;
+        let (clocks, stamp, away) = self
+            .clocks_after(seat, &entry, &table, placed, now, lag_ms)
+            .map_err(Unprepared::Late)?;
+        self.begin_write();
+        let append = Append {
+            room: self.id.clone(),
+            event: StoredEvent {
+                round: placed.round,
+                seq: placed.seq,
+                seat,
+                command: entry,
+                client_id: cid(placed),
+                at: now,
+                stamp,
+            },
+        };
+        Ok(Write {
+            append,
+            table,
+            placed,
+            clocks,
+            away,
+        })
     }
 }

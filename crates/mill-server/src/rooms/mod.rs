@@ -21,6 +21,8 @@ mod command;
 mod others;
 pub mod pairing;
 mod room;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -96,7 +98,7 @@ struct Shared {
     /// (exclusive) by the purge while it deletes, so that no room is read just before
     /// its deletion and then served from memory after it.
     loading: tokio::sync::RwLock<()>,
-    store: Store,
+    store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     next_conn: AtomicU64,
     /// The server is shutting down: the sockets it closes are not players leaving, and
@@ -161,7 +163,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Rooms {
     /// An empty registry over `store`.
-    pub fn new(store: Store, clock: Arc<dyn Clock>) -> Rooms {
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Rooms {
         Rooms {
             shared: Arc::new(Shared {
                 map: Mutex::new(HashMap::new()),

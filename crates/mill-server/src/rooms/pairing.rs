@@ -13,6 +13,7 @@
 //! Colours are fair: the seeker who was waiting gets Light or Dark at random (a coin
 //! drawn for each pairing), the arriving one the other seat.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use mill_core::{Color, Rules};
@@ -55,7 +56,7 @@ pub type PairedSeat = (String, Color, String);
 
 /// Withdraws the seek if the request is dropped before it is answered.
 struct Pending {
-    store: Store,
+    store: Arc<dyn Store>,
     id: String,
     armed: bool,
 }
@@ -83,14 +84,15 @@ impl Drop for Pending {
 
 impl Rooms {
     /// Finds an opponent for `asked` within `wait`: the seat of a new room (its key
-    /// once the room is stored), or `no-opponent` after the wait, or `seek-withdrawn`
-    /// when the seek was cancelled or replaced by a newer seek of the same seeker.
+    /// once the room is stored), or `None` when nobody came within the wait (an answer,
+    /// not an error), or `seek-withdrawn` when the seek was cancelled or replaced by a
+    /// newer seek of the same seeker.
     pub async fn pair(
         &self,
         asked: SeekRequest,
         wait: Duration,
         shutdown: &CancellationToken,
-    ) -> Result<PairedSeat, ApiError> {
+    ) -> Result<Option<PairedSeat>, ApiError> {
         let store = self.shared.store.clone();
         let key = keys::new_seat_key();
         let id = asked.seek.unwrap_or_else(keys::new_seat_key);
@@ -124,7 +126,7 @@ impl Rooms {
         if let SeekState::Paired { room, seat } = state {
             pending.armed = false;
             tracing::info!(%room, "seekers paired");
-            return Ok((room, seat, key));
+            return Ok(Some((room, seat, key)));
         }
         let deadline = tokio::time::Instant::now() + wait;
         loop {
@@ -144,7 +146,7 @@ impl Rooms {
                 SeekState::Waiting if !timed_out => continue,
                 SeekState::Waiting => {
                     pending.armed = false;
-                    return Err(ApiError::NoOpponent);
+                    return Ok(None);
                 }
                 SeekState::Paired { room, seat } => {
                     if !timed_out {
@@ -152,7 +154,7 @@ impl Rooms {
                         store.withdraw(&id, false).await?;
                     }
                     pending.armed = false;
-                    return Ok((room, seat, key));
+                    return Ok(Some((room, seat, key)));
                 }
                 SeekState::Gone | SeekState::Taken => {
                     pending.armed = false;

@@ -54,6 +54,7 @@ use super::types::{
     StoredEvent, StoredRoom, clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp,
     seat_name,
 };
+use super::{BUSY, GATHER, Store};
 
 /// The PostgreSQL migrations, in order (the number is the schema version).
 const MIGRATIONS: &[(i32, &str)] = &[
@@ -71,7 +72,7 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (4, include_str!("../../../../migrations/postgres/04-clocks.sql")),
     // Quick pairing's seeks, as SQLite's 07-seeks.
     (5, include_str!("../../../../migrations/postgres/05-seeks.sql")),
-    // Outages, as SQLite's 08-outages.
+    // Outages, as SQLite's 09-outages.
     (6, include_str!("../../../../migrations/postgres/06-outages.sql")),
 ];
 
@@ -102,25 +103,25 @@ impl From<tokio_postgres::Error> for DbError {
     fn from(e: tokio_postgres::Error) -> Self {
         // A refusal from the server says what and why; "db error" alone does not.
         match e.as_db_error() {
-            Some(db) => DbError::Postgres(db.to_string()),
-            None => DbError::Postgres(e.to_string()),
+            Some(db) => DbError::failed("PostgreSQL", db),
+            None => DbError::failed("PostgreSQL", e),
         }
     }
 }
 
 impl From<deadpool_postgres::PoolError> for DbError {
     fn from(e: deadpool_postgres::PoolError) -> Self {
-        DbError::Postgres(e.to_string())
+        DbError::failed("PostgreSQL", e)
     }
 }
 
 /// The pool and this instance's identity.
 #[derive(Clone)]
-pub struct Pg {
+pub(super) struct Pg {
     pool: Pool,
     config: tokio_postgres::Config,
     /// This instance's id (also its connections' application_name).
-    pub instance: String,
+    instance: String,
     /// The queue of the group-commit writer (see [`write_loop`]).
     writer: mpsc::UnboundedSender<Job>,
     /// Presence and activity, written in order by one task ([`presence_loop`]).
@@ -128,7 +129,7 @@ pub struct Pg {
     /// Who hears of claims, once [`Pg::start`] has been called.
     rooms: Arc<std::sync::OnceLock<Arc<dyn Instances>>>,
     /// The requests on this instance waiting for their seeks.
-    pub waiters: Arc<SeekWaiters>,
+    waiters: Arc<SeekWaiters>,
 }
 
 impl std::fmt::Debug for Pg {
@@ -174,10 +175,10 @@ fn event_row(r: &tokio_postgres::Row, first: usize, room: &str) -> Result<Stored
 impl Pg {
     /// Connects to `url`, brings the schema up to date (one instance at a time, under an
     /// advisory lock) and registers this instance.
-    pub async fn open(url: &str, pool_size: usize) -> Result<Pg, DbError> {
+    pub(super) async fn open(url: &str, pool_size: usize) -> Result<Pg, DbError> {
         let instance = format!("mill-{}", &crate::keys::new_room_id());
-        let mut config =
-            tokio_postgres::Config::from_str(url).map_err(|e| DbError::Postgres(format!("--db: {e}")))?;
+        let mut config = tokio_postgres::Config::from_str(url)
+            .map_err(|e| DbError::failed("PostgreSQL", format!("--db: {e}")))?;
         config.application_name(&instance);
         // Tells the events trigger that this instance announces its events itself, one
         // NOTIFY per batch (see migration 03).
@@ -193,7 +194,7 @@ impl Pg {
         let pool = Pool::builder(manager)
             .max_size(pool_size.max(2))
             .build()
-            .map_err(|e| DbError::Postgres(e.to_string()))?;
+            .map_err(|e| DbError::failed("PostgreSQL", e))?;
         let (writer, queue) = mpsc::unbounded_channel();
         tokio::spawn(write_loop(pool.clone(), instance.clone(), queue));
         let (presence, presence_queue) = mpsc::unbounded_channel();
@@ -242,8 +243,62 @@ impl Pg {
         Ok(())
     }
 
+    async fn events(
+        &self,
+        client: &deadpool_postgres::Client,
+        id: &str,
+        round: u32,
+        seq: u32,
+    ) -> Result<Vec<StoredEvent>, DbError> {
+        let stmt = client
+            .prepare_cached(
+                "SELECT round, seq, seat, kind, action, client_id, at, light_ms, dark_ms, lag_ms FROM events
+                 WHERE room_id = $1 AND (round, seq) >= ($2, $3) ORDER BY round, seq",
+            )
+            .await?;
+        let rows = client.query(&stmt, &[&id, &i(round), &i(seq)]).await?;
+        rows.iter().map(|r| event_row(r, 0, id)).collect()
+    }
+
+    /// Refreshes this instance's heartbeat and deletes instances (with their presence)
+    /// that stopped refreshing theirs. Returns `true` if this instance had been taken
+    /// for dead and has come back: its presence is gone and must be published again.
+    async fn heartbeat(&self) -> Result<bool, DbError> {
+        let client = self.pool.get().await?;
+        let n = client
+            .execute(
+                "UPDATE instances SET seen_at = now() WHERE id = $1",
+                &[&self.instance],
+            )
+            .await?;
+        if n == 0 {
+            // Taken for dead after a long stall: come back.
+            client
+                .execute(
+                    "INSERT INTO instances (id) VALUES ($1) ON CONFLICT DO NOTHING",
+                    &[&self.instance],
+                )
+                .await?;
+        }
+        let gone = client
+            .execute(
+                &format!(
+                    "DELETE FROM instances WHERE seen_at < now() - interval '{DEAD_AFTER_SECS} seconds'"
+                ),
+                &[],
+            )
+            .await?;
+        if gone > 0 {
+            tracing::info!(instances = gone, "instances without a heartbeat removed");
+        }
+        Ok(n == 0)
+    }
+}
+
+#[async_trait::async_trait]
+impl Store for Pg {
     /// A new room with its Light seat.
-    pub async fn create_room(
+    async fn create_room(
         &self,
         id: &str,
         key_hash: &[u8; 32],
@@ -270,7 +325,7 @@ impl Pg {
     }
 
     /// The Dark seat; `false` if it was already taken (by any instance).
-    pub async fn join(&self, room: &str, key_hash: &[u8; 32], at: i64) -> Result<bool, DbError> {
+    async fn join(&self, room: &str, key_hash: &[u8; 32], at: i64) -> Result<bool, DbError> {
         let client = self.pool.get().await?;
         let stmt = client
             .prepare_cached(
@@ -290,7 +345,7 @@ impl Pg {
 
     /// Stores one event through this instance's group-commit writer; returns once the
     /// transaction holding it has committed (or failed).
-    pub async fn append(&self, a: Append) -> Result<Appended, DbError> {
+    async fn append(&self, a: Append) -> Result<Appended, DbError> {
         let (done, answer) = oneshot::channel();
         let e = a.event;
         let job = Job {
@@ -307,16 +362,12 @@ impl Pg {
             },
             done,
         };
-        self.writer
-            .send(job)
-            .map_err(|_| DbError::Postgres("the event writer has stopped".into()))?;
-        answer
-            .await
-            .map_err(|_| DbError::Postgres("the event writer dropped an event".into()))?
+        self.writer.send(job).map_err(|_| DbError::Stopped)?;
+        answer.await.map_err(|_| DbError::Stopped)?
     }
 
     /// Reads one room with its seats and events in order; `None` if there is none.
-    pub async fn load_room(&self, id: &str) -> Result<Option<StoredRoom>, DbError> {
+    async fn load_room(&self, id: &str) -> Result<Option<StoredRoom>, DbError> {
         let client = self.pool.get().await?;
         let Some(row) = client
             .query_opt(
@@ -361,30 +412,8 @@ impl Pg {
         Ok(Some(room))
     }
 
-    async fn events(
-        &self,
-        client: &deadpool_postgres::Client,
-        id: &str,
-        round: u32,
-        seq: u32,
-    ) -> Result<Vec<StoredEvent>, DbError> {
-        let stmt = client
-            .prepare_cached(
-                "SELECT round, seq, seat, kind, action, client_id, at, light_ms, dark_ms, lag_ms FROM events
-                 WHERE room_id = $1 AND (round, seq) >= ($2, $3) ORDER BY round, seq",
-            )
-            .await?;
-        let rows = client.query(&stmt, &[&id, &i(round), &i(seq)]).await?;
-        rows.iter().map(|r| event_row(r, 0, id)).collect()
-    }
-
     /// Where a seat's client id is stored: (round, seq).
-    pub async fn find(
-        &self,
-        room: &str,
-        seat: Color,
-        client_id: &str,
-    ) -> Result<Option<(u32, u32)>, DbError> {
+    async fn find(&self, room: &str, seat: Color, client_id: &str) -> Result<Option<(u32, u32)>, DbError> {
         let client = self.pool.get().await?;
         let stmt = client
             .prepare_cached(
@@ -401,7 +430,7 @@ impl Pg {
     /// their seats held on other live instances, for many rooms at once, in three statements whatever their number
     /// (sent together on one connection): the read side of the batched writes, for an
     /// instance told by one NOTIFY that many rooms changed. Answers in the order asked.
-    pub async fn news(&self, wanted: &[(String, u32, u32)]) -> Result<Vec<News>, DbError> {
+    async fn news(&self, wanted: &[(String, u32, u32)]) -> Result<Vec<News>, DbError> {
         let client = self.pool.get().await?;
         let ids: Vec<&str> = wanted.iter().map(|w| w.0.as_str()).collect();
         let rounds: Vec<i32> = wanted.iter().map(|w| i(w.1)).collect();
@@ -479,7 +508,7 @@ impl Pg {
     /// claimed row names it, or this seek waits in the table. Every seek it changed is
     /// announced on `mill_seeks` at commit, so the instance holding its request (this
     /// one or another) reads it at once.
-    pub async fn seek(&self, seek: Seek) -> Result<SeekState, DbError> {
+    async fn seek(&self, seek: Seek) -> Result<SeekState, DbError> {
         let pool = seek.pool();
         let (initial, increment, days) = clock_columns(seek.clock);
         let mut client = self.pool.get().await?;
@@ -599,7 +628,7 @@ impl Pg {
 
     /// Deletes seek `id` (only while it is open, with `open_only`) and announces it;
     /// returns what it was.
-    pub async fn withdraw(&self, id: &str, open_only: bool) -> Result<SeekState, DbError> {
+    async fn withdraw(&self, id: &str, open_only: bool) -> Result<SeekState, DbError> {
         let client = self.pool.get().await?;
         let row = client
             .query_opt(
@@ -619,7 +648,7 @@ impl Pg {
     }
 
     /// Where seek `id` stands.
-    pub async fn seek_state(&self, id: &str) -> Result<SeekState, DbError> {
+    async fn seek_state(&self, id: &str) -> Result<SeekState, DbError> {
         let client = self.pool.get().await?;
         let stmt = client
             .prepare_cached("SELECT room_id, seat FROM seeks WHERE id = $1")
@@ -631,7 +660,7 @@ impl Pg {
     }
 
     /// The open seeks of every instance, oldest first, at most `limit`.
-    pub async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
+    async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
         let client = self.pool.get().await?;
         let stmt = client
             .prepare_cached(
@@ -653,45 +682,11 @@ impl Pg {
             .collect()
     }
 
-    /// Refreshes this instance's heartbeat and deletes instances (with their presence)
-    /// that stopped refreshing theirs. Returns `true` if this instance had been taken
-    /// for dead and has come back: its presence is gone and must be published again.
-    async fn heartbeat(&self) -> Result<bool, DbError> {
-        let client = self.pool.get().await?;
-        let n = client
-            .execute(
-                "UPDATE instances SET seen_at = now() WHERE id = $1",
-                &[&self.instance],
-            )
-            .await?;
-        if n == 0 {
-            // Taken for dead after a long stall: come back.
-            client
-                .execute(
-                    "INSERT INTO instances (id) VALUES ($1) ON CONFLICT DO NOTHING",
-                    &[&self.instance],
-                )
-                .await?;
-        }
-        let gone = client
-            .execute(
-                &format!(
-                    "DELETE FROM instances WHERE seen_at < now() - interval '{DEAD_AFTER_SECS} seconds'"
-                ),
-                &[],
-            )
-            .await?;
-        if gone > 0 {
-            tracing::info!(instances = gone, "instances without a heartbeat removed");
-        }
-        Ok(n == 0)
-    }
-
     /// Notes that an instance runs at `now` (see [`super::Store::alive`]): the one row
     /// of `alive` is locked while the gap is judged, so of instances that see the same
     /// gap only the first records it. With no other instance registered, any gap is an
     /// outage.
-    pub async fn alive(&self, now: i64, gap: Option<i64>) -> Result<Vec<Outage>, DbError> {
+    async fn alive(&self, now: i64, gap: Option<i64>) -> Result<Vec<Outage>, DbError> {
         let mut client = self.pool.get().await?;
         let tx = client.transaction().await?;
         let old: Option<i64> = tx
@@ -734,7 +729,7 @@ impl Pg {
     }
 
     /// Removes this instance's row (and its presence) on a clean shutdown.
-    pub async fn leave(&self) -> Result<(), DbError> {
+    async fn leave(&self) -> Result<(), DbError> {
         let client = self.pool.get().await?;
         client
             .execute("DELETE FROM instances WHERE id = $1", &[&self.instance])
@@ -743,14 +738,14 @@ impl Pg {
     }
 
     /// The rooms whose current round may still have a clock running.
-    pub async fn timed_in_play(&self) -> Result<Vec<String>, DbError> {
+    async fn timed_in_play(&self) -> Result<Vec<String>, DbError> {
         let client = self.pool.get().await?;
         let rows = client.query(super::types::TIMED_IN_PLAY_SQL, &[]).await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
     /// Rooms idle since `cutoff` with no socket on any instance, at most `limit`.
-    pub async fn idle_rooms(&self, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
+    async fn idle_rooms(&self, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
         let client = self.pool.get().await?;
         let rows = client
             .query(
@@ -766,7 +761,7 @@ impl Pg {
     /// Deletes those of `rooms` still idle since `cutoff` with no socket on any
     /// instance; returns them. Instances purging at once wait for each other's row
     /// locks, and a room is deleted once.
-    pub async fn purge(&self, rooms: Vec<String>, cutoff: i64) -> Result<Vec<String>, DbError> {
+    async fn purge(&self, rooms: Vec<String>, cutoff: i64) -> Result<Vec<String>, DbError> {
         let client = self.pool.get().await?;
         let rows = client
             .query(
@@ -779,20 +774,28 @@ impl Pg {
         Ok(rows.iter().map(|r| r.get(0)).collect())
     }
 
+    fn seek_waiters(&self) -> &Arc<SeekWaiters> {
+        &self.waiters
+    }
+
+    fn shared(&self) -> bool {
+        true
+    }
+
     /// Queues a seat's holder on this instance for publication.
-    pub fn publish(&self, presence: Presence) {
+    fn publish(&self, presence: Presence) {
         let _ = self.presence.send(Published::Seat(presence));
     }
 
     /// Queues a note of activity in a room.
-    pub fn touch_later(&self, room: &str, at: i64) {
+    fn touch(&self, room: &str, at: i64) {
         let _ = self.presence.send(Published::Touch(room.to_string(), at));
     }
 
     /// Starts what sharing the database takes, telling `rooms` what the others do: the
     /// LISTEN connection and the task that gathers its announcements into batches of
     /// rooms, the presence writer, and the heartbeat. Abort them at shutdown.
-    pub fn start(&self, rooms: Arc<dyn Instances>) -> Vec<tokio::task::JoinHandle<()>> {
+    fn start(&self, rooms: Arc<dyn Instances>) -> Vec<tokio::task::JoinHandle<()>> {
         let mut tasks = Vec::new();
         let (news_tx, mut news_rx) = mpsc::unbounded_channel();
         tasks.push(tokio::spawn(self.clone().listen(news_tx)));
@@ -843,7 +846,9 @@ impl Pg {
         }));
         tasks
     }
+}
 
+impl Pg {
     /// Listens on `mill_rooms` on a connection of its own and sends the id of every room
     /// that another instance changed (`None` after the connection was lost and made
     /// again: every room in memory may have missed news). Runs until `out` closes.
@@ -1024,22 +1029,35 @@ struct Job {
 }
 
 /// The group-commit writer: takes every event waiting in the queue (up to
-/// [`MAX_BATCH`]) and writes them in one transaction, with at most [`WRITERS`]
-/// transactions in flight. Ends when every sender is gone.
+/// [`MAX_BATCH`]; while busy, also those arriving within [`GATHER`]) and writes them in
+/// one transaction, with at most [`WRITERS`] transactions in flight. Ends when every
+/// sender is gone.
 async fn write_loop(pool: Pool, instance: String, mut queue: mpsc::UnboundedReceiver<Job>) {
     let slots = Arc::new(Semaphore::new(WRITERS));
+    let mut last_sent: Option<tokio::time::Instant> = None;
     while let Some(first) = queue.recv().await {
+        // Busy: the events arriving within `GATHER` of this one join its batch.
+        let until = last_sent
+            .is_some_and(|at| at.elapsed() < BUSY)
+            .then(|| tokio::time::Instant::now() + GATHER);
         // Waiting for a free slot lets the batch grow while the others commit.
         let Ok(slot) = slots.clone().acquire_owned().await else {
             return;
         };
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
-            match queue.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
+            let next = match until {
+                Some(until) if tokio::time::Instant::now() < until => {
+                    tokio::time::timeout_at(until, queue.recv()).await.ok().flatten()
+                }
+                _ => queue.try_recv().ok(),
+            };
+            match next {
+                Some(job) => batch.push(job),
+                None => break,
             }
         }
+        last_sent = Some(tokio::time::Instant::now());
         let (pool, instance) = (pool.clone(), instance.clone());
         tokio::spawn(async move {
             write_jobs(&pool, &instance, batch).await;
@@ -1080,12 +1098,8 @@ async fn write_jobs(pool: &Pool, instance: &str, mut jobs: Vec<Job>) {
                 pending.push(first);
             }
             Err(e) => {
-                let why = match e {
-                    DbError::Postgres(why) => why,
-                    other => other.to_string(),
-                };
                 for job in jobs {
-                    let _ = job.done.send(Err(DbError::Postgres(why.clone())));
+                    let _ = job.done.send(Err(e.clone()));
                 }
             }
         }
@@ -1210,4 +1224,72 @@ async fn write_batch(pool: &Pool, instance: &str, events: &[&Event]) -> Result<V
         .into_iter()
         .map(|o| o.unwrap_or(Appended::PlaceTaken))
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    //! What can be checked without a database; everything the database decides is in
+    //! `tests/store_conformance.rs`, `tests/instances.rs` and the other files that run
+    //! under `scripts/with-postgres`.
+    use super::*;
+
+    #[test]
+    fn the_migrations_are_the_directory_s_files_in_order() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations/postgres");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        files.sort();
+        assert_eq!(files.len(), MIGRATIONS.len(), "{files:?}");
+        for (n, ((version, sql), file)) in MIGRATIONS.iter().zip(&files).enumerate() {
+            assert_eq!(*version, n as i32 + 1, "{file}");
+            assert!(file.starts_with(&format!("{version:02}-")), "{file}");
+            assert_eq!(*sql, std::fs::read_to_string(format!("{dir}/{file}")).unwrap());
+        }
+    }
+
+    #[test]
+    fn a_notify_payload_naming_the_most_rooms_fits_under_the_limit() {
+        let origin = format!("mill-{}", crate::keys::new_room_id());
+        let rooms: Vec<String> = (0..ROOMS_PER_PAYLOAD)
+            .map(|_| crate::keys::new_room_id())
+            .collect();
+        let payload = format!("{} {origin}", rooms.join(","));
+        assert!(payload.len() < 8000, "{} bytes", payload.len());
+        // A full batch of events from distinct rooms takes a few payloads at most.
+        assert!((MAX_BATCH as u64).div_ceil(ROOMS_PER_PAYLOAD as u64) <= 3);
+    }
+
+    #[test]
+    fn places_past_the_column_s_range_are_clamped_never_wrapped() {
+        assert_eq!(i(0), 0);
+        assert_eq!(i(41), 41);
+        assert_eq!(i(i32::MAX as u32), i32::MAX);
+        assert_eq!(i(u32::MAX), i32::MAX);
+    }
+
+    #[test]
+    fn a_bad_url_is_refused_clearly_and_without_its_password() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let err = rt
+            .block_on(Pg::open("postgres://mill:hunter2@localhost:notaport/mill", 2))
+            .unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(
+                err,
+                DbError::Failed {
+                    backend: "PostgreSQL",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(text.contains("--db"), "{text}");
+        assert!(!text.contains("hunter2"), "{text}");
+    }
 }

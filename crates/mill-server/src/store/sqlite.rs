@@ -22,13 +22,27 @@ use super::types::{
     Append, Appended, DbError, OpenSeek, Outage, Seek, SeekState, SeekWaiters, StoredEvent, StoredRoom,
     clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp, seat_name,
 };
+use super::{BUSY, GATHER, Store};
+
+impl From<rusqlite::Error> for DbError {
+    fn from(e: rusqlite::Error) -> Self {
+        DbError::failed("SQLite", e)
+    }
+}
+
+impl From<rusqlite_migration::Error> for DbError {
+    fn from(e: rusqlite_migration::Error) -> Self {
+        DbError::failed("SQLite migrations", e)
+    }
+}
 
 static MIGRATIONS_DIR: Dir = include_dir!("$CARGO_MANIFEST_DIR/../../migrations/sqlite");
 
 static MIGRATIONS: LazyLock<Migrations<'static>> =
     LazyLock::new(|| Migrations::from_directory(&MIGRATIONS_DIR).expect("migrations/ is well formed"));
 
-/// Most jobs committed together.
+/// Most jobs committed together: a transaction of this many events is a few ms of CPU,
+/// and its acks go out together.
 const MAX_BATCH: usize = 4096;
 
 /// The schema's migrations (for a `validate` test).
@@ -223,7 +237,7 @@ impl Reader {
             f(&conn)
         })
         .await
-        .map_err(|_| DbError::Corrupt("a database read panicked".into()))?
+        .map_err(|_| DbError::failed("SQLite", "a database read panicked"))?
     }
 }
 
@@ -370,8 +384,8 @@ impl Writer {
         );
         match rx.await {
             Ok(Ok(written)) => Ok(written),
-            Ok(Err(e)) => Err(DbError::Corrupt(e)),
-            Err(_) => Err(DbError::WriterGone),
+            Ok(Err(e)) => Err(DbError::failed("SQLite", e)),
+            Err(_) => Err(DbError::Stopped),
         }
     }
 }
@@ -467,18 +481,17 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
             }
         })
         .expect("spawn the notifier thread");
+    let mut last_commit: Option<std::time::Instant> = None;
     while let Ok(first) = rx.recv() {
-        let mut batch = vec![first];
-        while batch.len() < MAX_BATCH {
-            match rx.try_recv() {
-                Ok(job) => batch.push(job),
-                Err(_) => break,
-            }
-        }
+        let busy = last_commit.is_some_and(|at| at.elapsed() < BUSY);
+        let batch = gather(&rx, first, busy.then_some(GATHER), MAX_BATCH);
         let started = std::time::Instant::now();
         let results = commit_batch(&mut conn, &batch);
         let took = started.elapsed();
-        crate::metrics::get().commit_seconds.observe(took.as_secs_f64());
+        last_commit = Some(std::time::Instant::now());
+        let m = crate::metrics::get();
+        m.commit_seconds.observe(took.as_secs_f64());
+        m.commit_events.observe(batch.len() as f64);
         tracing::trace!(jobs = batch.len(), micros = took.as_micros() as u64, "commit");
         if took > std::time::Duration::from_millis(50) {
             tracing::debug!(jobs = batch.len(), ms = took.as_millis() as u64, "slow commit");
@@ -492,6 +505,25 @@ fn writer_loop(mut conn: Connection, rx: mpsc::Receiver<Job>) {
     drop(done_tx);
     let _ = notifier.join();
     tracing::debug!("database writer stopped");
+}
+
+/// A batch: `first` and the jobs queued behind it, at most `max`; with `wait`, also those
+/// that arrive within `wait` of `first` (a busy writer, see [`GATHER`]).
+fn gather(rx: &mpsc::Receiver<Job>, first: Job, wait: Option<std::time::Duration>, max: usize) -> Vec<Job> {
+    let until = wait.map(|w| std::time::Instant::now() + w);
+    let mut batch = vec![first];
+    while batch.len() < max {
+        let left = until.map(|t| t.saturating_duration_since(std::time::Instant::now()));
+        let next = match left {
+            Some(left) if !left.is_zero() => rx.recv_timeout(left).ok(),
+            _ => rx.try_recv().ok(),
+        };
+        match next {
+            Some(job) => batch.push(job),
+            None => break,
+        }
+    }
+    batch
 }
 
 /// Runs every job in one transaction and commits once. Jobs do not fail in normal
@@ -584,8 +616,6 @@ fn write(conn: &Connection, op: &Op) -> Result<Written, rusqlite::Error> {
                 "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, 'light', ?2, ?3)",
             )?
             .execute(params![id, &key_hash[..], at])?;
-            conn.prepare_cached("INSERT INTO rounds (room_id, number, started_at) VALUES (?1, 1, ?2)")?
-                .execute(params![id, at])?;
         }
         Op::Join { room, key_hash, at } => {
             // The seat's primary key decides between two joins.
@@ -736,8 +766,6 @@ fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
         "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, 'light', ?2, ?4), (?1, 'dark', ?3, ?4)",
     )?
     .execute(params![seek.room, light, dark, seek.at])?;
-    conn.prepare_cached("INSERT INTO rounds (room_id, number, started_at) VALUES (?1, 1, ?2)")?
-        .execute(params![seek.room, seek.at])?;
     conn.prepare_cached("UPDATE seeks SET room_id = ?2, seat = ?3 WHERE id = ?1")?
         .execute(params![other_id, seek.room, seat_name(seek.waiting_color)])?;
     let mut changed = withdrawn;
@@ -784,10 +812,6 @@ fn append(conn: &Connection, a: &Append) -> Result<Appended, rusqlite::Error> {
             None => Appended::PlaceTaken,
         });
     }
-    if let Some(number) = a.new_round {
-        conn.prepare_cached("INSERT INTO rounds (room_id, number, started_at) VALUES (?1, ?2, ?3)")?
-            .execute(params![a.room, number, e.at])?;
-    }
     touch(conn, &a.room, e.at)?;
     Ok(Appended::Stored)
 }
@@ -798,20 +822,20 @@ fn touch(conn: &Connection, room: &str, at: i64) -> Result<(), rusqlite::Error> 
     Ok(())
 }
 
-/// The SQLite backend as the room logic uses it (through [`super::Store`]): the writer
-/// and a reader beside it.
+/// The SQLite backend as the room logic uses it (through [`Store`]): the writer and a
+/// reader beside it.
 #[derive(Debug, Clone)]
-pub struct Sqlite {
+pub(super) struct Sqlite {
     writer: Writer,
     reader: Reader,
     /// The requests waiting for their seeks.
-    pub waiters: std::sync::Arc<SeekWaiters>,
+    waiters: std::sync::Arc<SeekWaiters>,
 }
 
 impl Sqlite {
     /// Opens (creating and migrating) the file and starts its writer; the handle is
     /// the writer thread, which ends once every `Sqlite` is dropped.
-    pub async fn open(path: &Path) -> Result<(Sqlite, thread::JoinHandle<()>), DbError> {
+    pub(super) async fn open(path: &Path) -> Result<(Sqlite, thread::JoinHandle<()>), DbError> {
         let path = path.to_path_buf();
         let (conn, reader) = tokio::task::spawn_blocking(move || {
             let conn = open(&path)?;
@@ -819,7 +843,7 @@ impl Sqlite {
             Ok::<_, DbError>((conn, reader))
         })
         .await
-        .map_err(|_| DbError::Corrupt("opening the database panicked".into()))??;
+        .map_err(|_| DbError::failed("SQLite", "opening the database panicked"))??;
         let (writer, thread) = Writer::start(conn);
         Ok((
             Sqlite {
@@ -830,9 +854,12 @@ impl Sqlite {
             thread,
         ))
     }
+}
 
+#[async_trait::async_trait]
+impl Store for Sqlite {
     /// A new room with its Light seat and round 1.
-    pub async fn create_room(
+    async fn create_room(
         &self,
         id: &str,
         key_hash: &[u8; 32],
@@ -853,7 +880,7 @@ impl Sqlite {
     }
 
     /// The Dark seat; `false` if it was already taken.
-    pub async fn join(&self, room: &str, key_hash: &[u8; 32], at: i64) -> Result<bool, DbError> {
+    async fn join(&self, room: &str, key_hash: &[u8; 32], at: i64) -> Result<bool, DbError> {
         match self
             .writer
             .exec(Op::Join {
@@ -869,7 +896,7 @@ impl Sqlite {
     }
 
     /// Appends one event through the group commit; returns once it is decided.
-    pub async fn append(&self, a: Append) -> Result<Appended, DbError> {
+    async fn append(&self, a: Append) -> Result<Appended, DbError> {
         match self.writer.exec(Op::Event(a)).await? {
             Written::Appended(outcome) => Ok(outcome),
             other => Err(DbError::Corrupt(format!("an event answered {other:?}"))),
@@ -877,7 +904,7 @@ impl Sqlite {
     }
 
     /// Where a seat's client id is stored: (round, seq).
-    pub async fn find(
+    async fn find(
         &self,
         room: &str,
         seat: mill_core::Color,
@@ -890,13 +917,13 @@ impl Sqlite {
     }
 
     /// Reads one room, `None` if it does not exist.
-    pub async fn load_room(&self, id: &str) -> Result<Option<StoredRoom>, DbError> {
+    async fn load_room(&self, id: &str) -> Result<Option<StoredRoom>, DbError> {
         let id = id.to_string();
         self.reader.with(move |conn| load_room(conn, &id)).await
     }
 
     /// Notes activity in a room (not waited for).
-    pub fn touch(&self, room: &str, at: i64) {
+    fn touch(&self, room: &str, at: i64) {
         self.writer.submit(
             Op::Touch {
                 room: room.to_string(),
@@ -907,7 +934,7 @@ impl Sqlite {
     }
 
     /// The rooms whose current round may still have a clock running.
-    pub async fn timed_in_play(&self) -> Result<Vec<String>, DbError> {
+    async fn timed_in_play(&self) -> Result<Vec<String>, DbError> {
         self.reader
             .with(|conn| {
                 let mut stmt = conn.prepare(super::types::TIMED_IN_PLAY_SQL)?;
@@ -920,14 +947,14 @@ impl Sqlite {
     }
 
     /// Rooms idle since `cutoff`, at most `limit`.
-    pub async fn idle_rooms(&self, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
+    async fn idle_rooms(&self, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
         self.reader
             .with(move |conn| idle_rooms(conn, cutoff, limit))
             .await
     }
 
     /// Deletes those of `rooms` still idle since `cutoff`; returns them.
-    pub async fn purge(&self, rooms: Vec<String>, cutoff: i64) -> Result<Vec<String>, DbError> {
+    async fn purge(&self, rooms: Vec<String>, cutoff: i64) -> Result<Vec<String>, DbError> {
         match self.writer.exec(Op::Purge { rooms, cutoff }).await? {
             Written::Purged(ids) => Ok(ids),
             other => Err(DbError::Corrupt(format!("a purge answered {other:?}"))),
@@ -935,12 +962,12 @@ impl Sqlite {
     }
 
     /// Waits until every job queued so far has committed.
-    pub async fn flush(&self) -> Result<(), DbError> {
+    async fn flush(&self) -> Result<(), DbError> {
         self.writer.exec(Op::Barrier).await.map(drop)
     }
 
     /// Notes that the server runs at `now` (see [`super::Store::alive`]).
-    pub async fn alive(&self, now: i64, gap: Option<i64>) -> Result<Vec<Outage>, DbError> {
+    async fn alive(&self, now: i64, gap: Option<i64>) -> Result<Vec<Outage>, DbError> {
         match self.writer.exec(Op::Alive { now, gap }).await? {
             Written::Alive(outages) => Ok(outages),
             other => Err(DbError::Corrupt(format!("a note of life answered {other:?}"))),
@@ -949,7 +976,7 @@ impl Sqlite {
 
     /// Pairs `seek` with the oldest open seek of its pool, or makes it wait; wakes the
     /// seeks it changed.
-    pub async fn seek(&self, seek: Seek) -> Result<SeekState, DbError> {
+    async fn seek(&self, seek: Seek) -> Result<SeekState, DbError> {
         match self.writer.exec(Op::Seek(seek)).await? {
             Written::Sought(state, changed) => {
                 for id in &changed {
@@ -962,7 +989,7 @@ impl Sqlite {
     }
 
     /// Deletes seek `id` (only if it is open, with `open_only`); returns what it was.
-    pub async fn withdraw(&self, id: &str, open_only: bool) -> Result<SeekState, DbError> {
+    async fn withdraw(&self, id: &str, open_only: bool) -> Result<SeekState, DbError> {
         let op = Op::Withdraw {
             id: id.to_string(),
             open_only,
@@ -979,14 +1006,18 @@ impl Sqlite {
     }
 
     /// Where seek `id` stands.
-    pub async fn seek_state(&self, id: &str) -> Result<SeekState, DbError> {
+    async fn seek_state(&self, id: &str) -> Result<SeekState, DbError> {
         let id = id.to_string();
         self.reader.with(move |conn| seek_state(conn, &id)).await
     }
 
     /// The open seeks, oldest first, at most `limit`.
-    pub async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
+    async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
         self.reader.with(move |conn| open_seeks(conn, limit)).await
+    }
+
+    fn seek_waiters(&self) -> &std::sync::Arc<SeekWaiters> {
+        &self.waiters
     }
 }
 
@@ -1007,8 +1038,45 @@ mod tests {
                 at: 3,
                 stamp: None,
             },
-            new_round: None,
         }
+    }
+
+    #[test]
+    fn a_busy_writer_gathers_what_arrives_within_its_wait_and_no_more_than_its_bound() {
+        let job = || Job {
+            op: Op::Barrier,
+            done: Box::new(|_| {}),
+        };
+        let (tx, rx) = mpsc::channel();
+        let later = |n: usize, tx: mpsc::Sender<Job>| {
+            thread::spawn(move || {
+                for _ in 0..n {
+                    thread::sleep(std::time::Duration::from_millis(1));
+                    tx.send(job()).unwrap();
+                }
+            })
+        };
+        // Idle: only what is queued already.
+        tx.send(job()).unwrap();
+        assert_eq!(gather(&rx, job(), None, MAX_BATCH).len(), 2);
+        // Busy: what arrives within the wait joins the batch (a long wait here, so that
+        // a loaded machine cannot make the test fail).
+        let sender = later(3, tx.clone());
+        assert_eq!(
+            gather(&rx, job(), Some(std::time::Duration::from_secs(20)), 4).len(),
+            4
+        );
+        sender.join().unwrap();
+        // The wait ends at its bound even if nothing comes.
+        let started = std::time::Instant::now();
+        let short = std::time::Duration::from_millis(5);
+        assert_eq!(gather(&rx, job(), Some(short), MAX_BATCH).len(), 1);
+        assert!(started.elapsed() >= short);
+        // And the size bound holds with more queued.
+        for _ in 0..10 {
+            tx.send(job()).unwrap();
+        }
+        assert_eq!(gather(&rx, job(), Some(short), 4).len(), 4);
     }
 
     #[test]
@@ -1195,7 +1263,15 @@ mod tests {
         handle.join().unwrap();
         let conn = open(&dir.path().join("t.db")).unwrap();
         assert!(load_room(&conn, "r1").unwrap().is_none());
-        for table in ["seats", "rounds", "events"] {
+        let rounds: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'rounds'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(rounds, 0, "the rounds table nothing read is gone (migration 08)");
+        for table in ["seats", "events"] {
             let n: i64 = conn
                 .query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
                 .unwrap();

@@ -7,24 +7,38 @@ use mill_core::Color;
 use crate::protocol::{ClockEventKind, Command};
 use crate::timecontrol::{Stamp, TimeControl};
 
-/// A database failure.
-#[derive(Debug, thiserror::Error)]
+/// A database failure, the same type whichever backend is behind the store. The room
+/// logic and the HTTP layer tell two cases apart: damaged data (the room is set aside
+/// and every other room served) and a failed database (the request is answered
+/// `internal`, nothing changed, the client may try again); the backend's own message is
+/// kept for the log. `Clone`, so that one failed commit can fail every action in it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DbError {
-    /// SQLite refused.
-    #[error(transparent)]
-    Sqlite(#[from] rusqlite::Error),
-    /// Migrations failed.
-    #[error(transparent)]
-    Migration(#[from] rusqlite_migration::Error),
-    /// The writer thread has stopped.
-    #[error("the database writer has stopped")]
-    WriterGone,
+    /// The database failed or refused (unreachable, I/O, a constraint, a failed commit
+    /// or migration): what was asked did not happen.
+    #[error("{backend}: {message}")]
+    Failed {
+        /// Which backend (`SQLite`, `PostgreSQL`, `memory`).
+        backend: &'static str,
+        /// Its own message.
+        message: String,
+    },
     /// A stored row does not make sense.
     #[error("corrupt data: {0}")]
     Corrupt(String),
-    /// PostgreSQL refused or could not be reached.
-    #[error("PostgreSQL: {0}")]
-    Postgres(String),
+    /// The store has stopped (its writer is gone: the server is shutting down).
+    #[error("the database writer has stopped")]
+    Stopped,
+}
+
+impl DbError {
+    /// A failure of `backend`, with its message.
+    pub fn failed(backend: &'static str, message: impl std::fmt::Display) -> DbError {
+        DbError::Failed {
+            backend,
+            message: message.to_string(),
+        }
+    }
 }
 
 /// What a stored event did: a seat's command, or an event the server stored by itself
@@ -89,8 +103,6 @@ pub struct Append {
     pub room: String,
     /// The event.
     pub event: StoredEvent,
-    /// Set when this event starts that round (the second side's new-round request).
-    pub new_round: Option<u32>,
 }
 
 /// What became of an [`Append`]: the database's keys on (room, round, seq) and on

@@ -13,8 +13,8 @@
 
 use super::json::{canonical, digest};
 use super::{MifError, Obj, is_identifier, schema};
-use crate::color::Color;
-use crate::rules::{
+use mill_core::Color;
+use mill_core::{
     BoardFull, DrawBy, MAX_PIECES, MIN_PIECES, NoPlacement, Options, RemovalRule, Rules, RulesError, Variant,
 };
 use serde_json::{Map, Value, json};
@@ -448,7 +448,7 @@ impl Manifest {
         } else {
             0
         };
-        if fly_at > u64::from(crate::MAX_FLY_AT) {
+        if fly_at > u64::from(mill_core::MAX_FLY_AT) {
             return refuse("/flying/maximumLive", "flying with at most 4 pieces, or never");
         }
         options.fly_at = fly_at as u8;

@@ -24,7 +24,7 @@ struct Fields<'a> {
 fn fields(mfen: &str) -> Result<Fields<'_>, MifError> {
     let bad = |what: &str| MifError::new("syntax", "mfen", format!("MFEN: {what}"));
     let f: Vec<&str> = mfen.split(' ').collect();
-    if f.len() != 11 || f[0] != crate::mfen::SIGNATURE || f[1] != STATE_PROFILE {
+    if f.len() != 11 || f[0] != mill_core::mfen::SIGNATURE || f[1] != STATE_PROFILE {
         return Err(bad("eleven fields (no extensions) of MFEN/1.0 mill24-state-v1"));
     }
     let num = |s: &str| s.parse::<u64>().map_err(|_| bad("a count"));

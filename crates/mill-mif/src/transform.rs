@@ -7,7 +7,7 @@
 //! which this crate does not read.
 
 use super::MifError;
-use crate::mfen::RING_ORDER;
+use mill_core::mfen::RING_ORDER;
 
 /// The D4 transforms in Annex A's ordinal order.
 pub const TRANSFORMS: [&str; 8] = [

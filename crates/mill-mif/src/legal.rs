@@ -6,9 +6,9 @@
 
 use super::mrs::Manifest;
 use super::{MifError, STATE_PROFILE};
-use crate::color::Color;
-use crate::mfen::{Mfen, RING_ORDER};
-use crate::turn::Action;
+use mill_core::Action;
+use mill_core::Color;
+use mill_core::mfen::{Mfen, RING_ORDER};
 use serde_json::{Value, json};
 
 /// Reads MFEN under the rule set that plays `manifest`'s actions, and writes it back

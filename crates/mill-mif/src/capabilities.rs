@@ -2,7 +2,7 @@
 //! a claim, kept honest: what is not implemented says `none`.
 
 use super::mrs::Manifest;
-use crate::rules::Variant;
+use mill_core::Variant;
 use serde_json::{Value, json};
 
 /// The MIFCAP/1.0 object for `name` at `version` (the program speaking).

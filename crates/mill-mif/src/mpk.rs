@@ -10,8 +10,8 @@
 use super::mrs::Manifest;
 use super::transform::{TRANSFORMS, board, point_map};
 use super::{MifError, STATE_PROFILE, is_digest, is_identifier};
-use crate::mfen::Mfen;
-use crate::position::Position;
+use mill_core::Position;
+use mill_core::mfen::Mfen;
 
 /// The signature of an MPK record.
 pub const SIGNATURE: &str = "MPK/1.0";

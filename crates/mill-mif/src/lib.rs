@@ -1,9 +1,9 @@
-//! The Mill Interchange Format 1.0 (MIF) beyond the MFEN position ([`crate::mfen`]):
+//! The Mill Interchange Format 1.0 (MIF) beyond the MFEN position ([`mill_core::mfen`]):
 //! what other Mill programs exchange besides a bare position.
 //!
 //! - [`mrs`]: MRS/1.0 rule-set manifests: validation, the `mrs-semantic-v1` projection
 //!   and both digests (`semanticDigest`, `documentDigest`), and the mapping between a
-//!   manifest and this crate's [`Rules`](crate::Rules) — a manifest naming rules this
+//!   manifest and this crate's [`Rules`](mill_core::Rules) — a manifest naming rules this
 //!   crate does not play is refused (`unsupported/unsupported-ruleset`), never
 //!   approximated.
 //! - [`mpk`]: MPK/1.0 structural keys (`structural-d4-v1`): reading, the canonical
@@ -28,6 +28,9 @@
 //! Not implemented: whole games under rules this crate does not play (board-full
 //! removals, captures other than by mills, …), adjudication, conversion from MIF 0.4 —
 //! see `docs/MIF.md`.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 use serde_json::{Map, Value, json};
 
@@ -92,7 +95,7 @@ impl MifError {
     }
 
     /// An MFEN refusal in MIF's categories (its code is kept).
-    pub fn from_mfen(e: crate::mfen::MfenError) -> MifError {
+    pub fn from_mfen(e: mill_core::mfen::MfenError) -> MifError {
         let category = match e.code() {
             "unsupported-format" | "unsupported-profile" | "unsupported-extension" => "unsupported",
             "syntax" => "syntax",

@@ -17,13 +17,13 @@ use super::json::digest;
 use super::json::parse;
 use super::mrs::Manifest;
 use super::{MifError, Obj, STATE_PROFILE, schema};
-use crate::color::Color;
-use crate::game::Game;
-use crate::mfen::{Mfen, RING_ORDER, SIGNATURE};
-use crate::outcome::{DrawReason, Outcome, WinReason};
-use crate::position::Position;
-use crate::rules::DrawBy;
-use crate::turn::Action;
+use mill_core::Action;
+use mill_core::Color;
+use mill_core::DrawBy;
+use mill_core::Game;
+use mill_core::Position;
+use mill_core::mfen::{Mfen, RING_ORDER, SIGNATURE};
+use mill_core::{DrawReason, Outcome, WinReason};
 use serde_json::{Value, json};
 
 fn side(c: Color) -> &'static str {
@@ -33,7 +33,7 @@ fn side(c: Color) -> &'static str {
     }
 }
 
-fn name(position: &Position, point: crate::Point) -> &'static str {
+fn name(position: &Position, point: mill_core::Point) -> &'static str {
     position.topology().name(point)
 }
 
@@ -89,7 +89,7 @@ fn events_of(game: &Game) -> Vec<Value> {
 }
 
 /// Whether a game drawn for `reason` under `rules` was drawn by a claim.
-fn claimed(rules: &crate::Rules, reason: DrawReason) -> bool {
+fn claimed(rules: &mill_core::Rules, reason: DrawReason) -> bool {
     match reason {
         DrawReason::Threefold => rules.repetition_draw == DrawBy::Claim,
         DrawReason::HundredTurns => rules.quiet_draw == DrawBy::Claim,
@@ -272,7 +272,7 @@ pub(crate) fn envelope(doc: &Obj<'_>, caller: Option<&Manifest>) -> Result<Manif
     Ok(manifest)
 }
 
-fn point(p: &Position, e: &Obj<'_>, member: &str) -> Result<crate::Point, MifError> {
+fn point(p: &Position, e: &Obj<'_>, member: &str) -> Result<mill_core::Point, MifError> {
     let at = e.str(member)?;
     if !RING_ORDER.contains(&at) {
         return Err(schema(&e.path_of(member), format!("{at:?} is not a point")));
@@ -524,7 +524,7 @@ pub fn run(
 /// equal one observed later, and is kept in the window but counts for nothing).
 fn seed_hash(
     manifest: &Manifest,
-    rules: &'static crate::Rules,
+    rules: &'static mill_core::Rules,
     key: &Value,
     path: &str,
 ) -> Result<Option<u64>, MifError> {

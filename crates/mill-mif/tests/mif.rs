@@ -2,14 +2,12 @@
 //! freeze examples (Annex C: the example manifest D1, its digests, the decision and
 //! repetition identities, the MPK binding) and against this crate's rules.
 
-#![cfg(feature = "mif")]
-
-use mill_core::mif::identity::{Negotiation, RepetitionSummary, decision_state, observation};
-use mill_core::mif::json::{canonical, digest};
-use mill_core::mif::legal::{canonical_mfen, legal_actions};
-use mill_core::mif::mpk::{Key, canonicalize, of_position};
-use mill_core::mif::mrs::Manifest;
 use mill_core::{Position, Rules, Variant};
+use mill_mif::identity::{Negotiation, RepetitionSummary, decision_state, observation};
+use mill_mif::json::{canonical, digest};
+use mill_mif::legal::{canonical_mfen, legal_actions};
+use mill_mif::mpk::{Key, canonicalize, of_position};
+use mill_mif::mrs::Manifest;
 use serde_json::{Value, json};
 
 /// Annex C.2's fixture document D1 ("Example Morris": Black places first, no
@@ -441,8 +439,8 @@ fn hands_are_authoritative_not_derived_from_the_placements() {
 
 mod mstate {
     use super::*;
-    use mill_core::mif::mstate::{read, write};
     use mill_core::{Game, Outcome};
+    use mill_mif::mstate::{read, write};
 
     fn random_game(seed: u64, rules: &'static Rules) -> Game {
         let mut game = Game::from_position(Position::start(rules));
@@ -622,8 +620,8 @@ mod mstate {
 /// board: pre-origin seeds, claim rights, claims, the fate of offers.
 mod claims {
     use super::*;
-    use mill_core::mif::mstate::{replay, run, write};
     use mill_core::{DrawReason, Game, Outcome};
+    use mill_mif::mstate::{replay, run, write};
 
     fn d1m() -> Manifest {
         Manifest::from_value(d1()).unwrap()
@@ -717,7 +715,7 @@ mod claims {
         );
         let r = replay(&doc, None).unwrap();
         assert_eq!(r.game.outcome(), game.outcome());
-        let (back, _) = mill_core::mif::mstate::read(&canonical(&doc), None).unwrap();
+        let (back, _) = mill_mif::mstate::read(&canonical(&doc), None).unwrap();
         assert_eq!(back.outcome(), game.outcome());
     }
 
@@ -1032,15 +1030,15 @@ mod claims {
 /// status.
 mod conversions {
     use super::*;
-    use mill_core::mif::mifconv::{STATUSES, convert, supported};
-    use mill_core::mif::mifpos;
-    use mill_core::mif::mstate::write;
+    use mill_mif::mifconv::{STATUSES, convert, supported};
+    use mill_mif::mifpos;
+    use mill_mif::mstate::write;
 
     /// A source of each format: Nine after four placements.
     fn sources(m: &Manifest) -> Vec<(&'static str, String)> {
         let game = mill_core::Record::parse("1. a1 b2 2. d1 d2").unwrap().game;
         let mfen = mill_core::Mfen::from_game(&game).write().unwrap();
-        let key = mill_core::mif::mpk::of_position(game.position(), m).unwrap();
+        let key = mill_mif::mpk::of_position(game.position(), m).unwrap();
         vec![
             ("MFEN/1.0", mfen.clone()),
             ("MPK/1.0", key),
@@ -1161,10 +1159,10 @@ mod conversions {
 
 mod envelopes {
     use super::*;
-    use mill_core::mif::identity::transform_decision_state;
-    use mill_core::mif::json::parse;
-    use mill_core::mif::transform::TRANSFORMS;
-    use mill_core::mif::{mifinv, mifpos};
+    use mill_mif::identity::transform_decision_state;
+    use mill_mif::json::parse;
+    use mill_mif::transform::TRANSFORMS;
+    use mill_mif::{mifinv, mifpos};
 
     const PLACED: &str = "MFEN/1.0 mill24-state-v1 W......./.......B/........ w p p 8,8 - 0 2 -";
 

@@ -1,0 +1,448 @@
+//! A store in memory, for tests: the room logic's unit tests run against it in
+//! milliseconds, and the conformance suite holds it to the same promises as the two
+//! backends (`tests/store_conformance.rs`). Nothing survives the process, so the server
+//! never opens one.
+//!
+//! It decides what the databases' keys decide, the same way: one event per (room, round,
+//! seq), one per (room, seat, client id), one Dark seat, each pairing once. Two hooks
+//! let a test make what a real database does only under load or failure: a write that
+//! fails ([`Memory::fail_writes`]) and writes held back until the test lets them go
+//! ([`Memory::hold_writes`]), to see what the rooms do while a command is being written.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use mill_core::Color;
+
+use super::Store;
+use super::types::{
+    Append, Appended, DbError, OpenSeek, Seek, SeekState, SeekWaiters, StoredEvent, StoredRoom,
+};
+use crate::protocol::{ClockEventKind, Command};
+use crate::timecontrol::TimeControl;
+
+/// The in-memory store: a cheap handle, clones share the data.
+#[derive(Debug, Clone, Default)]
+pub struct Memory {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    data: Mutex<Data>,
+    waiters: Arc<SeekWaiters>,
+    /// Writes still to fail (see [`Memory::fail_writes`]).
+    failing: AtomicUsize,
+    /// Every write takes it shared; [`Memory::hold_writes`] takes it whole.
+    writes: Arc<tokio::sync::RwLock<()>>,
+}
+
+#[derive(Debug, Default)]
+struct Data {
+    rooms: HashMap<String, MemRoom>,
+    /// In the order they were stored.
+    seeks: Vec<SeekRow>,
+}
+
+#[derive(Debug, Clone)]
+struct MemRoom {
+    variant: String,
+    clock: Option<TimeControl>,
+    active_at: i64,
+    light: [u8; 32],
+    /// The Dark seat's key hash and when it was taken.
+    dark: Option<([u8; 32], i64)>,
+    events: Vec<StoredEvent>,
+}
+
+#[derive(Debug, Clone)]
+struct SeekRow {
+    id: String,
+    seeker: String,
+    pool: String,
+    variant: String,
+    clock: Option<TimeControl>,
+    key_hash: [u8; 32],
+    created_at: i64,
+    /// Set when paired: the room and this seeker's seat in it.
+    paired: Option<(String, Color)>,
+}
+
+/// Writes held back by [`Memory::hold_writes`]; dropping it lets them go, in order.
+#[derive(Debug)]
+pub struct HeldWrites(#[allow(dead_code)] tokio::sync::OwnedRwLockWriteGuard<()>);
+
+impl Memory {
+    /// An empty store.
+    pub fn new() -> Memory {
+        Memory::default()
+    }
+
+    /// The next `n` writes fail (as a failed commit: nothing changes).
+    pub fn fail_writes(&self, n: usize) {
+        self.inner.failing.store(n, Ordering::SeqCst);
+    }
+
+    /// Holds every write back (each waits before it changes anything) until the
+    /// returned guard is dropped.
+    pub async fn hold_writes(&self) -> HeldWrites {
+        HeldWrites(self.inner.writes.clone().write_owned().await)
+    }
+
+    fn data(&self) -> MutexGuard<'_, Data> {
+        self.inner.data.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits while writes are held, then fails if a failure is due; else runs `f` on
+    /// the data.
+    async fn write<T>(&self, f: impl FnOnce(&mut Data) -> Result<T, DbError>) -> Result<T, DbError> {
+        drop(self.inner.writes.read().await);
+        let due = self
+            .inner
+            .failing
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok();
+        if due {
+            return Err(DbError::failed("memory", "a write failed (as the test asked)"));
+        }
+        f(&mut self.data())
+    }
+}
+
+fn refused(why: impl std::fmt::Display) -> DbError {
+    DbError::failed("memory", why)
+}
+
+/// The kinds after which a round no longer runs a clock ([`super::types::TIMED_IN_PLAY_SQL`]).
+fn ends_a_clock(e: &StoredEvent) -> bool {
+    use super::types::Entry;
+    matches!(
+        e.command,
+        Entry::Clock(ClockEventKind::Timeout | ClockEventKind::Abort)
+            | Entry::Command(Command::Resign | Command::AcceptDraw | Command::ClaimWin | Command::CallDraw)
+    )
+}
+
+#[async_trait::async_trait]
+impl Store for Memory {
+    async fn create_room(
+        &self,
+        id: &str,
+        key_hash: &[u8; 32],
+        at: i64,
+        rules: &str,
+        clock: Option<TimeControl>,
+    ) -> Result<(), DbError> {
+        self.write(|d| {
+            if d.rooms.contains_key(id) {
+                return Err(refused(format!("room {id} exists")));
+            }
+            d.rooms.insert(
+                id.to_string(),
+                MemRoom {
+                    variant: rules.to_string(),
+                    clock,
+                    active_at: at,
+                    light: *key_hash,
+                    dark: None,
+                    events: Vec::new(),
+                },
+            );
+            Ok(())
+        })
+        .await
+    }
+
+    async fn join(&self, room: &str, key_hash: &[u8; 32], at: i64) -> Result<bool, DbError> {
+        self.write(|d| {
+            let r = d
+                .rooms
+                .get_mut(room)
+                .ok_or_else(|| refused(format!("no room {room}")))?;
+            if r.dark.is_some() {
+                return Ok(false);
+            }
+            r.dark = Some((*key_hash, at));
+            r.active_at = r.active_at.max(at);
+            Ok(true)
+        })
+        .await
+    }
+
+    async fn append(&self, a: Append) -> Result<Appended, DbError> {
+        self.write(|d| {
+            let r = d
+                .rooms
+                .get_mut(&a.room)
+                .ok_or_else(|| refused(format!("no room {}", a.room)))?;
+            let e = a.event;
+            let place = |x: &StoredEvent| (x.round, x.seq) == (e.round, e.seq);
+            let id = |x: &StoredEvent| x.seat == e.seat && x.client_id == e.client_id;
+            if let Some(first) = r.events.iter().find(|x| id(x)) {
+                return Ok(Appended::Duplicate {
+                    round: first.round,
+                    seq: first.seq,
+                });
+            }
+            if r.events.iter().any(place) {
+                return Ok(Appended::PlaceTaken);
+            }
+            r.active_at = r.active_at.max(e.at);
+            r.events.push(e);
+            Ok(Appended::Stored)
+        })
+        .await
+    }
+
+    async fn find(&self, room: &str, seat: Color, client_id: &str) -> Result<Option<(u32, u32)>, DbError> {
+        Ok(self.data().rooms.get(room).and_then(|r| {
+            r.events
+                .iter()
+                .find(|e| e.seat == seat && e.client_id == client_id)
+                .map(|e| (e.round, e.seq))
+        }))
+    }
+
+    async fn load_room(&self, id: &str) -> Result<Option<StoredRoom>, DbError> {
+        Ok(self.data().rooms.get(id).map(|r| StoredRoom {
+            id: id.to_string(),
+            active_at: r.active_at,
+            variant: r.variant.clone(),
+            clock: r.clock,
+            light_key: Some(r.light),
+            dark_key: r.dark.map(|d| d.0),
+            dark_at: r.dark.map(|d| d.1),
+            events: r.events.clone(),
+        }))
+    }
+
+    fn touch(&self, room: &str, at: i64) {
+        if let Some(r) = self.data().rooms.get_mut(room) {
+            r.active_at = r.active_at.max(at);
+        }
+    }
+
+    async fn idle_rooms(&self, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
+        let mut ids: Vec<String> = self
+            .data()
+            .rooms
+            .iter()
+            .filter(|(_, r)| r.active_at < cutoff)
+            .map(|(id, _)| id.clone())
+            .collect();
+        ids.sort();
+        ids.truncate(limit);
+        Ok(ids)
+    }
+
+    async fn timed_in_play(&self) -> Result<Vec<String>, DbError> {
+        let mut ids: Vec<String> = self
+            .data()
+            .rooms
+            .iter()
+            .filter(|(_, r)| {
+                r.clock.is_some() && r.dark.is_some() && !r.events.last().is_some_and(ends_a_clock)
+            })
+            .map(|(id, _)| id.clone())
+            .collect();
+        ids.sort();
+        Ok(ids)
+    }
+
+    async fn purge(&self, rooms: Vec<String>, cutoff: i64) -> Result<Vec<String>, DbError> {
+        self.write(|d| {
+            let mut gone = Vec::new();
+            for id in rooms {
+                if d.rooms.get(&id).is_some_and(|r| r.active_at < cutoff) {
+                    d.rooms.remove(&id);
+                    d.seeks
+                        .retain(|s| s.paired.as_ref().is_none_or(|(room, _)| *room != id));
+                    gone.push(id);
+                }
+            }
+            Ok(gone)
+        })
+        .await
+    }
+
+    async fn seek(&self, seek: Seek) -> Result<SeekState, DbError> {
+        let pool = seek.pool();
+        let (state, changed) = self
+            .write(|d| {
+                let mut changed: Vec<String> = Vec::new();
+                // Another seeker's id (or an answered one): refused, and nothing touched.
+                if d.seeks
+                    .iter()
+                    .any(|s| s.id == seek.id && (s.seeker != seek.seeker || s.paired.is_some()))
+                {
+                    return Ok((SeekState::Taken, changed));
+                }
+                d.seeks.retain(|s| {
+                    let withdrawn = s.seeker == seek.seeker && s.paired.is_none();
+                    if withdrawn {
+                        changed.push(s.id.clone());
+                    }
+                    !withdrawn
+                });
+                let other = d
+                    .seeks
+                    .iter_mut()
+                    .filter(|s| s.pool == pool && s.paired.is_none() && s.seeker != seek.seeker)
+                    .min_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+                let Some(other) = other else {
+                    if d.seeks.iter().any(|s| s.id == seek.id) {
+                        return Err(refused(format!("seek {} exists", seek.id)));
+                    }
+                    d.seeks.push(SeekRow {
+                        id: seek.id.clone(),
+                        seeker: seek.seeker.clone(),
+                        pool: pool.clone(),
+                        variant: seek.variant.clone(),
+                        clock: seek.clock,
+                        key_hash: seek.key_hash,
+                        created_at: seek.at,
+                        paired: None,
+                    });
+                    return Ok((SeekState::Waiting, changed));
+                };
+                if d.rooms.contains_key(&seek.room) {
+                    return Err(refused(format!("room {} exists", seek.room)));
+                }
+                other.paired = Some((seek.room.clone(), seek.waiting_color));
+                let (light, dark) = match seek.waiting_color {
+                    Color::Light => (other.key_hash, seek.key_hash),
+                    Color::Dark => (seek.key_hash, other.key_hash),
+                };
+                changed.push(other.id.clone());
+                d.rooms.insert(
+                    seek.room.clone(),
+                    MemRoom {
+                        variant: seek.variant.clone(),
+                        clock: seek.clock,
+                        active_at: seek.at,
+                        light,
+                        dark: Some((dark, seek.at)),
+                        events: Vec::new(),
+                    },
+                );
+                let state = SeekState::Paired {
+                    room: seek.room.clone(),
+                    seat: !seek.waiting_color,
+                };
+                Ok((state, changed))
+            })
+            .await?;
+        for id in &changed {
+            self.inner.waiters.wake(id);
+        }
+        Ok(state)
+    }
+
+    async fn withdraw(&self, id: &str, open_only: bool) -> Result<SeekState, DbError> {
+        let state = self
+            .write(|d| {
+                let Some(at) = d
+                    .seeks
+                    .iter()
+                    .position(|s| s.id == id && !(open_only && s.paired.is_some()))
+                else {
+                    return Ok(SeekState::Gone);
+                };
+                Ok(match d.seeks.remove(at).paired {
+                    None => SeekState::Waiting,
+                    Some((room, seat)) => SeekState::Paired { room, seat },
+                })
+            })
+            .await?;
+        if state != SeekState::Gone {
+            self.inner.waiters.wake(id);
+        }
+        Ok(state)
+    }
+
+    async fn seek_state(&self, id: &str) -> Result<SeekState, DbError> {
+        Ok(match self.data().seeks.iter().find(|s| s.id == id) {
+            None => SeekState::Gone,
+            Some(SeekRow { paired: None, .. }) => SeekState::Waiting,
+            Some(SeekRow {
+                paired: Some((room, seat)),
+                ..
+            }) => SeekState::Paired {
+                room: room.clone(),
+                seat: *seat,
+            },
+        })
+    }
+
+    async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
+        let mut open: Vec<SeekRow> = self
+            .data()
+            .seeks
+            .iter()
+            .filter(|s| s.paired.is_none())
+            .cloned()
+            .collect();
+        open.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(open
+            .into_iter()
+            .take(limit)
+            .map(|s| OpenSeek {
+                variant: s.variant,
+                clock: s.clock,
+                since: s.created_at,
+            })
+            .collect())
+    }
+
+    fn seek_waiters(&self) -> &Arc<SeekWaiters> {
+        &self.inner.waiters
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(seq: u32, seat: Color, cid: &str) -> Append {
+        Append {
+            room: "r".into(),
+            event: StoredEvent {
+                round: 1,
+                seq,
+                seat,
+                command: Command::Action("d6".into()).into(),
+                client_id: cid.into(),
+                at: 5,
+                stamp: None,
+            },
+        }
+    }
+
+    #[tokio::test]
+    async fn a_failed_write_changes_nothing_and_held_writes_wait() {
+        let store = Memory::new();
+        store.create_room("r", &[1; 32], 1, "nine", None).await.unwrap();
+        store.fail_writes(1);
+        assert!(matches!(
+            store.append(event(0, Color::Light, "a")).await,
+            Err(DbError::Failed { .. })
+        ));
+        assert!(store.load_room("r").await.unwrap().unwrap().events.is_empty());
+        let held = store.hold_writes().await;
+        let writer = store.clone();
+        let write = tokio::spawn(async move { writer.append(event(0, Color::Light, "a")).await });
+        tokio::task::yield_now().await;
+        assert!(store.load_room("r").await.unwrap().unwrap().events.is_empty());
+        drop(held);
+        assert_eq!(write.await.unwrap().unwrap(), Appended::Stored);
+        assert_eq!(store.find("r", Color::Light, "a").await.unwrap(), Some((1, 0)));
+    }
+
+    #[tokio::test]
+    async fn an_event_for_no_room_is_refused() {
+        let store = Memory::new();
+        assert!(store.append(event(0, Color::Light, "a")).await.is_err());
+        assert!(store.join("r", &[2; 32], 1).await.is_err());
+    }
+}
