@@ -64,6 +64,7 @@ export const ERROR_CODES = Object.freeze({
   BAD_CLOCK: 'bad-clock',
   BAD_SEEK: 'bad-seek',
   SEEK_WITHDRAWN: 'seek-withdrawn',
+  SEEK_TAKEN: 'seek-taken',
   OUT_OF_TIME: 'out-of-time',
   NO_CLAIM: 'no-claim',
   NOT_FOUND: 'not-found',

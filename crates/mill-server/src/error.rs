@@ -38,6 +38,9 @@ pub enum ApiError {
     /// The seek was cancelled, or replaced by a newer seek of the same seeker.
     #[error("This seek was withdrawn (cancelled, or replaced by a newer one from the same browser).")]
     SeekWithdrawn,
+    /// The seek's id is another seek's.
+    #[error("This seek id is already in use; make a new one for each search.")]
+    SeekTaken,
     /// The round asked for is still being played.
     #[error("This round is still being played; it can be reviewed once it is over.")]
     RoundNotOver,
@@ -109,6 +112,7 @@ impl ApiError {
             ApiError::BadClock(_) => ErrorCode::BadClock,
             ApiError::BadSeek(_) => ErrorCode::BadSeek,
             ApiError::SeekWithdrawn => ErrorCode::SeekWithdrawn,
+            ApiError::SeekTaken => ErrorCode::SeekTaken,
             ApiError::RoundNotOver => ErrorCode::RoundNotOver,
             ApiError::RateLimited => ErrorCode::RateLimited,
             ApiError::NotFound => ErrorCode::NotFound,
@@ -136,7 +140,7 @@ impl ApiError {
             ApiError::RoomFull => StatusCode::CONFLICT,
             ApiError::UnknownRound => StatusCode::NOT_FOUND,
             ApiError::BadRules(_) | ApiError::BadClock(_) | ApiError::BadSeek(_) => StatusCode::BAD_REQUEST,
-            ApiError::SeekWithdrawn => StatusCode::CONFLICT,
+            ApiError::SeekWithdrawn | ApiError::SeekTaken => StatusCode::CONFLICT,
             ApiError::RoundNotOver => StatusCode::CONFLICT,
             ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
             ApiError::NotFound => StatusCode::NOT_FOUND,

@@ -61,6 +61,8 @@ pub async fn run(
     let (store, running) = store::open(&config.db).await?;
     let accounts = store::accounts::Accounts::open(&config.db).await?;
     let rooms = rooms::Rooms::new(store, config.clock.clone());
+    // Before any room is served: the time since the last server ran is nobody's.
+    rooms.alive(true).await?;
     rooms.set_max_spectators(match config.max_conns {
         0 => config.max_spectators,
         all => config.max_spectators.min(all),
@@ -125,6 +127,10 @@ pub async fn run(
         tracing::warn!("some sockets did not close in time");
     }
     rooms.flush().await?;
+    // The next start counts the time it was stopped from here.
+    if let Err(e) = rooms.alive(false).await {
+        tracing::warn!(error = %e, "noting the stop failed");
+    }
     rooms.leave().await;
     for task in background {
         task.abort();

@@ -96,6 +96,9 @@ pub enum ErrorCode {
     BadSeek,
     /// HTTP: the seek was cancelled, or replaced by a newer seek of the same seeker.
     SeekWithdrawn,
+    /// HTTP: a pair request whose `seek` id is another seek's (another seeker's, or one
+    /// already answered); nothing was stored and no other seek was touched.
+    SeekTaken,
     /// A command after the side's time ran out: the round ends on time instead.
     OutOfTime,
     /// `claim-win` or `call-draw` when the room has no live clock, the opponent is

@@ -24,7 +24,14 @@ fn nz(n: u32) -> NonZeroU32 {
 pub struct MessageRate {
     allowed: Direct,
     refused: Direct,
+    per_second: u32,
+    /// Messages the client may have sent while the server was not reading it (see
+    /// [`MessageRate::credit`]), let through beyond the allowance.
+    owed: f64,
 }
+
+/// The longest wait a socket is credited for at once: a minute of its allowance.
+pub const MAX_CREDIT_SECS: f64 = 60.0;
 
 /// What [`MessageRate::check`] decided about one message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,12 +56,27 @@ impl MessageRate {
             refused: RateLimiter::direct(
                 Quota::per_second(rate).allow_burst(nz(FLOOD_BURST.max(per_second.saturating_mul(2)))),
             ),
+            per_second,
+            owed: 0.0,
         }
     }
 
+    /// The server did not read the socket for `waited` (its queue for the room was full:
+    /// a slow database). What a client within its allowance sent meanwhile arrives at
+    /// once when reading resumes; it is counted by when it could have been sent, not by
+    /// when the server got to it: up to `per_second × waited` messages are let through
+    /// beyond the allowance. Over its life a socket still gets no more than its rate.
+    pub fn credit(&mut self, waited: std::time::Duration) {
+        let most = self.per_second as f64 * MAX_CREDIT_SECS;
+        self.owed = (self.owed + self.per_second as f64 * waited.as_secs_f64()).min(most);
+    }
+
     /// Judges one incoming message.
-    pub fn check(&self) -> Verdict {
+    pub fn check(&mut self) -> Verdict {
         if self.allowed.check().is_ok() {
+            Verdict::Allow
+        } else if self.owed >= 1.0 {
+            self.owed -= 1.0;
             Verdict::Allow
         } else if self.refused.check().is_ok() {
             Verdict::Refuse
@@ -98,13 +120,29 @@ mod tests {
 
     #[test]
     fn a_socket_gets_its_burst_then_refusals_then_is_closed() {
-        let rate = MessageRate::new(5);
+        let mut rate = MessageRate::new(5);
         let verdicts: Vec<Verdict> = (0..100).map(|_| rate.check()).collect();
         let allowed = verdicts.iter().filter(|v| **v == Verdict::Allow).count();
         assert!((10..=11).contains(&allowed), "{allowed}");
         let refused = verdicts.iter().filter(|v| **v == Verdict::Refuse).count();
         assert!((40..=41).contains(&refused), "{refused}");
         assert_eq!(verdicts.last(), Some(&Verdict::Flooding));
+    }
+
+    #[test]
+    fn time_the_server_did_not_read_is_credited_at_the_rate() {
+        let mut rate = MessageRate::new(10);
+        // The burst (20) is spent; then the server did not read for 10 s, during which
+        // a client at the rate sent 100 messages: all of them are let through.
+        for _ in 0..20 {
+            assert_eq!(rate.check(), Verdict::Allow);
+        }
+        rate.credit(std::time::Duration::from_secs(10));
+        let allowed = (0..100).filter(|_| rate.check() == Verdict::Allow).count();
+        assert!(allowed >= 100, "{allowed}");
+        // No more than that: the next ones are refused as usual.
+        let refused = (0..10).filter(|_| rate.check() == Verdict::Refuse).count();
+        assert!(refused >= 9, "{refused}");
     }
 
     #[test]

@@ -49,6 +49,11 @@
 //!   correspondence game never pauses (its players are rarely online together, so a
 //!   turn there does not need the opponent online) and has no claim: its turn deadline
 //!   passing is a timeout like any other.
+//! - **Outages.** Time while no server runs or the database takes no write is
+//!   nobody's ([`Clocks::skip`]): the side to move is charged up to the outage's start,
+//!   and its time counts again from its end. The outages are recorded in the database
+//!   (`Store::alive`, `rooms/mod.rs` `Rooms::alive`), so every instance and every replay
+//!   skips the same ones.
 //! - **Takeback.** An accepted takeback charges the side that was to move for its time
 //!   so far (no increment) and starts the clock of the side now to move; no time is
 //!   given back.
@@ -562,6 +567,26 @@ impl Clocks {
         self.stamp(now, 0)
     }
 
+    /// The server was not running (or its database took no write) from `from` to `to`:
+    /// that time is nobody's. The side to move is charged up to `from` and its time
+    /// counts again from `to`; a flag that had fallen by `from` stands. Idempotent: once
+    /// the clocks count from `to` or later, an outage before changes nothing, so every
+    /// instance and every replay may apply the outages it knows in any number.
+    pub fn skip(&mut self, from: i64, to: i64) {
+        if self.over || self.paused || to <= self.since || to <= from {
+            return;
+        }
+        if self.since < from {
+            if self.deadline().is_some_and(|d| d.at <= from) {
+                return;
+            }
+            let elapsed = from - self.since;
+            let budget = self.budget_mut();
+            *budget = (*budget - elapsed).max(0);
+        }
+        self.since = to;
+    }
+
     /// Whether the side to move's time is paused for its opponent's absence.
     pub fn is_paused(&self) -> bool {
         self.paused
@@ -999,6 +1024,40 @@ mod tests {
         assert_eq!(c.running(), Some(Light));
         assert_eq!(c.deadline().unwrap().at, 3_600_000 + 20_000 + 250);
         assert_eq!(c.view(3_605_000).light, 15_000);
+    }
+
+    #[test]
+    fn an_outage_is_nobodys_time_and_counts_once() {
+        let mut c = Clocks::new(live(60, 0), Light, 0);
+        c.turn(0, 0).unwrap();
+        c.turn(0, 0).unwrap();
+        // Light thinks 10 s, then the server is down from 10 s to 40 s.
+        c.skip(10_000, 40_000);
+        assert_eq!(c.view(40_000).light, 50_000, "the outage is not charged");
+        assert_eq!(
+            c.view(45_000).light,
+            45_000,
+            "Light's time runs again from the restart"
+        );
+        assert_eq!(c.deadline().unwrap().at, 40_000 + 50_000 + 500);
+        // Told again (another instance, a replay): nothing more.
+        let before = c.clone();
+        c.skip(10_000, 40_000);
+        c.skip(5_000, 20_000);
+        assert_eq!(c, before);
+        // A turn after it is charged only the time since the restart.
+        let stamp = c.turn(46_000, 0).unwrap();
+        assert_eq!(stamp.light_ms, 44_000);
+        // A flag that fell before the outage stands; a paused clock has nothing to skip.
+        let mut late = Clocks::new(live(15, 0), Light, 0);
+        late.turn(0, 0).unwrap();
+        late.turn(0, 0).unwrap();
+        late.skip(20_000, 30_000);
+        assert_eq!(late.check(30_000).unwrap_err().verdict, Verdict::Timeout(Light));
+        // The first turn's allowance is kept the same way.
+        let mut first = Clocks::new(live(60, 0), Light, 0);
+        first.skip(10_000, 100_000);
+        assert_eq!(first.view(100_000).first_turn, Some(20_000));
     }
 
     #[test]

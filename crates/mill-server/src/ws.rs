@@ -262,7 +262,7 @@ impl Session {
 /// rest at once.
 async fn read(s: &Session, stream: &mut SplitStream<WebSocket>, work: mpsc::Sender<ClientMsg>) -> End {
     let config = &s.ctx.config;
-    let rate = MessageRate::new(config.messages_per_second);
+    let mut rate = MessageRate::new(config.messages_per_second);
     let hello_by = Instant::now() + config.hello_timeout;
     // A hello has been read (and queued): the deadline is met.
     let mut hello_read = false;
@@ -325,9 +325,18 @@ async fn read(s: &Session, stream: &mut SplitStream<WebSocket>, work: mpsc::Send
             continue;
         }
         hello_read |= matches!(msg, ClientMsg::Hello { .. });
+        let msg = match work.try_send(msg) {
+            Ok(()) => continue,
+            Err(mpsc::error::TrySendError::Closed(_)) => return End::Gone,
+            Err(mpsc::error::TrySendError::Full(msg)) => msg,
+        };
+        // The room is behind (a slow database): nothing is read until it takes this,
+        // and what the client sends meanwhile is credited to it (`MessageRate::credit`).
+        let waited = Instant::now();
         if work.send(msg).await.is_err() {
             return End::Gone;
         }
+        rate.credit(waited.elapsed());
     }
 }
 
@@ -448,24 +457,27 @@ pub async fn serve(socket: WebSocket, ctx: Context, room: String) {
         opened: Instant::now(),
         rtt: Arc::new(AtomicI64::new(0)),
     };
-    let (end, ()) = tokio::join!(
+    let ((end, ended_at), ()) = tokio::join!(
         async {
             // When one of these ends the socket, the others are dropped; the reader
             // takes the queue's sender with it, so `work` finishes what was read (a
             // command is never cut off half-way) and stops.
-            tokio::select! {
+            let end = tokio::select! {
                 end = read(&s, &mut stream, queue) => end,
                 end = write(&s, &mut sink, &mut outgoing) => end,
                 // The room dropped this socket: its queue overflowed.
                 () = s.kick.cancelled() => End::Close(CloseCode::TooSlow, "fell behind"),
                 () = s.ctx.shutdown.cancelled() => End::Close(CloseCode::GoingAway, "server shutting down"),
-            }
+            };
+            // A seat is away from this moment (its close frame or end was just read),
+            // however long what was read before takes to finish.
+            (end, s.ctx.config.clock.now_ms())
         },
         work(&s, queued),
     );
     let closing = finish(end, &s, &mut sink, &mut outgoing).await;
     if let Some(seat) = s.seat.get() {
-        s.ctx.rooms.detach(&s.room, seat.conn);
+        s.ctx.rooms.detach(&s.room, seat.conn, ended_at);
     }
     if closing {
         // Read (and drop) what the client still sends until it answers the close

@@ -251,14 +251,21 @@ async fn the_increment_comes_after_the_turn_and_a_restart_keeps_both_clocks() {
     dark.close().await;
     server.stop().await;
 
-    // A new server on the same database finds the same clocks.
+    // A new server on the same database finds the same clocks: the second the server
+    // was stopped is nobody's, and Light's clock runs again from the start.
     secs(&clock, 1_000);
     let server = start(&db, &clock).await;
     let (status, info) = server.http("GET", &format!("/api/rooms/{room}")).await;
     assert_eq!(status, 200, "{info}");
     assert_eq!(info["clock"]["dark"], 18_000, "{info}");
-    assert_eq!(info["clock"]["light"], 16_000, "Light's clock ran on: {info}");
+    assert_eq!(
+        info["clock"]["light"], 17_000,
+        "not charged while stopped: {info}"
+    );
     assert_eq!(info["clock"]["running"], "light", "{info}");
+    secs(&clock, 1_000);
+    let (_, info) = server.http("GET", &format!("/api/rooms/{room}")).await;
+    assert_eq!(info["clock"]["light"], 16_000, "Light's clock runs on: {info}");
     // And its flag still falls, by the server's own check.
     secs(&clock, 20_000);
     let mut watcher = Client::hello(server.addr, &room, None).await;
@@ -730,8 +737,15 @@ async fn a_timed_room_nobody_asks_for_is_flagged_after_a_restart() {
     light.close().await;
     dark.close().await;
     server.stop().await;
+    // The time it was stopped is nobody's; Light's 15 s run out after the start.
     secs(&clock, 20_000);
     let server = start(&db, &clock).await;
+    let (_, info) = server.http("GET", &format!("/api/rooms/{room}")).await;
+    assert_eq!(
+        info["clock"]["light"], 15_000,
+        "not charged while stopped: {info}"
+    );
+    secs(&clock, 16_000);
     stored_at_least(
         &db,
         "SELECT count(*) FROM events WHERE room_id = $1 AND kind = 'timeout' AND seat = 'light'",
@@ -808,4 +822,158 @@ async fn on_two_instances_an_absence_is_stored_once_and_seen_alike() {
     }
     a.stop().await;
     b.stop().await;
+}
+
+/// Time while the server was not running is nobody's: the real binary is killed with
+/// SIGKILL on Light's turn and started again 6 s later; Light's clock lost no more
+/// than the moments it ran (before the kill, since the restart), not the outage.
+/// (Light used to be charged the whole outage.)
+#[tokio::test]
+async fn a_crash_is_charged_to_nobody_and_the_clock_runs_again_from_the_restart() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let db_arg = common::db_arg(&db).await;
+    let (mut child, addr) = common::spawn_server(dir.path(), &db_arg, &[]).await;
+    let (status, body) = request(
+        addr,
+        "POST",
+        "/api/rooms",
+        &json!({"clock": {"initial": 60, "increment": 0}}).to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let room = body["room"].as_str().unwrap().to_string();
+    let light_key = body["key"].as_str().unwrap().to_string();
+    let (_, joined) = common::http(addr, "POST", &format!("/api/rooms/{room}/join")).await;
+    let dark_key = joined["key"].as_str().unwrap().to_string();
+    let mut light = Client::hello(addr, &room, Some(&light_key)).await;
+    let mut dark = Client::hello(addr, &room, Some(&dark_key)).await;
+    light.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+    dark.state_where(|s| s["seats"]["light"]["online"] == true).await;
+    started(&mut light, &mut dark).await;
+    step(&mut light, &mut dark, "f4").await;
+    let before = step(&mut dark, &mut light, "b4").await;
+    let light_ms = before["clock"]["light"].as_i64().unwrap();
+    assert_eq!(before["clock"]["running"], "light", "{before}");
+    let ran = std::time::Instant::now();
+    common::sigkill(&mut child).await;
+    drop((light, dark));
+    let outage = std::time::Instant::now();
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let outage = outage.elapsed();
+
+    let (mut child, addr) = common::spawn_server(dir.path(), &db_arg, &[]).await;
+    let (status, info) = common::http(addr, "GET", &format!("/api/rooms/{room}")).await;
+    assert_eq!(status, 200, "{info}");
+    let charged = light_ms - info["clock"]["light"].as_i64().unwrap();
+    // What ran: from the state to the kill, the start, this request (and at most the
+    // note of life's second before the kill); the outage itself is over 6 s.
+    let ran = ran.elapsed() - outage;
+    assert!(
+        charged <= ran.as_millis() as i64 + 1_000,
+        "Light was charged {charged} ms for {} ms of running and {} ms of outage: {info}",
+        ran.as_millis(),
+        outage.as_millis()
+    );
+    assert_eq!(info["clock"]["running"], "light", "{info}");
+    common::sigkill(&mut child).await;
+}
+
+/// On PostgreSQL: the database is out for 8 s (its connections cut and refused) while
+/// both players stay connected, Light to move. Nothing can be stored meanwhile, so that
+/// time is nobody's: once the database is back, Light's turn is charged only the time
+/// before and after it. (Light used to be charged the whole outage.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_database_outage_is_charged_to_nobody() {
+    if !common::on_postgres() {
+        return;
+    }
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let server = Server::start(&db).await;
+    let (_room, mut light, mut dark) = timed_table(&server, json!({"initial": 60, "increment": 0})).await;
+    started(&mut light, &mut dark).await;
+    step(&mut light, &mut dark, "f4").await;
+    let before = step(&mut dark, &mut light, "b4").await;
+    let light_ms = before["clock"]["light"].as_i64().unwrap();
+    let ran = std::time::Instant::now();
+    let mill_server::store::DbTarget::Postgres(url) = common::target(&db).await else {
+        unreachable!()
+    };
+    let name = url.rsplit('/').next().unwrap().to_string();
+    let admin = std::env::var("MILL_TEST_PG_URL").unwrap();
+    let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let task = tokio::spawn(conn);
+    client
+        .batch_execute(&format!(
+            "ALTER DATABASE {name} ALLOW_CONNECTIONS false;
+             SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
+        ))
+        .await
+        .unwrap();
+    let outage = std::time::Instant::now();
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    client
+        .batch_execute(&format!("ALTER DATABASE {name} ALLOW_CONNECTIONS true"))
+        .await
+        .unwrap();
+    let outage = outage.elapsed();
+    drop(client);
+    let _ = task.await;
+    // Light plays as soon as the database takes it.
+    let s = loop {
+        let id = light.command("action", json!({ "action": "a7" })).await;
+        let answer = light.answer(&id).await;
+        if answer["type"] == "ack" {
+            break light.state_where(|s| s["version"] == answer["version"]).await;
+        }
+        assert_eq!(answer["code"], "internal", "{answer}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let charged = light_ms - s["clock"]["light"].as_i64().unwrap();
+    let ran = ran.elapsed() - outage;
+    assert!(
+        charged <= ran.as_millis() as i64 + 1_000,
+        "Light was charged {charged} ms for {} ms of running and {} ms of outage: {s}",
+        ran.as_millis(),
+        outage.as_millis()
+    );
+    server.stop().await;
+}
+
+/// A closed socket is an absence at once: Dark closes its socket (a close frame, then
+/// the end of the stream) on Light's turn, and Light's clock stops from that moment,
+/// not when the server next looks. Timed from the close, on the real clock.
+#[tokio::test]
+async fn the_present_side_is_paused_from_the_moment_the_opponents_socket_closes() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let server = Server::start(&db).await;
+    for how in ["close frame", "end of stream"] {
+        let (room, mut light, mut dark) = timed_table(&server, json!({"initial": 60, "increment": 0})).await;
+        started(&mut light, &mut dark).await;
+        step(&mut light, &mut dark, "f4").await;
+        step(&mut dark, &mut light, "b4").await;
+        let closed_at = mill_server::SystemClock.now_ms();
+        match how {
+            "close frame" => dark.close().await,
+            _ => drop(dark),
+        }
+        let paused = light.state_where(|s| s["clock"]["running"].is_null()).await;
+        let away_at = sql(
+            &db,
+            "SELECT max(at) FROM events WHERE room_id = $1 AND kind = 'away' AND seat = 'dark'",
+            &[&room],
+        )
+        .await;
+        assert!(
+            away_at - closed_at < 500,
+            "{how}: Dark's absence counted {} ms after its socket closed: {paused}",
+            away_at - closed_at
+        );
+        light.close().await;
+    }
+    server.stop().await;
 }

@@ -484,6 +484,106 @@ async fn a_stalled_database_neither_refuses_nor_closes_a_socket_within_its_rate(
     server.stop().await;
 }
 
+/// A closed socket is an absence at once, however busy its room is: on a timed round,
+/// Light (to move) has a command waiting for a stalled database when Dark closes its
+/// socket. Dark's absence, and the pause of Light's clock, count from the close, not
+/// from when the room got to store them after the stall. (Timed from the close, on the
+/// real clock; it used to count from the end of the stall.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_opponent_whose_socket_closes_is_away_from_the_close_even_while_the_room_is_busy() {
+    use mill_server::Clock;
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let server = Server::start(&db).await;
+    let (status, body) = common::request(
+        server.addr,
+        "POST",
+        "/api/rooms",
+        &json!({"clock": {"initial": 60, "increment": 0}}).to_string(),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    let room = body["room"].as_str().unwrap().to_string();
+    let dark_key = server.join(&room).await;
+    let mut light = Client::hello(server.addr, &room, body["key"].as_str()).await;
+    let mut dark = Client::hello(server.addr, &room, Some(&dark_key)).await;
+    light.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+    dark.state_where(|s| s["seats"]["light"]["online"] == true).await;
+    let version = light.play("d6").await["version"].clone();
+    dark.state_where(|s| s["version"] == version).await;
+    let version = dark.play("d2").await["version"].clone();
+    light.state_where(|s| s["version"] == version).await;
+    let stall = Stall::start(&db).await;
+    let id = light.command("offer-draw", json!({})).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let closed_at = mill_server::SystemClock.now_ms();
+    dark.close().await;
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    stall.release().await;
+    let answer = light.answer(&id).await;
+    assert_eq!(answer["type"], "ack", "{answer}");
+    let paused = light
+        .state_where(|s| s["clock"]["running"].is_null() && s["seats"]["dark"]["online"] == false)
+        .await;
+    let away_at = common::sql(
+        &db,
+        "SELECT max(at) FROM events WHERE room_id = $1 AND kind = 'away' AND seat = 'dark'",
+        &[&room],
+    )
+    .await;
+    assert!(
+        away_at - closed_at < 500,
+        "Dark's absence counted {} ms after its socket closed: {paused}",
+        away_at - closed_at
+    );
+    light.close().await;
+    server.stop().await;
+}
+
+/// Commands at half the allowance through a stalled database (10 s on PostgreSQL, 2 s
+/// on SQLite, whose stall cannot last longer): the socket's queue fills and the server
+/// stops reading it, and what the client sent meanwhile arrives at once when the
+/// database is back. It is counted by when it was sent: nothing is `rate-limited` and
+/// the socket is not closed. (The backlog used to be judged as a burst: `rate-limited`,
+/// then 1008.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_within_the_rate_through_a_database_stall_are_neither_refused_nor_closed() {
+    let dir = tmp();
+    let db = dir.path().join("m.db");
+    let server = Server::start_with(&db, |c| c.messages_per_second = 20).await;
+    let (_room, mut light, _dark) = server.table().await;
+    let commands = if common::on_postgres() { 100 } else { 18 };
+    let stall = Stall::start(&db).await;
+    let mut ids = Vec::new();
+    let mut seen = Vec::new();
+    for _ in 0..commands {
+        ids.push(light.command("offer-draw", json!({})).await);
+        let next = tokio::time::Instant::now() + Duration::from_millis(100);
+        while let Ok(v) = tokio::time::timeout_at(next, light.recv()).await {
+            seen.push(v);
+        }
+    }
+    stall.release().await;
+    let answered = |seen: &[Value]| {
+        ids.iter()
+            .filter(|id| seen.iter().any(|v| v["id"] == id.as_str()))
+            .count()
+    };
+    while answered(&seen) < ids.len() {
+        seen.push(light.recv().await);
+    }
+    for v in &seen {
+        assert_ne!(v["code"], "rate-limited", "{v}");
+    }
+    // The first offer stands; the others were answered by the rules, and the socket
+    // is still open.
+    let first = seen.iter().find(|v| v["id"] == ids[0].as_str()).unwrap();
+    assert_eq!(first["type"], "ack", "{first}");
+    light.send(json!({"type": "ping"})).await;
+    assert_eq!(light.expect("pong").await["type"], "pong");
+    server.stop().await;
+}
+
 /// While a seat's command waits for a stalled database, the room keeps sending that
 /// socket states (spectators coming and going, more than its queue of 128 holds): they
 /// are written as they come, so the socket is not dropped for falling behind. (Its task

@@ -403,3 +403,118 @@ async fn two_hundred_seekers_over_two_instances_make_exactly_the_right_rooms() {
     crowd(&[a, b], &pools).await;
     lobby_where(a, |l| l.is_empty()).await;
 }
+
+/// One seeker, two pools at once, on two instances: the newer seek withdraws the older,
+/// so the seeker never has two open seeks (and cannot be claimed twice). Repeated; the
+/// two seeks of a try reach the two instances together. (Each pool used to be locked
+/// on its own, and both seeks mostly stayed open.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seeker_in_two_pools_at_once_keeps_one_open_seek() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let [(_a, a), (_b, b)] = two_instances(dir.path(), "pair-two-pools", "20").await;
+    let clock = json!({"initial": 180, "increment": 2});
+    let mut both_open = 0;
+    for n in 0..20 {
+        let seeker = id("two-pools", n);
+        let (first, second) = (id("nine", n), id("six", n));
+        let mut nine = tokio::spawn(pair(a, body("nine", clock.clone(), &seeker, &first)));
+        let mut six = tokio::spawn(pair(b, body("six", clock.clone(), &seeker, &second)));
+        // The newer seek withdraws the older at once: its request is answered
+        // `seek-withdrawn` while the other waits. Both left open answer nothing.
+        let answered = tokio::time::timeout(Duration::from_secs(5), async {
+            tokio::select! {
+                r = &mut nine => (true, r.unwrap()),
+                r = &mut six => (false, r.unwrap()),
+            }
+        })
+        .await;
+        for seek in [&first, &second] {
+            assert_eq!(http(a, "DELETE", &format!("/api/pair/{seek}")).await.0, 204);
+        }
+        match answered {
+            Err(_) => {
+                both_open += 1;
+                nine.await.unwrap();
+                six.await.unwrap();
+            }
+            Ok((nine_first, (status, v))) => {
+                assert_eq!((status, v["code"].as_str()), (409, Some("seek-withdrawn")), "{v}");
+                let (status, v) = if nine_first { six.await } else { nine.await }.unwrap();
+                assert_eq!((status, v["code"].as_str()), (409, Some("seek-withdrawn")), "{v}");
+            }
+        }
+    }
+    assert_eq!(both_open, 0, "tries in which both seeks stayed open");
+}
+
+/// A seek id is its seeker's own: another seeker sending the same id (in another pool)
+/// gets 409 `seek-taken`, and the first seek is untouched: still open, and paired
+/// with the next arrival as usual. (It used to answer 500 `internal` and withdraw the
+/// first seeker's seek.)
+#[tokio::test]
+async fn a_seek_id_reused_by_another_seeker_is_refused_and_touches_nobody() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = server(&dir, Duration::from_secs(20)).await;
+    let clock = json!({"initial": 180, "increment": 2});
+    let first = tokio::spawn(pair(
+        s.addr,
+        body("nine", clock.clone(), "alice-01", "shared-seek"),
+    ));
+    lobby_where(s.addr, |l| l.len() == 1).await;
+    let (status, v) = pair(s.addr, body("six", clock.clone(), "mallory1", "shared-seek")).await;
+    assert_eq!((status, v["code"].as_str()), (409, Some("seek-taken")), "{v}");
+    // Also in the same pool, and after a moment: nothing was stored, nothing withdrawn.
+    let (status, v) = pair(s.addr, body("nine", clock.clone(), "mallory1", "shared-seek")).await;
+    assert_eq!((status, v["code"].as_str()), (409, Some("seek-taken")), "{v}");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let seeks = lobby_where(s.addr, |_| true).await;
+    assert_eq!(seeks.len(), 1, "the first seek is still open: {seeks:?}");
+    assert_eq!(seeks[0]["variant"], "nine");
+    let (status, y) = pair(s.addr, body("nine", clock, "bob-0001", "bob-seek-1")).await;
+    let (s1, x) = first.await.unwrap();
+    assert_eq!((s1, status), (201, 201), "{x} {y}");
+    assert_eq!(x["room"], y["room"]);
+    s.stop().await;
+}
+
+/// A seek lives only as long as its waiting request: an instance killed with SIGKILL
+/// while its seeker waits leaves a seek nobody will answer, and an arrival on the
+/// other instance right after must not be paired with it (nor the lobby list it).
+/// Repeated with a new instance each time. (Such seeks used to be paired for up to
+/// ~30 s, until the dead instance's heartbeat was found old.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_seeks_of_a_killed_instance_stop_being_pairable_at_once() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let [(a, a_addr), (_b, b)] = two_instances(dir.path(), "pair-killed", "1").await;
+    let url = common::db_arg(&dir.path().join("pair-killed")).await;
+    let (mut a, mut a_addr) = (a, a_addr);
+    for n in 0..3 {
+        let held = hold(
+            a_addr,
+            &body("nine", json!(null), &id("doomed", n), &id("doomed-seek", n)),
+        )
+        .await;
+        lobby_where(b, |l| l.len() == 1).await;
+        common::sigkill(&mut a).await;
+        drop(held);
+        // The database sees the dead process's sockets close within moments.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let (status, v) = pair(
+            b,
+            body("nine", json!(null), &id("arrival", n), &id("arrival-seek", n)),
+        )
+        .await;
+        assert_ne!(status, 201, "paired with a dead instance's seek (try {n}): {v}");
+        assert!(v.get("room").is_none(), "{v}");
+        lobby_where(b, |l| l.is_empty()).await;
+        (a, a_addr) = common::spawn_server(dir.path(), &url, &["--pair-secs", "1"]).await;
+    }
+}

@@ -74,6 +74,9 @@ impl Rooms {
     async fn decide(&self, room_arc: &Arc<Mutex<Room>>, c: &Cmd<'_>, tx: &mpsc::Sender<Outgoing>) {
         let received = std::time::Instant::now();
         let store = &self.shared.store;
+        if !self.database_back().await {
+            return self.failed(room_arc, c, tx, "the database is out");
+        }
         if store.shared() {
             let behind = {
                 let room = lock(room_arc);
@@ -270,6 +273,10 @@ impl Rooms {
     /// lag given back exceeded what was left); else the flag must have fallen by now.
     /// The caller holds the room's gate.
     pub(super) async fn flag(&self, room_arc: &Arc<Mutex<Room>>, late: Option<Deadline>) {
+        // Not while the database is out: its time may be nobody's.
+        if !self.database_back().await {
+            return;
+        }
         let now = self.now();
         let write = {
             let mut room = lock(room_arc);
@@ -330,9 +337,12 @@ impl Rooms {
     /// goes first. Both clocks follow the stored presence (`Room::clocks_after`). The
     /// caller holds the room's gate.
     async fn store_presence(&self, room_arc: &Arc<Mutex<Room>>) {
+        if !self.database_back().await {
+            return;
+        }
         // Each round settles one seat; a handful covers both seats and a lost race.
         for _ in 0..6 {
-            let now = self.now();
+            let mut now = self.now();
             let write = {
                 let mut room = lock(room_arc);
                 if room.evicted {
@@ -341,6 +351,11 @@ impl Rooms {
                 let Some((seat, kind)) = room.presence_drift() else {
                     return;
                 };
+                // A socket closed here is away from the moment its close was read,
+                // however busy the room was since (never before its latest event).
+                if let (ClockEventKind::Away, Some(gone)) = (kind, *room.gone_at.get(seat)) {
+                    now = gone.max(room.last_at).min(now);
+                }
                 let cid =
                     |placed: Placed| format!("{SERVER_ID_PREFIX}{kind}-{}-{}", placed.round, placed.seq);
                 match room.prepare(seat, Entry::Clock(kind), cid, now, 0) {
@@ -356,7 +371,10 @@ impl Rooms {
             };
             let seat = write.append.event.seat;
             match self
-                .commit(room_arc, write, |room| *room.lost.get_mut(seat) = false)
+                .commit(room_arc, write, |room| {
+                    *room.lost.get_mut(seat) = false;
+                    *room.gone_at.get_mut(seat) = None;
+                })
                 .await
             {
                 Ok(Appended::Stored) => {}

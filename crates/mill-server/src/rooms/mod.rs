@@ -39,7 +39,7 @@ use crate::clock::Clock;
 use crate::error::ApiError;
 use crate::keys;
 use crate::protocol::{CloseCode, ErrorCode, PROTOCOL, SeatView, ServerMsg};
-use crate::store::{DbError, Store};
+use crate::store::{DbError, Outage, Store};
 use crate::table::{NoRecord, Refusal, RoundRecord};
 use crate::timecontrol::{ClockView, TimeControl};
 
@@ -50,6 +50,13 @@ pub const FLAG_CHECK: std::time::Duration = std::time::Duration::from_millis(100
 /// play that it does not hold (their instance may have stopped), so that some instance
 /// checks every clock.
 pub const TIMED_SWEEP: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How often the server notes in the database that it runs (`Store::alive`).
+pub const ALIVE_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+/// A database this instance could not note its life in for this long (real time, and
+/// by the clock since any instance last did) was out: that span is an outage, nobody's
+/// time on the clocks. Until its note is written again nothing is stored.
+pub const OUTAGE_GAP: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Public facts about a room (`GET /api/rooms/{room}`).
 #[derive(Debug, Clone, Serialize)]
@@ -99,6 +106,10 @@ struct Shared {
     closing: std::sync::atomic::AtomicBool,
     /// Sockets watching one room without a seat, at most ([`MAX_SPECTATORS`] unless set).
     max_spectators: std::sync::atomic::AtomicUsize,
+    /// The outages known (`Store::alive`), oldest first: the clocks skip them.
+    outages: Mutex<Vec<Outage>>,
+    /// When this instance last noted in the database that it runs (real time).
+    alive_ok: Mutex<Option<std::time::Instant>>,
 }
 
 /// Why a room could not be had.
@@ -165,6 +176,8 @@ impl Rooms {
                 next_conn: AtomicU64::new(1),
                 closing: std::sync::atomic::AtomicBool::new(false),
                 max_spectators: std::sync::atomic::AtomicUsize::new(MAX_SPECTATORS),
+                outages: Mutex::new(Vec::new()),
+                alive_ok: Mutex::new(None),
             }),
         }
     }
@@ -188,6 +201,17 @@ impl Rooms {
                 rooms.load_timed().await;
                 if !rooms.shared.store.shared() {
                     break;
+                }
+            }
+        }));
+        let rooms = self.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut every = tokio::time::interval(ALIVE_EVERY);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                every.tick().await;
+                if let Err(e) = rooms.alive(false).await {
+                    tracing::warn!(error = %e, "noting that the server runs failed");
                 }
             }
         }));
@@ -230,6 +254,74 @@ impl Rooms {
         for arc in arcs {
             self.presence_check(&mut lock(&arc), &arc);
         }
+    }
+
+    /// Notes in the database that this server runs now (`Store::alive`). At the start
+    /// (`starting`) the span since the last note of any server is an outage (on a shared
+    /// database, only if no instance noted anything for two notes' time); later, a
+    /// span this instance could not note for [`OUTAGE_GAP`] is. The clocks in memory
+    /// skip every outage they did not know yet, and rooms loaded later skip them too.
+    pub async fn alive(&self, starting: bool) -> Result<(), DbError> {
+        let now = self.now();
+        let gap_ms = |d: std::time::Duration| d.as_millis() as i64;
+        let gap = if starting {
+            Some(if self.shared.store.shared() {
+                2 * gap_ms(ALIVE_EVERY)
+            } else {
+                0
+            })
+        } else if self.alive_stale() {
+            Some(gap_ms(OUTAGE_GAP))
+        } else {
+            None
+        };
+        let outages = self.shared.store.alive(now, gap).await?;
+        *lock(&self.shared.alive_ok) = Some(std::time::Instant::now());
+        let new = {
+            let mut known = lock(&self.shared.outages);
+            let new = *known != outages;
+            *known = outages.clone();
+            new
+        };
+        if new {
+            tracing::info!(outages = ?outages.last(), "the clocks skip an outage");
+            let arcs: Vec<Arc<Mutex<Room>>> = lock(&self.shared.map).values().cloned().collect();
+            for arc in arcs {
+                let mut room = lock(&arc);
+                if room.skip_outages(&outages, now) {
+                    room.refresh(now);
+                    room.broadcast_state();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether this instance has not noted that it runs for [`OUTAGE_GAP`].
+    fn alive_stale(&self) -> bool {
+        lock(&self.shared.alive_ok).is_none_or(|t| t.elapsed() > OUTAGE_GAP)
+    }
+
+    /// Whether the database may take the clocks' events now: after a silence of
+    /// [`OUTAGE_GAP`] the server first notes that it runs again (and the clocks skip
+    /// the outage), so no flag falls and no turn is charged for the time the database
+    /// was out.
+    pub(super) async fn database_back(&self) -> bool {
+        if !self.alive_stale() {
+            return true;
+        }
+        match self.alive(false).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, "the database is still out");
+                false
+            }
+        }
+    }
+
+    /// The outages known, oldest first.
+    pub(super) fn outages(&self) -> Vec<Outage> {
+        lock(&self.shared.outages).clone()
     }
 
     /// Loads every room whose timed round may be in play and is not in memory yet
@@ -353,7 +445,7 @@ impl Rooms {
             Err(e) => return Err(Missing::Db(e)),
         };
         let started = std::time::Instant::now();
-        let mut room = match Room::replay(stored) {
+        let mut room = match Room::replay(stored, &self.outages()) {
             Ok(room) => room,
             Err(why) => return Err(self.set_aside(id, &why)),
         };
@@ -615,6 +707,7 @@ impl Rooms {
             // Its claim (publish_presence below) replaces the seat's socket on other
             // instances too.
             room.replace_holder(seat, Some(conn));
+            *room.gone_at.get_mut(seat) = None;
         }
         let _ = tx.try_send(Outgoing::msg(&ServerMsg::Welcome {
             protocol: PROTOCOL,
@@ -640,8 +733,9 @@ impl Rooms {
         Ok((conn, seat))
     }
 
-    /// Forgets a socket that has closed.
-    pub fn detach(&self, id: &str, conn: ConnId) {
+    /// Forgets a socket that closed at `closed_at` (Unix ms, by the server's clock: when
+    /// its close frame or its end was read); a seat it held is away from then.
+    pub fn detach(&self, id: &str, conn: ConnId, closed_at: i64) {
         let Some(room_arc) = self.get(id) else {
             return;
         };
@@ -655,6 +749,7 @@ impl Rooms {
             if *room.holders.get(c) == Some(conn) {
                 *room.holders.get_mut(c) = None;
                 *room.lost.get_mut(c) = true;
+                *room.gone_at.get_mut(c) = Some(closed_at);
                 seat_gone = true;
             }
         }

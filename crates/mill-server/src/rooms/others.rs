@@ -119,8 +119,9 @@ impl Rooms {
             }
         }
         let news_at = news.events.last().map(|e| e.at).or(news.dark_at);
+        let outages = self.outages();
         for (i, e) in news.events.into_iter().enumerate() {
-            if let Err(why) = room.apply_stored(i, e) {
+            if let Err(why) = room.apply_stored(i, e, &outages) {
                 tracing::error!(room = %id, reason = %why, "a stored event from another instance does not apply");
                 break;
             }

@@ -124,6 +124,11 @@ impl Rooms {
         };
         // On failure it may or may not have been stored: `pending` withdraws it.
         let state = store.seek(seek).await?;
+        if state == SeekState::Taken {
+            // Another seek's id: nothing was stored, and that seek is not ours to withdraw.
+            pending.armed = false;
+            return Err(ApiError::SeekTaken);
+        }
         if let SeekState::Paired { room, seat } = state {
             pending.armed = false;
             tracing::info!(%room, "seekers paired");
@@ -157,7 +162,7 @@ impl Rooms {
                     pending.armed = false;
                     return Ok(Some((room, seat, key)));
                 }
-                SeekState::Gone => {
+                SeekState::Gone | SeekState::Taken => {
                     pending.armed = false;
                     return Err(ApiError::SeekWithdrawn);
                 }

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::protocol::{
     self, ClockEventKind, CloseCode, Code, Command, ErrorCode, GameView, SeatView, ServerMsg,
 };
-use crate::store::{Entry, StoredEvent, StoredRoom};
+use crate::store::{Entry, Outage, StoredEvent, StoredRoom};
 use crate::table::{Placed, Table};
 use crate::table::{RoundClock, TurnTimes};
 use crate::timecontrol::{Clocks, Deadline, Stamp, TimeControl};
@@ -142,6 +142,12 @@ pub struct Room {
     /// be stored `away` from here. A seat's return on another instance that this one
     /// has not read yet is then never taken for an absence.
     pub(super) lost: ByColor<bool>,
+    /// When each seat's socket here closed (its close frame or end as read), until its
+    /// absence is stored or a socket holds it again: the absence counts from then, not
+    /// from when the room gets to store it.
+    pub(super) gone_at: ByColor<Option<i64>>,
+    /// The time of the latest event stored or read (an absence is never stored before it).
+    pub(super) last_at: i64,
     /// Each round's clocks after each of its actions (timed rooms): `times[round - 1][i]`
     /// is both remaining times once action `i` was stored, what review shows per turn.
     pub(super) times: Vec<Vec<TurnTimes>>,
@@ -274,6 +280,8 @@ impl Room {
             times: Vec::new(),
             watchers_stale: false,
             watchers_news_due: false,
+            gone_at: ByColor::default(),
+            last_at: at,
         }
     }
 
@@ -281,6 +289,7 @@ impl Room {
     /// stored at `at`: a takeback drops the times of the actions it took back, a new
     /// action gets the clocks as they are now (the mover's charged, with its increment).
     pub(super) fn note_times(&mut self, at: i64) {
+        self.last_at = self.last_at.max(at);
         let Some(clocks) = &self.clocks else {
             return;
         };
@@ -500,8 +509,22 @@ impl Room {
         self.committed = Arc::new(view);
     }
 
-    /// Rebuilds a room by replaying its stored events through the table.
-    pub(super) fn replay(s: StoredRoom) -> Result<Room, String> {
+    /// Skips the `outages` that ended by `until` on the clocks (`Clocks::skip`: nobody's
+    /// time, idempotent); whether the clocks changed.
+    pub(super) fn skip_outages(&mut self, outages: &[Outage], until: i64) -> bool {
+        let Some(clocks) = &mut self.clocks else {
+            return false;
+        };
+        let before = clocks.clone();
+        for &(from, to) in outages.iter().filter(|o| o.1 <= until) {
+            clocks.skip(from, to);
+        }
+        *clocks != before
+    }
+
+    /// Rebuilds a room by replaying its stored events through the table, skipping the
+    /// `outages` in their places.
+    pub(super) fn replay(s: StoredRoom, outages: &[Outage]) -> Result<Room, String> {
         let light = s.light_key.ok_or("no light seat")?;
         let rules = Rules::parse_table(&s.variant).map_err(|e| format!("plays {:?}: {e}", s.variant))?;
         let mut room = Room::new(s.id, light, s.active_at, rules, s.clock);
@@ -514,14 +537,22 @@ impl Room {
         let mut last = s.dark_at.unwrap_or(s.active_at);
         for (i, e) in s.events.into_iter().enumerate() {
             last = e.at;
-            room.apply_stored(i, e)?;
+            room.apply_stored(i, e, outages)?;
         }
+        room.skip_outages(outages, i64::MAX);
         room.refresh(last);
         Ok(room)
     }
 
     /// Applies one stored event (replay at load, or news from another instance).
-    pub(super) fn apply_stored(&mut self, i: usize, e: StoredEvent) -> Result<(), String> {
+    /// The clocks first skip the `outages` that ended by the event's time.
+    pub(super) fn apply_stored(
+        &mut self,
+        i: usize,
+        e: StoredEvent,
+        outages: &[Outage],
+    ) -> Result<(), String> {
+        self.skip_outages(outages, e.at);
         if e.round != self.table.round() {
             return Err(format!(
                 "event {i}: round {} while the table is at round {}",

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::pairing::SeekRequest;
 use super::{Outgoing, Rooms};
-use crate::clock::ManualClock;
+use crate::clock::{Clock, ManualClock};
 use crate::error::ApiError;
 use crate::protocol::{ClientMsg, Command};
 use crate::store::{Entry, Memory, Store};
@@ -384,7 +384,7 @@ async fn a_takeback_by_consent_undoes_the_turn_and_every_step_is_stored() {
         ]
     );
     // The room replays from the store to the same state.
-    let replayed = super::Room::replay(w.store.load_room(&room).await.unwrap().unwrap()).unwrap();
+    let replayed = super::Room::replay(w.store.load_room(&room).await.unwrap().unwrap(), &[]).unwrap();
     assert_eq!((replayed.table.round(), replayed.table.version()), (1, 5));
 }
 
@@ -407,7 +407,7 @@ async fn a_watcher_that_falls_behind_is_dropped_and_the_others_play_on() {
     );
     // Its task closes it and detaches it; the others hear of one watcher fewer
     // within WATCHERS_NEWS.
-    w.rooms.detach(&room, slow_conn);
+    w.rooms.detach(&room, slow_conn, w.clock.now_ms());
     tokio::time::sleep(super::WATCHERS_NEWS + Duration::from_millis(300)).await;
     dark.take();
     assert_eq!(dark.last["spectators"], 1, "the watcher that keeps up stays");
@@ -473,7 +473,7 @@ async fn watchers_arriving_cost_one_send_each_and_their_number_reaches_everyone_
     }
     // Half of them leave: again nothing at once, and one state each later.
     for s in watchers.drain(..N / 2) {
-        w.rooms.detach(&room, s.conn);
+        w.rooms.detach(&room, s.conn, w.clock.now_ms());
     }
     let mut all: Vec<&mut Sock> = watchers.iter_mut().chain([&mut light, &mut dark]).collect();
     assert_eq!(drain(&mut all), 0, "no send per departure");
@@ -519,7 +519,8 @@ async fn watchers_are_admitted_past_sixteen_up_to_the_cap_and_the_next_is_refuse
     );
     assert!(rx.try_recv().is_err(), "the refused socket is sent nothing");
     // One leaves: the next is admitted.
-    w.rooms.detach(&room, watchers.pop().unwrap().conn);
+    w.rooms
+        .detach(&room, watchers.pop().unwrap().conn, w.clock.now_ms());
     let next = Sock::open(&w, &room, None).await;
     assert_eq!(next.last["spectators"], 40);
 }
@@ -588,7 +589,7 @@ async fn a_claim_waits_for_the_grace_of_an_opponent_away_and_then_wins() {
     dark.ok(&w, play("a1")).await;
     light.ok(&w, play("a7")).await;
     // Dark leaves: its absence is stored by the room, at the round's next place.
-    w.rooms.detach(&room, dark.conn);
+    w.rooms.detach(&room, dark.conn, w.clock.now_ms());
     let events = until_stored(&w, &room, 4).await;
     assert_eq!(events[3].command.kind_str(), "away");
     assert_eq!(events[3].seat, Dark);
@@ -649,8 +650,8 @@ async fn an_evicted_room_comes_back_from_the_store_as_it_was() {
     let (room, mut light, mut dark) = table(&w, None).await;
     light.ok(&w, play("d6")).await;
     dark.ok(&w, play("a1")).await;
-    w.rooms.detach(&room, light.conn);
-    w.rooms.detach(&room, dark.conn);
+    w.rooms.detach(&room, light.conn, w.clock.now_ms());
+    w.rooms.detach(&room, dark.conn, w.clock.now_ms());
     assert_eq!(w.rooms.evict_idle(Duration::ZERO), 1);
     assert_eq!(w.rooms.in_memory(), 0);
     let info = w.rooms.info(&room).await.unwrap();

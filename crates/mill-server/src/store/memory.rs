@@ -273,6 +273,13 @@ impl Store for Memory {
         let (state, changed) = self
             .write(|d| {
                 let mut changed: Vec<String> = Vec::new();
+                // Another seeker's id (or an answered one): refused, and nothing touched.
+                if d.seeks
+                    .iter()
+                    .any(|s| s.id == seek.id && (s.seeker != seek.seeker || s.paired.is_some()))
+                {
+                    return Ok((SeekState::Taken, changed));
+                }
                 d.seeks.retain(|s| {
                     let withdrawn = s.seeker == seek.seeker && s.paired.is_none();
                     if withdrawn {

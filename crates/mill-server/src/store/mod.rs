@@ -39,8 +39,8 @@ use self::sqlite::Sqlite;
 /// the schema's tests: its migrations, and the file opened and brought up to date.
 pub use self::sqlite::{migrations as sqlite_migrations, open as open_sqlite_file};
 pub use self::types::{
-    Append, Appended, DbError, Entry, Instances, News, OpenSeek, Presence, Seek, SeekState, SeekWaiters,
-    StoredEvent, StoredRoom, seek_pool,
+    Append, Appended, DbError, Entry, Instances, News, OpenSeek, Outage, Presence, Seek, SeekState,
+    SeekWaiters, StoredEvent, StoredRoom, seek_pool,
 };
 use crate::timecontrol::TimeControl;
 
@@ -223,6 +223,15 @@ pub trait Store: std::fmt::Debug + Send + Sync + 'static {
     /// Deletes those of `rooms` still idle since `cutoff` (and held by no other
     /// instance), with all their rows; returns the ones deleted.
     async fn purge(&self, rooms: Vec<String>, cutoff: i64) -> Result<Vec<String>, DbError>;
+
+    /// Notes that a server is running at `now`; with `gap`, a span since the last such
+    /// note longer than `gap` ms is recorded as an outage first (the database decides
+    /// it once, whichever instance sees it). Returns the outages of the last
+    /// [`types::OUTAGES_KEPT_MS`], oldest first. A store that outlives no server (the
+    /// in-memory one) has none.
+    async fn alive(&self, _now: i64, _gap: Option<i64>) -> Result<Vec<Outage>, DbError> {
+        Ok(Vec::new())
+    }
 
     /// Quick pairing: withdraws the seeker's open seeks, then pairs `seek` with the
     /// oldest open seek of another seeker in its pool — creating the room with both

@@ -50,7 +50,7 @@ use tokio_postgres::{AsyncMessage, NoTls};
 use mill_core::Color;
 
 use super::types::{
-    Append, Appended, DbError, Instances, News, OpenSeek, Presence, Seek, SeekState, SeekWaiters,
+    Append, Appended, DbError, Instances, News, OpenSeek, Outage, Presence, Seek, SeekState, SeekWaiters,
     StoredEvent, StoredRoom, clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp,
     seat_name,
 };
@@ -74,11 +74,27 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (5, include_str!("../../../../migrations/postgres/05-seeks.sql")),
     // Accounts, sessions and ratings, as SQLite's 09-accounts (store/accounts.rs).
     (6, include_str!("../../../../migrations/postgres/06-accounts.sql")),
+    // Outages, as SQLite's 10-outages.
+    (7, include_str!("../../../../migrations/postgres/07-outages.sql")),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the
 /// pool's hash), so two seeks of one pool are decided one after the other.
 const SEEK_LOCK: i32 = 5106374;
+/// The first key of the advisory lock a pairing holds for its seeker (the second is the
+/// seeker's hash), taken before the pool's: a seeker's seeks in two pools at once are
+/// decided one after the other, so the newer always finds and withdraws the older. A
+/// pairing claims only a seek whose seeker's lock it can take at once (it never waits
+/// for it, so no two pairings wait for each other), and a seeker's new seek waits for
+/// a pairing that claims its old one, then finds it paired.
+const SEEKER_LOCK: i32 = 5106375;
+
+/// Whether a seek's instance is connected to the database now: every connection of an
+/// instance carries its id as `application_name`, and a killed instance's connections
+/// end with it (the database sees the sockets close), so its seeks stop being
+/// pairable, and leave the lobby, at once rather than when its heartbeat is found old.
+const SEEK_ALIVE: &str =
+    "EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = seeks.instance_id)";
 
 /// An instance whose heartbeat is older than this is taken for dead.
 const DEAD_AFTER_SECS: i32 = 30;
@@ -492,7 +508,7 @@ impl Store for Pg {
     }
 
     /// Pairs `seek` with the oldest open seek of another seeker in its pool, in one
-    /// transaction under the pool's advisory lock: the seeker's open seeks are
+    /// transaction under its seeker's and its pool's advisory locks ([`SEEKER_LOCK`], [`SEEK_LOCK`]): the seeker's open seeks are
     /// withdrawn, then either the claimed seek's room is created with both seats and the
     /// claimed row names it, or this seek waits in the table. Every seek it changed is
     /// announced on `mill_seeks` at commit, so the instance holding its request (this
@@ -504,9 +520,24 @@ impl Store for Pg {
         let tx = client.transaction().await?;
         tx.execute(
             "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+            &[&SEEKER_LOCK, &seek.seeker],
+        )
+        .await?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
             &[&SEEK_LOCK, &pool],
         )
         .await?;
+        // Another seeker's id (or an answered one): refused, and nothing touched.
+        let taken = tx
+            .query_opt(
+                "SELECT 1 FROM seeks WHERE id = $1 AND (seeker <> $2 OR room_id IS NOT NULL)",
+                &[&seek.id, &seek.seeker],
+            )
+            .await?;
+        if taken.is_some() {
+            return Ok(SeekState::Taken);
+        }
         let withdrawn: Vec<String> = tx
             .query(
                 "DELETE FROM seeks WHERE seeker = $1 AND room_id IS NULL RETURNING id",
@@ -516,14 +547,22 @@ impl Store for Pg {
             .iter()
             .map(|r| r.get(0))
             .collect();
+        // A seek lives as long as its instance's connections: one killed or cut off has
+        // none left in the database at once, and its seeks go before anyone claims them.
+        tx.execute(
+            &format!("DELETE FROM seeks WHERE room_id IS NULL AND NOT {SEEK_ALIVE}"),
+            &[],
+        )
+        .await?;
         // SKIP LOCKED: a row locked now is being withdrawn (the pool's lock keeps every
         // other pairing out), so it is not there to claim.
         let other = tx
             .query_opt(
                 "SELECT id, key_hash, account_id FROM seeks WHERE pool = $1 AND room_id IS NULL AND seeker <> $2
                    AND coalesce(account_id, -1) <> coalesce($3::bigint, -2)
+                   AND pg_try_advisory_xact_lock($4, hashtext(seeker))
                  ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
-                &[&pool, &seek.seeker, &seek.account],
+                &[&pool, &seek.seeker, &seek.account, &SEEKER_LOCK],
             )
             .await?;
         let mut changed = withdrawn;
@@ -635,8 +674,10 @@ impl Store for Pg {
         let client = self.pool.get().await?;
         let stmt = client
             .prepare_cached(
-                "SELECT variant, clock_initial::bigint, clock_increment::bigint, clock_days::bigint, created_at
-                 FROM seeks WHERE room_id IS NULL ORDER BY created_at, id LIMIT $1",
+                &format!(
+                    "SELECT variant, clock_initial::bigint, clock_increment::bigint, clock_days::bigint, created_at
+                     FROM seeks WHERE room_id IS NULL AND {SEEK_ALIVE} ORDER BY created_at, id LIMIT $1"
+                ),
             )
             .await?;
         let rows = client.query(&stmt, &[&(limit as i64)]).await?;
@@ -649,6 +690,52 @@ impl Store for Pg {
                 })
             })
             .collect()
+    }
+
+    /// Notes that an instance runs at `now` (see [`super::Store::alive`]): the one row
+    /// of `alive` is locked while the gap is judged, so of instances that see the same
+    /// gap only the first records it. With no other instance registered, any gap is an
+    /// outage.
+    async fn alive(&self, now: i64, gap: Option<i64>) -> Result<Vec<Outage>, DbError> {
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        let old: Option<i64> = tx
+            .query_opt("SELECT at FROM alive WHERE id = 1 FOR UPDATE", &[])
+            .await?
+            .map(|r| r.get(0));
+        // With no other instance registered (a clean stop removes its row), no server
+        // ran since the last note, however short the gap.
+        let alone: bool = tx
+            .query_one(
+                "SELECT NOT EXISTS (SELECT 1 FROM instances WHERE id <> $1)",
+                &[&self.instance],
+            )
+            .await?
+            .get(0);
+        let gap = gap.map(|gap| if alone { 0 } else { gap });
+        if let (Some(old), Some(gap)) = (old, gap) {
+            if now - old > gap {
+                tx.execute(
+                    "INSERT INTO outages (since, until) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+                    &[&old, &now],
+                )
+                .await?;
+            }
+        }
+        tx.execute(
+            "INSERT INTO alive (id, at) VALUES (1, $1)
+             ON CONFLICT (id) DO UPDATE SET at = GREATEST(alive.at, EXCLUDED.at)",
+            &[&now],
+        )
+        .await?;
+        let rows = tx
+            .query(
+                "SELECT since, until FROM outages WHERE until > $1 ORDER BY since",
+                &[&(now - super::types::OUTAGES_KEPT_MS)],
+            )
+            .await?;
+        tx.commit().await?;
+        Ok(rows.iter().map(|r| (r.get(0), r.get(1))).collect())
     }
 
     /// Removes this instance's row (and its presence) on a clean shutdown.

@@ -19,7 +19,7 @@ use rusqlite_migration::Migrations;
 use tokio::sync::oneshot;
 
 use super::types::{
-    Append, Appended, DbError, OpenSeek, Seek, SeekState, SeekWaiters, StoredEvent, StoredRoom,
+    Append, Appended, DbError, OpenSeek, Outage, Seek, SeekState, SeekWaiters, StoredEvent, StoredRoom,
     clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp, seat_name,
 };
 use super::{BUSY, GATHER, Store};
@@ -299,6 +299,14 @@ pub enum Op {
         /// Leave a paired seek alone.
         open_only: bool,
     },
+    /// The server is running at `now`; a gap longer than `gap` since the last note is
+    /// an outage ([`Written::Alive`] lists the outages kept).
+    Alive {
+        /// Unix ms.
+        now: i64,
+        /// Record a longer gap as an outage.
+        gap: Option<i64>,
+    },
     /// Nothing to write: the completion runs after every earlier job has committed.
     Barrier,
 }
@@ -318,6 +326,8 @@ pub enum Written {
     Sought(SeekState, Vec<String>),
     /// What a withdrawn seek was ([`SeekState::Gone`]: nothing was deleted).
     Withdrawn(SeekState),
+    /// The outages kept, oldest first.
+    Alive(Vec<Outage>),
 }
 
 /// What runs once a job's transaction has committed (or failed).
@@ -585,6 +595,7 @@ fn op_name(op: &Op) -> &'static str {
         Op::Purge { .. } => "purge",
         Op::Seek(_) => "seek",
         Op::Withdraw { .. } => "withdraw",
+        Op::Alive { .. } => "alive",
         Op::Barrier => "barrier",
     }
 }
@@ -657,9 +668,38 @@ fn write(conn: &Connection, op: &Op) -> Result<Written, rusqlite::Error> {
                 Some((room, seat)) => SeekState::from_columns(room, seat).unwrap_or(SeekState::Gone),
             }));
         }
+        Op::Alive { now, gap } => return alive(conn, *now, *gap).map(Written::Alive),
         Op::Barrier => {}
     }
     Ok(Written::Done)
+}
+
+/// Notes that the server runs at `now`, recording the gap since the last note as an
+/// outage when it is longer than `gap`; returns the outages kept.
+fn alive(conn: &Connection, now: i64, gap: Option<i64>) -> Result<Vec<Outage>, rusqlite::Error> {
+    let old: Option<i64> = conn
+        .prepare_cached("SELECT at FROM alive WHERE id = 1")?
+        .query_row([], |r| r.get(0))
+        .map(Some)
+        .or_else(|e| match e {
+            rusqlite::Error::QueryReturnedNoRows => Ok(None),
+            e => Err(e),
+        })?;
+    if let (Some(old), Some(gap)) = (old, gap) {
+        if now - old > gap {
+            conn.prepare_cached("INSERT INTO outages (since, until) VALUES (?1, ?2) ON CONFLICT DO NOTHING")?
+                .execute(params![old, now])?;
+        }
+    }
+    conn.prepare_cached(
+        "INSERT INTO alive (id, at) VALUES (1, ?1) ON CONFLICT (id) DO UPDATE SET at = max(at, excluded.at)",
+    )?
+    .execute(params![now])?;
+    conn.prepare_cached("SELECT since, until FROM outages WHERE until > ?1 ORDER BY since")?
+        .query_map(params![now - super::types::OUTAGES_KEPT_MS], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect()
 }
 
 /// A seek in the writer's transaction (the one writer decides every pairing): the
@@ -667,6 +707,13 @@ fn write(conn: &Connection, op: &Op) -> Result<Written, rusqlite::Error> {
 /// pool is claimed, with the room created with both seats, or else this one waits.
 fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
     let pool = seek.pool();
+    // Another seeker's id (or an answered one): refused, and nothing touched.
+    let taken = conn
+        .prepare_cached("SELECT 1 FROM seeks WHERE id = ?1 AND (seeker <> ?2 OR room_id IS NOT NULL)")?
+        .exists(params![seek.id, seek.seeker])?;
+    if taken {
+        return Ok(Written::Sought(SeekState::Taken, Vec::new()));
+    }
     let withdrawn: Vec<String> = conn
         .prepare_cached("DELETE FROM seeks WHERE seeker = ?1 AND room_id IS NULL RETURNING id")?
         .query_map(params![seek.seeker], |r| r.get(0))?
@@ -931,6 +978,14 @@ impl Store for Sqlite {
     /// Waits until every job queued so far has committed.
     async fn flush(&self) -> Result<(), DbError> {
         self.writer.exec(Op::Barrier).await.map(drop)
+    }
+
+    /// Notes that the server runs at `now` (see [`super::Store::alive`]).
+    async fn alive(&self, now: i64, gap: Option<i64>) -> Result<Vec<Outage>, DbError> {
+        match self.writer.exec(Op::Alive { now, gap }).await? {
+            Written::Alive(outages) => Ok(outages),
+            other => Err(DbError::Corrupt(format!("a note of life answered {other:?}"))),
+        }
     }
 
     /// Pairs `seek` with the oldest open seek of its pool, or makes it wait; wakes the

@@ -346,6 +346,9 @@ pub enum SeekState {
     },
     /// Not there: withdrawn (or never stored).
     Gone,
+    /// Not stored: its id is another seek's (another seeker's, or one already answered);
+    /// nothing was written and no other seek was touched.
+    Taken,
 }
 
 impl SeekState {
@@ -415,6 +418,13 @@ impl SeekWaiters {
         }
     }
 }
+
+/// A span of Unix ms (since, until) when no server ran or the database took no write:
+/// nobody's time on the clocks (`Clocks::skip`).
+pub type Outage = (i64, i64);
+
+/// How far back the outages are read: longer than any turn may last (14 days).
+pub const OUTAGES_KEPT_MS: i64 = 30 * crate::timecontrol::DAY_MS;
 
 /// The rooms whose current round may still have a clock running: a time control, both
 /// seats taken, and a last event that is not one of the results only a command or the
