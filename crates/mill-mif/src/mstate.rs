@@ -1189,3 +1189,61 @@ pub fn transform(value: &Value, caller: Option<&Manifest>, id: &str) -> Result<(
     let r = verify(&out, caller)?;
     Ok((out, r))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::canonical;
+    use mill_core::{Position, Rules};
+
+    /// A short game of Nine: the first legal turn each time, twenty turns.
+    fn game() -> Game {
+        let mut game = Game::from_position(Position::start(Rules::parse("nine").unwrap()));
+        for _ in 0..20 {
+            let turn = game.legal_turns()[0];
+            game.play(turn).unwrap();
+        }
+        game
+    }
+
+    #[test]
+    fn a_written_game_reads_back_to_the_same_positions() {
+        let game = game();
+        let text = canonical(&write(&game, 0).unwrap());
+        let (back, ply) = read(&text, None).unwrap();
+        assert_eq!(ply, 0);
+        assert_eq!(back.position(), game.position());
+        assert_eq!(back.actions(), game.actions());
+    }
+
+    #[test]
+    fn a_current_position_that_the_events_do_not_reach_is_refused() {
+        let game = game();
+        let mut doc = write(&game, 0).unwrap();
+        // The origin's position as the current one: the events lead elsewhere.
+        doc["current"] = doc["origin"].clone();
+        let err = read(&canonical(&doc), None).unwrap_err();
+        assert_ne!(err.category, "syntax", "{err:?}");
+        assert!(verify(&doc, None).is_err());
+    }
+
+    #[test]
+    fn an_event_removed_from_the_middle_breaks_the_replay() {
+        let game = game();
+        let mut doc = write(&game, 0).unwrap();
+        let events = doc["events"].as_array_mut().unwrap();
+        assert!(events.len() > 10);
+        events.remove(5);
+        assert!(read(&canonical(&doc), None).is_err());
+    }
+
+    #[test]
+    fn an_unknown_transform_is_refused_and_the_identity_changes_nothing() {
+        let doc = write(&game(), 0).unwrap();
+        assert!(transform(&doc, None, "no-such-transform").is_err());
+        let before = verify(&doc, None).unwrap();
+        let (moved, after) = transform(&doc, None, "i").unwrap();
+        assert_eq!(moved["events"], doc["events"]);
+        assert_eq!(after.game.position(), before.game.position());
+    }
+}
