@@ -186,6 +186,8 @@ const ENDGAME = 'L.D/.L./D.L/LD..DL/L.D/.D./L.D l 0 0 0 0';
 test('vs computer, an imported position is played on: the person takes Dark and the computer moves Light from it', async () => {
   const { context, page } = await startComputerMode();
   await page.locator('#import-record').click();
+  // Records' code loads on the first click (later.js), then the dialog opens.
+  await page.waitForFunction(() => document.getElementById('import-dialog').open);
   // The side choice belongs to this mode; MFEN's rule choice shows only for MFEN.
   assert.equal(await page.locator('#import-side').isVisible(), true);
   assert.equal(await page.locator('#import-side input[value="to-move"]').isChecked(), true);
