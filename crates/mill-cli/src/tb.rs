@@ -295,6 +295,25 @@ impl ClassStore for LazyClass {
     }
 }
 
+/// Prints a solved game's answer for `pos` (its value and best turn), headed by the
+/// position when several are probed; `what` names the positions the table holds.
+fn print_answer<T>(
+    pos: &Position,
+    many: bool,
+    found: Option<(Value, (mill_core::Turn, T))>,
+    what: &str,
+) -> Result<(), String> {
+    let Some((value, (turn, _))) = found else {
+        return Err(format!("{pos}: not {what}, or over"));
+    };
+    if many {
+        println!("position: {pos}");
+    }
+    println!("{}", describe(value));
+    println!("best turn: {}", turn.to_notation(pos.topology()));
+    Ok(())
+}
+
 fn describe(v: Value) -> String {
     match v {
         Value::Win(n) => format!("win in {n}"),
@@ -314,19 +333,13 @@ pub fn probe(dir: &Path, positions: &[String]) -> Result<(), String> {
         let pos: Position = text.parse().map_err(|e| format!("bad position string: {e}"))?;
         if Whole::supports(pos.rules()).is_ok() {
             let whole = load_whole(dir, pos.rules())?;
-            let (turn, value) = match (whole.probe(&pos), whole.best_turn(&pos, &[], 0)) {
-                (Some(value), Some((turn, _))) => (turn, value),
-                _ => {
-                    return Err(format!(
-                        "{pos}: not a position of the game from its empty board, or over"
-                    ));
-                }
-            };
-            if positions.len() > 1 {
-                println!("position: {pos}");
-            }
-            println!("{}", describe(value));
-            println!("best turn: {}", turn.to_notation(pos.topology()));
+            let found = whole.probe(&pos).zip(whole.best_turn(&pos, &[], 0));
+            print_answer(
+                &pos,
+                positions.len() > 1,
+                found,
+                "a position of the game from its empty board",
+            )?;
             continue;
         }
         if Placing::supports(pos.rules()).is_ok()
@@ -340,19 +353,13 @@ pub fn probe(dir: &Path, positions: &[String]) -> Result<(), String> {
                 }
             };
             let placing = &placings[k];
-            let (turn, value) = match (placing.probe(&pos), placing.best_turn(&pos, &[], 0)) {
-                (Some(value), Some((turn, _))) => (turn, value),
-                _ => {
-                    return Err(format!(
-                        "{pos}: not a placing position reached from the empty board, or over"
-                    ));
-                }
-            };
-            if positions.len() > 1 {
-                println!("position: {pos}");
-            }
-            println!("{}", describe(value));
-            println!("best turn: {}", turn.to_notation(pos.topology()));
+            let found = placing.probe(&pos).zip(placing.best_turn(&pos, &[], 0));
+            print_answer(
+                &pos,
+                positions.len() > 1,
+                found,
+                "a placing position reached from the empty board",
+            )?;
             continue;
         }
         let k = match opened.iter().position(|tb| tb.rules() == pos.rules()) {
