@@ -350,6 +350,46 @@ async fn purge_deletes_only_rooms_still_idle_with_all_their_rows() {
     }
 }
 
+/// An action moves the room's `active_at` only once it lags by a minute (one row write
+/// less per commit); the purge must still see the room's latest event.
+#[tokio::test]
+async fn a_room_with_an_event_after_the_cutoff_is_never_purged() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store, _) in stores(&dir).await {
+        room(&store, "busy").await;
+        // Two actions ten seconds apart: the second is within the slack, so the row's
+        // activity time may stay at the first.
+        let mut first = event(1, 0, Light, Command::Action("d6".into()), "a");
+        first.at = 100_000;
+        store.append(append("busy", first)).await.unwrap();
+        let mut second = event(1, 1, Dark, Command::Action("f4".into()), "b");
+        second.at = 110_000;
+        store.append(append("busy", second)).await.unwrap();
+        store.flush().await.unwrap();
+        let cutoff = 105_000;
+        assert!(
+            store.idle_rooms(cutoff, 10).await.unwrap().is_empty(),
+            "{name}: its last event is after the cutoff"
+        );
+        assert!(
+            store.purge(vec!["busy".into()], cutoff).await.unwrap().is_empty(),
+            "{name}: not purged"
+        );
+        let loaded = store.load_room("busy").await.unwrap().unwrap();
+        assert_eq!(
+            loaded.active_at, 110_000,
+            "{name}: loaded with its exact activity time"
+        );
+        // Past the last event it is idle, and goes.
+        assert_eq!(store.idle_rooms(110_001, 10).await.unwrap(), ["busy"], "{name}");
+        assert_eq!(
+            store.purge(vec!["busy".into()], 110_001).await.unwrap(),
+            ["busy"],
+            "{name}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_time_control_and_the_clock_stamps_load_back() {
     let dir = tempfile::tempdir().unwrap();

@@ -18,6 +18,11 @@
 //! the second seeker's arrival to the later of the two answers (p50/p90/p99/max). Start
 //! the servers with `--rooms-per-minute 0 --max-conns-per-ip 0`.
 //!
+//! With `--server-pid PID` (once per instance) it also prints the CPU time spent per
+//! action during the measured seconds, by the servers together and by mill-load itself
+//! (from /proc/PID/stat and /proc/self/stat): on a machine that runs both, their sum is
+//! what bounds the rate.
+//!
 //! `--clocks 600+5` puts that time control (initial and increment seconds) on every
 //! room, so throughput and p99 with and without clocks can be compared.
 //!
@@ -85,6 +90,31 @@ struct Args {
     /// untimed rooms without it.
     #[arg(long, value_parser = parse_clock)]
     clocks: Option<(u32, u32)>,
+    /// The servers' process ids (repeatable): their CPU time per action is printed.
+    #[arg(long)]
+    server_pid: Vec<u32>,
+}
+
+/// CPU time (user + system) a process has used, in seconds, from /proc/…/stat (`None`
+/// when unreadable). The fields after the command name, which may hold spaces, are
+/// counted from its closing parenthesis; times are in USER_HZ ticks, 100 a second on Linux.
+fn cpu_seconds(stat: &str) -> Option<f64> {
+    let text = std::fs::read_to_string(stat).ok()?;
+    let rest = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line; 12 and 13 after the name.
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+/// The servers' and this process's CPU seconds so far.
+fn cpu_now(pids: &[u32]) -> (Option<f64>, Option<f64>) {
+    let servers = pids
+        .iter()
+        .map(|pid| cpu_seconds(&format!("/proc/{pid}/stat")))
+        .sum::<Option<f64>>();
+    (servers, cpu_seconds("/proc/self/stat"))
 }
 
 /// Reads `600+5` (initial and increment seconds).
@@ -479,7 +509,11 @@ async fn main() -> anyhow::Result<()> {
         2 * (args.rooms - failed as usize)
     );
     let measure = Instant::now();
+    let actions_before = totals.actions.load(Ordering::Relaxed);
+    let cpu_before = cpu_now(&args.server_pid);
     tokio::time::sleep(Duration::from_secs(args.seconds)).await;
+    let cpu_after = cpu_now(&args.server_pid);
+    let measured = totals.actions.load(Ordering::Relaxed) - actions_before;
     STOP.store(true, Ordering::Relaxed);
     let elapsed = measure.elapsed().as_secs_f64();
     let actions = totals.actions.load(Ordering::Relaxed);
@@ -513,6 +547,17 @@ async fn main() -> anyhow::Result<()> {
         pct(1.0),
         latencies.len()
     );
+    if !args.server_pid.is_empty() && measured > 0 {
+        let per = |before: Option<f64>, after: Option<f64>| match (before, after) {
+            (Some(b), Some(a)) => format!("{:.0} µs", (a - b) * 1e6 / measured as f64),
+            _ => "unreadable".to_string(),
+        };
+        println!(
+            "CPU per action: servers {} | mill-load {} ({measured} actions)",
+            per(cpu_before.0, cpu_after.0),
+            per(cpu_before.1, cpu_after.1),
+        );
+    }
     Ok(())
 }
 

@@ -147,6 +147,13 @@ const GATHER: std::time::Duration = std::time::Duration::from_millis(2);
 /// second. A lone action on a quiet server is committed at once, as before.
 const BUSY: std::time::Duration = std::time::Duration::from_millis(2);
 
+/// How far `rooms.active_at` may lag behind a room's last event. An action moves it
+/// only when it is more than this old, so a busy room rewrites its `rooms` row about once
+/// a minute rather than with every action (one random page less in each commit). It is a
+/// lower bound: the purge also asks the room's events (`at >= cutoff`), so no room with
+/// activity after the cutoff is ever purged, and `load_room` reads the exact time.
+pub(crate) const ACTIVE_SLACK_MS: i64 = 60_000;
+
 /// Pool size for PostgreSQL: each connection carries one command's round trip at a
 /// time, and commits wait for the WAL flush, so a few dozen keep the disk busy.
 const PG_POOL: usize = 32;

@@ -765,6 +765,7 @@ impl Store for Pg {
             .query(
                 "SELECT id FROM rooms r WHERE active_at < $1
                    AND NOT EXISTS (SELECT 1 FROM presence p WHERE p.room_id = r.id)
+                   AND NOT EXISTS (SELECT 1 FROM events e WHERE e.room_id = r.id AND e.at >= $1)
                  LIMIT $2",
                 &[&cutoff, &(limit as i64)],
             )
@@ -781,6 +782,7 @@ impl Store for Pg {
             .query(
                 "DELETE FROM rooms r WHERE id = ANY($1) AND active_at < $2
                    AND NOT EXISTS (SELECT 1 FROM presence p WHERE p.room_id = r.id)
+                   AND NOT EXISTS (SELECT 1 FROM events e WHERE e.room_id = r.id AND e.at >= $2)
                  RETURNING id",
                 &[&rooms, &cutoff],
             )

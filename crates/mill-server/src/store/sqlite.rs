@@ -198,7 +198,11 @@ fn find_place(
 
 /// Ids of rooms with no activity since `cutoff` (Unix ms), at most `limit`.
 pub fn idle_rooms(conn: &Connection, cutoff: i64, limit: usize) -> Result<Vec<String>, DbError> {
-    let mut stmt = conn.prepare_cached("SELECT id FROM rooms WHERE active_at < ?1 LIMIT ?2")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT id FROM rooms r WHERE active_at < ?1
+           AND NOT EXISTS (SELECT 1 FROM events e WHERE e.room_id = r.id AND e.at >= ?1)
+         LIMIT ?2",
+    )?;
     let ids = stmt
         .query_map(params![cutoff, limit as i64], |r| r.get(0))?
         .collect::<Result<Vec<String>, _>>()?;
@@ -566,7 +570,10 @@ fn write(conn: &Connection, op: &Op) -> Result<Written, rusqlite::Error> {
             let mut purged = Vec::new();
             for id in rooms {
                 let gone = conn
-                    .prepare_cached("DELETE FROM rooms WHERE id = ?1 AND active_at < ?2")?
+                    .prepare_cached(
+                        "DELETE FROM rooms WHERE id = ?1 AND active_at < ?2
+                           AND NOT EXISTS (SELECT 1 FROM events e WHERE e.room_id = ?1 AND e.at >= ?2)",
+                    )?
                     .execute(params![id, cutoff])?;
                 if gone > 0 {
                     conn.prepare_cached("DELETE FROM events WHERE room_id = ?1")?
@@ -747,7 +754,8 @@ fn append(conn: &Connection, a: &Append) -> Result<Appended, rusqlite::Error> {
             None => Appended::PlaceTaken,
         });
     }
-    touch(conn, &a.room, e.at)?;
+    conn.prepare_cached("UPDATE rooms SET active_at = ?2 WHERE id = ?1 AND active_at < ?2 - ?3")?
+        .execute(params![a.room, e.at, super::ACTIVE_SLACK_MS])?;
     // A result: a rated room's ratings change in this same transaction (accounts.rs).
     if let Some(outcome) = &a.ends {
         super::accounts::rate_round_sqlite(conn, &a.room, e.round, outcome, e.at)?;

@@ -164,9 +164,9 @@ pub(super) async fn write_batch_on(
                     SELECT * FROM input
                     ON CONFLICT DO NOTHING
                     RETURNING room_id, round, seq, seat, client_id, at),
-             t AS (UPDATE rooms SET active_at = GREATEST(active_at, m.at)
+             t AS (UPDATE rooms SET active_at = m.at
                    FROM (SELECT room_id, max(at) AS at FROM ev GROUP BY room_id) m
-                   WHERE rooms.id = m.room_id),
+                   WHERE rooms.id = m.room_id AND rooms.active_at < m.at - $14),
              changed AS (SELECT room_id, (row_number() OVER (ORDER BY room_id) - 1) / $10 AS chunk
                          FROM (SELECT DISTINCT room_id FROM ev) d),
              n AS (SELECT pg_notify('mill_rooms', string_agg(room_id, ',' ORDER BY room_id) || ' ' || $9)
@@ -202,6 +202,7 @@ pub(super) async fn write_batch_on(
                 &lights,
                 &darks,
                 &lags,
+                &crate::store::ACTIVE_SLACK_MS,
             ],
         )
         .await?;
