@@ -17,8 +17,15 @@ const OUT_OF_RANGE: &str = "integer-out-of-range";
 macro_rules! spellings {
     ($($name:ident { $($variant:ident = $text:literal),+ $(,)? })+) => {
         $(
-            #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
-            pub(crate) enum $name { $(#[serde(rename = $text)] $variant),+ }
+            #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+            pub(crate) enum $name { $($variant),+ }
+            // By hand, not derived: one string and a match, a fraction of the derived
+            // visitor's code in the page's WebAssembly.
+            impl<'de> Deserialize<'de> for $name {
+                fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                    spelling(d, &[$($name::$variant),+], &[$($text),+])
+                }
+            }
         )+
         /// Each enum's spellings, for the test of their order.
         #[cfg(test)]
@@ -77,6 +84,19 @@ spellings! {
     Expiry { ExplicitOnly = "explicit-only", OnOpponentPrimaryAction = "on-opponent-primary-action" }
     ClaimProfile { StableClaimRights = "stable-claim-rights-v1" }
     SemanticState { LastMill = "last-mill", PlacementCount = "placement-count", UsedLines = "used-lines" }
+}
+
+/// The value among `values` whose spelling (at the same index) a string is.
+fn spelling<'de, D: Deserializer<'de>, T: Copy>(
+    d: D,
+    values: &[T],
+    spellings: &'static [&'static str],
+) -> Result<T, D::Error> {
+    let text = String::deserialize(d)?;
+    match spellings.iter().position(|s| *s == text) {
+        Some(i) => Ok(values[i]),
+        None => Err(D::Error::unknown_variant(&text, spellings)),
+    }
 }
 
 /// An exact integer from `MIN` to 2^53 - 1. A whole number past that (read as a float
