@@ -177,13 +177,8 @@ pub fn decision_state(
     negotiation: &Negotiation,
 ) -> Result<(Value, String), MifError> {
     let f = fields(mfen)?;
-    let doc = &manifest.document;
-    let limit = |name: &str| {
-        doc.pointer(&format!("/draw/noProgress/{name}"))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
-    };
-    let (normal, endgame) = (limit("normalLimit"), limit("endgameLimit"));
+    let np = &manifest.doc.draw.no_progress;
+    let (normal, endgame) = (np.normal_limit.0, np.endgame_limit.0);
     let no_progress = match normal.max(endgame) {
         0 => Value::Null,
         cap => json!(f.no_progress.min(cap)),
@@ -323,11 +318,7 @@ pub fn transform_decision_state(
         )
         .at("/semantic"));
     }
-    let cap = manifest
-        .document
-        .pointer("/draw/repetition/count")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
+    let cap = manifest.doc.draw.repetition.count.0;
     let root = doc.get("repetitionSummary")?;
     let history = match (root.is_null(), history) {
         (true, h) => h.unwrap_or(&[]),

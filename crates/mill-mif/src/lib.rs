@@ -206,12 +206,6 @@ impl<'a> Obj<'a> {
         }
     }
 
-    pub(crate) fn bool(&self, name: &str) -> Result<bool, MifError> {
-        self.get(name)?
-            .as_bool()
-            .ok_or_else(|| schema(&self.path_of(name), format!("{name} is true or false")))
-    }
-
     /// An exact integer from 0 to 2^53 - 1.
     pub(crate) fn uint(&self, name: &str) -> Result<u64, MifError> {
         let v = self.get(name)?;
@@ -235,45 +229,8 @@ impl<'a> Obj<'a> {
         }
     }
 
-    pub(crate) fn positive(&self, name: &str) -> Result<u64, MifError> {
-        match self.uint(name)? {
-            0 => Err(schema(
-                &self.path_of(name),
-                format!("{name} is a positive integer"),
-            )),
-            n => Ok(n),
-        }
-    }
-
     pub(crate) fn obj(&self, name: &str) -> Result<Obj<'a>, MifError> {
         Obj::of(self.get(name)?, &self.path_of(name))
-    }
-
-    /// A set array: strings from `allowed`, unique and in ascending order.
-    pub(crate) fn set(&self, name: &str, allowed: &[&str]) -> Result<Vec<&'a str>, MifError> {
-        let path = self.path_of(name);
-        let Value::Array(items) = self.get(name)? else {
-            return Err(schema(&path, format!("{name} is an array")));
-        };
-        let mut out: Vec<&str> = Vec::new();
-        for (i, item) in items.iter().enumerate() {
-            let Some(s) = item.as_str().filter(|s| allowed.contains(s)) else {
-                return Err(schema(
-                    &format!("{path}/{i}"),
-                    format!("{name} holds {}", allowed.join(", ")),
-                ));
-            };
-            if out.last().is_some_and(|last| *last >= s) {
-                return Err(MifError::new(
-                    "canonical",
-                    "set-order",
-                    format!("{name} is a set: unique members in ascending order"),
-                )
-                .at(format!("{path}/{i}")));
-            }
-            out.push(s);
-        }
-        Ok(out)
     }
 }
 

@@ -8,6 +8,7 @@
 //! ```
 
 use super::mrs::Manifest;
+use super::mrs::document::PlacingEffect;
 use super::transform::{TRANSFORMS, board, point_map};
 use super::{MifError, STATE_PROFILE, is_digest, is_identifier};
 use mill_core::Position;
@@ -194,15 +195,10 @@ impl Key {
                 format!("the manifest's semantic digest is {}", manifest.semantic_digest),
             ));
         }
-        let doc = &manifest.document;
-        let pieces = |who: &str| {
-            doc.pointer(&format!("/pieces/{who}"))
-                .and_then(|v| v.as_u64())
-                .unwrap_or(0)
-        };
+        let pieces = &manifest.doc.pieces;
         let count = |c: u8| self.board.iter().filter(|&&x| x == c).count() as u64;
-        if count(b'W') + count(b'w') + self.hands.0 > pieces("white")
-            || count(b'B') + count(b'b') + self.hands.1 > pieces("black")
+        if count(b'W') + count(b'w') + self.hands.0 > pieces.white.0
+            || count(b'B') + count(b'b') + self.hands.1 > pieces.black.0
         {
             return Err(MifError::new(
                 "inconsistent",
@@ -210,8 +206,7 @@ impl Key {
                 "more pieces than the manifest gives",
             ));
         }
-        let delayed = doc.pointer("/mills/placingEffect").and_then(|v| v.as_str())
-            == Some("mark-opponent-board-until-moving");
+        let delayed = manifest.doc.mills.placing_effect == PlacingEffect::MarkOpponentBoardUntilMoving;
         if !delayed && (count(b'w') + count(b'b')) > 0 {
             return Err(MifError::new(
                 "inconsistent",

@@ -11,8 +11,14 @@
 //! and repetition counters, offers, claims) change when a game ends, never which
 //! placements, moves and removals are legal in a position that is still going.
 
+pub(crate) mod document;
+
 use super::json::{canonical, digest};
-use super::{MifError, Obj, is_identifier, schema};
+use super::{MifError, is_identifier};
+use document::{
+    Counted, Document, DrawMode, FullAction, LineReuse, Liveness, Multiplicity, Observation, PlacingEffect,
+    PlacingEnd, Protection, ResetEvent, Reverse, Side, StalemateAction, Topology,
+};
 use mill_core::Color;
 use mill_core::{
     BoardFull, DrawBy, MAX_PIECES, MIN_PIECES, NoPlacement, Options, RemovalRule, Rules, Variant,
@@ -32,33 +38,10 @@ pub struct Manifest {
     pub semantic_digest: String,
     /// SHA-256 over the JCS bytes of the whole document.
     pub document_digest: String,
+    /// The document's members, typed.
+    pub(crate) doc: Document,
 }
 
-const BOARD_FULL: [&str; 6] = [
-    "active-player-removes",
-    "black-then-white-remove",
-    "disabled",
-    "draw",
-    "white-loses",
-    "white-then-black-remove",
-];
-const STALEMATE: [&str; 6] = [
-    "both-remove",
-    "change-player",
-    "draw",
-    "loss",
-    "remove-and-change",
-    "remove-and-retain",
-];
-const PLACING_EFFECTS: [&str; 6] = [
-    "mark-opponent-board-until-moving",
-    "opponent-remove-own-board",
-    "remove-by-current-mill-count-at-placing-end",
-    "remove-opponent-board",
-    "remove-opponent-hand-change",
-    "remove-opponent-hand-retain",
-];
-const RESET_EVENTS: [&str; 4] = ["board-remove", "hand-remove", "mill-formation", "place"];
 /// The points of the 24-point boards.
 const POINTS: usize = 24;
 
@@ -79,59 +62,22 @@ impl Manifest {
     }
 
     /// Validates a manifest (MRS/1.0, `mif-finite-rules-v3`) and computes its digests.
-    /// Unknown members, values or extension profiles are refused, never ignored.
+    /// Unknown members, values or extension profiles are refused, never ignored: the
+    /// format and semantics profile first (`unsupported`), then the members' types
+    /// ([`Document`]), then what must agree among them.
     pub fn from_value(document: Value) -> Result<Manifest, MifError> {
         super::limits::bytes(
             &canonical(&document),
             super::limits::MANIFEST_BYTES,
             "an MRS manifest's canonical text",
         )?;
-        let m = Obj::of(&document, "")?;
-        m.closed(
-            &[
-                "format",
-                "id",
-                "version",
-                "title",
-                "status",
-                "semanticsProfile",
-                "topology",
-                "pieces",
-                "turn",
-                "flying",
-                "placing",
-                "mills",
-                "captures",
-                "boardFull",
-                "stalemate",
-                "draw",
-                "semanticState",
-            ],
-            &["description", "annotations", "extensions"],
-        )?;
-        if m.str("format")? != "MRS/1.0" {
+        let text = |name: &str| document.get(name).and_then(Value::as_str);
+        if text("format").is_some_and(|f| f != "MRS/1.0") {
             return Err(
                 MifError::new("unsupported", "unsupported-format", "a manifest is MRS/1.0").at("/format"),
             );
         }
-        let id = m.str("id")?;
-        if !is_identifier(id) {
-            return Err(schema("/id", "an identifier: 1 to 63 of a-z, 0-9, '.', '-'"));
-        }
-        let version = m.positive("version")?;
-        m.str("title")?;
-        m.one_of("status", &["deprecated", "experimental", "fixture", "registered"])?;
-        if let Some(d) = m.opt("description")
-            && d.as_str().is_none_or(str::is_empty)
-        {
-            return Err(schema("/description", "a non-empty string"));
-        }
-        if let Some(a) = m.opt("annotations")
-            && !a.is_object()
-        {
-            return Err(schema("/annotations", "an object"));
-        }
-        if m.str("semanticsProfile")? != "mif-finite-rules-v3" {
+        if text("semanticsProfile").is_some_and(|p| p != "mif-finite-rules-v3") {
             return Err(MifError::new(
                 "unsupported",
                 "unsupported-profile",
@@ -139,225 +85,15 @@ impl Manifest {
             )
             .at("/semanticsProfile"));
         }
-        m.one_of("topology", &["mill24-diagonal-v1", "mill24-orthogonal-v1"])?;
-
-        let pieces = m.obj("pieces")?;
-        pieces.closed(&["white", "black", "minimumLive"], &[])?;
-        let (white, black, minimum) = (
-            pieces.positive("white")?,
-            pieces.positive("black")?,
-            pieces.positive("minimumLive")?,
-        );
-        if minimum > white.min(black) {
-            return Err(MifError::new(
-                "inconsistent",
-                "manifest-inconsistent",
-                "minimumLive exceeds a side's pieces",
-            )
-            .at("/pieces/minimumLive"));
-        }
-        let turn = m.obj("turn")?;
-        turn.closed(&["initial", "placingEndActivePlayer"], &[])?;
-        turn.one_of("initial", &["b", "w"])?;
-        turn.one_of("placingEndActivePlayer", &["b", "retain", "w"])?;
-        let flying = m.obj("flying")?;
-        flying.closed(&["enabled", "maximumLive"], &[])?;
-        if flying.bool("enabled")? && flying.positive("maximumLive")? < minimum {
-            return Err(MifError::new(
-                "inconsistent",
-                "manifest-inconsistent",
-                "enabled flying has maximumLive >= minimumLive",
-            )
-            .at("/flying/maximumLive"));
-        }
-        flying.positive("maximumLive")?;
-
-        let placing = m.obj("placing")?;
-        placing.closed(&["movementAllowed", "earlyStop", "noLegalPrimaryAction"], &[])?;
-        placing.bool("movementAllowed")?;
-        let early = placing.obj("earlyStop")?;
-        early.closed(&["emptyPoints", "boundary"], &[])?;
-        early.uint("emptyPoints")?;
-        early.one_of("boundary", &["after-unobligated-place-v1"])?;
-        let liveness = placing.one_of("noLegalPrimaryAction", &["apply-board-full", "draw", "loss"])?;
-
-        let mills = m.obj("mills")?;
-        mills.closed(
-            &[
-                "placingEffect",
-                "movingEffect",
-                "removalMultiplicity",
-                "targetProtection",
-                "lineReuse",
-                "reverseReformation",
-                "delayedClearBoundary",
-            ],
-            &[],
-        )?;
-        let placing_effect = mills.one_of("placingEffect", &PLACING_EFFECTS)?;
-        mills.one_of("movingEffect", &["remove-opponent-board"])?;
-        mills.one_of("removalMultiplicity", &["one-per-new-line", "one-per-primary"])?;
-        mills.one_of("targetProtection", &["all-opponent", "outside-mill-first"])?;
-        let reuse = mills.one_of("lineReuse", &["once-per-player", "unlimited"])?;
-        let reverse = mills.one_of("reverseReformation", &["allowed", "prohibit-immediate"])?;
-        mills.one_of("delayedClearBoundary", &["on-enter-moving-v1"])?;
-
-        let captures = m.obj("captures")?;
-        captures.closed(&["resolution", "custodian", "intervention", "leap"], &[])?;
-        captures.one_of("resolution", &["target-commits-v1"])?;
-        let mut placing_capture = false;
-        for name in ["custodian", "intervention", "leap"] {
-            let c = captures.obj(name)?;
-            c.closed(&["enabled", "lines", "phases", "maximumOwnLivePieces"], &[])?;
-            let enabled = c.bool("enabled")?;
-            let lines = c.obj("lines")?;
-            lines.closed(&["squareEdges", "cross", "diagonal"], &[])?;
-            let families = [
-                lines.bool("squareEdges")?,
-                lines.bool("cross")?,
-                lines.bool("diagonal")?,
-            ];
-            let phases = c.set("phases", &["moving", "placing"])?;
-            match c.get("maximumOwnLivePieces")? {
-                Value::Null => {}
-                _ => {
-                    c.positive("maximumOwnLivePieces")?;
-                }
-            }
-            if enabled {
-                let diagonal_board = m.str("topology")? == "mill24-diagonal-v1";
-                if !(families[0] || families[1] || (families[2] && diagonal_board)) || phases.is_empty() {
-                    return Err(MifError::new(
-                        "inconsistent",
-                        "manifest-inconsistent",
-                        "an enabled capture selects a non-empty line family and phases",
-                    )
-                    .at(format!("/captures/{name}")));
-                }
-                placing_capture |= phases.contains(&"placing");
-            }
-        }
-        if placing_effect == "opponent-remove-own-board" && placing_capture {
-            return Err(MifError::new(
-                "inconsistent",
-                "manifest-inconsistent",
-                "opponent-remove-own-board is not combined with a capture while placing",
-            )
-            .at("/mills/placingEffect"));
-        }
-
-        let board_full = m.obj("boardFull")?;
-        board_full.closed(&["action"], &[])?;
-        let full_action = board_full.one_of("action", &BOARD_FULL)?;
-        if liveness == "apply-board-full" && full_action == "disabled" {
-            return Err(MifError::new(
-                "inconsistent",
-                "no-legal-primary-action-policy-invalid",
-                "apply-board-full needs a board-full action",
-            )
-            .at("/placing/noLegalPrimaryAction"));
-        }
-        let stalemate = m.obj("stalemate")?;
-        stalemate.closed(&["action", "boardRemovalTargets"], &[])?;
-        stalemate.one_of("action", &STALEMATE)?;
-        stalemate.one_of("boardRemovalTargets", &["adjacent-opponent"])?;
-
-        let draw = m.obj("draw")?;
-        draw.closed(&["noProgress", "repetition", "offers", "claimRights"], &[])?;
-        let np = draw.obj("noProgress")?;
-        np.closed(
-            &[
-                "normalLimit",
-                "endgameLimit",
-                "endgamePredicate",
-                "mode",
-                "countedPrimaryActions",
-                "resetEvents",
-                "evaluationBoundary",
-            ],
-            &[],
-        )?;
-        np.uint("normalLimit")?;
-        let endgame = np.uint("endgameLimit")?;
-        let predicate = np.one_of("endgamePredicate", &["either-player-live-equals-3", "none"])?;
-        if predicate == "none" && endgame != 0 {
-            return Err(MifError::new(
-                "inconsistent",
-                "manifest-inconsistent",
-                "endgamePredicate none requires endgameLimit 0",
-            )
-            .at("/draw/noProgress/endgameLimit"));
-        }
-        np.one_of("mode", &["automatic", "claim"])?;
-        np.set("countedPrimaryActions", &["move", "place"])?;
-        np.set("resetEvents", &RESET_EVENTS)?;
-        np.one_of("evaluationBoundary", &["stable-after-primary-sequence-v1"])?;
-        let rep = draw.obj("repetition")?;
-        rep.closed(
-            &[
-                "count",
-                "mode",
-                "observation",
-                "projection",
-                "summary",
-                "resetEvents",
-            ],
-            &[],
-        )?;
-        if rep.uint("count")? == 1 {
-            return Err(schema("/draw/repetition/count", "count is 0 or at least 2"));
-        }
-        rep.one_of("mode", &["automatic", "claim"])?;
-        rep.one_of("observation", &["stable-moving-v1", "stable-primary-decision-v1"])?;
-        rep.one_of("projection", &["repetition-observation-v1"])?;
-        rep.one_of("summary", &["reset-count-smt-v1"])?;
-        rep.set("resetEvents", &RESET_EVENTS)?;
-        let offers = draw.obj("offers")?;
-        offers.closed(&["expiry"], &[])?;
-        offers.one_of("expiry", &["explicit-only", "on-opponent-primary-action"])?;
-        let claims = draw.obj("claimRights")?;
-        claims.closed(&["profile"], &[])?;
-        claims.one_of("profile", &["stable-claim-rights-v1"])?;
-
-        let state = m.set("semanticState", &["last-mill", "placement-count", "used-lines"])?;
-        if reuse == "once-per-player" && !state.contains(&"used-lines") {
-            return Err(MifError::new(
-                "inconsistent",
-                "required-semantic-state-missing",
-                "once-per-player line reuse needs the used-lines state",
-            )
-            .at("/semanticState"));
-        }
-        if reverse == "prohibit-immediate" && !state.contains(&"last-mill") {
-            return Err(MifError::new(
-                "inconsistent",
-                "required-semantic-state-missing",
-                "prohibit-immediate needs the last-mill state",
-            )
-            .at("/semanticState"));
-        }
-        match m.opt("extensions") {
-            None => {}
-            Some(Value::Array(items)) if items.is_empty() => {}
-            Some(Value::Array(_)) => {
-                return Err(MifError::new(
-                    "unsupported",
-                    "unsupported-profile",
-                    "no manifest extension profile is implemented here",
-                )
-                .at("/extensions/0"));
-            }
-            Some(_) => return Err(schema("/extensions", "an array")),
-        }
-
-        let semantic_digest = digest(&semantic_projection(&document));
-        let document_digest = digest(&document);
+        let doc = Document::read(&document)?;
+        doc.check()?;
         Ok(Manifest {
-            id: id.to_string(),
-            version,
-            semantic_digest,
-            document_digest,
+            id: doc.id.clone(),
+            version: doc.version.0,
+            semantic_digest: digest(&semantic_projection(&document)),
+            document_digest: digest(&document),
             document,
+            doc,
         })
     }
 
@@ -374,22 +110,6 @@ impl Manifest {
     /// `id@version`.
     pub fn reference(&self) -> String {
         format!("{}@{}", self.id, self.version)
-    }
-
-    fn at(&self, pointer: &str) -> Option<&Value> {
-        self.document.pointer(pointer)
-    }
-
-    fn text(&self, pointer: &str) -> &str {
-        self.at(pointer).and_then(Value::as_str).unwrap_or("")
-    }
-
-    fn number(&self, pointer: &str) -> u64 {
-        self.at(pointer).and_then(Value::as_u64).unwrap_or(0)
-    }
-
-    fn flag(&self, pointer: &str) -> bool {
-        self.at(pointer).and_then(Value::as_bool).unwrap_or(false)
     }
 
     /// The rule set that plays exactly what the manifest says, or why none does. The
@@ -420,12 +140,13 @@ impl Manifest {
     fn mapped(&self, exact_draws: bool) -> Result<Rules, MifError> {
         let refuse =
             |pointer: &str, what: &str| Err(unsupported_ruleset(pointer.to_string(), what.to_string()));
-        let variant = match self.text("/topology") {
-            "mill24-diagonal-v1" => Variant::Twelve,
-            _ => Variant::Nine,
+        let d = &self.doc;
+        let variant = match d.topology {
+            Topology::Diagonal => Variant::Twelve,
+            Topology::Orthogonal => Variant::Nine,
         };
         let mut options = variant.default_options();
-        let (white, black) = (self.number("/pieces/white"), self.number("/pieces/black"));
+        let (white, black) = (d.pieces.white.0, d.pieces.black.0);
         if white != black {
             return refuse("/pieces", "both sides start with as many pieces");
         }
@@ -436,21 +157,21 @@ impl Manifest {
             );
         }
         options.pieces = white as u8;
-        if self.number("/pieces/minimumLive") != 3 {
+        if d.pieces.minimum_live.0 != 3 {
             return refuse("/pieces/minimumLive", "a side with fewer than 3 pieces loses");
         }
-        options.first = match self.text("/turn/initial") {
-            "b" => Color::Dark,
-            _ => Color::Light,
+        options.first = match d.turn.initial {
+            Side::B => Color::Dark,
+            Side::W => Color::Light,
         };
-        if self.text("/turn/placingEndActivePlayer") != "retain" {
+        if d.turn.placing_end_active_player != PlacingEnd::Retain {
             return refuse(
                 "/turn/placingEndActivePlayer",
                 "turns alternate across the end of placing",
             );
         }
-        let fly_at = if self.flag("/flying/enabled") {
-            self.number("/flying/maximumLive")
+        let fly_at = if d.flying.enabled {
+            d.flying.maximum_live.0
         } else {
             0
         };
@@ -458,32 +179,37 @@ impl Manifest {
             return refuse("/flying/maximumLive", "flying with at most 4 pieces, or never");
         }
         options.fly_at = fly_at as u8;
-        options.placing_moves = self.flag("/placing/movementAllowed");
-        if self.number("/placing/earlyStop/emptyPoints") != 0 {
+        options.placing_moves = d.placing.movement_allowed;
+        if d.placing.early_stop.empty_points.0 != 0 {
             return refuse("/placing/earlyStop", "placing ends when both hands are empty");
         }
-        if self.text("/mills/placingEffect") != "remove-opponent-board" {
+        if d.mills.placing_effect != PlacingEffect::RemoveOpponentBoard {
             return refuse(
                 "/mills/placingEffect",
                 "a mill while placing removes an opponent's piece from the board",
             );
         }
-        options.removals = match self.text("/mills/removalMultiplicity") {
-            "one-per-new-line" => RemovalRule::PerMill,
-            _ => RemovalRule::One,
+        options.removals = match d.mills.removal_multiplicity {
+            Multiplicity::OnePerNewLine => RemovalRule::PerMill,
+            Multiplicity::OnePerPrimary => RemovalRule::One,
         };
-        options.protect = self.text("/mills/targetProtection") == "outside-mill-first";
-        if self.text("/mills/lineReuse") != "unlimited" {
+        options.protect = d.mills.target_protection == Protection::OutsideMillFirst;
+        if d.mills.line_reuse != LineReuse::Unlimited {
             return refuse("/mills/lineReuse", "a line may close a mill again and again");
         }
-        if self.text("/mills/reverseReformation") != "allowed" {
+        if d.mills.reverse_reformation != Reverse::Allowed {
             return refuse(
                 "/mills/reverseReformation",
                 "a mill may be reopened and closed at once",
             );
         }
-        for name in ["custodian", "intervention", "leap"] {
-            if self.flag(&format!("/captures/{name}/enabled")) {
+        let c = &d.captures;
+        for (name, capture) in [
+            ("custodian", &c.custodian),
+            ("intervention", &c.intervention),
+            ("leap", &c.leap),
+        ] {
+            if capture.enabled {
                 return refuse(&format!("/captures/{name}"), "captures only by mills");
             }
         }
@@ -493,10 +219,10 @@ impl Manifest {
         // manifest's choice changes nothing and any is read.
         let pieces = usize::from(options.pieces);
         if 2 * pieces >= POINTS {
-            options.board_full = match self.text("/boardFull/action") {
-                "disabled" => BoardFull::Off,
-                "draw" => BoardFull::Draw,
-                "white-loses" => BoardFull::LightLoses,
+            options.board_full = match d.board_full.action {
+                FullAction::Disabled => BoardFull::Off,
+                FullAction::Draw => BoardFull::Draw,
+                FullAction::WhiteLoses => BoardFull::LightLoses,
                 _ => {
                     return refuse(
                         "/boardFull/action",
@@ -508,19 +234,15 @@ impl Manifest {
         if 2 * pieces > POINTS && options.board_full == BoardFull::Off {
             // `apply-board-full` with the board-full rule disabled is refused as
             // inconsistent when the manifest is read.
-            options.no_placement = match self.text("/placing/noLegalPrimaryAction") {
-                "draw" => NoPlacement::Draw,
+            options.no_placement = match d.placing.no_legal_primary_action {
+                Liveness::Draw => NoPlacement::Draw,
                 _ => NoPlacement::Loss,
             };
         }
-        if self.text("/stalemate/action") != "loss" {
+        if d.stalemate.action != StalemateAction::Loss {
             return refuse("/stalemate/action", "a side that cannot move loses");
         }
-        if self
-            .at("/semanticState")
-            .and_then(Value::as_array)
-            .is_some_and(|a| !a.is_empty())
-        {
+        if !d.semantic_state.is_empty() {
             return refuse("/semanticState", "no state beyond the board, hands and counters");
         }
         self.draws(&mut options, exact_draws)?;
@@ -537,20 +259,16 @@ impl Manifest {
                 Ok(())
             }
         };
-        let mode = |pointer: &str| match self.text(pointer) {
-            "claim" => DrawBy::Claim,
-            _ => DrawBy::Automatic,
+        let mode = |mode: DrawMode| match mode {
+            DrawMode::Claim => DrawBy::Claim,
+            DrawMode::Automatic => DrawBy::Automatic,
         };
         // No progress: moves counted, a removal restarts the count (a hand removal
         // never happens here); both limits zero disable it, and then nothing else of it
         // matters.
-        let limit = self.number("/draw/noProgress/normalLimit");
-        let endgame = self.number("/draw/noProgress/endgameLimit");
-        let resets = self
-            .at("/draw/noProgress/resetEvents")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>())
-            .unwrap_or_default();
+        let np = &self.doc.draw.no_progress;
+        let (limit, endgame) = (np.normal_limit.0, np.endgame_limit.0);
+        let resets = &np.reset_events;
         options.quiet_limit = 0;
         options.quiet_draw = DrawBy::Automatic;
         let disabled = limit == 0 && endgame == 0;
@@ -563,15 +281,15 @@ impl Manifest {
                 "/draw/noProgress/normalLimit",
                 &format!("a no-progress limit of at most {} moves", u16::MAX),
             )?;
-        } else if self.at("/draw/noProgress/countedPrimaryActions") != Some(&json!(["move"])) {
+        } else if np.counted_primary_actions != [Counted::Move] {
             refuse(
                 "/draw/noProgress/countedPrimaryActions",
                 "the no-progress count counts moves",
             )?;
-        } else if !resets.contains(&"board-remove")
+        } else if !resets.contains(&ResetEvent::BoardRemove)
             || resets
                 .iter()
-                .any(|r| !matches!(*r, "board-remove" | "hand-remove"))
+                .any(|r| !matches!(r, ResetEvent::BoardRemove | ResetEvent::HandRemove))
         {
             refuse(
                 "/draw/noProgress/resetEvents",
@@ -579,15 +297,16 @@ impl Manifest {
             )?;
         } else {
             options.quiet_limit = limit as u16;
-            options.quiet_draw = mode("/draw/noProgress/mode");
+            options.quiet_draw = mode(np.mode);
         }
         // Repetition: the third occurrence, at the boundaries the observation profile
         // names; its reset events only empty the window, which the replay keeps.
-        options.repetition_draw = mode("/draw/repetition/mode");
+        let repetition = &self.doc.draw.repetition;
+        options.repetition_draw = mode(repetition.mode);
         // Which boundaries are observed matters only where a placing position can
         // recur: with moves while placing.
-        options.placing_repeats = self.text("/draw/repetition/observation") == "stable-primary-decision-v1";
-        if self.number("/draw/repetition/count") != 3 {
+        options.placing_repeats = repetition.observation == Observation::StablePrimaryDecision;
+        if repetition.count.0 != 3 {
             refuse("/draw/repetition/count", "a position occurring three times draws")?;
         }
         Ok(())

@@ -23,6 +23,7 @@ use super::json::digest;
 use super::json::parse;
 use super::limits::{self, CLAIMS, EVENTS, MSTATE_BYTES, REPETITION_ENTRIES, TRACE_ENTRIES};
 use super::mrs::Manifest;
+use super::mrs::document::{Expiry, Observation, ResetEvent};
 use super::{MifError, Obj, STATE_PROFILE, schema};
 use mill_core::Action;
 use mill_core::Color;
@@ -110,8 +111,7 @@ fn claimed(rules: &mill_core::Rules, reason: DrawReason) -> bool {
 /// stable boundary (ongoing, no removal owed) in the moving phase of the side to move,
 /// or (under `stable-primary-decision-v1`) any stable boundary.
 fn observed(manifest: &Manifest, p: &Position) -> Result<Option<Value>, MifError> {
-    let every = manifest.document.pointer("/draw/repetition/observation")
-        == Some(&json!("stable-primary-decision-v1"));
+    let every = manifest.doc.draw.repetition.observation == Observation::StablePrimaryDecision;
     if p.pending_removals() > 0 || (!every && p.in_hand(p.turn()) > 0) || p.board_outcome().is_some() {
         return Ok(None);
     }
@@ -389,14 +389,8 @@ impl Replay {
     }
 
     fn decision(&self, current: &str) -> Result<(Value, String), MifError> {
-        let cap = self
-            .manifest
-            .document
-            .pointer("/draw/repetition/count")
-            .and_then(Value::as_u64);
-        let summary = cap
-            .map(|cap| summary_of_history(&self.history, cap, "/repetitionHistory"))
-            .transpose()?;
+        let cap = self.manifest.doc.draw.repetition.count.0;
+        let summary = Some(summary_of_history(&self.history, cap, "/repetitionHistory")?);
         let reasons = self.claim_reasons();
         let negotiation = Negotiation {
             open_offer_by: self.offer().and_then(|(_, by, _)| by.chars().next()),
@@ -629,8 +623,7 @@ fn seed_hash(
         Value::Object(o) => o,
         _ => return Err(schema(&k.path_of("semantic"), "an object")),
     };
-    let moving_only =
-        manifest.document.pointer("/draw/repetition/observation") == Some(&json!("stable-moving-v1"));
+    let moving_only = manifest.doc.draw.repetition.observation == Observation::StableMoving;
     if !semantic.is_empty() || phase != action || (moving_only && phase != "m") {
         return Ok(None);
     }

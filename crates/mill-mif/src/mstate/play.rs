@@ -5,23 +5,23 @@
 use super::*;
 
 /// The reset events a step is (MIF 10.5): a placement, a mill closed, a removal.
-fn step_events(before: &Position, after: &Position, action: Action) -> Vec<&'static str> {
+fn step_events(before: &Position, after: &Position, action: Action) -> Vec<ResetEvent> {
     let mut events = Vec::new();
     let arrived = match action {
         Action::Place { to } => {
-            events.push("place");
+            events.push(ResetEvent::Place);
             Some(to)
         }
         Action::Move { to, .. } => Some(to),
         Action::Remove { .. } => {
-            events.push("board-remove");
+            events.push(ResetEvent::BoardRemove);
             None
         }
     };
     if let Some(to) = arrived
         && after.topology().mills_through(after.pieces(before.turn()).0, to) > 0
     {
-        events.push("mill-formation");
+        events.push(ResetEvent::MillFormation);
     }
     events
 }
@@ -105,14 +105,8 @@ pub(super) fn play(
         }
         _ => {}
     }
-    let expire_on_reply =
-        manifest.document.pointer("/draw/offers/expiry") == Some(&json!("on-opponent-primary-action"));
-    let resets: Vec<String> = manifest
-        .document
-        .pointer("/draw/repetition/resetEvents")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
-        .unwrap_or_default();
+    let expire_on_reply = manifest.doc.draw.offers.expiry == Expiry::OnOpponentPrimaryAction;
+    let resets = &manifest.doc.draw.repetition.reset_events;
     let mut r = Replay {
         manifest: manifest.clone(),
         history: repetition_seed.to_vec(),
@@ -221,7 +215,7 @@ pub(super) fn play(
             // observations with it.
             if step_events(&p, &now, action)
                 .iter()
-                .any(|event| resets.iter().any(|r| r == event))
+                .any(|event| resets.contains(event))
             {
                 r.history.clear();
                 r.game.forget_prior();
