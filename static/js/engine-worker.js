@@ -12,18 +12,25 @@
 //
 // `tablebase` is the URL of the server's manifest of endgame tables: when the game is in
 // them or one removal before, the classes it could use are fetched and loaded first
-// (tablebase.js), and the engine plays and scores from them; without it, or when that
+// (tablebase.js), and the engine plays and scores from them (at Perfect, the rule set
+// solved whole where the server has it: Six); without it, or when that
 // fails, the engine searches as before. What was fetched is in `self.millTables` (tests
 // and scripts/measure-computer read it).
 //
 // The page cancels a search by terminating the worker (computer.js); there is no
 // cancel message, as a running search never reads one.
 
-import init, { analyse_nodes as analyseNodes, best_turn as bestTurn, load_tablebase as loadTablebase, tablebase_wanted as tablebaseWanted } from '/pkg/mill_wasm.js';
+import init, {
+  analyse_nodes as analyseNodes,
+  best_turn as bestTurn,
+  load_placing as loadPlacing,
+  load_tablebase as loadTablebase,
+  tablebase_wanted as tablebaseWanted,
+} from '/pkg/mill_wasm.js';
 import { createTables } from './tablebase.js';
 
 const ready = init();
-const tables = createTables({ fetch: (url, options) => fetch(url, options), wanted: tablebaseWanted, load: loadTablebase });
+const tables = createTables({ fetch: (url, options) => fetch(url, options), wanted: tablebaseWanted, load: loadTablebase, loadPlacing });
 self.millTables = tables.status;
 // The wasm's memory in bytes (it only grows: tables, the transposition table), for
 // scripts/measure-tablebase.
@@ -34,7 +41,8 @@ self.addEventListener('message', async (event) => {
   let reply;
   try {
     await ready;
-    if (typeof tablebase === 'string' && tablebase) await tables.prepare(String(record), tablebase);
+    // Perfect wants the rule set solved whole (Six's placing table and every ending).
+    if (typeof tablebase === 'string' && tablebase) await tables.prepare(String(record), tablebase, kind !== 'analyse' && level === 'perfect');
     reply = JSON.parse(
       kind === 'analyse'
         ? analyseNodes(String(record), Number(nodes))

@@ -285,10 +285,11 @@ function viewLocalControls({ page, snap, vs, human }) {
   $('computer-controls').hidden = !vs;
   if (vs) {
     for (const input of radios('computer-level')) input.checked = input.value === vs.settings.level;
-    // Perfect is offered where the whole game is solved, Three Men's Morris (elsewhere, chosen
-    // before, it stays shown and plays as Hard).
-    const three = /^three(\+|$)/.test(page.game?.rulesName() ?? '');
-    $('computer-level-perfect').hidden = !three && vs.settings.level !== 'perfect';
+    // Perfect is offered where the whole game is solved: Three Men's Morris, and Six under its
+    // usual rules (from the server's tables; without them it plays as Hard). Elsewhere, chosen
+    // before, it stays shown and plays as Hard.
+    const solved = /^(three(\+|$)|six$)/.test(page.game?.rulesName() ?? '');
+    $('computer-level-perfect').hidden = !solved && vs.settings.level !== 'perfect';
     for (const input of radios('computer-side')) input.checked = input.value === human;
   }
   if (local) {

@@ -5,6 +5,11 @@
 // per worker (its URL carries its hash, so the browser's cache serves it again after a
 // worker restart) and loaded into the wasm (load_tablebase). Any failure — no manifest, a
 // 404, a wrong size, a bad file, a timeout — only means the engine searches without it.
+//
+// The Perfect level asks for the whole game (prepare's `whole`): where the manifest lists
+// a placing table for the game's rule set (Six: six-placing.mtp), every class of that rule
+// set is fetched and loaded, then the placing table (load_placing); Perfect then plays
+// every position from them. Nothing of it is fetched for another level or rule set.
 
 /** Where mill-server lists its tables. */
 export const TABLEBASE_MANIFEST = '/tb/manifest.json';
@@ -18,6 +23,14 @@ export const FETCH_TIMEOUT_MS = 15_000;
  * @property {string} class  "<m>v<o>": pieces of the side to move, of the other
  * @property {string} url  versioned URL
  * @property {number} bytes  the file's size
+ */
+
+/**
+ * @typedef {object} PlacingEntry  a placing table of the manifest (a rule set solved whole)
+ * @property {string} rules
+ * @property {string} class  "placing"
+ * @property {string} url
+ * @property {number} bytes
  */
 
 /**
@@ -39,16 +52,18 @@ const sides = (name) => name.split('v').map(Number);
  *   fetch:  the global fetch
  *   wanted(record, max): tablebase_wanted's JSON ({ok, rules, classes, loaded})
  *   load(bytes):  load_tablebase's JSON ({ok, class} | {ok: false, error})
+ *   loadPlacing(bytes):  load_placing's JSON ({ok, class: "placing"} | {ok: false, error})
  *
  * @param {object} options
  * @param {(url: string, init?: RequestInit) => Promise<Response>} options.fetch
  * @param {(record: string, max: number) => string} options.wanted
  * @param {(bytes: Uint8Array) => string} options.load
+ * @param {(bytes: Uint8Array) => string} [options.loadPlacing]
  * @param {() => number} [options.now]
  * @param {number} [options.timeoutMs]
  */
-export function createTables({ fetch, wanted, load, now = () => performance.now(), timeoutMs = FETCH_TIMEOUT_MS }) {
-  /** @type {Map<string, Promise<TableEntry[]>>} by manifest URL */
+export function createTables({ fetch, wanted, load, loadPlacing = () => '{"ok":false}', now = () => performance.now(), timeoutMs = FETCH_TIMEOUT_MS }) {
+  /** @type {Map<string, Promise<{ tables: TableEntry[], placing: PlacingEntry[] }>>} by manifest URL */
   const manifests = new Map();
   /** @type {Map<string, Promise<unknown>>} by table URL: under way, or failed (not tried again) */
   const files = new Map();
@@ -59,19 +74,22 @@ export function createTables({ fetch, wanted, load, now = () => performance.now(
     status.failed.push({ url, reason });
   };
 
-  /** @param {string} url @returns {Promise<TableEntry[]>} */
+  /** @param {string} url @returns {Promise<{ tables: TableEntry[], placing: PlacingEntry[] }>} */
   async function readManifest(url) {
     try {
       status.manifests += 1;
       const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const body = await response.json();
-      const valid = (e) =>
-        typeof e?.rules === 'string' && /^\d+v\d+$/.test(e?.class) && typeof e?.url === 'string' && Number.isInteger(e?.bytes);
-      return Array.isArray(body?.tables) ? body.tables.filter(valid) : [];
+      const file = (e) => typeof e?.rules === 'string' && typeof e?.url === 'string' && Number.isInteger(e?.bytes);
+      const valid = (e) => file(e) && /^\d+v\d+$/.test(e?.class);
+      return {
+        tables: Array.isArray(body?.tables) ? body.tables.filter(valid) : [],
+        placing: Array.isArray(body?.placing) ? body.placing.filter(file).map((e) => ({ ...e, class: 'placing' })) : [],
+      };
     } catch (error) {
       give(url, String(error?.message ?? error));
-      return [];
+      return { tables: [], placing: [] };
     }
   }
 
@@ -96,7 +114,7 @@ export function createTables({ fetch, wanted, load, now = () => performance.now(
   /** @param {{ entry: TableEntry, bytes: Uint8Array, fetchMs: number }} got */
   function loadTable({ entry, bytes, fetchMs }) {
     const start = now();
-    const reply = JSON.parse(load(bytes));
+    const reply = JSON.parse(entry.class === 'placing' ? loadPlacing(bytes) : load(bytes));
     if (!reply.ok) {
       give(entry.url, reply.error?.message ?? 'not loaded');
       return;
@@ -114,16 +132,34 @@ export function createTables({ fetch, wanted, load, now = () => performance.now(
      * they are in (or failed), never rejects.
      * @param {string} record  the game, as WasmGame.export_record gives it
      * @param {string} manifestUrl
+     * @param {boolean} [whole]  the Perfect level: the rule set solved whole where the server has it
      */
-    async prepare(record, manifestUrl) {
+    async prepare(record, manifestUrl, whole = false) {
       try {
         if (!manifests.has(manifestUrl)) manifests.set(manifestUrl, readManifest(manifestUrl));
-        const entries = await manifests.get(manifestUrl);
+        const { tables: entries, placing } = await manifests.get(manifestUrl);
         if (!entries.length) return;
         const game = JSON.parse(wanted(record, 0));
         if (!game.ok) return;
         const mine = entries.filter((e) => e.rules === game.rules);
         if (!mine.length) return;
+        const solved = whole ? placing.find((e) => e.rules === game.rules) : undefined;
+        if (solved) {
+          if (game.placing || files.has(solved.url)) return;
+          // Every class not held yet, then the placing table over them.
+          const held = new Set(JSON.parse(wanted(record, Math.max(...mine.flatMap((e) => sides(e.class))))).loaded ?? []);
+          const fetches = [...mine.filter((e) => !held.has(e.class) && !files.has(e.url)), solved].map((e) => {
+            const p = fetchTable(e);
+            files.set(e.url, p);
+            return p;
+          });
+          const got = (await Promise.all(fetches)).filter((g) => g !== null);
+          const classes = got.filter((g) => g.entry.class !== 'placing').sort((a, b) => b.bytes.length - a.bytes.length);
+          for (const g of classes) loadTable(g);
+          const table = got.find((g) => g.entry.class === 'placing');
+          if (table) loadTable(table);
+          return;
+        }
         const max = Math.max(...mine.flatMap((e) => sides(e.class)));
         const want = JSON.parse(wanted(record, max));
         if (!want.ok) return;

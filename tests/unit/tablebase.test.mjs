@@ -149,3 +149,39 @@ test('the real wasm refuses bytes that are not a table, and its answer stays rea
   const wanted = JSON.parse(mod.tablebase_wanted('{', 4));
   assert.equal(wanted.error.code, 'bad-record');
 });
+
+test("Perfect on Six fetches every class of Six and then its placing table, once; other levels and rule sets do not", async () => {
+  const six = ['3v3', '3v4', '4v3', '4v4'].map((c, i) => ({ rules: 'six', class: c, url: `/tb/six-${c}.mtb?v=${i}`, bytes: 4 + i }));
+  const placing = { rules: 'six', url: '/tb/six-placing.mtp?v=p', bytes: 20 };
+  const manifest = { tables: [...MANIFEST.tables.slice(0, 4), ...six], placing: [placing, { rules: 'nine' }] };
+  const sizes = Object.fromEntries([...manifest.tables, placing].map((e) => [e.url, e.bytes]));
+  const asked = [];
+  const fetch = async (url) => {
+    asked.push(url);
+    if (url === TABLEBASE_MANIFEST) return new Response(JSON.stringify(manifest));
+    return sizes[url] ? new Response(new Uint8Array(sizes[url])) : new Response('', { status: 404 });
+  };
+  const order = [];
+  let held = false;
+  const wanted = (rec, max) => JSON.stringify({ ...JSON.parse(mod.tablebase_wanted(rec, max)), loaded: [], placing: held });
+  const t = createTables({
+    fetch,
+    wanted,
+    load: (bytes) => (order.push(bytes.length), JSON.stringify({ ok: true })),
+    loadPlacing: (bytes) => ((held = true), order.push(`placing ${bytes.length}`), JSON.stringify({ ok: true })),
+  });
+  const sixStart = record('.../.../D.../.../... l 6 5 0 0 six');
+  // Hard on Six's placing, or Perfect on Nine: nothing of it.
+  await t.prepare(sixStart, TABLEBASE_MANIFEST);
+  await t.prepare(PLACING, TABLEBASE_MANIFEST, true);
+  assert.deepEqual(asked, [TABLEBASE_MANIFEST]);
+  await t.prepare(sixStart, TABLEBASE_MANIFEST, true);
+  assert.deepEqual(asked.slice(1).sort(), [...six.map((e) => e.url), placing.url].sort());
+  // The classes largest first, the placing table last, over them.
+  assert.deepEqual(order, [7, 6, 5, 4, 'placing 20']);
+  assert.deepEqual(t.status.loaded.at(-1).class, 'placing');
+  // Held: the next turn asks for nothing.
+  await t.prepare(sixStart, TABLEBASE_MANIFEST, true);
+  assert.equal(asked.length, 6);
+  assert.deepEqual(t.status.failed, []);
+});

@@ -372,14 +372,18 @@ impl Session {
         let game = self.game.clone();
         let thread_stop = Arc::clone(&stop);
         let handle = std::thread::spawn(move || {
+            let start = StdClock::start();
             let mut clock = StopClock {
-                start: StdClock::start(),
+                start,
                 stop: Arc::clone(&thread_stop),
             };
+            // The time printed is the wall clock's: the search's clock reads "time is up"
+            // (u64::MAX) once `stop` is sent, which is no time to print.
+            let mut wall = start;
             let t = game.position().topology();
             let result =
                 engine.search_reporting(game.position(), game.history(), &limits, &mut clock, &mut |r| {
-                    println!("{}", info_line(r, t))
+                    println!("{}", info_line(r, t, wall.elapsed_ms()))
                 });
             // An infinite search answers only when told to stop.
             while infinite && !thread_stop.load(Ordering::Relaxed) {
@@ -391,7 +395,9 @@ impl Session {
                     // (the lines above are the completed iterations').
                     println!(
                         "info nodes {} tbhits {} time {}",
-                        found.nodes, found.tb_hits, found.elapsed_ms
+                        found.nodes,
+                        found.tb_hits,
+                        wall.elapsed_ms()
                     );
                     println!("bestmove {}", found.turn.first_action().to_text(t));
                     (engine, Some(found.turn))
@@ -465,14 +471,14 @@ impl Session {
 }
 
 /// `info depth … score cp …|win N|loss N nodes … nps … time … pv …`, the line in action
-/// tokens.
-fn info_line(r: &SearchResult, t: &mill_core::Topology) -> String {
+/// tokens; `elapsed_ms` is the wall time since `go`.
+fn info_line(r: &SearchResult, t: &mill_core::Topology, elapsed_ms: u64) -> String {
     let score = match r.win_in() {
         Some(n) if n > 0 => format!("win {n}"),
         Some(n) => format!("loss {}", -n),
         None => format!("cp {}", r.score),
     };
-    let nps = r.nodes.saturating_mul(1000) / r.elapsed_ms.max(1);
+    let nps = r.nodes.saturating_mul(1000) / elapsed_ms.max(1);
     let pv: Vec<String> =
         r.pv.iter()
             .flat_map(|turn| turn.actions().map(|a| a.to_text(t)).collect::<Vec<_>>())
@@ -482,7 +488,7 @@ fn info_line(r: &SearchResult, t: &mill_core::Topology) -> String {
         r.depth,
         r.nodes,
         r.tb_hits,
-        r.elapsed_ms,
+        elapsed_ms,
         pv.join(" ")
     )
 }

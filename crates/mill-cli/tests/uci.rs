@@ -223,8 +223,16 @@ fn stop_ends_an_infinite_search_and_isready_is_answered_during_it() {
     let lines = uci.until("info string error");
     assert!(lines.iter().all(|l| !l.starts_with("bestmove")), "{lines:?}");
     uci.send("stop");
-    let (best, _) = uci.bestmove();
+    let (best, lines) = uci.bestmove();
     assert!(!best.is_empty() && best != "(none)", "{best}");
+    // Every time printed is the wall time since go, also after stop (not the stopped
+    // clock's u64::MAX), and nps follows from it.
+    for line in lines.iter().filter(|l| l.starts_with("info ")) {
+        let words: Vec<&str> = line.split(' ').collect();
+        let time_at = words.iter().position(|w| *w == "time").expect(line);
+        let ms: u64 = words[time_at + 1].parse().expect(line);
+        assert!(ms < PATIENCE.as_millis() as u64 * 10, "{line}");
+    }
     assert!(uci.shown().ends_with(" l 9 9 0 0"));
     uci.quit();
 }

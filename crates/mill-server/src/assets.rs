@@ -22,7 +22,9 @@
 //! release does not make the browser fetch unchanged tables again), and listed in
 //! `/tb/manifest.json` (revalidated) with their rule set, material, URL and size, which is
 //! how the page's engine worker finds them. A file that is not a whole table is left
-//! out (and logged).
+//! out (and logged). A rule set solved whole has a placing table beside its endgame
+//! tables (`six-placing.mtp`): it is served the same way and listed under `placing` in
+//! the manifest (rule set, URL, size, positions), for the Perfect level.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -32,7 +34,7 @@ use std::time::SystemTime;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use mill_engine::tb::FileHeader;
+use mill_engine::tb::{FileHeader, Placing};
 use sha2::{Digest, Sha256};
 
 /// Files no larger than this are compressed (the wasm is about 270 KiB; an endgame table
@@ -200,7 +202,21 @@ impl Assets {
             asset.keep = Some(on_disk);
             files.insert(path.clone(), asset);
         }
-        let manifest = serde_json::to_vec(&serde_json::json!({ "tables": manifest }))
+        let mut placings = Vec::new();
+        for (rules, positions, name, bytes, modified, on_disk) in read_placings(tables)? {
+            let path = format!("{TABLES_PREFIX}{name}");
+            let own: Arc<str> = hex(&Sha256::digest(&bytes)[..8]).into();
+            placings.push(serde_json::json!({
+                "rules": rules.to_string(),
+                "url": format!("/{path}?v={own}"),
+                "bytes": bytes.len(),
+                "positions": positions,
+            }));
+            let mut asset = Asset::new(&path, bytes, modified, own);
+            asset.keep = Some(on_disk);
+            files.insert(path.clone(), asset);
+        }
+        let manifest = serde_json::to_vec(&serde_json::json!({ "tables": manifest, "placing": placings }))
             .expect("a list of plain values serializes");
         let manifest = Asset::new(TABLES_MANIFEST, manifest, SystemTime::now(), version.clone());
         files.insert(TABLES_MANIFEST.to_string(), manifest);
@@ -373,6 +389,47 @@ fn read_tables(
     Ok(out)
 }
 
+/// The placing tables of `dir` (`<rules>-placing.mtp`, see [`Placing::read_header`]) with
+/// their rule sets and positions; a file whose header or size is wrong, or whose name is
+/// not its rule set's, is skipped with a warning. Whether it matches the endgame tables
+/// beside it is the loader's to check (the page's wasm, `mill tb verify`).
+#[allow(clippy::type_complexity)]
+fn read_placings(
+    dir: Option<&Path>,
+) -> std::io::Result<Vec<(mill_core::Rules, usize, String, Vec<u8>, SystemTime, PathBuf)>> {
+    let Some(dir) = dir.filter(|d| d.is_dir()) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let Some(name) = entry.file_name().to_str().map(String::from) else {
+            continue;
+        };
+        if !name.ends_with(".mtp") || !entry.metadata()?.is_file() {
+            continue;
+        }
+        let bytes = std::fs::read(entry.path())?;
+        let checked = match Placing::read_header(&bytes) {
+            Ok((rules, _)) if Placing::file_name(rules) != name => {
+                Err(format!("its header says {}", Placing::file_name(rules)))
+            }
+            other => other,
+        };
+        match checked {
+            Ok((rules, positions)) => {
+                let modified = entry.metadata()?.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                out.push((rules, positions, name, bytes, modified, entry.path()));
+            }
+            Err(why) => {
+                tracing::warn!(file = %entry.path().display(), %why, "not a placing table: not served")
+            }
+        }
+    }
+    out.sort_by(|a, b| a.2.cmp(&b.2));
+    Ok(out)
+}
+
 /// `None` when compression does not make it smaller.
 fn gzip(raw: &[u8]) -> Option<Bytes> {
     use std::io::Write;
@@ -521,7 +578,7 @@ fn mime(name: &str) -> &'static str {
         "js" | "mjs" => "application/javascript; charset=utf-8",
         "css" => "text/css; charset=utf-8",
         "json" => "application/json",
-        "mtb" => TABLE_MIME,
+        "mtb" | "mtp" => TABLE_MIME,
         "wasm" => "application/wasm",
         "svg" => "image/svg+xml",
         "png" => "image/png",

@@ -843,6 +843,17 @@ fn table_file(rules: &str, m: u8, o: u8, positions: u32) -> Vec<u8> {
     out
 }
 
+/// A file in the placing table's form (`mill_engine::tb::Placing`): its header, then
+/// `positions` 6-byte keys and 2-byte words.
+fn placing_file(rules: &str, positions: u32) -> Vec<u8> {
+    let mut out = b"MILLPL01".to_vec();
+    out.push(rules.len() as u8);
+    out.extend_from_slice(rules.as_bytes());
+    out.extend_from_slice(&positions.to_le_bytes());
+    out.extend((0..positions * 8).map(|i| (i % 5 == 0) as u8));
+    out
+}
+
 #[tokio::test]
 async fn endgame_tables_are_listed_and_served_versioned_and_compressed() {
     let dir = tmp();
@@ -861,6 +872,17 @@ async fn endgame_tables_are_listed_and_served_versioned_and_compressed() {
     std::fs::write(tb.join("nine-4v4.mtb"), &table).unwrap();
     std::fs::write(tb.join("nine-3v4.mtb"), b"hello").unwrap();
     std::fs::write(tb.join("notes.txt"), b"hello").unwrap();
+    // Six's placing table; not served: a rule set not solved whole, under another name,
+    // cut short.
+    let placing = placing_file("six", 3000);
+    std::fs::write(tb.join("six-placing.mtp"), &placing).unwrap();
+    std::fs::write(tb.join("nine-placing.mtp"), placing_file("nine", 10)).unwrap();
+    std::fs::write(tb.join("six-whole.mtp"), &placing).unwrap();
+    std::fs::write(
+        tb.join("six+protect-off-placing.mtp"),
+        &placing_file("six+protect-off", 10)[..20],
+    )
+    .unwrap();
     let server = Server::start_with(&db, |c| c.tb_dir = Some(tb.clone())).await;
 
     let manifest = request(server.addr, "GET", "/tb/manifest.json", &[]).await;
@@ -878,6 +900,24 @@ async fn endgame_tables_are_listed_and_served_versioned_and_compressed() {
     assert_eq!(nine["positions"], 5000);
     let url = nine["url"].as_str().unwrap().to_string();
     assert!(url.starts_with("/tb/nine-3v3.mtb?v="), "{url}");
+    let placings = list["placing"].as_array().unwrap();
+    assert_eq!(placings.len(), 1, "{list}");
+    assert_eq!(
+        (
+            &placings[0]["rules"],
+            &placings[0]["bytes"],
+            &placings[0]["positions"]
+        ),
+        (&json!("six"), &json!(placing.len()), &json!(3000))
+    );
+    let placing_url = placings[0]["url"].as_str().unwrap().to_string();
+    assert!(placing_url.starts_with("/tb/six-placing.mtp?v="), "{placing_url}");
+    let served = request(server.addr, "GET", &placing_url, &[]).await;
+    assert_eq!((served.status, &served.body[..]), (200, &placing[..]));
+    assert_eq!(
+        served.header("cache-control").as_deref(),
+        Some("public, max-age=31536000, immutable")
+    );
 
     // Its URL is cached for good and served compressed once the background thread is done.
     let mut br = None;
@@ -912,6 +952,9 @@ async fn endgame_tables_are_listed_and_served_versioned_and_compressed() {
         "/tb/nine-4v3.mtb",
         "/tb/nine-3v4.mtb",
         "/tb/notes.txt",
+        "/tb/nine-placing.mtp",
+        "/tb/six-whole.mtp",
+        "/tb/six+protect-off-placing.mtp",
     ] {
         let a = request(server.addr, "GET", missing, &[]).await;
         assert_eq!(a.status, 404, "{missing}");
@@ -925,7 +968,7 @@ async fn endgame_tables_are_listed_and_served_versioned_and_compressed() {
     assert_eq!(manifest.status, 200);
     assert_eq!(
         serde_json::from_slice::<Value>(&manifest.body).unwrap(),
-        json!({ "tables": [] })
+        json!({ "tables": [], "placing": [] })
     );
     server.stop().await;
 }

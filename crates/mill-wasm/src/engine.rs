@@ -135,8 +135,16 @@ fn search_record(record_json: &str, limits: &Limits, clock: &mut dyn Clock) -> S
         Ok(game) => game,
         Err(e) => return reply(Err(e)),
     };
-    let tables = crate::tables::for_rules(&game.position().rules());
-    let result = with_engine(tables, |engine| engine.best_turn(&game, limits, clock));
+    let rules = game.position().rules();
+    let tables = crate::tables::for_rules(&rules);
+    // Perfect plays a rule set solved whole from it (Six, when the worker loaded it).
+    let placing = crate::tables::placing_for(&rules);
+    let result = with_engine(tables, |engine| {
+        engine.set_placing_table(placing);
+        let found = engine.best_turn(&game, limits, clock);
+        engine.set_placing_table(None);
+        found
+    });
     match result {
         Ok(found) => to_json(&Found::of(&game, &found)),
         Err(SearchError::MidTurn) => reply(Err(Failure::new(
@@ -350,6 +358,76 @@ mod tests {
             json(&crate::tablebase_wanted(&o, 4.0))["rules"],
             "nine+protect-off"
         );
+    }
+
+    #[test]
+    fn perfect_plays_six_from_its_placing_table_once_every_class_is_loaded() {
+        use mill_core::{Position, Variant};
+        use mill_engine::tb::{Placing, Tablebase};
+        let six = Variant::Six.rules();
+        let tb = Arc::new(Tablebase::generate(six, 6, &mut |_| {}).unwrap());
+        let placing = Placing::generate(Arc::clone(&tb), &Position::start(six), &mut |_| {}).unwrap();
+        let bytes = placing.to_bytes();
+        let mut g = WasmGame::new();
+        assert_eq!(
+            json(&g.load_position(&format!("{}", Position::start(six))))["ok"],
+            true
+        );
+        let r = g.export_record();
+        let wanted = || json(&crate::tablebase_wanted(&r, 6.0));
+        let perfect = || search(&r, Limits::new(Level::Perfect, 3).with_depth(3));
+        // Without the tables Perfect plays Six as Hard: a search.
+        assert_eq!(wanted()["placing"], false);
+        assert!(perfect()["nodes"].as_u64().unwrap() > 1);
+        // Refused, and nothing changes: not a placing table; the endgame tables missing,
+        // then one class only.
+        assert_eq!(error_code(&crate::load_placing(b"MILLPL01 nothing")), "bad-table");
+        assert_eq!(
+            error_code(&crate::load_placing(&bytes[..bytes.len() - 1])),
+            "bad-table"
+        );
+        assert_eq!(error_code(&crate::load_placing(&bytes)), "tables-missing");
+        assert_eq!(
+            json(&crate::load_tablebase(&tb.class_bytes(3, 3).unwrap()))["ok"],
+            true
+        );
+        let missing = json(&crate::load_placing(&bytes));
+        assert_eq!(missing["error"]["code"], "tables-missing", "{missing}");
+        assert!(
+            missing["error"]["message"].as_str().unwrap().contains("6v6"),
+            "{missing}"
+        );
+        assert_eq!(wanted()["placing"], false);
+        for (m, o, _) in tb.classes() {
+            assert_eq!(
+                json(&crate::load_tablebase(&tb.class_bytes(m, o).unwrap()))["ok"],
+                true
+            );
+        }
+        let loaded = json(&crate::load_placing(&bytes));
+        assert_eq!(loaded["ok"], true, "{loaded}");
+        assert_eq!(
+            (loaded["rules"].as_str(), loaded["class"].as_str()),
+            (Some("six"), Some("placing"))
+        );
+        assert_eq!(loaded["positions"], placing.positions());
+        assert_eq!(wanted()["placing"], true);
+        // Perfect now answers from the table: the empty board is a draw.
+        let found = perfect();
+        assert_eq!(
+            (found["depth"].as_u64(), found["tbHits"].as_u64()),
+            (Some(1), Some(1)),
+            "{found}"
+        );
+        assert_eq!(found["score"], 0, "{found}");
+        // A game of another rule set drops Six's tables, the whole game with them.
+        let nine = Tablebase::generate(Variant::Nine, 3, &mut |_| {}).unwrap();
+        assert_eq!(
+            json(&crate::load_tablebase(&nine.class_bytes(3, 3).unwrap()))["ok"],
+            true
+        );
+        assert_eq!(wanted()["placing"], false);
+        assert!(crate::tables::placing_for(six).is_none());
     }
 
     #[test]

@@ -45,7 +45,7 @@ pub use records::convert_position;
 #[cfg(feature = "engine")]
 mod tables;
 #[cfg(feature = "engine")]
-pub use tables::{load_tablebase, tablebase_wanted};
+pub use tables::{load_placing, load_tablebase, tablebase_wanted};
 mod variants;
 pub use variants::{rules_info, variants};
 

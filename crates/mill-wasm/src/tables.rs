@@ -10,12 +10,16 @@
 //!
 //! Review's analysis, when no table was loaded, solves the 3 v 3 class itself
 //! ([`solved_for`]) and keeps it here.
+//!
+//! Six Men's Morris solved whole (`mill_engine::tb::Placing`) is its endgame tables to
+//! six a side and its placing table (`six-placing.mtp`): for the Perfect level the worker
+//! loads every class of the rule set, then hands the placing file to [`load_placing`].
 
 use std::cell::RefCell;
 use std::sync::Arc;
 
 use mill_core::{Color, Position, Rules};
-use mill_engine::tb::{FileHeader, MAX_CLASS_PIECES, Tablebase};
+use mill_engine::tb::{FileHeader, MAX_CLASS_PIECES, Placing, Tablebase};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -24,6 +28,13 @@ use crate::{Failure, reply, to_json};
 thread_local! {
     /// The loaded (or solved) tables, of one rule set.
     static TABLES: RefCell<Option<Arc<Tablebase>>> = const { RefCell::new(None) };
+    /// The rule set solved whole (its placing table over the tables above), if loaded.
+    static PLACING: RefCell<Option<Arc<Placing>>> = const { RefCell::new(None) };
+}
+
+/// The worker's whole-game table for `rules`, if it holds one.
+pub(crate) fn placing_for(rules: &Rules) -> Option<Arc<Placing>> {
+    PLACING.with(|cell| cell.borrow().as_ref().filter(|p| p.rules() == rules).cloned())
 }
 
 /// The worker's tables for `rules`, if it holds any.
@@ -39,6 +50,8 @@ fn update<R>(rules: &Rules, f: impl FnOnce(&mut Tablebase) -> R) -> R {
         let mut slot = cell.borrow_mut();
         if !slot.as_ref().is_some_and(|tb| tb.rules() == rules) {
             *slot = Some(Arc::new(Tablebase::new(rules)));
+            // Another rule set's whole game goes with its tables.
+            PLACING.with(|p| p.borrow_mut().take());
         }
         let arc = slot.as_mut().expect("set above");
         f(Arc::make_mut(arc))
@@ -91,6 +104,8 @@ struct Wanted {
     classes: Vec<String>,
     /// The classes of `classes` the worker holds already.
     loaded: Vec<String>,
+    /// Whether the worker holds the rule set solved whole ([`load_placing`]).
+    placing: bool,
 }
 
 /// Which table files the game's current position could use.
@@ -122,6 +137,7 @@ pub fn tablebase_wanted(record_json: &str, max: f64) -> String {
     let name = |&(m, o): &(u8, u8)| format!("{m}v{o}");
     to_json(&Wanted {
         ok: true,
+        placing: placing_for(&position.rules()).is_some(),
         rules: position.rules().to_string(),
         loaded: classes
             .iter()
@@ -168,6 +184,63 @@ pub fn load_tablebase(bytes: &[u8]) -> String {
             class: format!("{m}v{o}"),
             positions: header.positions,
         }),
+        Err(e) => reply(Err(Failure::new("bad-table", format!("{e}.")))),
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct PlacingLoaded {
+    ok: bool,
+    rules: String,
+    class: &'static str,
+    positions: usize,
+}
+
+/// Loads the placing table of a rule set solved whole (the bytes of `six-placing.mtp` as
+/// `mill tb generate --all` wrote it) over the worker's endgame tables of that rule set,
+/// which must all be loaded first (every class to the rule set's pieces a side): from
+/// then on Perfect plays the game from them. Returns `{"ok":true,"rules":"six",
+/// "class":"placing","positions":430709}` or `{"ok":false,"error":…}` with `bad-table`
+/// (not a placing table, cut short, a rule set not solved whole) or `tables-missing`
+/// (a class not loaded yet); nothing changes then.
+#[wasm_bindgen]
+pub fn load_placing(bytes: &[u8]) -> String {
+    let rules = match Placing::read_header(bytes) {
+        Ok((rules, _)) => rules,
+        Err(e) => return reply(Err(Failure::new("bad-table", format!("{e}.")))),
+    };
+    let Some(tb) = for_rules(&rules) else {
+        return reply(Err(Failure::new(
+            "tables-missing",
+            format!("No endgame table of {rules} is loaded: load them before the placing table."),
+        )));
+    };
+    let (low, high) = (rules.lose_below, rules.pieces);
+    let missing: Vec<String> = (low..=high)
+        .flat_map(|m| (low..=high).map(move |o| (m, o)))
+        .filter(|&(m, o)| !tb.has_class(m, o))
+        .map(|(m, o)| format!("{m}v{o}"))
+        .collect();
+    if !missing.is_empty() {
+        return reply(Err(Failure::new(
+            "tables-missing",
+            format!(
+                "The endgame tables of {rules} lack {}: load them before the placing table.",
+                missing.join(", ")
+            ),
+        )));
+    }
+    match Placing::from_bytes(bytes, tb) {
+        Ok(placing) => {
+            let positions = placing.positions();
+            PLACING.with(|cell| *cell.borrow_mut() = Some(Arc::new(placing)));
+            to_json(&PlacingLoaded {
+                ok: true,
+                rules: rules.to_string(),
+                class: "placing",
+                positions,
+            })
+        }
         Err(e) => reply(Err(Failure::new("bad-table", format!("{e}.")))),
     }
 }

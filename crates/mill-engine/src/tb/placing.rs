@@ -421,29 +421,12 @@ impl Placing {
     /// Reads [`Placing::to_bytes`]' file back, with `tb` the endgame tables of its rule
     /// set; anything else is refused.
     pub fn from_bytes(bytes: &[u8], tb: Arc<Tablebase>) -> Result<Placing, String> {
-        let bad = |why: &str| format!("not a placing table: {why}");
-        let rest = bytes
-            .strip_prefix(MAGIC.as_slice())
-            .ok_or_else(|| bad("no header"))?;
-        let (&len, rest) = rest.split_first().ok_or_else(|| bad("cut short"))?;
-        let (name, rest) = rest
-            .split_at_checked(len as usize)
-            .ok_or_else(|| bad("cut short"))?;
-        let name = std::str::from_utf8(name).map_err(|_| bad("an unreadable rule set"))?;
-        let rules = Rules::parse(name).map_err(|e| bad(&format!("rule set {name:?}: {e}")))?;
+        let (rules, count, rest) = Placing::header(bytes)?;
         if rules != tb.rules() {
-            return Err(bad(&format!(
-                "a table of {rules}, the endgame tables of {}",
+            return Err(format!(
+                "not a placing table: a table of {rules}, the endgame tables of {}",
                 tb.rules()
-            )));
-        }
-        Placing::supports(rules).map_err(|e| bad(&e))?;
-        let [a, b, c, d, rest @ ..] = rest else {
-            return Err(bad("cut short"));
-        };
-        let count = u32::from_le_bytes([*a, *b, *c, *d]) as usize;
-        if rest.len() != 8 * count {
-            return Err(bad("wrong size"));
+            ));
         }
         let (keys, words) = rest.split_at(6 * count);
         let mut placing = Placing::empty(tb);
@@ -460,6 +443,36 @@ impl Placing {
             .map(|w| u16::from_le_bytes([w[0], w[1]]))
             .collect();
         Ok(placing)
+    }
+
+    /// The rule set and the number of positions of a [`Placing::to_bytes`] file, checked
+    /// as far as they go without its endgame tables: its header, a rule set solved whole
+    /// with its placing, and its size.
+    pub fn read_header(bytes: &[u8]) -> Result<(Rules, usize), String> {
+        Placing::header(bytes).map(|(rules, count, _)| (rules, count))
+    }
+
+    /// The header's rule set and count, and the keys and words after it (their size checked).
+    fn header(bytes: &[u8]) -> Result<(Rules, usize, &[u8]), String> {
+        let bad = |why: &str| format!("not a placing table: {why}");
+        let rest = bytes
+            .strip_prefix(MAGIC.as_slice())
+            .ok_or_else(|| bad("no header"))?;
+        let (&len, rest) = rest.split_first().ok_or_else(|| bad("cut short"))?;
+        let (name, rest) = rest
+            .split_at_checked(len as usize)
+            .ok_or_else(|| bad("cut short"))?;
+        let name = std::str::from_utf8(name).map_err(|_| bad("an unreadable rule set"))?;
+        let rules = Rules::parse(name).map_err(|e| bad(&format!("rule set {name:?}: {e}")))?;
+        Placing::supports(rules).map_err(|e| bad(&e))?;
+        let [a, b, c, d, rest @ ..] = rest else {
+            return Err(bad("cut short"));
+        };
+        let count = u32::from_le_bytes([*a, *b, *c, *d]) as usize;
+        if rest.len() != 8 * count {
+            return Err(bad("wrong size"));
+        }
+        Ok((rules, count, rest))
     }
 
     /// The file's name for `rules`: `six-placing.mtp`.
@@ -590,6 +603,12 @@ mod tests {
         assert_eq!((&back.keys, &back.words), (&fixture.keys, &fixture.words));
         assert!(Placing::from_bytes(&bytes[..bytes.len() - 1], tables()).is_err());
         assert!(Placing::from_bytes(b"MILLPL01", tables()).is_err());
+        assert_eq!(
+            Placing::read_header(&bytes),
+            Ok((*Variant::Six.rules(), fixture.positions()))
+        );
+        assert!(Placing::read_header(&bytes[..bytes.len() - 2]).is_err());
+        assert!(Placing::read_header(b"MILLTB01").is_err());
         let nine = Arc::new(Tablebase::new(Variant::Nine.rules()));
         assert!(Placing::from_bytes(&bytes, nine).is_err());
         assert!(Placing::supports(Variant::Nine.rules()).is_err());
