@@ -1,0 +1,320 @@
+//! The player's record (docs/PROTOCOL.md, "Players"), on SQLite, or on PostgreSQL under
+//! scripts/with-postgres: `GET /api/players/{name}/games` (newest first, paged), the
+//! results in `GET /api/players/{name}`, kept past the purge of the rooms.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use common::{PATIENCE, Server, sql};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// One answer: status, the session token its cookie sets (if any) and the JSON body.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    token: Option<String>,
+    body: Value,
+}
+
+async fn call(addr: SocketAddr, method: &str, path: &str, cookie: Option<&str>, body: &str) -> Answer {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let cookie = cookie
+        .map(|t| format!("Cookie: mill_session={t}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{cookie}Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
+        .await
+        .expect("http answer")
+        .unwrap();
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let token = head
+        .lines()
+        .filter_map(|l| l.split_once(':'))
+        .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
+        .find_map(|(_, v)| v.trim().strip_prefix("mill_session="))
+        .map(|v| v.split(';').next().unwrap().to_string());
+    let body = serde_json::from_str(body).unwrap_or(Value::String(body.to_string()));
+    Answer { status, token, body }
+}
+
+struct Site {
+    server: Server,
+    db: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+async fn site() -> Site {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("players.db");
+    let server = Server::start_with(&db, |c| c.max_conns_per_ip = 0).await;
+    Site {
+        server,
+        db,
+        _dir: dir,
+    }
+}
+
+impl Site {
+    async fn get(&self, path: &str) -> Answer {
+        call(self.server.addr, "GET", path, None, "").await
+    }
+
+    async fn sign_up(&self, name: &str) -> String {
+        let a = call(
+            self.server.addr,
+            "POST",
+            "/api/account",
+            None,
+            &json!({ "name": name, "password": "a fine passphrase" }).to_string(),
+        )
+        .await;
+        assert_eq!(a.status, 201, "{a:?}");
+        a.token.expect("a session cookie")
+    }
+
+    fn path(&self) -> &Path {
+        &self.db
+    }
+
+    /// `name`'s record, all of it (`limit` 100).
+    async fn games(&self, name: &str) -> Vec<Value> {
+        let a = self.get(&format!("/api/players/{name}/games?limit=100")).await;
+        assert_eq!(a.status, 200, "{a:?}");
+        assert_eq!(a.body["next"], Value::Null);
+        a.body["games"].as_array().unwrap().clone()
+    }
+}
+
+/// Two players (signed in when a token is given) paired, rated or not, their seats
+/// connected: (room, light client, dark client, light's token, dark's token).
+async fn paired(
+    site: &Site,
+    a: Option<&str>,
+    b: Option<&str>,
+    rated: bool,
+) -> (
+    String,
+    common::Client,
+    common::Client,
+    Option<String>,
+    Option<String>,
+) {
+    let addr = site.server.addr;
+    let ask = |seeker: &str| {
+        json!({ "variant": "nine", "clock": { "initial": 180, "increment": 2 }, "rated": rated,
+                "seeker": format!("seeker-{seeker}") })
+        .to_string()
+    };
+    let (ta, tb) = (a.map(str::to_string), b.map(str::to_string));
+    let (ta2, ask_a, ask_b) = (ta.clone(), ask("a"), ask("b"));
+    let first = tokio::spawn(async move { call(addr, "POST", "/api/pair", ta2.as_deref(), &ask_a).await });
+    let second = call(addr, "POST", "/api/pair", tb.as_deref(), &ask_b).await;
+    let first = first.await.unwrap();
+    assert_eq!((first.status, second.status), (201, 201), "{first:?} {second:?}");
+    let room = first.body["room"].as_str().unwrap().to_string();
+    let (light, dark, tl, td) = if first.body["seat"] == "light" {
+        (&first, &second, ta, tb)
+    } else {
+        (&second, &first, tb, ta)
+    };
+    let mut l = common::Client::hello(addr, &room, light.body["key"].as_str()).await;
+    let mut d = common::Client::hello(addr, &room, dark.body["key"].as_str()).await;
+    l.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+    d.state_where(|s| s["seats"]["light"]["online"] == true).await;
+    (room, l, d, tl, td)
+}
+
+/// Light plays one turn and Dark resigns: Light wins round `round`.
+async fn light_wins(light: &mut common::Client, dark: &mut common::Client, round: u64) {
+    light
+        .state_where(|s| s["round"] == round && s["version"] == 0)
+        .await;
+    light.play("d2").await;
+    dark.state_where(|s| s["round"] == round && s["version"] == 1)
+        .await;
+    dark.ok("resign").await;
+    light
+        .state_where(|s| s["round"] == round && !s["result"].is_null())
+        .await;
+    dark.state_where(|s| s["round"] == round && !s["result"].is_null())
+        .await;
+}
+
+/// The name a token signs in.
+async fn name_of(site: &Site, token: &str) -> String {
+    let a = call(site.server.addr, "GET", "/api/me", Some(token), "").await;
+    a.body["name"].as_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_record_keeps_rated_and_casual_rounds_past_the_purge() {
+    let site = site().await;
+    let (ta, tb) = (site.sign_up("kate").await, site.sign_up("liam").await);
+    let (room, mut light, mut dark, tl, td) = paired(&site, Some(&ta), Some(&tb), true).await;
+    let (winner, loser) = (
+        name_of(&site, tl.as_deref().unwrap()).await,
+        name_of(&site, td.as_deref().unwrap()).await,
+    );
+    light_wins(&mut light, &mut dark, 1).await;
+
+    let won = site.games(&winner).await;
+    assert_eq!(won.len(), 1, "{won:?}");
+    let g = &won[0];
+    assert_eq!(g["opponent"], loser.as_str());
+    assert_eq!(g["result"], "win");
+    assert_eq!(g["reason"], "resignation");
+    assert_eq!(g["rules"], "nine");
+    assert_eq!(g["color"], "light");
+    assert_eq!(g["clock"], json!({ "initial": 180, "increment": 2 }));
+    assert_eq!(g["rated"], true);
+    assert_eq!(g["rating"]["speed"], "blitz");
+    assert_eq!(g["rating"]["before"], 1500.0);
+    let (win, loss) = mill_server::ratings::Rating::after_round(
+        Default::default(),
+        Default::default(),
+        mill_server::ratings::Score::Win,
+    );
+    assert!(
+        (g["rating"]["after"].as_f64().unwrap() - win.rating).abs() < 0.06,
+        "{g}"
+    );
+    assert_eq!(g["rating"]["change"], (win.rating - 1500.0).round());
+    assert_eq!(g["review"], format!("/r/{room}/review/1"));
+    let lost = site.games(&loser).await;
+    assert_eq!(lost.len(), 1);
+    assert_eq!(
+        (&lost[0]["opponent"], &lost[0]["result"]),
+        (&json!(winner), &json!("loss"))
+    );
+    assert!((lost[0]["rating"]["after"].as_f64().unwrap() - loss.rating).abs() < 0.06);
+    assert_eq!(lost[0]["color"], "dark");
+
+    // A new round in the same (rated) room: recorded and rated once more.
+    light.ok("new-round").await;
+    dark.ok("new-round").await;
+    light_wins(&mut light, &mut dark, 2).await;
+    let won = site.games(&winner).await;
+    assert_eq!(won.len(), 2);
+    assert_eq!(won[0]["review"], format!("/r/{room}/review/2"));
+    assert_eq!(won[0]["rating"]["before"], won[1]["rating"]["after"]);
+
+    // A casual round against an anonymous player.
+    let (casual, mut light, mut dark, tl, _) = paired(&site, Some(&ta), None, false).await;
+    let kate_light = tl.is_some();
+    light_wins(&mut light, &mut dark, 1).await;
+    let kate = site.games("kate").await;
+    assert_eq!(kate.len(), 3, "{kate:?}");
+    let g = &kate[0];
+    assert_eq!(g["opponent"], Value::Null, "{g}");
+    assert_eq!(g["rated"], false);
+    assert_eq!(g["rating"], Value::Null);
+    assert_eq!(g["result"], if kate_light { "win" } else { "loss" });
+    assert_eq!(g["review"], format!("/r/{casual}/review/1"));
+
+    // The results count every round of the record.
+    let p = site.get("/api/players/KATE").await;
+    let kate_wins = if winner == "kate" { 2 } else { 0 } + u64::from(kate_light);
+    assert_eq!(
+        p.body["results"],
+        json!({ "win": kate_wins, "draw": 0, "loss": 3 - kate_wins }),
+        "{p:?}"
+    );
+
+    // The purge takes the rooms (and their seats' accounts and rated rounds) but not the
+    // record; the review link is null once the room is gone.
+    let ratings_before = site.get("/api/players/kate").await.body["ratings"].clone();
+    for r in [&room, &casual] {
+        assert_eq!(sql(site.path(), "DELETE FROM rooms WHERE id = $1", &[r]).await, 1);
+    }
+    assert_eq!(
+        sql(site.path(), "SELECT count(*) FROM rated_rounds", &[]).await,
+        0
+    );
+    let after = site.games("kate").await;
+    assert_eq!(after.len(), 3);
+    for (a, b) in after.iter().zip(&kate) {
+        assert_eq!(a["review"], Value::Null, "{a}");
+        let (mut a, mut b) = (a.clone(), b.clone());
+        a["review"] = Value::Null;
+        b["review"] = Value::Null;
+        assert_eq!(a, b);
+    }
+    let p = site.get("/api/players/kate").await;
+    assert_eq!(p.body["results"]["win"], kate_wins);
+    assert_eq!(p.body["ratings"], ratings_before);
+    site.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_game_list_is_paged_newest_first() {
+    let site = site().await;
+    let ta = site.sign_up("olga").await;
+    let (_, mut light, mut dark, tl, _) = paired(&site, Some(&ta), None, false).await;
+    for round in 1..=5 {
+        if round > 1 {
+            light.ok("new-round").await;
+            dark.ok("new-round").await;
+        }
+        light_wins(&mut light, &mut dark, round).await;
+    }
+    let mut seen = Vec::new();
+    let mut path = "/api/players/olga/games?limit=2".to_string();
+    loop {
+        let a = site.get(&path).await;
+        assert_eq!(a.status, 200, "{a:?}");
+        let games = a.body["games"].as_array().unwrap();
+        assert!(games.len() <= 2);
+        seen.extend(games.iter().map(|g| g["round"].as_u64().unwrap()));
+        match a.body["next"].as_str() {
+            Some(next) => path = format!("/api/players/olga/games?limit=2&before={next}"),
+            None => break,
+        }
+    }
+    assert_eq!(seen, [5, 4, 3, 2, 1]);
+    let expected = if tl.is_some() { "win" } else { "loss" };
+    assert!(site.games("olga").await.iter().all(|g| g["result"] == expected));
+    // The default page and bad queries.
+    assert_eq!(
+        site.get("/api/players/olga/games").await.body["games"]
+            .as_array()
+            .unwrap()
+            .len(),
+        5
+    );
+    for bad in [
+        "limit=0",
+        "limit=101",
+        "limit=x",
+        "before=-1",
+        "before=",
+        "page=2",
+    ] {
+        let a = site.get(&format!("/api/players/olga/games?{bad}")).await;
+        assert_eq!(
+            (a.status, a.body["code"].as_str()),
+            (400, Some("malformed")),
+            "{bad}: {a:?}"
+        );
+    }
+    let a = site.get("/api/players/nobody/games").await;
+    assert_eq!((a.status, a.body["code"].as_str()), (404, Some("unknown-player")));
+    // A player with no rounds.
+    site.sign_up("pete").await;
+    assert_eq!(
+        site.get("/api/players/pete").await.body["results"],
+        json!({ "win": 0, "draw": 0, "loss": 0 })
+    );
+    assert_eq!(site.games("pete").await, Vec::<Value>::new());
+    site.server.stop().await;
+}
