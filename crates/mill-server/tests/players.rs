@@ -1,6 +1,7 @@
 //! The player's record (docs/PROTOCOL.md, "Players"), on SQLite, or on PostgreSQL under
 //! scripts/with-postgres: `GET /api/players/{name}/games` (newest first, paged), the
-//! results in `GET /api/players/{name}`, kept past the purge of the rooms.
+//! results in `GET /api/players/{name}`, kept past the purge of the rooms; a deleted
+//! account's rounds shown under the neutral name.
 
 mod common;
 
@@ -316,5 +317,40 @@ async fn the_game_list_is_paged_newest_first() {
         json!({ "win": 0, "draw": 0, "loss": 0 })
     );
     assert_eq!(site.games("pete").await, Vec::<Value>::new());
+    site.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_deleted_accounts_rounds_stay_under_the_neutral_name() {
+    let site = site().await;
+    let (ta, tb) = (site.sign_up("rita").await, site.sign_up("sam").await);
+    let (_, mut light, mut dark, _, _) = paired(&site, Some(&ta), Some(&tb), true).await;
+    light_wins(&mut light, &mut dark, 1).await;
+    let before = site.games("sam").await;
+    assert_eq!(before[0]["opponent"], "rita");
+
+    let a = call(
+        site.server.addr,
+        "DELETE",
+        "/api/account",
+        Some(&ta),
+        &json!({ "password": "a fine passphrase" }).to_string(),
+    )
+    .await;
+    assert_eq!(a.status, 204, "{a:?}");
+    assert_eq!(site.get("/api/players/rita/games").await.status, 404);
+    // Sam's round stays, rated, under the neutral name; the name taken again by someone
+    // else does not take the old rounds with it.
+    site.sign_up("rita").await;
+    let after = site.games("sam").await;
+    assert_eq!(after.len(), 1);
+    assert_eq!(after[0]["opponent"], "deleted");
+    assert_eq!(after[0]["rated"], true);
+    assert_eq!(after[0]["rating"], before[0]["rating"]);
+    assert_eq!(site.games("rita").await, Vec::<Value>::new());
+    assert_eq!(
+        sql(site.path(), "SELECT count(*) FROM player_games", &[]).await,
+        1
+    );
     site.server.stop().await;
 }
