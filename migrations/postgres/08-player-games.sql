@@ -23,3 +23,4 @@ CREATE TABLE player_games (
 );
 CREATE INDEX player_games_account ON player_games (account_id, id);
 CREATE INDEX player_games_opponent ON player_games (opponent_id);
+CREATE INDEX ratings_board ON ratings (rules, speed, rating);

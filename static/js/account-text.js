@@ -57,6 +57,14 @@ const en = {
   'speed.rapid': 'Rapid',
   'speed.classical': 'Classical',
   'speed.correspondence': 'Correspondence',
+  'nav.account': 'Account',
+  'nav.players': 'Leaderboard',
+  'board.doc.title': '{board} — Mill leaderboard',
+  'board.title': 'Leaderboard',
+  'board.lead': 'Players with an established rating who played a rated game in the last 30 days.',
+  'board.rank': 'Rank',
+  'board.player': 'Player',
+  'board.none': 'Nobody is on this leaderboard yet.',
 };
 
 /** @type {Record<keyof typeof en, string>} */
@@ -112,6 +120,14 @@ const ru = {
   'speed.rapid': 'Рапид',
   'speed.classical': 'Классика',
   'speed.correspondence': 'По переписке',
+  'nav.account': 'Учётная запись',
+  'nav.players': 'Рейтинг игроков',
+  'board.doc.title': '{board} — рейтинг игроков в мельницу',
+  'board.title': 'Рейтинг игроков',
+  'board.lead': 'Игроки с устоявшимся рейтингом, сыгравшие рейтинговую партию за последние 30 дней.',
+  'board.rank': 'Место',
+  'board.player': 'Игрок',
+  'board.none': 'В этом рейтинге пока никого нет.',
 };
 
 /** The account pages' words, by language (the unit test checks both have every key). */

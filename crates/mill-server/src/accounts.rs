@@ -215,6 +215,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/me", get(me))
         .route("/api/players/{name}", get(player))
         .route("/api/players/{name}/games", get(player_games))
+        .route("/api/players", get(leaderboard))
 }
 
 /// The origin the server is reached at, as a browser spells it in `Origin`, when
@@ -647,6 +648,76 @@ async fn player_games(
         "next": next,
     }))
     .into_response())
+}
+
+/// How many players the leaderboard lists.
+pub const BOARD_SIZE: u32 = 100;
+/// A rating that has not changed for this long is off the leaderboard.
+pub const BOARD_DAYS: i64 = 30;
+
+/// `GET /api/players?rules=RULES&speed=SPEED`: the leaderboard of one rule set and speed,
+/// `{"rules", "speed", "players": [{"rank", "name", "rating", "rd", "games"}]}`: the
+/// [`BOARD_SIZE`] best ratings that are not provisional and changed (a rated round)
+/// in the last [`BOARD_DAYS`] days.
+async fn leaderboard(
+    State(state): State<AppState>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+) -> Result<Response, ApiError> {
+    let (mut rules, mut speed) = (None, None);
+    for pair in query
+        .as_deref()
+        .unwrap_or("")
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        match key {
+            "rules"
+                if !value.is_empty()
+                    && value.len() <= 64
+                    && value
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"+-_".contains(&b)) =>
+            {
+                rules = Some(value.to_string());
+            }
+            "speed" => {
+                speed = Some(
+                    value
+                        .parse::<crate::ratings::Speed>()
+                        .map_err(|_| ApiError::Malformed(format!("unknown speed {value:?}")))?,
+                );
+            }
+            _ => {
+                return Err(ApiError::Malformed(format!(
+                    "bad parameter {key:?}: only rules (a rule set's name) and speed"
+                )));
+            }
+        }
+    }
+    let (Some(rules), Some(speed)) = (rules, speed) else {
+        return Err(ApiError::Malformed("rules and speed are both needed".into()));
+    };
+    let since = state.config.clock.now_ms() - BOARD_DAYS * 24 * 3600 * 1000;
+    let leaders = state
+        .accounts
+        .store
+        .leaders(&rules, speed, crate::ratings::PROVISIONAL_RD, since, BOARD_SIZE)
+        .await?;
+    let players: Vec<Value> = leaders
+        .iter()
+        .enumerate()
+        .map(|(n, l)| {
+            json!({
+                "rank": n + 1,
+                "name": l.name,
+                "rating": (l.rating.rating * 10.0).round() / 10.0,
+                "rd": (l.rating.rd * 10.0).round() / 10.0,
+                "games": l.rating.games,
+            })
+        })
+        .collect();
+    Ok(Json(json!({ "rules": rules, "speed": speed.as_str(), "players": players })).into_response())
 }
 
 /// Whether a pair request asks for a rated game (`"rated": true`; absent is casual).

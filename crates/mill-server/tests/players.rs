@@ -354,3 +354,66 @@ async fn a_deleted_accounts_rounds_stay_under_the_neutral_name() {
     );
     site.server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_leaderboard_lists_recent_established_ratings_best_first() {
+    let site = site().await;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let day = 24 * 3600 * 1000;
+    // (name, rules, speed, rating, rd, last rated round)
+    let ratings = [
+        ("tina", "nine", "blitz", 1700.0, 60.0, now - day),
+        ("uma", "nine", "blitz", 1600.0, 109.9, now - 29 * day),
+        ("vic", "nine", "blitz", 1800.0, 110.0, now), // provisional
+        ("walt", "nine", "blitz", 1900.0, 60.0, now - 31 * day), // not seen lately
+        ("xena", "six", "blitz", 2000.0, 60.0, now),  // other rules
+        ("yan", "nine", "rapid", 2000.0, 60.0, now),  // other speed
+        ("zoe", "nine", "blitz", 1600.0, 80.0, now),  // a tie with uma, by name after her
+    ];
+    for (name, rules, speed, rating, rd, at) in ratings {
+        site.sign_up(name).await;
+        let n = sql(
+            site.path(),
+            &format!(
+                "INSERT INTO ratings (account_id, rules, speed, rating, rd, vol, games, updated_at)
+                 SELECT id, '{rules}', '{speed}', {rating}, {rd}, 0.06, 30, {at} FROM accounts WHERE name_key = '{name}'"
+            ),
+            &[],
+        )
+        .await;
+        assert_eq!(n, 1);
+    }
+    let a = site.get("/api/players?rules=nine&speed=blitz").await;
+    assert_eq!(a.status, 200, "{a:?}");
+    assert_eq!(
+        a.body,
+        json!({ "rules": "nine", "speed": "blitz", "players": [
+            { "rank": 1, "name": "tina", "rating": 1700.0, "rd": 60.0, "games": 30 },
+            { "rank": 2, "name": "uma", "rating": 1600.0, "rd": 109.9, "games": 30 },
+            { "rank": 3, "name": "zoe", "rating": 1600.0, "rd": 80.0, "games": 30 },
+        ] })
+    );
+    let a = site.get("/api/players?speed=blitz&rules=six").await;
+    assert_eq!(a.body["players"][0]["name"], "xena");
+    let a = site.get("/api/players?rules=twelve&speed=blitz").await;
+    assert_eq!(a.body["players"], json!([]));
+    for bad in [
+        "",
+        "rules=nine",
+        "speed=blitz",
+        "rules=nine&speed=fast",
+        "rules=ni%20ne&speed=blitz",
+        "rules=nine&speed=blitz&page=2",
+    ] {
+        let a = site.get(&format!("/api/players?{bad}")).await;
+        assert_eq!(
+            (a.status, a.body["code"].as_str()),
+            (400, Some("malformed")),
+            "{bad}: {a:?}"
+        );
+    }
+    site.server.stop().await;
+}

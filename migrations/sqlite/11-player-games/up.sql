@@ -32,3 +32,6 @@ CREATE TABLE player_games (
 CREATE INDEX player_games_account ON player_games (account_id);
 -- The opponent's side, for the deletion's SET NULL.
 CREATE INDEX player_games_opponent ON player_games (opponent_id);
+-- The leaderboard (`GET /api/players?rules=&speed=`): one rule set and speed's ratings,
+-- best first.
+CREATE INDEX ratings_board ON ratings (rules, speed, rating);

@@ -1193,3 +1193,70 @@ impl Accounts {
         Ok(results)
     }
 }
+
+/// One line of the leaderboard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leader {
+    /// The player's name.
+    pub name: String,
+    /// Their rating of the board's rule set and speed.
+    pub rating: Rating,
+}
+
+impl Accounts {
+    /// The best `limit` ratings of rule set `rules` and speed `speed` that are not
+    /// provisional (RD below `max_rd`) and changed since `since` (Unix ms), best first
+    /// (ties by name).
+    pub async fn leaders(
+        &self,
+        rules: &str,
+        speed: Speed,
+        max_rd: f64,
+        since: i64,
+        limit: u32,
+    ) -> Result<Vec<Leader>, DbError> {
+        const SQL: &str = "SELECT a.name, r.rating, r.rd, r.vol, CAST(r.games AS BIGINT)
+             FROM ratings r JOIN accounts a ON a.id = r.account_id
+             WHERE r.rules = $1 AND r.speed = $2 AND r.rd < $3 AND r.updated_at >= $4
+             ORDER BY r.rating DESC, a.name_key LIMIT $5";
+        let (rules, speed, limit) = (rules.to_string(), speed.as_str(), i64::from(limit));
+        let rows: Vec<(String, f64, f64, f64, i64)> = match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    let mut stmt = conn.prepare_cached(&SQL.replace('$', "?"))?;
+                    let rows = stmt
+                        .query_map(params![rules, speed, max_rd, since, limit], |r| {
+                            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                        })?
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok(rows)
+                })
+                .await?
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                client
+                    .query(SQL, &[&rules, &speed, &max_rd, &since, &limit])
+                    .await
+                    .map_err(pg_err)?
+                    .into_iter()
+                    .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+                    .collect()
+            }
+        };
+        rows.into_iter()
+            .map(|(name, rating, rd, vol, games)| {
+                Ok(Leader {
+                    name,
+                    rating: Rating {
+                        rating,
+                        rd,
+                        vol,
+                        games: u32::try_from(games)
+                            .map_err(|_| DbError::Corrupt(format!("games {games}")))?,
+                    },
+                })
+            })
+            .collect()
+    }
+}
