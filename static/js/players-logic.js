@@ -57,3 +57,100 @@ export function leaderRows(json) {
 export function profileHref(name) {
   return `/@/${encodeURIComponent(name)}`;
 }
+
+/**
+ * @typedef {{ rules: string, speed: string, before: number, after: number, change: number }} GameRating
+ * @typedef {{ room: string, round: number, color: string, opponent: string | null, result: string,
+ *   reason: string, rules: string, clock: { initial?: number, increment?: number, days?: number } | null,
+ *   rating: GameRating | null, at: number, review: string | null }} GameRow
+ */
+
+/**
+ * The rounds of a game list answer (`{"games": [...]}`), anything not shaped like one
+ * skipped; `opponent` is a name, `"deleted"` (the neutral name) or null (anonymous).
+ * @param {unknown} json
+ * @returns {GameRow[]}
+ */
+export function gameRows(json) {
+  const games = /** @type {{ games?: unknown }} */ (json ?? {}).games;
+  if (!Array.isArray(games)) return [];
+  /** @type {GameRow[]} */
+  const rows = [];
+  for (const g of games) {
+    if (!g || typeof g.room !== 'string' || typeof g.round !== 'number' || !['win', 'draw', 'loss'].includes(g.result)) continue;
+    const r = g.rating;
+    rows.push({
+      room: g.room,
+      round: g.round,
+      color: g.color === 'dark' ? 'dark' : 'light',
+      opponent: typeof g.opponent === 'string' ? g.opponent : null,
+      result: g.result,
+      reason: typeof g.reason === 'string' ? g.reason : '',
+      rules: typeof g.rules === 'string' ? g.rules : '',
+      clock: g.clock && typeof g.clock === 'object' ? g.clock : null,
+      rating: r && typeof r.after === 'number' && typeof r.before === 'number'
+        ? { rules: String(g.rules), speed: String(r.speed), before: r.before, after: r.after, change: Math.round(r.after - r.before) }
+        : null,
+      at: Number(g.at) || 0,
+      review: typeof g.review === 'string' && g.review.startsWith('/r/') ? g.review : null,
+    });
+  }
+  return rows;
+}
+
+/** A clock as a profile shows it: `3+2`, `10 min`, `3 d`, or null when untimed. @param {GameRow['clock']} c */
+export function clockText(c) {
+  if (!c) return null;
+  if (typeof c.days === 'number') return `${c.days} d`;
+  if (typeof c.initial !== 'number') return null;
+  const min = c.initial % 60 === 0 ? String(c.initial / 60) : (c.initial / 60).toFixed(1);
+  return `${min}+${c.increment ?? 0}`;
+}
+
+/** A rating change as shown: `+12`, `−7` (a true minus), `±0`. @param {number} change */
+export function changeText(change) {
+  const n = Math.round(change);
+  return n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : '\u00b10';
+}
+
+/**
+ * One rating's history from the rounds of a record (newest first, as the list gives
+ * them): the rating after each rated round of that rule set and speed, oldest first,
+ * starting with the rating before the first.
+ * @param {GameRow[]} games @param {string} rules @param {string} speed
+ * @returns {{ at: number, rating: number }[]}
+ */
+export function ratingSeries(games, rules, speed) {
+  const rated = games.filter((g) => g.rating && g.rating.rules === rules && g.rating.speed === speed).reverse();
+  if (rated.length === 0) return [];
+  const first = /** @type {GameRating} */ (rated[0].rating);
+  return [{ at: rated[0].at, rating: Math.round(first.before) }, ...rated.map((g) => ({ at: g.at, rating: Math.round(/** @type {GameRating} */ (g.rating).after) }))];
+}
+
+/**
+ * The chart of a series: an SVG path through its points, evenly spaced left to right in
+ * a `width` × `height` box with `pad` around, the rating scale from `low` to `high`
+ * (rounded out to 50 points, at least 100 apart).
+ * @param {{ rating: number }[]} series @param {number} width @param {number} height @param {number} pad
+ * @returns {{ d: string, low: number, high: number, points: { x: number, y: number }[] }}
+ */
+export function chartPath(series, width, height, pad) {
+  if (series.length === 0) return { d: '', low: 0, high: 0, points: [] };
+  const ratings = series.map((p) => p.rating);
+  let low = Math.floor(Math.min(...ratings) / 50) * 50;
+  let high = Math.ceil(Math.max(...ratings) / 50) * 50;
+  if (high - low < 100) {
+    const mid = (high + low) / 2;
+    low = Math.floor((mid - 50) / 50) * 50;
+    high = low + 100;
+  }
+  const w = width - 2 * pad;
+  const h = height - 2 * pad;
+  const step = series.length > 1 ? w / (series.length - 1) : 0;
+  const points = series.map((p, i) => ({
+    x: Math.round((pad + (series.length > 1 ? i * step : w / 2)) * 10) / 10,
+    y: Math.round((pad + h - ((p.rating - low) / (high - low)) * h) * 10) / 10,
+  }));
+  const d = points.map((p, i) => `${i ? 'L' : 'M'}${p.x} ${p.y}`).join(' ');
+  return { d, low, high, points };
+}
