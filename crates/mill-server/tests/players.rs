@@ -417,3 +417,88 @@ async fn the_leaderboard_lists_recent_established_ratings_best_first() {
     }
     site.server.stop().await;
 }
+
+/// Both accounts' `nine`/`blitz` rated games and ratings, and the rows a rated round
+/// writes: (light games, dark games, light rating, dark rating, rated_rounds, player_games).
+async fn rated_facts(addr: SocketAddr, db: &Path, tl: &str, td: &str) -> (u64, u64, f64, f64, i64, i64) {
+    let me = |t: String| async move { call(addr, "GET", "/api/me", Some(&t), "").await.body };
+    let (l, d) = (me(tl.to_string()).await, me(td.to_string()).await);
+    let facts = |v: &Value| {
+        let r = &v["ratings"]["nine"]["blitz"];
+        (r["games"].as_u64().unwrap_or(0), r["rating"].as_f64().unwrap_or(0.0))
+    };
+    let ((lg, lr), (dg, dr)) = (facts(&l), facts(&d));
+    (
+        lg,
+        dg,
+        lr,
+        dr,
+        sql(db, "SELECT count(*) FROM rated_rounds", &[]).await,
+        sql(db, "SELECT count(*) FROM player_games", &[]).await,
+    )
+}
+
+/// The real server killed with SIGKILL right after a rated round's result is
+/// acknowledged: after the restart both ratings have changed exactly once, the record
+/// has the round once, and the room replayed (and restarted again) changes nothing more.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rated_result_survives_a_sigkill_and_rates_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("kill.db");
+    let db = common::db_arg(&path).await;
+    let (mut child, addr) = common::spawn_server(dir.path(), &db, &[]).await;
+    let site_call = |addr: SocketAddr, name: &'static str| async move {
+        let a = call(
+            addr,
+            "POST",
+            "/api/account",
+            None,
+            &json!({ "name": name, "password": "a fine passphrase" }).to_string(),
+        )
+        .await;
+        assert_eq!(a.status, 201, "{a:?}");
+        a.token.unwrap()
+    };
+    let (ta, tb) = (site_call(addr, "kira").await, site_call(addr, "leon").await);
+    let ask = |s: &str| {
+        json!({ "variant": "nine", "clock": { "initial": 180, "increment": 2 }, "rated": true, "seeker": s })
+            .to_string()
+    };
+    let (ta2, ask_a) = (ta.clone(), ask("seeker-kira"));
+    let first = tokio::spawn(async move { call(addr, "POST", "/api/pair", Some(&ta2), &ask_a).await });
+    let second = call(addr, "POST", "/api/pair", Some(&tb), &ask("seeker-leon")).await;
+    let first = first.await.unwrap();
+    assert_eq!((first.status, second.status), (201, 201));
+    let room = first.body["room"].as_str().unwrap().to_string();
+    let (light, dark, tl, td) = if first.body["seat"] == "light" {
+        (&first, &second, ta, tb)
+    } else {
+        (&second, &first, tb, ta)
+    };
+    let mut l = common::Client::hello(addr, &room, light.body["key"].as_str()).await;
+    let mut d = common::Client::hello(addr, &room, dark.body["key"].as_str()).await;
+    l.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+    d.state_where(|s| s["seats"]["light"]["online"] == true).await;
+    l.play("d2").await;
+    d.state_where(|s| s["version"] == 1).await;
+    // The resignation's ack says it is stored: kill at once.
+    d.ok("resign").await;
+    common::sigkill(&mut child).await;
+
+    let (mut child, addr) = common::spawn_server(dir.path(), &db, &[]).await;
+    let (win, loss) = mill_server::ratings::Rating::after_round(
+        Default::default(),
+        Default::default(),
+        mill_server::ratings::Score::Win,
+    );
+    let facts = rated_facts(addr, &path, &tl, &td).await;
+    assert_eq!((facts.0, facts.1, facts.4, facts.5), (1, 1, 1, 2), "{facts:?}");
+    assert!((facts.2 - win.rating).abs() < 0.06 && (facts.3 - loss.rating).abs() < 0.06, "{facts:?}");
+    // The room replays with its result; both seats come back; nothing is rated again.
+    let mut l = common::Client::hello(addr, &room, light.body["key"].as_str()).await;
+    l.state_where(|s| !s["result"].is_null()).await;
+    drop(l);
+    common::sigkill(&mut child).await;
+    let (_child, addr) = common::spawn_server(dir.path(), &db, &[]).await;
+    assert_eq!(rated_facts(addr, &path, &tl, &td).await, facts);
+}
