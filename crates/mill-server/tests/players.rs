@@ -418,24 +418,26 @@ async fn the_leaderboard_lists_recent_established_ratings_best_first() {
     site.server.stop().await;
 }
 
-/// Both accounts' `nine`/`blitz` rated games and ratings, and the rows a rated round
-/// writes: (light games, dark games, light rating, dark rating, rated_rounds, player_games).
-async fn rated_facts(addr: SocketAddr, db: &Path, tl: &str, td: &str) -> (u64, u64, f64, f64, i64, i64) {
+/// Both accounts' `nine`/`blitz` rated games and ratings, and the lengths of their
+/// records, as the server answers them: (light games, dark games, light rating, dark
+/// rating, light's record, dark's record).
+async fn rated_facts(addr: SocketAddr, tl: &str, td: &str) -> (u64, u64, f64, f64, usize, usize) {
     let me = |t: String| async move { call(addr, "GET", "/api/me", Some(&t), "").await.body };
     let (l, d) = (me(tl.to_string()).await, me(td.to_string()).await);
     let facts = |v: &Value| {
         let r = &v["ratings"]["nine"]["blitz"];
-        (r["games"].as_u64().unwrap_or(0), r["rating"].as_f64().unwrap_or(0.0))
+        (
+            r["games"].as_u64().unwrap_or(0),
+            r["rating"].as_f64().unwrap_or(0.0),
+        )
+    };
+    let record = |v: Value| async move {
+        let path = format!("/api/players/{}/games", v["name"].as_str().unwrap());
+        let a = call(addr, "GET", &path, None, "").await;
+        a.body["games"].as_array().map_or(0, Vec::len)
     };
     let ((lg, lr), (dg, dr)) = (facts(&l), facts(&d));
-    (
-        lg,
-        dg,
-        lr,
-        dr,
-        sql(db, "SELECT count(*) FROM rated_rounds", &[]).await,
-        sql(db, "SELECT count(*) FROM player_games", &[]).await,
-    )
+    (lg, dg, lr, dr, record(l).await, record(d).await)
 }
 
 /// The real server killed with SIGKILL right after a rated round's result is
@@ -491,14 +493,109 @@ async fn a_rated_result_survives_a_sigkill_and_rates_once() {
         Default::default(),
         mill_server::ratings::Score::Win,
     );
-    let facts = rated_facts(addr, &path, &tl, &td).await;
-    assert_eq!((facts.0, facts.1, facts.4, facts.5), (1, 1, 1, 2), "{facts:?}");
-    assert!((facts.2 - win.rating).abs() < 0.06 && (facts.3 - loss.rating).abs() < 0.06, "{facts:?}");
+    let facts = rated_facts(addr, &tl, &td).await;
+    assert_eq!((facts.0, facts.1, facts.4, facts.5), (1, 1, 1, 1), "{facts:?}");
+    assert!(
+        (facts.2 - win.rating).abs() < 0.06 && (facts.3 - loss.rating).abs() < 0.06,
+        "{facts:?}"
+    );
     // The room replays with its result; both seats come back; nothing is rated again.
     let mut l = common::Client::hello(addr, &room, light.body["key"].as_str()).await;
     l.state_where(|s| !s["result"].is_null()).await;
     drop(l);
     common::sigkill(&mut child).await;
     let (_child, addr) = common::spawn_server(dir.path(), &db, &[]).await;
-    assert_eq!(rated_facts(addr, &path, &tl, &td).await, facts);
+    assert_eq!(rated_facts(addr, &tl, &td).await, facts);
+}
+
+/// A rated round's two resignations racing: Light's through one instance and Dark's
+/// through another (on PostgreSQL, two servers on one database; on SQLite, one server).
+/// Whichever the database keeps ends the round; both ratings change exactly once, by
+/// that result, and the record holds it once. Several rounds, fresh accounts each.
+#[tokio::test(flavor = "multi_thread")]
+async fn racing_results_on_two_instances_rate_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("race.db");
+    let db = common::db_arg(&path).await;
+    let (_a, addr_a) = common::spawn_server(dir.path(), &db, &[]).await;
+    let second = if common::on_postgres() {
+        Some(common::spawn_server(dir.path(), &db, &[]).await)
+    } else {
+        None
+    };
+    let addr_b = second.as_ref().map_or(addr_a, |(_, addr)| *addr);
+    let (win, loss) = mill_server::ratings::Rating::after_round(
+        Default::default(),
+        Default::default(),
+        mill_server::ratings::Score::Win,
+    );
+    for n in 0..4 {
+        let sign_up = |name: String| async move {
+            let a = call(
+                addr_a,
+                "POST",
+                "/api/account",
+                None,
+                &json!({ "name": name, "password": "a fine passphrase" }).to_string(),
+            )
+            .await;
+            assert_eq!(a.status, 201, "{a:?}");
+            a.token.unwrap()
+        };
+        let (ta, tb) = (
+            sign_up(format!("racer{n}a")).await,
+            sign_up(format!("racer{n}b")).await,
+        );
+        let ask = |s: String| {
+            json!({ "variant": "nine", "clock": { "initial": 180, "increment": 2 }, "rated": true, "seeker": s })
+                .to_string()
+        };
+        let (ta2, ask_a) = (ta.clone(), ask(format!("seeker-race{n}a")));
+        let first = tokio::spawn(async move { call(addr_a, "POST", "/api/pair", Some(&ta2), &ask_a).await });
+        let other = call(
+            addr_a,
+            "POST",
+            "/api/pair",
+            Some(&tb),
+            &ask(format!("seeker-race{n}b")),
+        )
+        .await;
+        let first = first.await.unwrap();
+        assert_eq!((first.status, other.status), (201, 201));
+        let room = first.body["room"].as_str().unwrap().to_string();
+        let (light, dark, tl, td) = if first.body["seat"] == "light" {
+            (&first, &other, ta, tb)
+        } else {
+            (&other, &first, tb, ta)
+        };
+        let mut l = common::Client::hello(addr_a, &room, light.body["key"].as_str()).await;
+        let mut d = common::Client::hello(addr_a, &room, dark.body["key"].as_str()).await;
+        l.state_where(|s| s["seats"]["dark"]["online"] == true).await;
+        d.state_where(|s| s["seats"]["light"]["online"] == true).await;
+        l.play("d2").await;
+        d.state_where(|s| s["version"] == 1).await;
+        // Dark's seat moves to the other instance (its new socket replaces the first).
+        let mut d = common::Client::hello(addr_b, &room, dark.body["key"].as_str()).await;
+        d.state_where(|s| s["version"] == 1 && s["seats"]["light"]["online"] == true)
+            .await;
+        // Both at version 1: both resign at once.
+        let (il, id) = (l.fresh_id(), d.fresh_id());
+        let msg = |id: &str| json!({ "type": "resign", "id": id, "round": 1, "version": 1 });
+        let (ml, md) = (msg(&il), msg(&id));
+        tokio::join!(l.send(ml), d.send(md));
+        let ended = l.state_where(|s| !s["result"].is_null()).await;
+        d.state_where(|s| !s["result"].is_null()).await;
+        let light_won = ended["result"]["winner"] == "light";
+        let facts = rated_facts(addr_a, &tl, &td).await;
+        assert_eq!((facts.0, facts.1, facts.4, facts.5), (1, 1, 1, 1), "{facts:?}");
+        let (lr, dr) = if light_won {
+            (win.rating, loss.rating)
+        } else {
+            (loss.rating, win.rating)
+        };
+        assert!(
+            (facts.2 - lr).abs() < 0.06 && (facts.3 - dr).abs() < 0.06,
+            "{facts:?} {ended}"
+        );
+    }
 }
