@@ -53,7 +53,7 @@ test('a profile address names a player only in a name\'s shape', () => {
 
 test('every word the two pages name is there in both languages', async () => {
   const { readFileSync } = await import('node:fs');
-  for (const file of ['account.html', 'profile.html']) {
+  for (const file of ['account.html', 'profile.html', 'players.html']) {
     const html = readFileSync(new URL(`../../static/${file}`, import.meta.url), 'utf8');
     const used = new Set([...html.matchAll(/data-pt="([^"]+)"/g)].map((m) => m[1]));
     assert.ok(used.size > 3, file);

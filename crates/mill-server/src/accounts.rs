@@ -214,6 +214,8 @@ pub fn routes() -> Router<AppState> {
         .route("/api/sessions", delete(sign_out_everywhere))
         .route("/api/me", get(me))
         .route("/api/players/{name}", get(player))
+        .route("/api/players/{name}/games", get(player_games))
+        .route("/api/players", get(leaderboard))
 }
 
 /// The origin the server is reached at, as a browser spells it in `Origin`, when
@@ -527,19 +529,195 @@ async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Respons
         .into_response())
 }
 
-/// `GET /api/players/{name}`: the player's public facts, 404 `unknown-player` if none.
-async fn player(State(state): State<AppState>, Path(name): Path<String>) -> Result<Response, ApiError> {
-    if check_name(&name).is_err() {
+/// The account a player's public page names, 404 `unknown-player` if none.
+async fn named(state: &AppState, name: &str) -> Result<crate::store::accounts::Account, ApiError> {
+    if check_name(name).is_err() {
         return Err(ApiError::UnknownPlayer);
     }
-    let account = state
+    state
         .accounts
         .store
         .by_name(&name.to_ascii_lowercase())
         .await?
-        .ok_or(ApiError::UnknownPlayer)?;
+        .ok_or(ApiError::UnknownPlayer)
+}
+
+/// `GET /api/players/{name}`: the player's public facts (name, ratings, and the counts of
+/// won, drawn and lost rounds in the record), 404 `unknown-player` if none.
+async fn player(State(state): State<AppState>, Path(name): Path<String>) -> Result<Response, ApiError> {
+    let account = named(&state, &name).await?;
     let ratings = state.accounts.store.ratings(account.id).await?;
-    Ok(Json(json!({ "name": account.name, "ratings": ratings_json(&ratings) })).into_response())
+    let results = state.accounts.store.results(account.id).await?;
+    Ok(Json(json!({
+        "name": account.name,
+        "ratings": ratings_json(&ratings),
+        "results": { "win": results.win, "draw": results.draw, "loss": results.loss },
+    }))
+    .into_response())
+}
+
+/// Rounds a page of the game list holds when the request does not say.
+pub const GAMES_PAGE: u32 = 20;
+/// The most rounds one page of the game list holds.
+pub const GAMES_PAGE_MAX: u32 = 100;
+
+/// The `before` cursor and `limit` of a game list request's query string.
+fn games_query(query: Option<&str>) -> Result<(Option<i64>, u32), ApiError> {
+    let (mut before, mut limit) = (None, GAMES_PAGE);
+    for pair in query.unwrap_or("").split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        match key {
+            "before" => {
+                before = Some(value.parse::<i64>().ok().filter(|v| *v > 0).ok_or_else(|| {
+                    ApiError::Malformed("before is the next cursor of an earlier page".into())
+                })?);
+            }
+            "limit" => {
+                limit = value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=GAMES_PAGE_MAX).contains(n))
+                    .ok_or_else(|| {
+                        ApiError::Malformed(format!("limit is a whole number from 1 to {GAMES_PAGE_MAX}"))
+                    })?;
+            }
+            _ => {
+                return Err(ApiError::Malformed(format!(
+                    "unknown parameter {key:?}: only before and limit"
+                )));
+            }
+        }
+    }
+    Ok((before, limit))
+}
+
+/// One round of the record as the API gives it.
+pub fn game_json(g: &crate::store::accounts::PlayerGame) -> Value {
+    use crate::store::accounts::{DELETED_NAME, Opponent};
+    let opponent = match &g.opponent {
+        Opponent::Account(name) => json!(name),
+        Opponent::Deleted => json!(DELETED_NAME),
+        Opponent::Anonymous => Value::Null,
+    };
+    let rating = g.rated.map(|(speed, before, after)| {
+        let round = |r: f64| (r * 10.0).round() / 10.0;
+        json!({
+            "speed": speed.as_str(),
+            "before": round(before),
+            "after": round(after),
+            "change": (after - before).round(),
+        })
+    });
+    json!({
+        "room": g.room,
+        "round": g.round,
+        "color": g.color,
+        "opponent": opponent,
+        "result": g.result,
+        "reason": g.reason,
+        "rules": g.rules,
+        "clock": g.clock,
+        "rated": g.rated.is_some(),
+        "rating": rating,
+        "at": g.at,
+        "review": g.room_exists.then(|| format!("/r/{}/review/{}", g.room, g.round)),
+    })
+}
+
+/// `GET /api/players/{name}/games?before=CURSOR&limit=N`: the player's finished rounds,
+/// newest first, `{"games": [...], "next": CURSOR | null}`.
+async fn player_games(
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+) -> Result<Response, ApiError> {
+    let (before, limit) = games_query(query.as_deref())?;
+    let account = named(&state, &name).await?;
+    // One more than asked: whether there is a next page.
+    let mut games = state.accounts.store.games(account.id, before, limit + 1).await?;
+    let more = games.len() > limit as usize;
+    games.truncate(limit as usize);
+    let next = if more {
+        games.last().map(|g| g.id.to_string())
+    } else {
+        None
+    };
+    Ok(Json(json!({
+        "name": account.name,
+        "games": games.iter().map(game_json).collect::<Vec<_>>(),
+        "next": next,
+    }))
+    .into_response())
+}
+
+/// How many players the leaderboard lists.
+pub const BOARD_SIZE: u32 = 100;
+/// A rating that has not changed for this long is off the leaderboard.
+pub const BOARD_DAYS: i64 = 30;
+
+/// `GET /api/players?rules=RULES&speed=SPEED`: the leaderboard of one rule set and speed,
+/// `{"rules", "speed", "players": [{"rank", "name", "rating", "rd", "games"}]}`: the
+/// [`BOARD_SIZE`] best ratings that are not provisional and changed (a rated round)
+/// in the last [`BOARD_DAYS`] days.
+async fn leaderboard(
+    State(state): State<AppState>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+) -> Result<Response, ApiError> {
+    let (mut rules, mut speed) = (None, None);
+    for pair in query
+        .as_deref()
+        .unwrap_or("")
+        .split('&')
+        .filter(|p| !p.is_empty())
+    {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        match key {
+            "rules"
+                if !value.is_empty()
+                    && value.len() <= 64
+                    && value
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"+-_".contains(&b)) =>
+            {
+                rules = Some(value.to_string());
+            }
+            "speed" => {
+                speed = Some(
+                    value
+                        .parse::<crate::ratings::Speed>()
+                        .map_err(|_| ApiError::Malformed(format!("unknown speed {value:?}")))?,
+                );
+            }
+            _ => {
+                return Err(ApiError::Malformed(format!(
+                    "bad parameter {key:?}: only rules (a rule set's name) and speed"
+                )));
+            }
+        }
+    }
+    let (Some(rules), Some(speed)) = (rules, speed) else {
+        return Err(ApiError::Malformed("rules and speed are both needed".into()));
+    };
+    let since = state.config.clock.now_ms() - BOARD_DAYS * 24 * 3600 * 1000;
+    let leaders = state
+        .accounts
+        .store
+        .leaders(&rules, speed, crate::ratings::PROVISIONAL_RD, since, BOARD_SIZE)
+        .await?;
+    let players: Vec<Value> = leaders
+        .iter()
+        .enumerate()
+        .map(|(n, l)| {
+            json!({
+                "rank": n + 1,
+                "name": l.name,
+                "rating": (l.rating.rating * 10.0).round() / 10.0,
+                "rd": (l.rating.rd * 10.0).round() / 10.0,
+                "games": l.rating.games,
+            })
+        })
+        .collect();
+    Ok(Json(json!({ "rules": rules, "speed": speed.as_str(), "players": players })).into_response())
 }
 
 /// Whether a pair request asks for a rated game (`"rated": true`; absent is casual).

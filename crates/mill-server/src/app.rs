@@ -84,6 +84,11 @@ pub fn app(state: AppState) -> Router {
             "/account",
             get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "account.html", None, &h) }),
         )
+        // The leaderboard (accounts.rs `leaderboard`): the page asks /api/players?rules=&speed=.
+        .route(
+            "/players",
+            get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "players.html", None, &h) }),
+        )
         // A player's profile: the page asks /api/players/{name} and says if there is none.
         .route(
             "/@/{name}",

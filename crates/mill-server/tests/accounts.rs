@@ -411,7 +411,10 @@ async fn deleting_an_account_asks_for_the_password_and_frees_the_name() {
     let token = site.sign_up("Ivy", "a fine passphrase").await;
     let p = site.call("GET", "/api/players/ivy", &[], "").await;
     assert_eq!(p.status, 200);
-    assert_eq!(p.body, json!({ "name": "Ivy", "ratings": {} }));
+    assert_eq!(
+        p.body,
+        json!({ "name": "Ivy", "ratings": {}, "results": { "win": 0, "draw": 0, "loss": 0 } })
+    );
     let none = site.call("GET", "/api/players/nobody", &[], "").await;
     assert_eq!(
         (none.status, none.body["code"].as_str()),

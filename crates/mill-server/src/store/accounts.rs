@@ -478,22 +478,116 @@ pub fn light_score(outcome: &mill_core::Outcome) -> Option<Score> {
     }
 }
 
-/// The ratings a rated round changes, if the store's append finds its room rated, both
-/// seats held by accounts and the round not rated before: Light's and Dark's account,
-/// the rule set and speed, and Light's score.
-struct RatedRound {
-    rules: String,
-    speed: String,
-    light: i64,
-    dark: i64,
-    score: Score,
+/// A seat of a finished round as the record sees it: whether an account held it when
+/// the round was played (`seat_accounts` has a row), and that account unless it has
+/// been deleted since.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct RecordSeat {
+    bound: bool,
+    account: Option<i64>,
 }
+
+/// What the store's append finds about the room of a round that has just ended.
+#[derive(Debug, Clone)]
+struct FinishedRoom {
+    rules: String,
+    clock_initial: Option<i64>,
+    clock_increment: Option<i64>,
+    clock_days: Option<i64>,
+    /// The speed of a rated room's rating.
+    speed: Option<String>,
+    light: RecordSeat,
+    dark: RecordSeat,
+}
+
+impl FinishedRoom {
+    /// The rated round's two accounts (Light's, Dark's) and speed: a rated room whose
+    /// seats are both still held by accounts.
+    fn rated(&self) -> Option<(i64, i64, &str)> {
+        match (self.light.account, self.dark.account, self.speed.as_deref()) {
+            (Some(l), Some(d), Some(speed)) => Some((l, d, speed)),
+            _ => None,
+        }
+    }
+
+    /// The record's rows for this round: one per seat held by an account. `ratings`,
+    /// for a rated round, is Light's and Dark's (before, after).
+    fn rows(&self, outcome: &mill_core::Outcome, ratings: Option<[(f64, f64); 2]>) -> Vec<GameRow> {
+        let Some(light_score) = light_score(outcome) else {
+            return Vec::new();
+        };
+        let reason = match outcome {
+            mill_core::Outcome::Win { reason, .. } => serde_json::to_value(reason),
+            mill_core::Outcome::Draw { reason } => serde_json::to_value(reason),
+            mill_core::Outcome::Aborted => return Vec::new(),
+        }
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+        let dark_score = match light_score {
+            Score::Win => Score::Loss,
+            Score::Draw => Score::Draw,
+            Score::Loss => Score::Win,
+        };
+        let seats = [
+            ("light", self.light, self.dark, light_score, ratings.map(|r| r[0])),
+            ("dark", self.dark, self.light, dark_score, ratings.map(|r| r[1])),
+        ];
+        seats
+            .into_iter()
+            .filter_map(|(color, me, them, score, rating)| {
+                Some(GameRow {
+                    account: me.account?,
+                    color,
+                    opponent: them.account,
+                    opponent_signed: them.bound,
+                    result: match score {
+                        Score::Win => "win",
+                        Score::Draw => "draw",
+                        Score::Loss => "loss",
+                    },
+                    reason: reason.clone(),
+                    speed: rating.and(self.speed.clone()),
+                    before: rating.map(|r| r.0),
+                    after: rating.map(|r| r.1),
+                })
+            })
+            .collect()
+    }
+}
+
+/// One row of `player_games` to write.
+#[derive(Debug, Clone)]
+struct GameRow {
+    account: i64,
+    color: &'static str,
+    opponent: Option<i64>,
+    opponent_signed: bool,
+    result: &'static str,
+    reason: String,
+    speed: Option<String>,
+    before: Option<f64>,
+    after: Option<f64>,
+}
+
+/// The room of a finished round (`?1`/`$1` appended by each backend); the clock's
+/// columns as BIGINT on both.
+const FINISHED_ROOM_SQL: &str = "SELECT r.variant, CAST(r.clock_initial AS BIGINT),
+        CAST(r.clock_increment AS BIGINT), CAST(r.clock_days AS BIGINT),
+        (SELECT speed FROM rated_rooms WHERE room_id = r.id),
+        (SELECT count(*) FROM seat_accounts WHERE room_id = r.id AND color = 'light'),
+        (SELECT account_id FROM seat_accounts WHERE room_id = r.id AND color = 'light'),
+        (SELECT count(*) FROM seat_accounts WHERE room_id = r.id AND color = 'dark'),
+        (SELECT account_id FROM seat_accounts WHERE room_id = r.id AND color = 'dark')
+     FROM rooms r WHERE r.id = ";
 
 /// Called by the SQLite writer (`store/sqlite.rs` `append`) in the transaction that has
 /// just stored an event ending round `round` of `room` with `outcome`: in a rated room,
-/// changes both players' ratings, once per round (the `rated_rounds` key). The writer is
-/// SQLite's only writer of ratings, so reading them and writing them back cannot race.
-pub fn rate_round_sqlite(
+/// changes both players' ratings, once per round (the `rated_rounds` key); and for every
+/// seat held by an account, adds the round to that player's record (`player_games`,
+/// once: its key). The writer is SQLite's only writer of ratings, so reading them and
+/// writing them back cannot race. An aborted round changes and records nothing.
+pub fn record_round_sqlite(
     conn: &Connection,
     room: &str,
     round: u32,
@@ -503,84 +597,119 @@ pub fn rate_round_sqlite(
     let Some(score) = light_score(outcome) else {
         return Ok(());
     };
-    let rated: Option<(String, String, Option<i64>, Option<i64>)> = conn
-        .prepare_cached(
-            "SELECT r.rules, r.speed,
-                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'light'),
-                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'dark')
-             FROM rated_rooms r WHERE r.room_id = ?1",
-        )?
+    let found: Option<FinishedRoom> = conn
+        .prepare_cached(&format!("{FINISHED_ROOM_SQL}?1"))?
         .query_row(params![room], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            Ok(FinishedRoom {
+                rules: r.get(0)?,
+                clock_initial: r.get(1)?,
+                clock_increment: r.get(2)?,
+                clock_days: r.get(3)?,
+                speed: r.get(4)?,
+                light: RecordSeat {
+                    bound: r.get::<_, i64>(5)? > 0,
+                    account: r.get(6)?,
+                },
+                dark: RecordSeat {
+                    bound: r.get::<_, i64>(7)? > 0,
+                    account: r.get(8)?,
+                },
+            })
         })
         .optional()?;
-    // A casual room, or an account deleted since: nothing to rate.
-    let Some((rules, speed, Some(light), Some(dark))) = rated else {
+    // Anonymous players: no record, no rating.
+    let Some(game) = found.filter(|g| g.light.account.is_some() || g.dark.account.is_some()) else {
         return Ok(());
     };
-    let game = RatedRound {
-        rules,
-        speed,
-        light,
-        dark,
-        score,
-    };
-    let read = |account: i64| -> Result<Rating, rusqlite::Error> {
-        Ok(conn
-            .prepare_cached(
-                "SELECT rating, rd, vol, games FROM ratings WHERE account_id = ?1 AND rules = ?2 AND speed = ?3",
-            )?
-            .query_row(params![account, game.rules, game.speed], |r| {
-                Ok(Rating {
-                    rating: r.get(0)?,
-                    rd: r.get(1)?,
-                    vol: r.get(2)?,
-                    games: r.get(3)?,
+    let mut ratings = None;
+    if let Some((light, dark, speed)) = game.rated() {
+        let read = |account: i64| -> Result<Rating, rusqlite::Error> {
+            Ok(conn
+                .prepare_cached(
+                    "SELECT rating, rd, vol, games FROM ratings WHERE account_id = ?1 AND rules = ?2 AND speed = ?3",
+                )?
+                .query_row(params![account, game.rules, speed], |r| {
+                    Ok(Rating {
+                        rating: r.get(0)?,
+                        rd: r.get(1)?,
+                        vol: r.get(2)?,
+                        games: r.get(3)?,
+                    })
                 })
-            })
-            .optional()?
-            .unwrap_or_default())
-    };
-    let (before_light, before_dark) = (read(game.light)?, read(game.dark)?);
-    let (after_light, after_dark) = Rating::after_round(before_light, before_dark, game.score);
-    let first = conn
-        .prepare_cached(
-            "INSERT INTO rated_rounds (room_id, round, light_before, light_after, dark_before, dark_after, at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
+                .optional()?
+                .unwrap_or_default())
+        };
+        let (before_light, before_dark) = (read(light)?, read(dark)?);
+        let (after_light, after_dark) = Rating::after_round(before_light, before_dark, score);
+        let first = conn
+            .prepare_cached(
+                "INSERT INTO rated_rounds (room_id, round, light_before, light_after, dark_before, dark_after, at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT DO NOTHING",
+            )?
+            .execute(params![
+                room,
+                round,
+                before_light.rating,
+                after_light.rating,
+                before_dark.rating,
+                after_dark.rating,
+                at
+            ])?;
+        if first == 0 {
+            return Ok(());
+        }
+        for (account, r) in [(light, after_light), (dark, after_dark)] {
+            conn.prepare_cached(
+                "INSERT INTO ratings (account_id, rules, speed, rating, rd, vol, games, updated_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT (account_id, rules, speed) DO UPDATE SET rating = excluded.rating, rd = excluded.rd,
+                     vol = excluded.vol, games = excluded.games, updated_at = excluded.updated_at",
+            )?
+            .execute(params![
+                account, game.rules, speed, r.rating, r.rd, r.vol, r.games, at
+            ])?;
+        }
+        ratings = Some([
+            (before_light.rating, after_light.rating),
+            (before_dark.rating, after_dark.rating),
+        ]);
+    }
+    for row in game.rows(outcome, ratings) {
+        conn.prepare_cached(
+            "INSERT INTO player_games (account_id, room_id, round, color, opponent_id, opponent_signed, result,
+                 reason, rules, clock_initial, clock_increment, clock_days, speed, rating_before, rating_after, at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+             ON CONFLICT DO NOTHING",
         )?
         .execute(params![
+            row.account,
             room,
             round,
-            before_light.rating,
-            after_light.rating,
-            before_dark.rating,
-            after_dark.rating,
+            row.color,
+            row.opponent,
+            row.opponent_signed,
+            row.result,
+            row.reason,
+            game.rules,
+            game.clock_initial,
+            game.clock_increment,
+            game.clock_days,
+            row.speed,
+            row.before,
+            row.after,
             at
-        ])?;
-    if first == 0 {
-        return Ok(());
-    }
-    for (account, r) in [(game.light, after_light), (game.dark, after_dark)] {
-        conn.prepare_cached(
-            "INSERT INTO ratings (account_id, rules, speed, rating, rd, vol, games, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-             ON CONFLICT (account_id, rules, speed) DO UPDATE SET rating = excluded.rating, rd = excluded.rd,
-                 vol = excluded.vol, games = excluded.games, updated_at = excluded.updated_at",
-        )?
-        .execute(params![
-            account, game.rules, game.speed, r.rating, r.rd, r.vol, r.games, at
         ])?;
     }
     Ok(())
 }
 
-/// The same as [`rate_round_sqlite`] for the PostgreSQL writer (`store/postgres.rs`
+/// The same as [`record_round_sqlite`] for the PostgreSQL writer (`store/postgres.rs`
 /// `write_batch`), inside the transaction that has just stored the ending event. Other
 /// instances may be rating another round of the same players at the same moment: the
 /// two rating rows are created if missing and then locked (`FOR UPDATE`, in account
 /// order, so two such transactions wait for each other instead of deadlocking) before
 /// they are read.
-pub async fn rate_round_pg(
+pub async fn record_round_pg(
     client: &tokio_postgres::Client,
     room: &str,
     round: u32,
@@ -591,96 +720,135 @@ pub async fn rate_round_pg(
         return Ok(());
     };
     let row = client
-        .query_opt(
-            "SELECT r.rules, r.speed,
-                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'light'),
-                    (SELECT account_id FROM seat_accounts WHERE room_id = r.room_id AND color = 'dark')
-             FROM rated_rooms r WHERE r.room_id = $1",
-            &[&room],
-        )
+        .query_opt(&format!("{FINISHED_ROOM_SQL}$1"), &[&room])
         .await?;
     let Some(row) = row else { return Ok(()) };
-    let (Some(light), Some(dark)) = (row.get::<_, Option<i64>>(2), row.get::<_, Option<i64>>(3)) else {
-        return Ok(());
-    };
-    let game = RatedRound {
+    let game = FinishedRoom {
         rules: row.get(0),
-        speed: row.get(1),
-        light,
-        dark,
-        score,
+        clock_initial: row.get(1),
+        clock_increment: row.get(2),
+        clock_days: row.get(3),
+        speed: row.get(4),
+        light: RecordSeat {
+            bound: row.get::<_, i64>(5) > 0,
+            account: row.get(6),
+        },
+        dark: RecordSeat {
+            bound: row.get::<_, i64>(7) > 0,
+            account: row.get(8),
+        },
     };
-    let start = Rating::default();
-    let mut accounts = [game.light, game.dark];
-    accounts.sort_unstable();
-    for account in accounts {
-        client
+    if game.light.account.is_none() && game.dark.account.is_none() {
+        return Ok(());
+    }
+    let round_i32 = i32::try_from(round).unwrap_or(i32::MAX);
+    let mut ratings = None;
+    if let Some((light, dark, speed)) = game.rated() {
+        let start = Rating::default();
+        let mut accounts = [light, dark];
+        accounts.sort_unstable();
+        for account in accounts {
+            client
+                .execute(
+                    "INSERT INTO ratings (account_id, rules, speed, rating, rd, vol, games, updated_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, 0, $7) ON CONFLICT DO NOTHING",
+                    &[
+                        &account,
+                        &game.rules,
+                        &speed,
+                        &start.rating,
+                        &start.rd,
+                        &start.vol,
+                        &at,
+                    ],
+                )
+                .await?;
+        }
+        let rows = client
+            .query(
+                "SELECT account_id, rating, rd, vol, games FROM ratings
+                 WHERE account_id = ANY($1) AND rules = $2 AND speed = $3 ORDER BY account_id FOR UPDATE",
+                &[&&accounts[..], &game.rules, &speed],
+            )
+            .await?;
+        let rating_of = |account: i64| {
+            rows.iter()
+                .find(|r| r.get::<_, i64>(0) == account)
+                .map(|r| Rating {
+                    rating: r.get(1),
+                    rd: r.get(2),
+                    vol: r.get(3),
+                    games: u32::try_from(r.get::<_, i32>(4)).unwrap_or(0),
+                })
+                .unwrap_or_default()
+        };
+        let (before_light, before_dark) = (rating_of(light), rating_of(dark));
+        let (after_light, after_dark) = Rating::after_round(before_light, before_dark, score);
+        let first = client
             .execute(
-                "INSERT INTO ratings (account_id, rules, speed, rating, rd, vol, games, updated_at)
-                 VALUES ($1, $2, $3, $4, $5, $6, 0, $7) ON CONFLICT DO NOTHING",
+                "INSERT INTO rated_rounds (room_id, round, light_before, light_after, dark_before, dark_after, at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
                 &[
-                    &account,
-                    &game.rules,
-                    &game.speed,
-                    &start.rating,
-                    &start.rd,
-                    &start.vol,
+                    &room,
+                    &round_i32,
+                    &before_light.rating,
+                    &after_light.rating,
+                    &before_dark.rating,
+                    &after_dark.rating,
                     &at,
                 ],
             )
             .await?;
+        if first == 0 {
+            return Ok(());
+        }
+        for (account, r) in [(light, after_light), (dark, after_dark)] {
+            client
+                .execute(
+                    "UPDATE ratings SET rating = $4, rd = $5, vol = $6, games = $7, updated_at = $8
+                     WHERE account_id = $1 AND rules = $2 AND speed = $3",
+                    &[
+                        &account,
+                        &game.rules,
+                        &speed,
+                        &r.rating,
+                        &r.rd,
+                        &r.vol,
+                        &i32::try_from(r.games).unwrap_or(i32::MAX),
+                        &at,
+                    ],
+                )
+                .await?;
+        }
+        ratings = Some([
+            (before_light.rating, after_light.rating),
+            (before_dark.rating, after_dark.rating),
+        ]);
     }
-    let rows = client
-        .query(
-            "SELECT account_id, rating, rd, vol, games FROM ratings
-             WHERE account_id = ANY($1) AND rules = $2 AND speed = $3 ORDER BY account_id FOR UPDATE",
-            &[&&accounts[..], &game.rules, &game.speed],
-        )
-        .await?;
-    let rating_of = |account: i64| {
-        rows.iter()
-            .find(|r| r.get::<_, i64>(0) == account)
-            .map(|r| Rating {
-                rating: r.get(1),
-                rd: r.get(2),
-                vol: r.get(3),
-                games: u32::try_from(r.get::<_, i32>(4)).unwrap_or(0),
-            })
-            .unwrap_or_default()
-    };
-    let (before_light, before_dark) = (rating_of(game.light), rating_of(game.dark));
-    let (after_light, after_dark) = Rating::after_round(before_light, before_dark, game.score);
-    let first = client
-        .execute(
-            "INSERT INTO rated_rounds (room_id, round, light_before, light_after, dark_before, dark_after, at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING",
-            &[
-                &room,
-                &i32::try_from(round).unwrap_or(i32::MAX),
-                &before_light.rating,
-                &after_light.rating,
-                &before_dark.rating,
-                &after_dark.rating,
-                &at,
-            ],
-        )
-        .await?;
-    if first == 0 {
-        return Ok(());
-    }
-    for (account, r) in [(game.light, after_light), (game.dark, after_dark)] {
+    let narrow = |v: Option<i64>| v.and_then(|v| i32::try_from(v).ok());
+    for row in game.rows(outcome, ratings) {
         client
             .execute(
-                "UPDATE ratings SET rating = $4, rd = $5, vol = $6, games = $7, updated_at = $8
-                 WHERE account_id = $1 AND rules = $2 AND speed = $3",
+                "INSERT INTO player_games (account_id, room_id, round, color, opponent_id, opponent_signed, result,
+                     reason, rules, clock_initial, clock_increment, clock_days, speed, rating_before, rating_after, at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+                 ON CONFLICT DO NOTHING",
                 &[
-                    &account,
+                    &row.account,
+                    &room,
+                    &round_i32,
+                    &row.color,
+                    &row.opponent,
+                    &row.opponent_signed,
+                    &row.result,
+                    &row.reason,
                     &game.rules,
-                    &game.speed,
-                    &r.rating,
-                    &r.rd,
-                    &r.vol,
-                    &i32::try_from(r.games).unwrap_or(i32::MAX),
+                    &narrow(game.clock_initial),
+                    &narrow(game.clock_increment),
+                    &narrow(game.clock_days),
+                    &row.speed,
+                    &row.before,
+                    &row.after,
                     &at,
                 ],
             )
@@ -778,5 +946,317 @@ impl Accounts {
                 Ok(())
             }
         }
+    }
+}
+
+/// Who a player met in a recorded round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Opponent {
+    /// An account, by its name as it is now.
+    Account(String),
+    /// An account deleted since: shown under the neutral name [`DELETED_NAME`].
+    Deleted,
+    /// A player without an account.
+    Anonymous,
+}
+
+/// The name a deleted account's games are shown under (a reserved name: no account can
+/// take it, `accounts.rs`).
+pub const DELETED_NAME: &str = "deleted";
+
+/// One round of a player's record (`player_games`), as the list reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlayerGame {
+    /// The row's id: the list's order and its cursor.
+    pub id: i64,
+    /// The room (the review link's, while the room is there).
+    pub room: String,
+    /// The round in the room.
+    pub round: u32,
+    /// `light` or `dark`: the player's colour.
+    pub color: String,
+    /// The opponent.
+    pub opponent: Opponent,
+    /// `win`, `draw` or `loss`, for the player.
+    pub result: String,
+    /// Why the round ended (the protocol's reason: `pieces`, `resignation`…).
+    pub reason: String,
+    /// The rule set's name.
+    pub rules: String,
+    /// The room's clock: initial and increment seconds, or days per turn.
+    pub clock: Option<crate::timecontrol::TimeControl>,
+    /// A rated round: its speed and the player's rating before and after.
+    pub rated: Option<(Speed, f64, f64)>,
+    /// When it ended (Unix ms).
+    pub at: i64,
+    /// Whether the room is still stored (the purge deletes idle rooms after a week).
+    pub room_exists: bool,
+}
+
+/// A player's counts of won, drawn and lost rounds in the record.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Results {
+    /// Won.
+    pub win: i64,
+    /// Drawn.
+    pub draw: i64,
+    /// Lost.
+    pub loss: i64,
+}
+
+/// The columns the game list reads, in [`game_row`]'s order (`$1` account, `$2` cursor,
+/// `$3` limit; SQLite spells them `?1`…).
+const GAMES_SQL: &str = "SELECT g.id, g.room_id, CAST(g.round AS BIGINT), g.color, g.opponent_signed, o.name,
+        g.result, g.reason, g.rules, CAST(g.clock_initial AS BIGINT), CAST(g.clock_increment AS BIGINT),
+        CAST(g.clock_days AS BIGINT), g.speed, g.rating_before, g.rating_after, g.at,
+        EXISTS (SELECT 1 FROM rooms WHERE id = g.room_id)
+     FROM player_games g LEFT JOIN accounts o ON o.id = g.opponent_id
+     WHERE g.account_id = $1 AND g.id < $2 ORDER BY g.id DESC LIMIT $3";
+
+/// The raw columns of [`GAMES_SQL`].
+type GameColumns = (
+    i64,
+    String,
+    i64,
+    String,
+    bool,
+    Option<String>,
+    String,
+    String,
+    String,
+    [Option<i64>; 3],
+    Option<String>,
+    Option<f64>,
+    Option<f64>,
+    i64,
+    bool,
+);
+
+fn game_row(c: GameColumns) -> Result<PlayerGame, DbError> {
+    let (
+        id,
+        room,
+        round,
+        color,
+        signed,
+        name,
+        result,
+        reason,
+        rules,
+        clock,
+        speed,
+        before,
+        after,
+        at,
+        exists,
+    ) = c;
+    let clock = match clock {
+        [Some(initial), increment, None] => Some(crate::timecontrol::TimeControl::Live {
+            initial: u32::try_from(initial).map_err(|_| DbError::Corrupt(format!("clock {initial}")))?,
+            increment: u32::try_from(increment.unwrap_or(0))
+                .map_err(|_| DbError::Corrupt(format!("increment {increment:?}")))?,
+        }),
+        [None, None, Some(days)] => Some(crate::timecontrol::TimeControl::Correspondence {
+            days: u32::try_from(days).map_err(|_| DbError::Corrupt(format!("days {days}")))?,
+        }),
+        _ => None,
+    };
+    let rated = match (speed, before, after) {
+        (Some(speed), Some(before), Some(after)) => Some((
+            Speed::from_str(&speed).map_err(|_| DbError::Corrupt(format!("speed {speed:?}")))?,
+            before,
+            after,
+        )),
+        _ => None,
+    };
+    Ok(PlayerGame {
+        id,
+        room,
+        round: u32::try_from(round).map_err(|_| DbError::Corrupt(format!("round {round}")))?,
+        color,
+        opponent: match (name, signed) {
+            (Some(name), _) => Opponent::Account(name),
+            (None, true) => Opponent::Deleted,
+            (None, false) => Opponent::Anonymous,
+        },
+        result,
+        reason,
+        rules,
+        clock,
+        rated,
+        at,
+        room_exists: exists,
+    })
+}
+
+impl Accounts {
+    /// Up to `limit` rounds of account `id`'s record recorded before the row `before`
+    /// (all when `None`), newest first.
+    pub async fn games(&self, id: i64, before: Option<i64>, limit: u32) -> Result<Vec<PlayerGame>, DbError> {
+        let before = before.unwrap_or(i64::MAX);
+        let limit = i64::from(limit);
+        match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    let sql = GAMES_SQL.replace('$', "?");
+                    let mut stmt = conn.prepare_cached(&sql)?;
+                    let rows = stmt
+                        .query_map(params![id, before, limit], |r| {
+                            Ok((
+                                r.get(0)?,
+                                r.get(1)?,
+                                r.get(2)?,
+                                r.get(3)?,
+                                r.get(4)?,
+                                r.get(5)?,
+                                r.get(6)?,
+                                r.get(7)?,
+                                r.get(8)?,
+                                [r.get(9)?, r.get(10)?, r.get(11)?],
+                                r.get(12)?,
+                                r.get(13)?,
+                                r.get(14)?,
+                                r.get(15)?,
+                                r.get(16)?,
+                            ))
+                        })?
+                        .collect::<Result<Vec<GameColumns>, _>>()?;
+                    rows.into_iter().map(game_row).collect()
+                })
+                .await
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                let rows = client
+                    .query(GAMES_SQL, &[&id, &before, &limit])
+                    .await
+                    .map_err(pg_err)?;
+                rows.into_iter()
+                    .map(|r| {
+                        game_row((
+                            r.get(0),
+                            r.get(1),
+                            r.get(2),
+                            r.get(3),
+                            r.get(4),
+                            r.get(5),
+                            r.get(6),
+                            r.get(7),
+                            r.get(8),
+                            [r.get(9), r.get(10), r.get(11)],
+                            r.get(12),
+                            r.get(13),
+                            r.get(14),
+                            r.get(15),
+                            r.get(16),
+                        ))
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Account `id`'s counts of won, drawn and lost rounds in its record.
+    pub async fn results(&self, id: i64) -> Result<Results, DbError> {
+        const SQL: &str = "SELECT result, count(*) FROM player_games WHERE account_id = $1 GROUP BY result";
+        let rows: Vec<(String, i64)> = match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    let mut stmt = conn.prepare_cached(&SQL.replace('$', "?"))?;
+                    let rows = stmt
+                        .query_map(params![id], |r| Ok((r.get(0)?, r.get(1)?)))?
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok(rows)
+                })
+                .await?
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                client
+                    .query(SQL, &[&id])
+                    .await
+                    .map_err(pg_err)?
+                    .into_iter()
+                    .map(|r| (r.get(0), r.get(1)))
+                    .collect()
+            }
+        };
+        let mut results = Results::default();
+        for (result, n) in rows {
+            match result.as_str() {
+                "win" => results.win = n,
+                "draw" => results.draw = n,
+                "loss" => results.loss = n,
+                other => return Err(DbError::Corrupt(format!("result {other:?}"))),
+            }
+        }
+        Ok(results)
+    }
+}
+
+/// One line of the leaderboard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leader {
+    /// The player's name.
+    pub name: String,
+    /// Their rating of the board's rule set and speed.
+    pub rating: Rating,
+}
+
+impl Accounts {
+    /// The best `limit` ratings of rule set `rules` and speed `speed` that are not
+    /// provisional (RD below `max_rd`) and changed since `since` (Unix ms), best first
+    /// (ties by name).
+    pub async fn leaders(
+        &self,
+        rules: &str,
+        speed: Speed,
+        max_rd: f64,
+        since: i64,
+        limit: u32,
+    ) -> Result<Vec<Leader>, DbError> {
+        const SQL: &str = "SELECT a.name, r.rating, r.rd, r.vol, CAST(r.games AS BIGINT)
+             FROM ratings r JOIN accounts a ON a.id = r.account_id
+             WHERE r.rules = $1 AND r.speed = $2 AND r.rd < $3 AND r.updated_at >= $4
+             ORDER BY r.rating DESC, a.name_key LIMIT $5";
+        let (rules, speed, limit) = (rules.to_string(), speed.as_str(), i64::from(limit));
+        let rows: Vec<(String, f64, f64, f64, i64)> = match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    let mut stmt = conn.prepare_cached(&SQL.replace('$', "?"))?;
+                    let rows = stmt
+                        .query_map(params![rules, speed, max_rd, since, limit], |r| {
+                            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                        })?
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok(rows)
+                })
+                .await?
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                client
+                    .query(SQL, &[&rules, &speed, &max_rd, &since, &limit])
+                    .await
+                    .map_err(pg_err)?
+                    .into_iter()
+                    .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+                    .collect()
+            }
+        };
+        rows.into_iter()
+            .map(|(name, rating, rd, vol, games)| {
+                Ok(Leader {
+                    name,
+                    rating: Rating {
+                        rating,
+                        rd,
+                        vol,
+                        games: u32::try_from(games)
+                            .map_err(|_| DbError::Corrupt(format!("games {games}")))?,
+                    },
+                })
+            })
+            .collect()
     }
 }

@@ -80,6 +80,11 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (6, include_str!("../../../../migrations/postgres/06-accounts.sql")),
     // Outages, as SQLite's 10-outages.
     (7, include_str!("../../../../migrations/postgres/07-outages.sql")),
+    // The player's record, as SQLite's 11-player-games (store/accounts.rs).
+    (
+        8,
+        include_str!("../../../../migrations/postgres/08-player-games.sql"),
+    ),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the

@@ -758,7 +758,7 @@ fn append(conn: &Connection, a: &Append) -> Result<Appended, rusqlite::Error> {
         .execute(params![a.room, e.at, super::ACTIVE_SLACK_MS])?;
     // A result: a rated room's ratings change in this same transaction (accounts.rs).
     if let Some(outcome) = &a.ends {
-        super::accounts::rate_round_sqlite(conn, &a.room, e.round, outcome, e.at)?;
+        super::accounts::record_round_sqlite(conn, &a.room, e.round, outcome, e.at)?;
     }
     Ok(Appended::Stored)
 }

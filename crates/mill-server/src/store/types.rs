@@ -105,7 +105,7 @@ pub struct Append {
     pub event: StoredEvent,
     /// Set when this event ends its round, with the result: in a rated room the store
     /// changes both ratings in the same transaction that stores the event
-    /// (`store/accounts.rs`, `rate_round_*`), so a result and its rating change are
+    /// (`store/accounts.rs`, `record_round_*`), so a result and its rating change are
     /// stored together or not at all.
     pub ends: Option<mill_core::Outcome>,
 }
