@@ -65,6 +65,7 @@ export const ERROR_CODES = Object.freeze({
   BAD_SEEK: 'bad-seek',
   SEEK_WITHDRAWN: 'seek-withdrawn',
   SEEK_TAKEN: 'seek-taken',
+  TOO_MANY_SEEKS: 'too-many-seeks',
   OUT_OF_TIME: 'out-of-time',
   NO_CLAIM: 'no-claim',
   NOT_FOUND: 'not-found',

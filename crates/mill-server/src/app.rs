@@ -408,6 +408,8 @@ async fn pair(
         seek,
         account,
         rated,
+        address: addr.ip(),
+        address_cap: state.config.max_seeks_per_address,
     };
     let Some((room, seat, key)) = state
         .rooms

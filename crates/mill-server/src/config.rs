@@ -34,6 +34,9 @@ pub struct Config {
     pub pair_wait: Duration,
     /// Rooms created or joined, and seeks, per minute from one IP address (0: unlimited).
     pub rooms_per_minute: u32,
+    /// Open seeks (quick pairing's waiting requests) one address may hold, an IPv6 /64
+    /// counting as one address (0: unlimited).
+    pub max_seeks_per_address: u32,
     /// Messages per second one socket may send, sustained (bursts of twice that).
     pub messages_per_second: u32,
     /// Seconds of silence after which a socket is dropped.
@@ -74,6 +77,7 @@ impl Config {
             evict_after: Duration::from_secs(60),
             pair_wait: Duration::from_secs(60),
             rooms_per_minute: 30,
+            max_seeks_per_address: 10,
             messages_per_second: 20,
             idle_socket: Duration::from_secs(30),
             ping_every: Duration::from_secs(10),

@@ -41,6 +41,9 @@ pub enum ApiError {
     /// The seek's id is another seek's.
     #[error("This seek id is already in use; make a new one for each search.")]
     SeekTaken,
+    /// The address holds as many open seeks as it may.
+    #[error("Your address already has as many open searches as it may; wait for one of them to end.")]
+    TooManySeeks,
     /// The round asked for is still being played.
     #[error("This round is still being played; it can be reviewed once it is over.")]
     RoundNotOver,
@@ -113,6 +116,7 @@ impl ApiError {
             ApiError::BadSeek(_) => ErrorCode::BadSeek,
             ApiError::SeekWithdrawn => ErrorCode::SeekWithdrawn,
             ApiError::SeekTaken => ErrorCode::SeekTaken,
+            ApiError::TooManySeeks => ErrorCode::TooManySeeks,
             ApiError::RoundNotOver => ErrorCode::RoundNotOver,
             ApiError::RateLimited => ErrorCode::RateLimited,
             ApiError::NotFound => ErrorCode::NotFound,
@@ -142,7 +146,7 @@ impl ApiError {
             ApiError::BadRules(_) | ApiError::BadClock(_) | ApiError::BadSeek(_) => StatusCode::BAD_REQUEST,
             ApiError::SeekWithdrawn | ApiError::SeekTaken => StatusCode::CONFLICT,
             ApiError::RoundNotOver => StatusCode::CONFLICT,
-            ApiError::RateLimited => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::RateLimited | ApiError::TooManySeeks => StatusCode::TOO_MANY_REQUESTS,
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::NotWebSocket => StatusCode::BAD_REQUEST,

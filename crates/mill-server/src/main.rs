@@ -44,6 +44,10 @@ struct Args {
     /// Rooms created or joined per minute from one IP address (0: unlimited).
     #[arg(long, env = "MILL_ROOMS_PER_MINUTE", default_value_t = 30)]
     rooms_per_minute: u32,
+    /// Open seeks (`POST /api/pair` waiting for an opponent) one IP address may hold, an
+    /// IPv6 /64 counting as one address (0: unlimited).
+    #[arg(long, env = "MILL_MAX_SEEKS_PER_ADDRESS", default_value_t = 10)]
+    max_seeks_per_address: u32,
     /// Messages per second one socket may send, sustained.
     #[arg(long, env = "MILL_MESSAGES_PER_SECOND", default_value_t = 20)]
     messages_per_second: u32,
@@ -128,6 +132,7 @@ async fn main() -> anyhow::Result<()> {
     config.idle_after = Duration::from_secs_f64(args.idle_days * 86_400.0);
     config.purge_every = Duration::from_secs(args.purge_every_secs);
     config.rooms_per_minute = args.rooms_per_minute;
+    config.max_seeks_per_address = args.max_seeks_per_address;
     config.messages_per_second = args.messages_per_second;
     config.allowed_hosts = args.allowed_hosts;
     config.max_conns_per_ip = args.max_conns_per_ip;

@@ -99,6 +99,9 @@ pub enum ErrorCode {
     /// HTTP: a pair request whose `seek` id is another seek's (another seeker's, or one
     /// already answered); nothing was stored and no other seek was touched.
     SeekTaken,
+    /// HTTP 429: a seek that would wait while its address already holds as many open
+    /// seeks as it may (`--max-seeks-per-address`); nothing was stored.
+    TooManySeeks,
     /// A command after the side's time ran out: the round ends on time instead.
     OutOfTime,
     /// `claim-win` or `call-draw` when the room has no live clock, the opponent is

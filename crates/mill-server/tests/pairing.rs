@@ -518,3 +518,104 @@ async fn the_seeks_of_a_killed_instance_stop_being_pairable_at_once() {
         (a, a_addr) = common::spawn_server(dir.path(), &url, &["--pair-secs", "1"]).await;
     }
 }
+
+/// A pair request left open from `from` (a loopback address of the test's choosing).
+async fn hold_from(addr: SocketAddr, from: std::net::Ipv4Addr, body: &str) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::from((from, 0))).unwrap();
+    let mut stream = socket.connect(addr).await.unwrap();
+    let request = format!(
+        "POST /api/pair HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    stream
+}
+
+/// The answer to a request sent on `stream` (its status and body).
+async fn answer(mut stream: TcpStream) -> (u16, Value) {
+    use tokio::io::AsyncReadExt;
+    let mut bytes = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = tokio::time::timeout(Duration::from_secs(10), stream.read(&mut buf))
+            .await
+            .expect("an answer")
+            .unwrap();
+        bytes.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&bytes);
+        if let Some(at) = text.find("\r\n\r\n") {
+            if let (Some(start), Some(end)) = (text[at..].find('{'), text.rfind('}')) {
+                let status = text[9..12].parse().unwrap();
+                return (status, serde_json::from_str(&text[at + start..=end]).unwrap());
+            }
+        }
+        assert!(n > 0, "closed without an answer: {text}");
+    }
+}
+
+#[tokio::test]
+async fn four_addresses_flooding_the_lobby_within_default_limits_hide_no_honest_seek() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every limit as shipped.
+    let s = Server::start_with(&dir.path().join("flood.db"), |_| {}).await;
+    let mut held = Vec::new();
+    let mut refused = 0;
+    for host in 2..6u8 {
+        let from = std::net::Ipv4Addr::new(127, 0, 0, host);
+        // As many as the address's allowance of seeks a minute lets through, each in a
+        // pool of its own so that nobody pairs.
+        for n in 0..30u32 {
+            let clock = json!({"initial": 60 + n, "increment": host});
+            let stream = hold_from(
+                s.addr,
+                from,
+                &body(
+                    "nine",
+                    clock,
+                    &id(&format!("f{host}"), n as usize),
+                    &id(&format!("s{host}"), n as usize),
+                ),
+            )
+            .await;
+            held.push(stream);
+        }
+    }
+    // Those past the address's bound are answered at once: 429 too-many-seeks.
+    let mut open = Vec::new();
+    for stream in held {
+        match tokio::time::timeout(Duration::from_millis(150), answer_peek(&stream)).await {
+            Ok(true) => {
+                let (status, reply) = answer(stream).await;
+                assert_eq!(
+                    (status, reply["code"].as_str()),
+                    (429, Some("too-many-seeks")),
+                    "{reply}"
+                );
+                refused += 1;
+            }
+            _ => open.push(stream),
+        }
+    }
+    assert_eq!(refused, 4 * 20, "each address holds 10");
+    let honest = hold_from(
+        s.addr,
+        std::net::Ipv4Addr::new(127, 0, 0, 9),
+        &body(
+            "six",
+            json!({"initial": 300, "increment": 5}),
+            &id("honest", 1),
+            &id("hs", 1),
+        ),
+    )
+    .await;
+    let lobby = lobby_where(s.addr, |l| l.iter().any(|x| x["variant"] == "six")).await;
+    assert_eq!(lobby.len(), 41, "the four addresses' 40 and the honest one");
+    drop((open, honest));
+}
+
+/// Whether an answer has begun to arrive on `stream`.
+async fn answer_peek(stream: &TcpStream) -> bool {
+    let mut buf = [0u8; 1];
+    stream.peek(&mut buf).await.map(|n| n > 0).unwrap_or(false)
+}

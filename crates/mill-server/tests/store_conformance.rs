@@ -463,6 +463,8 @@ fn seek(
         waiting_color: waiting,
         account: None,
         rated: false,
+        address: format!("address of {seeker}"),
+        address_cap: 0,
     }
 }
 
@@ -581,5 +583,148 @@ async fn seeks_pair_once_within_their_pool_never_with_themselves_and_withdrawn_n
         );
         let open: Vec<_> = store.open_seeks(10).await.unwrap();
         assert_eq!(open.len(), 4, "{name}: six, untimed, days, gina: {open:?}");
+    }
+}
+
+#[tokio::test]
+async fn the_lobby_is_shared_out_by_address_and_one_address_holds_at_most_its_cap() {
+    use mill_server::store::SeekState::{Crowded, Gone, Paired, Waiting};
+    let dir = tempfile::tempdir().unwrap();
+    let live = Some(TimeControl::Live {
+        initial: 180,
+        increment: 2,
+    });
+    for (name, store, _) in stores(&dir).await {
+        // Four addresses flood first (no bound on what each holds), each seek in a pool of
+        // its own so nobody pairs; an honest seeker comes last.
+        for host in 0..4 {
+            for n in 0..30 {
+                let mut s = seek(
+                    &format!("f{host}-{n:03}"),
+                    &format!("flood{host}-{n}"),
+                    "nine",
+                    None,
+                    Light,
+                );
+                s.variant = ["nine", "six", "twelve", "three"][host].to_string();
+                s.clock = Some(TimeControl::Live {
+                    initial: 60 + n,
+                    increment: 0,
+                });
+                s.at = 1000 + (host as i64) * 100 + i64::from(n);
+                s.address = format!("flooder {host}");
+                assert_eq!(store.seek(s).await.unwrap(), Waiting, "{name}");
+            }
+        }
+        let mut honest = seek("honest-1", "honest", "nine+dark-first", live, Light);
+        honest.at = 5000;
+        honest.address = "honest address".into();
+        assert_eq!(store.seek(honest).await.unwrap(), Waiting, "{name}");
+        let lobby = store.open_seeks(100).await.unwrap();
+        assert_eq!(lobby.len(), 100, "{name}");
+        assert!(
+            lobby.iter().any(|s| s.variant == "nine+dark-first"),
+            "{name}: the honest seek is listed"
+        );
+        // Shared out: 99 flood places, about a quarter each; shown oldest first.
+        for host in ["nine", "six", "twelve", "three"] {
+            let n = lobby.iter().filter(|s| s.variant == host).count();
+            assert!((24..=25).contains(&n), "{name}: {host} has {n}");
+        }
+        assert!(lobby.windows(2).all(|w| w[0].since <= w[1].since), "{name}");
+
+        // An address holds at most its cap of open seeks: one more that would wait is
+        // refused and changes nothing (not even its seeker's older seek elsewhere).
+        let capped = |id: &str, seeker: &str, variant: &str| {
+            let mut s = seek(id, seeker, variant, live, Light);
+            s.address = "a busy house".into();
+            s.address_cap = 2;
+            s
+        };
+        assert_eq!(
+            store.seek(capped("h1", "h-one", "six")).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(
+            store.seek(capped("h2", "h-two", "six+dark-first")).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        let mut elsewhere = seek("h3-old", "h-three", "twelve", live, Light);
+        elsewhere.address = "another house".into();
+        assert_eq!(store.seek(elsewhere).await.unwrap(), Waiting, "{name}");
+        assert_eq!(
+            store.seek(capped("h3", "h-three", "three")).await.unwrap(),
+            Crowded,
+            "{name}"
+        );
+        assert_eq!(store.seek_state("h3").await.unwrap(), Gone, "{name}");
+        assert_eq!(store.seek_state("h3-old").await.unwrap(), Waiting, "{name}");
+        // A seeker of that address renewing its own seek is not counted against itself.
+        assert_eq!(
+            store
+                .seek(capped("h2-b", "h-two", "six+dark-first"))
+                .await
+                .unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(store.seek_state("h2").await.unwrap(), Gone, "{name}");
+        // One that pairs at once holds nothing open: never refused.
+        assert!(
+            matches!(
+                store.seek(capped("h4", "h-four", "six")).await.unwrap(),
+                Paired { .. }
+            ),
+            "{name}"
+        );
+        assert!(
+            matches!(store.seek_state("h1").await.unwrap(), Paired { .. }),
+            "{name}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_newer_seek_takes_the_place_of_a_paired_one_not_yet_answered() {
+    use mill_server::store::SeekState::{Gone, Paired, Waiting};
+    let dir = tempfile::tempdir().unwrap();
+    let live = Some(TimeControl::Live {
+        initial: 300,
+        increment: 0,
+    });
+    for (name, store, _) in stores(&dir).await {
+        assert_eq!(
+            store
+                .seek(seek("r-a1", "ann", "nine", live, Light))
+                .await
+                .unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert!(
+            matches!(
+                store.seek(seek("r-b1", "ben", "nine", live, Dark)).await.unwrap(),
+                Paired { .. }
+            ),
+            "{name}"
+        );
+        assert!(
+            matches!(store.seek_state("r-a1").await.unwrap(), Paired { .. }),
+            "{name}"
+        );
+        // Ann seeks again before her first request took its pairing: that pairing is
+        // withdrawn, so her first request hears so and she holds one room at most.
+        assert_eq!(
+            store
+                .seek(seek("r-a2", "ann", "nine", live, Light))
+                .await
+                .unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(store.withdraw("r-a1", false).await.unwrap(), Gone, "{name}");
+        assert_eq!(store.seek_state("r-a2").await.unwrap(), Waiting, "{name}");
     }
 }

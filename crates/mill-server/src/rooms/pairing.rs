@@ -13,6 +13,7 @@
 //! Colours are fair: the seeker who was waiting gets Light or Dark at random (a coin
 //! drawn for each pairing), the arriving one the other seat.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -53,6 +54,28 @@ pub struct SeekRequest {
     pub account: Option<i64>,
     /// Rated: pairs only with other rated seeks (signed in, same rules and clock).
     pub rated: bool,
+    /// Where the request came from: one address holds at most `address_cap` open seeks.
+    pub address: IpAddr,
+    /// The most open seeks one address may hold (`--max-seeks-per-address`; 0: no bound).
+    pub address_cap: u32,
+}
+
+/// The key one address's seeks share (`Seek::address`): an IPv4 address, or the /64 an
+/// IPv6 address is in (one host gets a whole /64, so its addresses are one), hashed, so
+/// that the database never holds the address itself.
+pub fn address_key(ip: IpAddr) -> String {
+    let shown = match ip {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = v6.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+    };
+    let hash = keys::hash_key(&format!("mill seek address {shown}"));
+    hash[..12].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A paired seeker's seat: (room, seat, key).
@@ -115,6 +138,8 @@ impl Rooms {
             },
             account: asked.account,
             rated: asked.rated,
+            address: address_key(asked.address),
+            address_cap: asked.address_cap,
         };
         let woken = store.seek_waiters().register(&id);
         let mut pending = Pending {
@@ -128,6 +153,11 @@ impl Rooms {
             // Another seek's id: nothing was stored, and that seek is not ours to withdraw.
             pending.armed = false;
             return Err(ApiError::SeekTaken);
+        }
+        if state == SeekState::Crowded {
+            // Nothing was stored.
+            pending.armed = false;
+            return Err(ApiError::TooManySeeks);
         }
         if let SeekState::Paired { room, seat } = state {
             pending.armed = false;
@@ -155,14 +185,17 @@ impl Rooms {
                     return Ok(None);
                 }
                 SeekState::Paired { room, seat } => {
-                    if !timed_out {
-                        // Answered: the row has done its work.
-                        store.withdraw(&id, false).await?;
-                    }
+                    // Answered only by the request that deletes the paired row: a newer
+                    // seek of the same seeker may have deleted it first (the seeker
+                    // gave this one up), and then this one hears `seek-withdrawn`.
+                    let mine = timed_out || store.withdraw(&id, false).await? != SeekState::Gone;
                     pending.armed = false;
+                    if !mine {
+                        return Err(ApiError::SeekWithdrawn);
+                    }
                     return Ok(Some((room, seat, key)));
                 }
-                SeekState::Gone | SeekState::Taken => {
+                SeekState::Gone | SeekState::Taken | SeekState::Crowded => {
                     pending.armed = false;
                     return Err(ApiError::SeekWithdrawn);
                 }

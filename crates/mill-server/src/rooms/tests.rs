@@ -667,6 +667,8 @@ fn seeker(name: &str) -> SeekRequest {
         seek: Some(format!("{name}-seek-id")),
         account: None,
         rated: false,
+        address: std::net::Ipv4Addr::LOCALHOST.into(),
+        address_cap: 0,
     }
 }
 
@@ -712,4 +714,39 @@ async fn a_lone_seeker_hears_no_opponent_and_a_withdrawn_seek_is_told_so() {
     );
     assert!(withdrawn);
     assert!(matches!(waiting, Err(ApiError::SeekWithdrawn)), "{waiting:?}");
+}
+
+#[tokio::test]
+async fn a_seeker_paired_as_its_newer_seek_arrives_gets_one_room_at_most() {
+    for round in 0..20 {
+        let w = world();
+        let stop = CancellationToken::new();
+        let first = {
+            let rooms = w.rooms.clone();
+            let stop = stop.clone();
+            tokio::spawn(async move { rooms.pair(seeker("alice"), Duration::from_secs(5), &stop).await })
+        };
+        while w.store.open_seeks(10).await.unwrap().is_empty() {
+            tokio::task::yield_now().await;
+        }
+        // Bobby pairs Alice's seek, and Alice's newer seek (she gave the first one up)
+        // arrives before her first request has taken its pairing.
+        let bob = w.rooms.pair(seeker("bobby"), Duration::from_secs(5), &stop).await;
+        let mut again = seeker("alice");
+        again.seek = Some(format!("alice-seek-again-{round}"));
+        let (second, carol) = tokio::join!(w.rooms.pair(again, Duration::from_secs(5), &stop), async {
+            while w.store.open_seeks(10).await.unwrap().is_empty() {
+                tokio::task::yield_now().await;
+            }
+            w.rooms.pair(seeker("carol"), Duration::from_secs(5), &stop).await
+        });
+        let first = first.await.unwrap();
+        assert!(matches!(bob, Ok(Some(_))), "{round}: {bob:?}");
+        assert!(
+            matches!(first, Err(ApiError::SeekWithdrawn)),
+            "{round}: {first:?}"
+        );
+        let (second, carol) = (second.unwrap().expect("paired"), carol.unwrap().expect("paired"));
+        assert_eq!(second.0, carol.0, "{round}");
+    }
 }

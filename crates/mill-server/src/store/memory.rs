@@ -65,6 +65,8 @@ struct SeekRow {
     clock: Option<TimeControl>,
     key_hash: [u8; 32],
     created_at: i64,
+    /// The seeker's address key (`Seek::address`).
+    address: String,
     /// Set when paired: the room and this seeker's seat in it.
     paired: Option<(String, Color)>,
 }
@@ -280,19 +282,31 @@ impl Store for Memory {
                 {
                     return Ok((SeekState::Taken, changed));
                 }
+                let other = d
+                    .seeks
+                    .iter()
+                    .filter(|s| s.pool == pool && s.paired.is_none() && s.seeker != seek.seeker)
+                    .min_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)))
+                    .map(|s| s.id.clone());
+                // It would wait: its address may hold only so many open seeks.
+                let held = d
+                    .seeks
+                    .iter()
+                    .filter(|s| s.address == seek.address && s.paired.is_none() && s.seeker != seek.seeker)
+                    .count();
+                if other.is_none() && seek.address_cap > 0 && held >= seek.address_cap as usize {
+                    return Ok((SeekState::Crowded, changed));
+                }
+                // The seeker's older seeks go, a paired one not yet answered too: its
+                // request then hears `seek-withdrawn`, so one seeker never gets two rooms.
                 d.seeks.retain(|s| {
-                    let withdrawn = s.seeker == seek.seeker && s.paired.is_none();
+                    let withdrawn = s.seeker == seek.seeker;
                     if withdrawn {
                         changed.push(s.id.clone());
                     }
                     !withdrawn
                 });
-                let other = d
-                    .seeks
-                    .iter_mut()
-                    .filter(|s| s.pool == pool && s.paired.is_none() && s.seeker != seek.seeker)
-                    .min_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-                let Some(other) = other else {
+                let Some(other) = other.and_then(|id| d.seeks.iter_mut().find(|s| s.id == id)) else {
                     if d.seeks.iter().any(|s| s.id == seek.id) {
                         return Err(refused(format!("seek {} exists", seek.id)));
                     }
@@ -304,6 +318,7 @@ impl Store for Memory {
                         clock: seek.clock,
                         key_hash: seek.key_hash,
                         created_at: seek.at,
+                        address: seek.address.clone(),
                         paired: None,
                     });
                     return Ok((SeekState::Waiting, changed));
@@ -386,10 +401,23 @@ impl Store for Memory {
             .cloned()
             .collect();
         open.sort_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
-        Ok(open
+        // Shared out by address (`types::LOBBY_ORDER`): every address's oldest seek
+        // first, then every address's second, and so on; shown oldest first.
+        let mut nth: HashMap<String, usize> = HashMap::new();
+        let mut ranked: Vec<(usize, SeekRow)> = open
             .into_iter()
-            .take(limit)
-            .map(|s| OpenSeek {
+            .map(|s| {
+                let n = nth.entry(s.address.clone()).or_default();
+                *n += 1;
+                (*n, s)
+            })
+            .collect();
+        ranked.sort_by(|(na, a), (nb, b)| (na, a.created_at, &a.id).cmp(&(nb, b.created_at, &b.id)));
+        ranked.truncate(limit);
+        ranked.sort_by(|(_, a), (_, b)| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)));
+        Ok(ranked
+            .into_iter()
+            .map(|(_, s)| OpenSeek {
                 variant: s.variant,
                 clock: s.clock,
                 since: s.created_at,

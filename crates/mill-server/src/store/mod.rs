@@ -240,12 +240,15 @@ pub trait Store: std::fmt::Debug + Send + Sync + 'static {
         Ok(Vec::new())
     }
 
-    /// Quick pairing: withdraws the seeker's open seeks, then pairs `seek` with the
+    /// Quick pairing: withdraws the seeker's older seeks (a paired one whose request
+    /// has not yet taken it too: see `rooms/pairing.rs`), then pairs `seek` with the
     /// oldest open seek of another seeker in its pool — creating the room with both
     /// seats and naming it in that seek, in one transaction, so each pairing is decided
     /// once by the database — or leaves it waiting. Wakes the waiters of the seeks it
     /// changed, on whichever instance they are. Answers [`SeekState::Paired`] (this
-    /// seeker's seat) or [`SeekState::Waiting`].
+    /// seeker's seat) or [`SeekState::Waiting`]; [`SeekState::Taken`] (its id is
+    /// another's) and [`SeekState::Crowded`] (it would wait, and its address holds
+    /// [`Seek::address_cap`] open seeks of other seekers) change nothing.
     async fn seek(&self, seek: Seek) -> Result<SeekState, DbError>;
 
     /// Deletes seek `id` (only while it is open, with `open_only`) and wakes its
@@ -255,7 +258,8 @@ pub trait Store: std::fmt::Debug + Send + Sync + 'static {
     /// Where seek `id` stands.
     async fn seek_state(&self, id: &str) -> Result<SeekState, DbError>;
 
-    /// The open seeks (of every instance), oldest first, at most `limit`.
+    /// The open seeks (of every instance), at most `limit`, shared out by address when
+    /// there are more ([`types::lobby_choice`]), shown oldest first.
     async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError>;
 
     /// The requests on this instance waiting for their seeks.

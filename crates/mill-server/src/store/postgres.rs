@@ -85,6 +85,11 @@ const MIGRATIONS: &[(i32, &str)] = &[
         8,
         include_str!("../../../../migrations/postgres/08-player-games.sql"),
     ),
+    // Each seek's address key, as SQLite's 12-seek-addresses.
+    (
+        9,
+        include_str!("../../../../migrations/postgres/09-seek-addresses.sql"),
+    ),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the
@@ -97,6 +102,10 @@ const SEEK_LOCK: i32 = 5106374;
 /// for it, so no two pairings wait for each other), and a seeker's new seek waits for
 /// a pairing that claims its old one, then finds it paired.
 const SEEKER_LOCK: i32 = 5106375;
+/// The first key of the advisory lock a seek holds for its address (the second is the
+/// address key's hash), after its seeker's and before its pool's: the open seeks of one
+/// address are counted against `--max-seeks-per-address` one seek at a time.
+const ADDRESS_LOCK: i32 = 5106376;
 
 /// Whether a seek's instance is connected to the database now: every connection of an
 /// instance carries its id as `application_name`, and a killed instance's connections
@@ -534,6 +543,11 @@ impl Store for Pg {
         .await?;
         tx.execute(
             "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+            &[&ADDRESS_LOCK, &seek.address],
+        )
+        .await?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
             &[&SEEK_LOCK, &pool],
         )
         .await?;
@@ -547,15 +561,6 @@ impl Store for Pg {
         if taken.is_some() {
             return Ok(SeekState::Taken);
         }
-        let withdrawn: Vec<String> = tx
-            .query(
-                "DELETE FROM seeks WHERE seeker = $1 AND room_id IS NULL RETURNING id",
-                &[&seek.seeker],
-            )
-            .await?
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
         // A seek lives as long as its instance's connections: one killed or cut off has
         // none left in the database at once, and its seeks go before anyone claims them.
         tx.execute(
@@ -574,13 +579,40 @@ impl Store for Pg {
                 &[&pool, &seek.seeker, &seek.account, &SEEKER_LOCK],
             )
             .await?;
+        // It would wait: its address may hold only so many open seeks (counted under
+        // the address's lock, so two instances cannot both take the last place).
+        if other.is_none() && seek.address_cap > 0 {
+            let held: i64 = tx
+                .query_one(
+                    "SELECT count(*) FROM seeks WHERE address = $1 AND room_id IS NULL AND seeker <> $2",
+                    &[&seek.address, &seek.seeker],
+                )
+                .await?
+                .get(0);
+            if held >= i64::from(seek.address_cap) {
+                tx.commit().await?;
+                return Ok(SeekState::Crowded);
+            }
+        }
+        // The seeker's older seeks go, a paired one not yet answered too: its request
+        // then hears `seek-withdrawn`, so one seeker never gets two rooms.
+        let withdrawn: Vec<String> = tx
+            .query(
+                "DELETE FROM seeks WHERE seeker = $1 RETURNING id",
+                &[&seek.seeker],
+            )
+            .await?
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
         let mut changed = withdrawn;
         let state = match other {
             None => {
                 tx.execute(
                     "INSERT INTO seeks (id, seeker, instance_id, pool, variant, clock_initial,
-                                        clock_increment, clock_days, key_hash, created_at, account_id)
-                     VALUES ($1, $2, $3, $4, $5, $6::bigint, $7::bigint, $8::bigint, $9, $10, $11)",
+                                        clock_increment, clock_days, key_hash, created_at, account_id,
+                                        address)
+                     VALUES ($1, $2, $3, $4, $5, $6::bigint, $7::bigint, $8::bigint, $9, $10, $11, $12)",
                     &[
                         &seek.id,
                         &seek.seeker,
@@ -593,6 +625,7 @@ impl Store for Pg {
                         &&seek.key_hash[..],
                         &seek.at,
                         &seek.account,
+                        &seek.address,
                     ],
                 )
                 .await?;
@@ -678,16 +711,12 @@ impl Store for Pg {
         }
     }
 
-    /// The open seeks of every instance, oldest first, at most `limit`.
+    /// The open seeks of every instance, at most `limit`, shared out by address, shown
+    /// oldest first (`types::lobby_choice`).
     async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
         let client = self.pool.get().await?;
         let stmt = client
-            .prepare_cached(
-                &format!(
-                    "SELECT variant, clock_initial::bigint, clock_increment::bigint, clock_days::bigint, created_at
-                     FROM seeks WHERE room_id IS NULL AND {SEEK_ALIVE} ORDER BY created_at, id LIMIT $1"
-                ),
-            )
+            .prepare_cached(&super::types::lobby_choice(SEEK_ALIVE, "$1"))
             .await?;
         let rows = client.query(&stmt, &[&(limit as i64)]).await?;
         rows.iter()

@@ -83,12 +83,10 @@ pub fn seek_state(conn: &Connection, id: &str) -> Result<SeekState, DbError> {
     }
 }
 
-/// The open seeks, oldest first, at most `limit`.
+/// The open seeks, at most `limit`, shared out by address, shown oldest first
+/// ([`super::types::lobby_choice`]).
 pub fn open_seeks(conn: &Connection, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT variant, clock_initial, clock_increment, clock_days, created_at FROM seeks
-         WHERE room_id IS NULL ORDER BY created_at, id LIMIT ?1",
-    )?;
+    let mut stmt = conn.prepare_cached(&super::types::lobby_choice("TRUE", "?1"))?;
     let mut rows = stmt.query(params![limit as i64])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
@@ -646,10 +644,6 @@ fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
     if taken {
         return Ok(Written::Sought(SeekState::Taken, Vec::new()));
     }
-    let withdrawn: Vec<String> = conn
-        .prepare_cached("DELETE FROM seeks WHERE seeker = ?1 AND room_id IS NULL RETURNING id")?
-        .query_map(params![seek.seeker], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
     // An account never meets itself (coalesce: seeks without one are all different).
     let other: Option<(String, Vec<u8>, Option<i64>)> = conn
         .prepare_cached(
@@ -665,12 +659,29 @@ fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
             rusqlite::Error::QueryReturnedNoRows => Ok(None),
             e => Err(e),
         })?;
+    // It would wait: its address may hold only so many open seeks.
+    if other.is_none() && seek.address_cap > 0 {
+        let held: i64 = conn
+            .prepare_cached(
+                "SELECT count(*) FROM seeks WHERE address = ?1 AND room_id IS NULL AND seeker <> ?2",
+            )?
+            .query_row(params![seek.address, seek.seeker], |r| r.get(0))?;
+        if held >= i64::from(seek.address_cap) {
+            return Ok(Written::Sought(SeekState::Crowded, Vec::new()));
+        }
+    }
+    // The seeker's older seeks go, a paired one not yet answered too: its request then
+    // hears `seek-withdrawn`, so one seeker never gets two rooms.
+    let withdrawn: Vec<String> = conn
+        .prepare_cached("DELETE FROM seeks WHERE seeker = ?1 RETURNING id")?
+        .query_map(params![seek.seeker], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
     let (initial, increment, days) = clock_columns(seek.clock);
     let Some((other_id, other_hash, other_account)) = other else {
         conn.prepare_cached(
             "INSERT INTO seeks (id, seeker, pool, variant, clock_initial, clock_increment, clock_days,
-                                key_hash, created_at, account_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                                key_hash, created_at, account_id, address)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?
         .execute(params![
             seek.id,
@@ -682,7 +693,8 @@ fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
             days,
             &seek.key_hash[..],
             seek.at,
-            seek.account
+            seek.account,
+            seek.address
         ])?;
         return Ok(Written::Sought(SeekState::Waiting, withdrawn));
     };

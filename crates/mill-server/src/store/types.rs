@@ -295,6 +295,13 @@ pub struct Seek {
     pub account: Option<i64>,
     /// A rated seek (only with an account and a clock): pairs only with rated seeks.
     pub rated: bool,
+    /// The seeker's address as an opaque key (`rooms::pairing::address_key`: a hash of
+    /// the IPv4 address or of the IPv6 /64, never the address itself): what one address
+    /// holds open is bounded, and the lobby is shared out by it.
+    pub address: String,
+    /// The most open seeks one address may hold (0: no bound); a seek that would wait
+    /// beyond it is refused ([`SeekState::Crowded`]) and changes nothing.
+    pub address_cap: u32,
 }
 
 impl Seek {
@@ -349,6 +356,9 @@ pub enum SeekState {
     /// Not stored: its id is another seek's (another seeker's, or one already answered);
     /// nothing was written and no other seek was touched.
     Taken,
+    /// Not stored: nobody to pair with, and its address already holds
+    /// [`Seek::address_cap`] open seeks of other seekers; nothing was written.
+    Crowded,
 }
 
 impl SeekState {
@@ -363,6 +373,24 @@ impl SeekState {
             _ => Err(DbError::Corrupt("a seek with half a pairing".into())),
         }
     }
+}
+
+/// The lobby (`GET /api/seeks`) as SQL, for SQLite and PostgreSQL; the in-memory
+/// store's `open_seeks` does the same in Rust. When more seeks are open than it lists,
+/// a few addresses must not hide everyone else: every address's oldest open seek comes
+/// first, then every address's second, and so on (within one rank, oldest first), up to
+/// the limit; the chosen are shown oldest first. `alive` filters the open seeks further,
+/// `limit` is the limit's parameter.
+pub fn lobby_choice(alive: &str, limit: &str) -> String {
+    format!(
+        "SELECT variant, CAST(clock_initial AS BIGINT), CAST(clock_increment AS BIGINT),
+                CAST(clock_days AS BIGINT), created_at FROM (
+           SELECT variant, clock_initial, clock_increment, clock_days, created_at, id,
+                  row_number() OVER (PARTITION BY address ORDER BY created_at, id) AS nth
+           FROM seeks WHERE room_id IS NULL AND {alive}
+           ORDER BY nth, created_at, id LIMIT {limit}
+         ) AS chosen ORDER BY created_at, id"
+    )
 }
 
 /// An open seek as the lobby shows it: no ids, no secrets.
