@@ -255,7 +255,7 @@ pub fn same_origin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError
 }
 
 /// The session token the request's cookie carries, if any.
-fn session_token(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn session_token(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -293,7 +293,7 @@ fn cookie(state: &AppState, value: &str, max_age: i64) -> HeaderValue {
 }
 
 /// A new session: its token (for the cookie) and what the database keeps of it.
-fn new_session(state: &AppState) -> (String, NewSession) {
+pub(crate) fn new_session(state: &AppState) -> (String, NewSession) {
     let token = crate::keys::new_seat_key();
     let at = state.config.clock.now_ms();
     let session = NewSession {
@@ -304,7 +304,7 @@ fn new_session(state: &AppState) -> (String, NewSession) {
     (token, session)
 }
 
-fn with_session(state: &AppState, status: StatusCode, token: &str, body: Value) -> Response {
+pub(crate) fn with_session(state: &AppState, status: StatusCode, token: &str, body: Value) -> Response {
     (
         status,
         [

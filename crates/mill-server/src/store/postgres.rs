@@ -80,6 +80,11 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (6, include_str!("../../../../migrations/postgres/06-accounts.sql")),
     // Outages, as SQLite's 10-outages.
     (7, include_str!("../../../../migrations/postgres/07-outages.sql")),
+    // Passkeys and their ceremonies, as SQLite's 13-passkeys (store/passkeys.rs).
+    (
+        10,
+        include_str!("../../../../migrations/postgres/10-passkeys.sql"),
+    ),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the
