@@ -45,7 +45,7 @@ use crate::accounts::{check_name, same_origin, session_token, signed_in};
 use crate::app::AppState;
 use crate::config::Config;
 use crate::error::ApiError;
-use crate::store::passkeys::{Ceremony, CeremonyKind, NewPasskey};
+use crate::store::passkeys::{Ceremony, CeremonyKind, NewPasskey, StoredPasskey};
 
 /// How long a ceremony may take, start to finish (also the timeout the browser is given).
 pub const CEREMONY: Duration = Duration::from_secs(5 * 60);
@@ -434,18 +434,17 @@ async fn login_start(
     .await
 }
 
-/// `POST /api/passkey/login/finish` `{"ceremony", "credential"}`: 200 `{"name"}` with a
-/// new session cookie; 401 `passkey-refused` for a passkey that is not an account's or
-/// whose answer does not verify.
-async fn login_finish(
-    State(state): State<AppState>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    body: axum::body::Bytes,
-) -> Result<Response, ApiError> {
-    same_origin(&state, &headers)?;
-    let asked: Finish<PublicKeyCredential> = finish_body(&body)?;
-    let (_, webauthn) = relying_party(&state, &headers)?;
+/// A sign-in ceremony's answer checked: the passkey it names (with its account), and
+/// the passkey as it is after this use (`Some` when its counter or backup state
+/// changed). A refusal counts as a failed sign-in of the credential and the address.
+async fn verify_assertion(
+    state: &AppState,
+    addr: SocketAddr,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<(StoredPasskey, Vec<u8>, Option<String>), ApiError> {
+    let asked: Finish<PublicKeyCredential> = finish_body(body)?;
+    let (_, webauthn) = relying_party(state, headers)?;
     let credential_id = asked.credential.get_credential_id().to_vec();
     // Failures count per credential and per address (`#` is in no account's name).
     let gate_key: String = std::iter::once("#".to_string())
@@ -454,7 +453,7 @@ async fn login_finish(
     if state.accounts.gate.throttled(&gate_key, addr.ip()) {
         return Err(ApiError::Throttled);
     }
-    let ceremony = take(&state, &asked.ceremony, &[CeremonyKind::SignIn]).await?;
+    let ceremony = take(state, &asked.ceremony, &[CeremonyKind::SignIn]).await?;
     let refuse = || {
         state.accounts.gate.failed(&gate_key, addr.ip());
         ApiError::PasskeyRefused
@@ -487,6 +486,20 @@ async fn login_finish(
         Some(true) => Some(serde_json::to_string(&passkey).map_err(|e| ApiError::Internal(e.to_string()))?),
         _ => None,
     };
+    Ok((stored, credential_id, updated))
+}
+
+/// `POST /api/passkey/login/finish` `{"ceremony", "credential"}`: 200 `{"name"}` with a
+/// new session cookie; 401 `passkey-refused` for a passkey that is not an account's or
+/// whose answer does not verify.
+async fn login_finish(
+    State(state): State<AppState>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<Response, ApiError> {
+    same_origin(&state, &headers)?;
+    let (stored, credential_id, updated) = verify_assertion(&state, addr, &headers, &body).await?;
     end_old_session(&state, &headers).await?;
     let (token, session) = crate::accounts::new_session(&state);
     state
@@ -500,6 +513,29 @@ async fn login_finish(
         &token,
         json!({ "name": stored.name }),
     ))
+}
+
+/// Whether a `DELETE /api/account` body confirms with a passkey (`{"ceremony",
+/// "credential"}`) rather than the password.
+pub fn is_passkey_confirmation(body: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(body).is_ok_and(|v| v.get("ceremony").is_some())
+}
+
+/// Checks that a sign-in ceremony was answered by a passkey of account `id` (deleting the
+/// account asks for it again, as it asks for the password): 401 `passkey-refused` for
+/// another account's passkey or an answer that does not verify.
+pub async fn confirm_account(
+    state: &AppState,
+    addr: SocketAddr,
+    headers: &HeaderMap,
+    body: &[u8],
+    id: i64,
+) -> Result<(), ApiError> {
+    let (stored, _, _) = verify_assertion(state, addr, headers, body).await?;
+    if stored.account_id != id {
+        return Err(ApiError::PasskeyRefused);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 //! sign-in, a passkey added to a password account, and each way a ceremony is refused —
 //! a challenge answered twice, an expired one, an answer made for another origin, a
 //! credential of no account or signed by another key, a request from another site or
-//! from a page at an address passkeys are not set up for — and throttled failures.
+//! from a page at an address passkeys are not set up for — throttled failures, and a
+//! passkey-only account deleted with its passkey.
 
 mod common;
 
@@ -37,10 +38,14 @@ struct Answer {
 }
 
 async fn call(addr: SocketAddr, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+    request(addr, "POST", path, headers, body).await
+}
+
+async fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     let extra: String = headers.iter().map(|(n, v)| format!("{n}: {v}\r\n")).collect();
     let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).await.unwrap();
@@ -717,5 +722,62 @@ async fn bad_requests_are_coded_and_change_nothing() {
         "{a:?}"
     );
     assert_eq!(sql(&site.db, "SELECT count(*) FROM accounts", &[]).await, 0);
+    site.server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_passkey_account_is_deleted_with_its_passkey() {
+    let site = site().await;
+    let mut hana = Authenticator::new();
+    let session = site.sign_up("hana", &mut hana).await;
+    let mut ivan = Authenticator::new();
+    site.sign_up("ivan", &mut ivan).await;
+    let (n, v) = cookie(&session);
+    let delete = |body: String| {
+        let v = v.clone();
+        let addr = site.server.addr;
+        async move { request(addr, "DELETE", "/api/account", &[(n, &v)], &body).await }
+    };
+    // No password to give: any password is wrong.
+    let a = delete(json!({ "password": "correct horse battery" }).to_string()).await;
+    assert_eq!(
+        (a.status, a.body["code"].as_str()),
+        (401, Some("bad-credentials")),
+        "{a:?}"
+    );
+    // Another account's passkey does not confirm it.
+    let (ceremony, credential) = site.sign_in_answer(&mut ivan, &site.origin.clone()).await;
+    let a = delete(json!({ "ceremony": ceremony, "credential": credential }).to_string()).await;
+    assert_eq!(
+        (a.status, a.body["code"].as_str()),
+        (401, Some("passkey-refused")),
+        "{a:?}"
+    );
+    // Nor a used ceremony.
+    let a = delete(json!({ "ceremony": ceremony, "credential": credential }).to_string()).await;
+    assert_eq!(
+        (a.status, a.body["code"].as_str()),
+        (400, Some("ceremony-expired")),
+        "{a:?}"
+    );
+    assert_eq!(sql(&site.db, "SELECT count(*) FROM accounts", &[]).await, 2);
+    // Its own does.
+    let (ceremony, credential) = site.sign_in_answer(&mut hana, &site.origin.clone()).await;
+    let a = delete(json!({ "ceremony": ceremony, "credential": credential }).to_string()).await;
+    assert_eq!(a.status, 204, "{a:?}");
+    assert_eq!(sql(&site.db, "SELECT count(*) FROM accounts", &[]).await, 1);
+    assert_eq!(sql(&site.db, "SELECT count(*) FROM passkeys", &[]).await, 1);
+    assert_eq!(site.me(&session).await["code"], "sign-in-required");
+    // Its passkey signs nobody in, and the name is free again.
+    let (ceremony, credential) = site.sign_in_answer(&mut hana, &site.origin.clone()).await;
+    let a = site
+        .finish("/api/passkey/login/finish", &[], &ceremony, &credential)
+        .await;
+    assert_eq!(
+        (a.status, a.body["code"].as_str()),
+        (401, Some("passkey-refused")),
+        "{a:?}"
+    );
+    site.sign_up("hana", &mut Authenticator::new()).await;
     site.server.stop().await;
 }
