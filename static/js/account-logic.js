@@ -5,7 +5,9 @@
 export const SPEEDS = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence'];
 
 /** The refusal codes the account pages have words for (the server's, wire.js). */
-const KNOWN = new Set(['name-taken', 'bad-name', 'weak-password', 'bad-credentials', 'throttled', 'rate-limited', 'cross-site', 'sign-in-required']);
+const KNOWN = new Set(['name-taken', 'bad-name', 'weak-password', 'bad-credentials', 'throttled', 'rate-limited', 'cross-site', 'sign-in-required',
+  // Passkeys (passkey.js).
+  'passkey-unavailable', 'ceremony-expired', 'passkey-refused']);
 
 /**
  * The text key (and its parameters) for a refused request's `code`.

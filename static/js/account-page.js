@@ -1,10 +1,13 @@
 // Wiring of /account: who is signed in (GET /api/me), sign-in and sign-up forms, sign
 // out, sign out everywhere, deleting the account (docs/PROTOCOL.md, "Accounts"). The
 // session is an HttpOnly cookie the page never sees; it only asks the server.
+// Passkeys come first where the browser can use them (passkey.js); the password forms
+// stay for every browser.
 
 import { errorText } from './account-logic.js';
 import { accountTranslator } from './account-text.js';
 import { pickLanguage } from './i18n.js';
+import { browserErrorKey, createPasskey, getPasskey, passkeysSupported } from './passkey.js';
 import { safeStorage } from './storage.js';
 import { bindThemeSwitch } from './theme.js';
 
@@ -13,6 +16,7 @@ const storage = safeStorage(() => window.localStorage);
 const theme = bindThemeSwitch(/** @type {HTMLButtonElement} */ ($('theme')), storage);
 let lang = pickLanguage(storage.get('lang'), navigator.languages ?? [navigator.language]);
 let t = accountTranslator(lang);
+const canPasskey = passkeysSupported(window);
 
 /** The page's state: who is signed in (null: nobody, undefined: not known yet) and the status line. */
 const state = {
@@ -46,6 +50,8 @@ function draw() {
     $('signed-in-as').textContent = t('account.signedIn', { name: state.name });
     /** @type {HTMLAnchorElement} */ ($('my-profile')).href = `/@/${encodeURIComponent(state.name)}`;
   }
+  for (const node of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[data-passkey]'))) node.hidden = !canPasskey;
+  $('passkey-none').hidden = canPasskey || state.name === undefined;
   const status = $('account-status');
   status.textContent = state.status.key ? t(state.status.key, state.status.params) : '';
   status.dataset.tone = state.status.tone ?? '';
@@ -83,6 +89,69 @@ async function act(send, ok, done) {
   state.busy = false;
   draw();
 }
+
+/**
+ * One passkey ceremony: the server's options, the browser's prompt, the server's check.
+ * @param {{ start: string, body?: unknown, finish: string, ok: number }} paths
+ * @param {(options: unknown) => Promise<unknown>} prompt the browser's part
+ * @param {(json: Record<string, unknown>) => void} done
+ */
+async function passkeyCeremony(paths, prompt, done) {
+  state.busy = true;
+  state.status = { key: 'account.passkey.waiting' };
+  draw();
+  try {
+    const start = await api('POST', paths.start, paths.body);
+    if (start.status !== 200) {
+      state.status = { ...errorText(start.json.code), tone: 'error' };
+      return;
+    }
+    let credential;
+    try {
+      credential = await prompt(start.json.options);
+    } catch (error) {
+      state.status = { key: browserErrorKey(error), tone: 'error' };
+      return;
+    }
+    state.status = { key: 'account.working' };
+    draw();
+    const finish = await api('POST', paths.finish, { ceremony: start.json.ceremony, credential });
+    if (finish.status === paths.ok) done(finish.json);
+    else state.status = { ...errorText(finish.json.code), tone: 'error' };
+  } catch {
+    state.status = { key: 'account.error.network', tone: 'error' };
+  } finally {
+    state.busy = false;
+    draw();
+  }
+}
+
+$('passkey-sign-in').addEventListener('click', () => passkeyCeremony(
+  { start: '/api/passkey/login/start', finish: '/api/passkey/login/finish', ok: 200 },
+  getPasskey,
+  (json) => {
+    state.name = String(json.name);
+    state.status = { key: 'account.done.signedIn', params: { name: state.name } };
+  },
+));
+$('passkey-sign-up').addEventListener('click', () => {
+  const input = /** @type {HTMLInputElement} */ ($('sign-up-name'));
+  if (!input.reportValidity()) return;
+  passkeyCeremony(
+    { start: '/api/passkey/register/start', body: { name: input.value.trim() }, finish: '/api/passkey/register/finish', ok: 201 },
+    createPasskey,
+    (json) => {
+      state.name = String(json.name);
+      state.status = { key: 'account.done.signedUp', params: { name: state.name } };
+      /** @type {HTMLFormElement} */ ($('sign-up-form')).reset();
+    },
+  );
+});
+$('passkey-add').addEventListener('click', () => passkeyCeremony(
+  { start: '/api/passkey/register/start', body: {}, finish: '/api/passkey/register/finish', ok: 200 },
+  createPasskey,
+  () => { state.status = { key: 'account.done.passkeyAdded' }; },
+));
 
 /** @param {HTMLFormElement} form */
 const fields = (form) => {

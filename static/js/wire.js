@@ -85,6 +85,9 @@ export const ERROR_CODES = Object.freeze({
   SIGN_IN_REQUIRED: 'sign-in-required',
   UNKNOWN_PLAYER: 'unknown-player',
   RATED_ROUND: 'rated-round',
+  PASSKEY_UNAVAILABLE: 'passkey-unavailable',
+  CEREMONY_EXPIRED: 'ceremony-expired',
+  PASSKEY_REFUSED: 'passkey-refused',
   INTERNAL: 'internal',
 });
 

@@ -257,7 +257,7 @@ pub fn same_origin(state: &AppState, headers: &HeaderMap) -> Result<(), ApiError
 }
 
 /// The session token the request's cookie carries, if any.
-fn session_token(headers: &HeaderMap) -> Option<String> {
+pub(crate) fn session_token(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -295,7 +295,7 @@ fn cookie(state: &AppState, value: &str, max_age: i64) -> HeaderValue {
 }
 
 /// A new session: its token (for the cookie) and what the database keeps of it.
-fn new_session(state: &AppState) -> (String, NewSession) {
+pub(crate) fn new_session(state: &AppState) -> (String, NewSession) {
     let token = crate::keys::new_seat_key();
     let at = state.config.clock.now_ms();
     let session = NewSession {
@@ -306,7 +306,7 @@ fn new_session(state: &AppState) -> (String, NewSession) {
     (token, session)
 }
 
-fn with_session(state: &AppState, status: StatusCode, token: &str, body: Value) -> Response {
+pub(crate) fn with_session(state: &AppState, status: StatusCode, token: &str, body: Value) -> Response {
     (
         status,
         [
@@ -457,9 +457,10 @@ async fn sign_out_everywhere(
     Ok(signed_out(&state))
 }
 
-/// `DELETE /api/account` `{"password"}`: the signed-in account is deleted with its
-/// sessions and ratings; 204. The password is asked again, so a session left open on a
-/// shared computer cannot delete the account.
+/// `DELETE /api/account` `{"password"}` (or `{"ceremony", "credential"}`: a passkey of
+/// the account answering a sign-in ceremony): the signed-in account is deleted with its
+/// sessions, ratings and passkeys; 204. The password (or passkey) is asked again, so a
+/// session left open on a shared computer cannot delete the account.
 async fn delete_account(
     State(state): State<AppState>,
     ConnectInfo(addr): ConnectInfo<SocketAddr>,
@@ -474,6 +475,13 @@ async fn delete_account(
     let (id, name) = signed_in(&state, &headers)
         .await?
         .ok_or(ApiError::SignInRequired)?;
+    // Or a passkey of the account, answering a sign-in ceremony (passkeys.rs).
+    if crate::passkeys::is_passkey_confirmation(&body) {
+        crate::passkeys::confirm_account(&state, addr, &headers, &body, id).await?;
+        state.accounts.store.delete(id).await?;
+        tracing::info!("account deleted");
+        return Ok(signed_out(&state));
+    }
     let confirm: Confirm = serde_json::from_slice(&body)
         .map_err(|e| ApiError::Malformed(format!("the body is not {{\"password\": PASSWORD}} ({e})")))?;
     let key = name.to_ascii_lowercase();

@@ -99,6 +99,8 @@ pub fn app(state: AppState) -> Router {
         .route("/api/pair/{seek}", delete(cancel_seek))
         // Accounts, sessions, players (accounts.rs).
         .merge(crate::accounts::routes())
+        // Passkeys (passkeys.rs).
+        .merge(crate::passkeys::routes())
         .fallback(static_file)
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,

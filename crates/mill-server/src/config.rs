@@ -22,6 +22,11 @@ pub struct Config {
     /// Without `public_url`: `Host` headers invite links may be built from (compared
     /// without case). Any other Host gets links to the listening address.
     pub allowed_hosts: Vec<String>,
+    /// The origins whose pages may use passkeys (`https://mill.example.org`); empty:
+    /// `public_url`'s, else `http://localhost` on any port (passkeys.rs).
+    pub passkey_origins: Vec<String>,
+    /// The passkeys' relying party id; `None`: the first passkey origin's host.
+    pub passkey_rp_id: Option<String>,
     /// A room with no action and no connection for this long is deleted.
     pub idle_after: Duration,
     /// How often the purge job looks for idle rooms.
@@ -72,6 +77,8 @@ impl Config {
             tb_dir: None,
             public_url: None,
             allowed_hosts: Vec::new(),
+            passkey_origins: Vec::new(),
+            passkey_rp_id: None,
             idle_after: Duration::from_secs(7 * 24 * 3600),
             purge_every: Duration::from_secs(3600),
             evict_after: Duration::from_secs(60),

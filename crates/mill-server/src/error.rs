@@ -92,6 +92,15 @@ pub enum ApiError {
     /// No player with this name.
     #[error("There is no player with this name.")]
     UnknownPlayer,
+    /// A passkey request from a page at an address passkeys are not set up for.
+    #[error("Passkeys work on this server at {0}; open the page there, or use a password.")]
+    PasskeyUnavailable(String),
+    /// A passkey ceremony that is unknown, already finished, or expired.
+    #[error("This passkey request has expired or was already used; start again.")]
+    CeremonyExpired,
+    /// A passkey answer that does not verify, or a passkey of no account.
+    #[error("This passkey was not accepted; try again, or use another way to sign in.")]
+    PasskeyRefused,
     /// The server failed.
     #[error("The server failed; try again.")]
     Internal(String),
@@ -133,6 +142,9 @@ impl ApiError {
             ApiError::CrossSite => ErrorCode::CrossSite,
             ApiError::SignInRequired => ErrorCode::SignInRequired,
             ApiError::UnknownPlayer => ErrorCode::UnknownPlayer,
+            ApiError::PasskeyUnavailable(_) => ErrorCode::PasskeyUnavailable,
+            ApiError::CeremonyExpired => ErrorCode::CeremonyExpired,
+            ApiError::PasskeyRefused => ErrorCode::PasskeyRefused,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -160,6 +172,8 @@ impl ApiError {
             ApiError::Throttled => StatusCode::TOO_MANY_REQUESTS,
             ApiError::CrossSite => StatusCode::FORBIDDEN,
             ApiError::UnknownPlayer => StatusCode::NOT_FOUND,
+            ApiError::PasskeyUnavailable(_) | ApiError::CeremonyExpired => StatusCode::BAD_REQUEST,
+            ApiError::PasskeyRefused => StatusCode::UNAUTHORIZED,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

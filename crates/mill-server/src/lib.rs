@@ -19,6 +19,7 @@ pub mod keys;
 pub mod listen;
 pub mod logging;
 pub mod metrics;
+pub mod passkeys;
 pub mod protocol;
 pub mod ratings;
 pub mod rooms;
@@ -162,6 +163,14 @@ async fn purge_job(state: app::AppState) {
             .await
         {
             tracing::error!(error = %e, "purging expired sessions failed");
+        }
+        if let Err(e) = state
+            .accounts
+            .store
+            .purge_ceremonies(state.config.clock.now_ms())
+            .await
+        {
+            tracing::error!(error = %e, "purging expired passkey ceremonies failed");
         }
     }
 }

@@ -5,7 +5,8 @@
 //! frame it reads, and the first frame of a socket is `hello` with the seat key; at
 //! debug level the PostgreSQL driver logs every statement with its parameters, and a
 //! seat's key hash is one of them. So the WebSocket crates, hyper (whose traces show raw
-//! buffers) and the PostgreSQL driver and its pool are held at `info` whatever
+//! buffers), the PostgreSQL driver and its pool, and webauthn-rs (whose debug lines
+//! show passkey ceremonies' states) are held at `info` whatever
 //! `RUST_LOG` says, by a second filter that every event must also pass. Request spans
 //! name the path only, never the query string (see `app.rs`).
 
@@ -41,6 +42,9 @@ const CAPPED: &[(&str, Level)] = &[
     ("deadpool", Level::INFO),
     ("deadpool_postgres", Level::INFO),
     ("deadpool.postgres", Level::INFO),
+    // WebAuthn's ceremony states and the browsers' answers, at debug and trace.
+    ("webauthn_rs", Level::INFO),
+    ("webauthn_rs_core", Level::INFO),
 ];
 
 /// The cap every event must pass besides `RUST_LOG`'s filter.

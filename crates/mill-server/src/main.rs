@@ -35,6 +35,15 @@ struct Args {
     /// listening address.
     #[arg(long = "allowed-host", env = "MILL_ALLOWED_HOSTS", value_delimiter = ',')]
     allowed_hosts: Vec<String>,
+    /// An origin whose pages may use passkeys, e.g. https://mill.example.org (repeat, or
+    /// comma-separate in the variable). Default: --public-url's origin, else
+    /// http://localhost on any port (docs/DEPLOY.md, "Passkeys").
+    #[arg(long = "passkey-origin", env = "MILL_PASSKEY_ORIGINS", value_delimiter = ',')]
+    passkey_origins: Vec<String>,
+    /// The passkeys' relying party id: the first passkey origin's host (the default) or
+    /// a parent domain of every passkey origin.
+    #[arg(long, env = "MILL_PASSKEY_RP_ID")]
+    passkey_rp_id: Option<String>,
     /// Days without action or connection after which a room is deleted.
     #[arg(long, env = "MILL_IDLE_DAYS", default_value_t = 7.0)]
     idle_days: f64,
@@ -135,6 +144,10 @@ async fn main() -> anyhow::Result<()> {
     config.max_seeks_per_address = args.max_seeks_per_address;
     config.messages_per_second = args.messages_per_second;
     config.allowed_hosts = args.allowed_hosts;
+    config.passkey_origins = args.passkey_origins;
+    config.passkey_rp_id = args.passkey_rp_id;
+    mill_server::passkeys::RelyingParty::from_config(&config)
+        .map_err(|e| anyhow::anyhow!("passkeys: {e} (see --passkey-origin, --passkey-rp-id)"))?;
     config.max_conns_per_ip = args.max_conns_per_ip;
     config.max_conns = args.max_conns;
     config.max_spectators = args.max_spectators;

@@ -141,6 +141,12 @@ pub enum ErrorCode {
     UnknownPlayer,
     /// `offer-takeback` in a rated room: rated games have no takebacks.
     RatedRound,
+    /// HTTP 400: a passkey request from a page at an address passkeys are not set up for.
+    PasskeyUnavailable,
+    /// HTTP 400: a passkey ceremony that is unknown, already finished, or expired.
+    CeremonyExpired,
+    /// HTTP 401: a passkey answer that does not verify, or a passkey of no account.
+    PasskeyRefused,
     /// The server failed.
     Internal,
 }

@@ -66,22 +66,22 @@ pub enum Accounts {
 /// is the password hash, not the database.
 const PG_POOL: usize = 4;
 
-fn pg_err(e: tokio_postgres::Error) -> DbError {
+pub(super) fn pg_err(e: tokio_postgres::Error) -> DbError {
     match e.as_db_error() {
         Some(db) => DbError::failed("PostgreSQL", db.to_string()),
         None => DbError::failed("PostgreSQL", e.to_string()),
     }
 }
 
-fn pool_err(e: deadpool_postgres::PoolError) -> DbError {
+pub(super) fn pool_err(e: deadpool_postgres::PoolError) -> DbError {
     DbError::failed("PostgreSQL", e.to_string())
 }
 
-fn is_unique_violation_pg(e: &tokio_postgres::Error) -> bool {
+pub(super) fn is_unique_violation_pg(e: &tokio_postgres::Error) -> bool {
     e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION)
 }
 
-fn is_unique_violation_sqlite(e: &rusqlite::Error) -> bool {
+pub(super) fn is_unique_violation_sqlite(e: &rusqlite::Error) -> bool {
     matches!(
         e,
         rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
@@ -143,7 +143,7 @@ impl Accounts {
         }
     }
 
-    async fn sqlite<T: Send + 'static>(
+    pub(super) async fn sqlite<T: Send + 'static>(
         conn: &Arc<Mutex<Connection>>,
         f: impl FnOnce(&mut Connection) -> Result<T, DbError> + Send + 'static,
     ) -> Result<T, DbError> {

@@ -22,6 +22,7 @@
 
 pub mod accounts;
 mod memory;
+pub mod passkeys;
 mod postgres;
 mod sqlite;
 pub mod types;

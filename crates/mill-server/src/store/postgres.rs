@@ -90,6 +90,11 @@ const MIGRATIONS: &[(i32, &str)] = &[
         9,
         include_str!("../../../../migrations/postgres/09-seek-addresses.sql"),
     ),
+    // Passkeys and their ceremonies, as SQLite's 13-passkeys (store/passkeys.rs).
+    (
+        10,
+        include_str!("../../../../migrations/postgres/10-passkeys.sql"),
+    ),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the
