@@ -84,6 +84,10 @@ export const ERROR_CODES = Object.freeze({
   SIGN_IN_REQUIRED: 'sign-in-required',
   UNKNOWN_PLAYER: 'unknown-player',
   RATED_ROUND: 'rated-round',
+  BAD_ARENA: 'bad-arena',
+  UNKNOWN_ARENA: 'unknown-arena',
+  ARENA_FINISHED: 'arena-finished',
+  NOT_IN_ARENA: 'not-in-arena',
   INTERNAL: 'internal',
 });
 
@@ -91,6 +95,12 @@ export const ERROR_CODES = Object.freeze({
 export const PAIR_OUTCOMES = Object.freeze({
   PAIRED: 'paired',
   NO_OPPONENT: 'no-opponent',
+});
+
+/** Types of the messages an arena socket sends (`GET /api/arenas/{id}/ws`). */
+export const ARENA_MESSAGES = Object.freeze({
+  STANDINGS: 'standings',
+  PAIRED: 'paired',
 });
 
 /** The bounds of a time control (`bad-clock` beyond them), from timecontrol.rs. */

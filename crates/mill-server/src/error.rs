@@ -89,6 +89,18 @@ pub enum ApiError {
     /// No player with this name.
     #[error("There is no player with this name.")]
     UnknownPlayer,
+    /// An arena asked for with bad values.
+    #[error("Not an arena: {0}.")]
+    BadArena(String),
+    /// No such arena.
+    #[error("There is no arena with this id.")]
+    UnknownArena,
+    /// The arena is over.
+    #[error("This arena is over.")]
+    ArenaFinished,
+    /// Pause or withdraw without having joined.
+    #[error("You have not joined this arena.")]
+    NotInArena,
     /// The server failed.
     #[error("The server failed; try again.")]
     Internal(String),
@@ -129,6 +141,10 @@ impl ApiError {
             ApiError::CrossSite => ErrorCode::CrossSite,
             ApiError::SignInRequired => ErrorCode::SignInRequired,
             ApiError::UnknownPlayer => ErrorCode::UnknownPlayer,
+            ApiError::BadArena(_) => ErrorCode::BadArena,
+            ApiError::UnknownArena => ErrorCode::UnknownArena,
+            ApiError::ArenaFinished => ErrorCode::ArenaFinished,
+            ApiError::NotInArena => ErrorCode::NotInArena,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -156,6 +172,9 @@ impl ApiError {
             ApiError::Throttled => StatusCode::TOO_MANY_REQUESTS,
             ApiError::CrossSite => StatusCode::FORBIDDEN,
             ApiError::UnknownPlayer => StatusCode::NOT_FOUND,
+            ApiError::BadArena(_) => StatusCode::BAD_REQUEST,
+            ApiError::UnknownArena => StatusCode::NOT_FOUND,
+            ApiError::ArenaFinished | ApiError::NotInArena => StatusCode::CONFLICT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -80,6 +80,8 @@ const MIGRATIONS: &[(i32, &str)] = &[
     (6, include_str!("../../../../migrations/postgres/06-accounts.sql")),
     // Outages, as SQLite's 10-outages.
     (7, include_str!("../../../../migrations/postgres/07-outages.sql")),
+    // Arenas, as SQLite's 11-arenas (store/arena.rs).
+    (8, include_str!("../../../../migrations/postgres/08-arenas.sql")),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the
@@ -786,6 +788,10 @@ impl Store for Pg {
             )
             .await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    async fn arena(&self, req: super::arena::ArenaRequest) -> Result<super::arena::ArenaAnswer, DbError> {
+        super::arena::pg(&self.pool, &self.instance, req).await
     }
 
     fn seek_waiters(&self) -> &Arc<SeekWaiters> {

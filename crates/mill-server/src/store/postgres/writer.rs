@@ -227,6 +227,7 @@ pub(super) async fn write_batch_on(
         for (n, e) in events.iter().enumerate() {
             if let (Some(Appended::Stored), Some(outcome)) = (outcomes[n], &e.ends) {
                 crate::store::accounts::rate_round_pg(client, &e.room, e.round as u32, outcome, e.at).await?;
+                crate::store::arena::end_pg(client, &e.room, e.round as u32, outcome, e.at).await?;
             }
         }
         client.batch_execute("COMMIT").await?;
