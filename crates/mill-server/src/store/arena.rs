@@ -791,6 +791,12 @@ fn rating_sqlite(c: &Connection, account: i64, rules: &str, speed: Speed) -> rus
 }
 
 fn pair_sqlite(c: &Connection, arena: &str, at: i64) -> Result<Vec<Paired>, rusqlite::Error> {
+    // A result stored at a later time than this instance's `at` (read before the
+    // transaction) has happened before this pairing: the games begin after it.
+    let latest: Option<i64> = c
+        .prepare_cached("SELECT max(ended_at) FROM arena_games WHERE arena_id = ?1")?
+        .query_row(params![arena], |r| r.get(0))?;
+    let at = at.max(latest.unwrap_or(at));
     let info: Option<(String, u32, u32, bool)> = c
         .prepare_cached(
             "SELECT variant, clock_initial, clock_increment, rated FROM arenas
@@ -1186,6 +1192,15 @@ async fn pair_pg(
     arena: &str,
     at: i64,
 ) -> Result<Vec<Paired>, DbError> {
+    // As in `pair_sqlite`: after every result already stored.
+    let latest: Option<i64> = tx
+        .query_one(
+            "SELECT max(ended_at) FROM arena_games WHERE arena_id = $1",
+            &[&arena],
+        )
+        .await?
+        .get(0);
+    let at = at.max(latest.unwrap_or(at));
     let Some(info) = tx
         .query_opt(
             "SELECT variant, clock_initial, clock_increment, rated FROM arenas
@@ -1355,6 +1370,7 @@ struct MemPlayer {
 #[derive(Debug, Clone)]
 struct MemGame {
     arena: String,
+    ended_at: Option<i64>,
     game: scoring::Game,
     light_hash: [u8; 32],
     dark_hash: [u8; 32],
@@ -1496,6 +1512,13 @@ impl MemArenas {
             ),
             ArenaRequest::Pair { arena, at } => {
                 let games = self.games_of(&arena);
+                let latest = self
+                    .games
+                    .iter()
+                    .filter(|g| g.arena == arena)
+                    .filter_map(|g| g.ended_at)
+                    .max();
+                let at = at.max(latest.unwrap_or(at));
                 let Some((a, players)) = self.arenas.iter_mut().find(|(a, _)| a.id == arena) else {
                     return Ok(ArenaAnswer::Paired(Vec::new()));
                 };
@@ -1530,6 +1553,7 @@ impl MemArenas {
                     rooms.push((p.room.clone(), a.variant.clone(), clock, p.light.1, p.dark.1, at));
                     new_games.push(MemGame {
                         arena: arena.clone(),
+                        ended_at: None,
                         game: scoring::Game {
                             room: p.room.clone(),
                             light: p.light.0,
@@ -1603,7 +1627,6 @@ impl MemArenas {
     /// The end of round `round` of `room`, with the turns each side made (the in-memory
     /// store's append): an arena game's first round is scored once.
     pub fn end(&mut self, room: &str, round: u32, outcome: &mill_core::Outcome, turns: (u32, u32), at: i64) {
-        let _ = at;
         if round != 1 {
             return;
         }
@@ -1616,6 +1639,7 @@ impl MemArenas {
         };
         g.game.ending = Some(Ending::of(outcome));
         g.game.turns = turns;
+        g.ended_at = Some(at);
         let arena = g.arena.clone();
         if let Some((_, players)) = self.arenas.iter_mut().find(|(a, _)| a.id == arena) {
             for p in players.iter_mut().filter(|p| p.room.as_deref() == Some(room)) {
