@@ -10,6 +10,9 @@
 //! pairing loop, and the bots are spread over both (a game's two players often on
 //! different instances).
 //!
+//! A second test kills the server (SIGKILL) mid-arena: the standings after the restart
+//! are those before, the game in play goes on and counts, and everyone is paired again.
+//!
 //! `MILL_ARENA_PLAYERS` and `MILL_ARENA_SECS` make it larger (20 players, 20 s by
 //! default: this runs on a shared 2-core machine).
 
@@ -335,4 +338,144 @@ async fn a_simulated_arena_pairs_each_player_once_at_a_time_and_scores_every_gam
     for server in servers {
         server.stop().await;
     }
+}
+
+/// An arena socket with player `n`'s session cookie.
+async fn arena_socket(
+    addr: SocketAddr,
+    arena: &str,
+    n: usize,
+) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>> {
+    let mut request = format!("ws://{addr}/api/arenas/{arena}/ws")
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("cookie", format!("mill_session={}", token(n)).parse().unwrap());
+    tokio_tungstenite::connect_async(request).await.unwrap().0
+}
+
+/// The next `paired` message on an arena socket: (room, seat, key).
+async fn next_paired(
+    ws: &mut tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>>,
+) -> (String, String, String) {
+    loop {
+        let msg = tokio::time::timeout(common::PATIENCE, ws.next())
+            .await
+            .expect("paired in time")
+            .unwrap()
+            .unwrap();
+        let Message::Text(text) = msg else { continue };
+        let v: Value = serde_json::from_str(&text).unwrap();
+        if v["type"] == "paired" {
+            let s = |k: &str| v[k].as_str().unwrap().to_string();
+            return (s("room"), s("seat"), s("key"));
+        }
+    }
+}
+
+/// Resigns the game in `room` for the holder of `key` and waits for its end.
+async fn resign(addr: SocketAddr, room: &str, key: &str) {
+    let mut c = Client::hello(addr, room, Some(key)).await;
+    c.ok("resign").await;
+    c.state_where(|s| !s["outcome"].is_null()).await;
+    c.close().await;
+}
+
+#[tokio::test]
+async fn a_sigkill_mid_arena_loses_no_game_result_or_pairing() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("arena-kill.db");
+    let db_arg = common::db_arg(&db).await;
+    let (mut child, addr) = common::spawn_server(dir.path(), &db_arg, &[]).await;
+    // Answered once the server has opened (and migrated) the database.
+    assert_eq!(call(addr, "GET", "/api/health", None, "").await.0, 200);
+    let accounts = Accounts::open(&common::target(&db).await).await.unwrap();
+    for n in 0..4 {
+        let name = format!("bot{n}");
+        let session = NewSession {
+            token_hash: hash_key(&token(n)),
+            at: 0,
+            expires_at: i64::MAX,
+        };
+        accounts
+            .create(&name, &name, "x", session)
+            .await
+            .unwrap()
+            .unwrap();
+    }
+    let body = json!({"name": "Kill", "clock": {"initial": 300, "increment": 0}, "minutes": 30}).to_string();
+    let (status, created) = call(addr, "POST", "/api/arenas", Some(&token(0)), &body).await;
+    assert_eq!(status, 201, "{created}");
+    let arena = created["id"].as_str().unwrap().to_string();
+    let path = format!("/api/arenas/{arena}");
+    let mut sockets = Vec::new();
+    for n in 0..4 {
+        // Half the sockets are opened before joining, half after.
+        if n % 2 == 0 {
+            sockets.push(arena_socket(addr, &arena, n).await);
+        }
+        assert_eq!(
+            call(addr, "POST", &format!("{path}/join"), Some(&token(n)), "")
+                .await
+                .0,
+            200
+        );
+        if n % 2 == 1 {
+            sockets.push(arena_socket(addr, &arena, n).await);
+        }
+    }
+    let mut games = Vec::new();
+    for ws in &mut sockets {
+        games.push(next_paired(ws).await);
+    }
+    // Two games: one resigned (its result stored), one in play when the server dies.
+    let (done, playing): (Vec<_>, Vec<_>) = {
+        let first_room = games[0].0.clone();
+        games.iter().cloned().partition(|g| g.0 == first_room)
+    };
+    assert_eq!((done.len(), playing.len()), (2, 2), "{games:?}");
+    resign(addr, &done[0].0, &done[0].2).await;
+    let (_, before) = call(addr, "GET", &path, None, "").await;
+    assert_eq!(before["games"], json!({"played": 1, "playing": 1}), "{before}");
+    drop(sockets);
+    common::sigkill(&mut child).await;
+
+    let (mut child, addr) = common::spawn_server(dir.path(), &db_arg, &[]).await;
+    let (_, after) = call(addr, "GET", &path, None, "").await;
+    assert_eq!(
+        after["standings"], before["standings"],
+        "nothing lost, nothing made up"
+    );
+    // The game in play goes on, on the new process, and counts.
+    let mut sockets = Vec::new();
+    for n in 0..4 {
+        sockets.push(arena_socket(addr, &arena, n).await);
+    }
+    resign(addr, &playing[0].0, &playing[0].2).await;
+    let mut again = Vec::new();
+    for ws in &mut sockets {
+        again.push(next_paired(ws).await);
+    }
+    let (_, data) = call(addr, "GET", &path, None, "").await;
+    assert_eq!(data["games"], json!({"played": 2, "playing": 2}), "{data}");
+    let scores: Vec<u64> = data["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["score"].as_u64().unwrap())
+        .collect();
+    assert_eq!(scores, [2, 2, 0, 0], "two wins, two losses");
+    // Nobody met their last opponent again while others waited.
+    assert_eq!(again.len(), 4);
+    let rematches = common::sql(
+        &db,
+        "SELECT count(*) FROM arena_games x JOIN arena_games y ON x.room_id < y.room_id
+           AND ((x.light_id = y.light_id AND x.dark_id = y.dark_id) OR (x.light_id = y.dark_id AND x.dark_id = y.light_id))
+         WHERE x.arena_id = $1 AND y.arena_id = $1",
+        &[&arena],
+    )
+    .await;
+    assert_eq!(rematches, 0);
+    common::sigkill(&mut child).await;
 }
