@@ -61,7 +61,11 @@ pub async fn run(
     // Rooms are not read here: each is loaded when first asked for (rooms/).
     let (store, running) = store::open(&config.db).await?;
     let accounts = store::accounts::Accounts::open(&config.db).await?;
-    let arenas = Arc::new(arena::Hub::new(store.clone(), config.clock.clone()));
+    let arenas = Arc::new(arena::Hub::new(
+        store.clone(),
+        config.clock.clone(),
+        config.arenas.clone(),
+    ));
     let rooms = rooms::Rooms::new(store, config.clock.clone());
     // Before any room is served: the time since the last server ran is nobody's.
     rooms.alive(true).await?;

@@ -479,3 +479,37 @@ async fn a_sigkill_mid_arena_loses_no_game_result_or_pairing() {
     assert_eq!(rematches, 0);
     common::sigkill(&mut child).await;
 }
+
+#[tokio::test]
+async fn scheduled_arenas_are_made_once_by_every_instance() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("arena-schedule.db");
+    let scheduled: Vec<mill_server::arena::schedule::Scheduled> =
+        vec!["nine/180+2/60".parse().unwrap(), "three/60+0/30".parse().unwrap()];
+    let tune = |c: &mut mill_server::Config| c.arenas = scheduled.clone();
+    let mut servers = vec![Server::start_with(&db, tune).await];
+    if common::on_postgres() {
+        servers.push(Server::start_with(&db, tune).await);
+    }
+    // Each instance makes what is due within a pass (a second).
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    for server in &servers {
+        let (status, list) = call(server.addr, "GET", "/api/arenas", None, "").await;
+        assert_eq!(status, 200);
+        let arenas = list["arenas"].as_array().unwrap();
+        assert_eq!(arenas.len(), 4, "the running and the next of each: {list}");
+        let running: Vec<&Value> = arenas.iter().filter(|a| a["status"] == "started").collect();
+        assert_eq!(running.len(), 2, "{list}");
+        assert!(
+            arenas
+                .iter()
+                .any(|a| a["name"] == "nine 3+2 arena"
+                    && a["clock"] == json!({"initial": 180, "increment": 2}))
+        );
+    }
+    let made = common::sql(&db, "SELECT count(*) FROM arenas WHERE created_by IS NULL", &[]).await;
+    assert_eq!(made, 4);
+    for server in servers {
+        server.stop().await;
+    }
+}

@@ -13,6 +13,7 @@
 
 pub mod api;
 pub mod pairing;
+pub mod schedule;
 pub mod scoring;
 
 use std::collections::HashMap;
@@ -46,18 +47,65 @@ pub struct Hub {
     pub poke: Notify,
     /// Each watched arena's standings message, as last read.
     feeds: Mutex<HashMap<String, watch::Sender<Arc<String>>>>,
+    /// The server's own arenas (`--arenas`).
+    scheduled: Vec<schedule::Scheduled>,
+    /// Scheduled arenas known to exist.
+    made: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Hub {
     /// A hub over `store`.
-    pub fn new(store: Arc<dyn crate::store::Store>, clock: Arc<dyn Clock>) -> Hub {
+    pub fn new(
+        store: Arc<dyn crate::store::Store>,
+        clock: Arc<dyn Clock>,
+        scheduled: Vec<schedule::Scheduled>,
+    ) -> Hub {
         Hub {
             arenas: Arenas(store),
             clock,
             paired: Notify::new(),
             poke: Notify::new(),
             feeds: Mutex::new(HashMap::new()),
+            scheduled,
+            made: Mutex::new(Default::default()),
         }
+    }
+
+    /// Makes the scheduled arenas that are due and missing.
+    async fn schedule(&self, now: i64) {
+        for s in &self.scheduled {
+            for arena in s.due(now, now) {
+                let id = arena.id.clone();
+                if self.made.lock().unwrap_or_else(|e| e.into_inner()).contains(&id) {
+                    continue;
+                }
+                let exists = match self.arenas.get(&id).await {
+                    Ok(found) => found.is_some(),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "reading a scheduled arena failed");
+                        continue;
+                    }
+                };
+                // Another instance may make it at the same moment: its key decides.
+                let made = exists || self.arenas.create(arena).await.is_ok() || {
+                    matches!(self.arenas.get(&id).await, Ok(Some(_)))
+                };
+                if made {
+                    let mut known = self.made.lock().unwrap_or_else(|e| e.into_inner());
+                    // Only those still due are kept, so the set stays small.
+                    known.retain(|k| self.is_scheduled_id(k, now));
+                    known.insert(id);
+                }
+            }
+        }
+    }
+
+    /// Whether `id` is one of the scheduled arenas due at `now` (the set of known ones
+    /// keeps only those).
+    fn is_scheduled_id(&self, id: &str, now: i64) -> bool {
+        self.scheduled
+            .iter()
+            .any(|s| s.due(now, now).iter().any(|a| a.id == id))
     }
 
     /// Now, in Unix ms.
@@ -94,6 +142,7 @@ impl Hub {
     /// standings (dropping those nobody watches).
     pub async fn pass(&self) {
         let now = self.now();
+        self.schedule(now).await;
         match self.arenas.running(now).await {
             Ok(running) => {
                 for id in running {
