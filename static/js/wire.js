@@ -88,6 +88,10 @@ export const ERROR_CODES = Object.freeze({
   PASSKEY_UNAVAILABLE: 'passkey-unavailable',
   CEREMONY_EXPIRED: 'ceremony-expired',
   PASSKEY_REFUSED: 'passkey-refused',
+  BAD_ARENA: 'bad-arena',
+  UNKNOWN_ARENA: 'unknown-arena',
+  ARENA_FINISHED: 'arena-finished',
+  NOT_IN_ARENA: 'not-in-arena',
   INTERNAL: 'internal',
 });
 
@@ -95,6 +99,12 @@ export const ERROR_CODES = Object.freeze({
 export const PAIR_OUTCOMES = Object.freeze({
   PAIRED: 'paired',
   NO_OPPONENT: 'no-opponent',
+});
+
+/** Types of the messages an arena socket sends (`GET /api/arenas/{id}/ws`). */
+export const ARENA_MESSAGES = Object.freeze({
+  STANDINGS: 'standings',
+  PAIRED: 'paired',
 });
 
 /** The bounds of a time control (`bad-clock` beyond them), from timecontrol.rs. */

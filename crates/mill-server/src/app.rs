@@ -51,6 +51,8 @@ pub struct AppState {
     pub tracker: TaskTracker,
     /// Accounts and sessions (`accounts.rs`).
     pub accounts: Arc<crate::accounts::AccountsState>,
+    /// Arenas: this instance's pairing loop and standings (`arena/`).
+    pub arenas: Arc<crate::arena::Hub>,
 }
 
 /// The router.
@@ -101,6 +103,8 @@ pub fn app(state: AppState) -> Router {
         .merge(crate::accounts::routes())
         // Passkeys (passkeys.rs).
         .merge(crate::passkeys::routes())
+        // Arenas (arena/api.rs).
+        .merge(crate::arena::api::routes())
         .fallback(static_file)
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,

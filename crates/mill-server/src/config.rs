@@ -66,6 +66,8 @@ pub struct Config {
     pub max_body: usize,
     /// Wall clock for the purge job.
     pub clock: Arc<dyn Clock>,
+    /// The server's own arenas, run back to back (`--arenas`, arena/schedule.rs).
+    pub arenas: Vec<crate::arena::schedule::Scheduled>,
 }
 
 impl Config {
@@ -96,6 +98,7 @@ impl Config {
             request_timeout: Duration::from_secs(30),
             max_body: 16 * 1024,
             clock: Arc::new(SystemClock),
+            arenas: Vec::new(),
         }
     }
 }

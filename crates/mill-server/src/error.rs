@@ -101,6 +101,18 @@ pub enum ApiError {
     /// A passkey answer that does not verify, or a passkey of no account.
     #[error("This passkey was not accepted; try again, or use another way to sign in.")]
     PasskeyRefused,
+    /// An arena asked for with bad values.
+    #[error("Not an arena: {0}.")]
+    BadArena(String),
+    /// No such arena.
+    #[error("There is no arena with this id.")]
+    UnknownArena,
+    /// The arena is over.
+    #[error("This arena is over.")]
+    ArenaFinished,
+    /// Pause or withdraw without having joined.
+    #[error("You have not joined this arena.")]
+    NotInArena,
     /// The server failed.
     #[error("The server failed; try again.")]
     Internal(String),
@@ -145,6 +157,10 @@ impl ApiError {
             ApiError::PasskeyUnavailable(_) => ErrorCode::PasskeyUnavailable,
             ApiError::CeremonyExpired => ErrorCode::CeremonyExpired,
             ApiError::PasskeyRefused => ErrorCode::PasskeyRefused,
+            ApiError::BadArena(_) => ErrorCode::BadArena,
+            ApiError::UnknownArena => ErrorCode::UnknownArena,
+            ApiError::ArenaFinished => ErrorCode::ArenaFinished,
+            ApiError::NotInArena => ErrorCode::NotInArena,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -174,6 +190,9 @@ impl ApiError {
             ApiError::UnknownPlayer => StatusCode::NOT_FOUND,
             ApiError::PasskeyUnavailable(_) | ApiError::CeremonyExpired => StatusCode::BAD_REQUEST,
             ApiError::PasskeyRefused => StatusCode::UNAUTHORIZED,
+            ApiError::BadArena(_) => StatusCode::BAD_REQUEST,
+            ApiError::UnknownArena => StatusCode::NOT_FOUND,
+            ApiError::ArenaFinished | ApiError::NotInArena => StatusCode::CONFLICT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

@@ -11,6 +11,7 @@
 
 pub mod accounts;
 pub mod app;
+pub mod arena;
 pub mod assets;
 pub mod clock;
 pub mod config;
@@ -61,6 +62,11 @@ pub async fn run(
     // Rooms are not read here: each is loaded when first asked for (rooms/).
     let (store, running) = store::open(&config.db).await?;
     let accounts = store::accounts::Accounts::open(&config.db).await?;
+    let arenas = Arc::new(arena::Hub::new(
+        store.clone(),
+        config.clock.clone(),
+        config.arenas.clone(),
+    ));
     let rooms = rooms::Rooms::new(store, config.clock.clone());
     // Before any room is served: the time since the last server ran is nobody's.
     rooms.alive(true).await?;
@@ -98,9 +104,11 @@ pub async fn run(
             store: accounts,
             gate: Default::default(),
         }),
+        arenas: arenas.clone(),
     };
     let purge = tokio::spawn(purge_job(state.clone()));
     let evict = tokio::spawn(evict_job(state.clone()));
+    let arena_loop = tokio::spawn(arenas.run());
 
     let router = app::app(state.clone());
     let signal_token = token.clone();
@@ -120,6 +128,7 @@ pub async fn run(
     signal.abort();
     purge.abort();
     evict.abort();
+    arena_loop.abort();
     tracker.close();
     if tokio::time::timeout(Duration::from_secs(5), tracker.wait())
         .await

@@ -81,6 +81,10 @@ struct Args {
     /// it is answered `no-opponent` (fractions allowed).
     #[arg(long, env = "MILL_PAIR_SECS", default_value_t = 60.0)]
     pair_secs: f64,
+    /// The server's own arenas, each run back to back: VARIANT/INITIAL+INCREMENT/MINUTES,
+    /// comma-separated (e.g. nine/180+2/60)
+    #[arg(long = "arenas", env = "MILL_ARENAS", value_delimiter = ',')]
+    arenas: Vec<String>,
     /// Log format.
     #[arg(long, env = "MILL_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -154,6 +158,12 @@ async fn main() -> anyhow::Result<()> {
     config.hello_timeout = Duration::from_secs(args.hello_secs);
     config.header_timeout = Duration::from_secs(args.header_secs);
     config.pair_wait = Duration::from_secs_f64(args.pair_secs);
+    config.arenas = args
+        .arenas
+        .iter()
+        .map(|a| a.parse())
+        .collect::<Result<_, String>>()
+        .map_err(|e| anyhow::anyhow!("--arenas: {e}"))?;
 
     // Open (and migrate) the database before saying the server is running, so a bad
     // path fails here with a clear message and nothing printed on stdout.

@@ -147,6 +147,15 @@ pub enum ErrorCode {
     CeremonyExpired,
     /// HTTP 401: a passkey answer that does not verify, or a passkey of no account.
     PasskeyRefused,
+    /// HTTP 400: an arena asked for with a bad name, rules, clock, duration, start or
+    /// `rated`.
+    BadArena,
+    /// HTTP 404: no arena with this id.
+    UnknownArena,
+    /// HTTP 409: the arena is over; nobody joins or leaves it any more.
+    ArenaFinished,
+    /// HTTP 409: pause or withdraw from an arena the account never joined.
+    NotInArena,
     /// The server failed.
     Internal,
 }
@@ -536,6 +545,36 @@ pub enum ServerType {
     Replaced,
     /// Answer to ping.
     Pong,
+}
+
+/// The `type` of a message on an arena socket (`GET /api/arenas/{id}/ws`,
+/// `arena/api.rs`); the socket takes no messages.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    strum::VariantArray,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[serde(rename_all = "kebab-case")]
+#[strum(serialize_all = "kebab-case")]
+pub enum ArenaMessage {
+    /// The arena and its standings, as `GET /api/arenas/{id}` answers, when they change.
+    Standings,
+    /// To a player: a game of theirs began (`room`, `seat`, `key`).
+    Paired,
+}
+
+impl ArenaMessage {
+    /// The `type` string.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
 }
 
 impl ServerType {

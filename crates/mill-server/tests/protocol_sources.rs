@@ -10,7 +10,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use mill_server::protocol::{
-    ClientType, ClockEventKind, CloseCode, CommandKind, ErrorCode, PROTOCOL, PairOutcome, ServerType,
+    ArenaMessage, ClientType, ClockEventKind, CloseCode, CommandKind, ErrorCode, PROTOCOL, PairOutcome,
+    ServerType,
 };
 use mill_server::timecontrol;
 use strum::VariantArray;
@@ -91,6 +92,14 @@ fn protocol_md_lists_exactly_the_error_codes() {
     for code in core {
         assert!(code.parse::<ErrorCode>().is_err(), "{code} is a server code");
     }
+}
+
+#[test]
+fn protocol_md_lists_exactly_the_arena_messages() {
+    let doc = read("docs/PROTOCOL.md");
+    let rows = table_after(&doc, "#### Arena socket messages");
+    let documented = first_column(&rows, "arena messages");
+    assert_eq!(documented, set(ArenaMessage::VARIANTS.iter().map(|m| m.as_str())));
 }
 
 #[test]
@@ -223,6 +232,12 @@ fn wire_js() -> String {
         "The `outcome` of a quick-pairing answer (`POST /api/pair`): an opponent came, or nobody did.",
         "PAIR_OUTCOMES",
         PairOutcome::VARIANTS.iter().map(|o| o.as_str()),
+    );
+    js_strings(
+        &mut out,
+        "Types of the messages an arena socket sends (`GET /api/arenas/{id}/ws`).",
+        "ARENA_MESSAGES",
+        ArenaMessage::VARIANTS.iter().map(|m| m.as_str()),
     );
     writeln!(
         out,

@@ -43,6 +43,8 @@ struct Data {
     rooms: HashMap<String, MemRoom>,
     /// In the order they were stored.
     seeks: Vec<SeekRow>,
+    /// Arenas, their players and games (store/arena.rs).
+    arena: super::arena::MemArenas,
 }
 
 #[derive(Debug, Clone)]
@@ -191,7 +193,20 @@ impl Store for Memory {
                 return Ok(Appended::PlaceTaken);
             }
             r.active_at = r.active_at.max(e.at);
+            let (round, at) = (e.round, e.at);
             r.events.push(e);
+            if let Some(outcome) = &a.ends {
+                // An arena game's result, with the turns each side made (arena.rs).
+                let turns = |seat: Color| {
+                    r.events
+                        .iter()
+                        .filter(|x| x.round == round && x.seat == seat)
+                        .filter(|x| matches!(&x.command, super::types::Entry::Command(Command::Action(t)) if !t.starts_with('x')))
+                        .count() as u32
+                };
+                let turns = (turns(Color::Light), turns(Color::Dark));
+                d.arena.end(&a.room, round, outcome, turns, at);
+            }
             Ok(Appended::Stored)
         })
         .await
@@ -423,6 +438,33 @@ impl Store for Memory {
                 since: s.created_at,
             })
             .collect())
+    }
+
+    async fn arena(&self, req: super::arena::ArenaRequest) -> Result<super::arena::ArenaAnswer, DbError> {
+        let writes = super::arena::MemArenas::writes(&req);
+        let run = move |d: &mut Data| {
+            let mut rooms = Vec::new();
+            let answer = d.arena.request(req, &mut rooms)?;
+            for (id, variant, clock, light, dark, at) in rooms {
+                d.rooms.insert(
+                    id,
+                    MemRoom {
+                        variant,
+                        clock: Some(clock),
+                        active_at: at,
+                        light,
+                        dark: Some((dark, at)),
+                        events: Vec::new(),
+                    },
+                );
+            }
+            Ok(answer)
+        };
+        if writes {
+            self.write(run).await
+        } else {
+            run(&mut self.data())
+        }
     }
 
     fn seek_waiters(&self) -> &Arc<SeekWaiters> {

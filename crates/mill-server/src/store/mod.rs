@@ -21,6 +21,7 @@
 //! 1.95. One allocation per call is nothing beside a commit.
 
 pub mod accounts;
+pub mod arena;
 mod memory;
 pub mod passkeys;
 mod postgres;
@@ -265,6 +266,10 @@ pub trait Store: std::fmt::Debug + Send + Sync + 'static {
 
     /// The requests on this instance waiting for their seeks.
     fn seek_waiters(&self) -> &Arc<SeekWaiters>;
+
+    /// Arenas (`store/arena.rs`): one request, answered by this store; typed calls in
+    /// [`arena::Arenas`].
+    async fn arena(&self, req: arena::ArenaRequest) -> Result<arena::ArenaAnswer, DbError>;
 
     /// Waits until every write queued so far has committed (a store whose every write
     /// is awaited by the one that made it has nothing to wait for).

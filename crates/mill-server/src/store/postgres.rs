@@ -95,6 +95,8 @@ const MIGRATIONS: &[(i32, &str)] = &[
         10,
         include_str!("../../../../migrations/postgres/10-passkeys.sql"),
     ),
+    // Arenas, as SQLite's 14-arenas (store/arena.rs).
+    (11, include_str!("../../../../migrations/postgres/11-arenas.sql")),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the
@@ -827,6 +829,10 @@ impl Store for Pg {
             )
             .await?;
         Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
+    async fn arena(&self, req: super::arena::ArenaRequest) -> Result<super::arena::ArenaAnswer, DbError> {
+        super::arena::pg(&self.pool, &self.instance, req).await
     }
 
     fn seek_waiters(&self) -> &Arc<SeekWaiters> {

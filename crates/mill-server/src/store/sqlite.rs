@@ -64,6 +64,8 @@ pub fn open(path: &Path) -> Result<Connection, DbError> {
     MIGRATIONS.to_latest(&mut conn)?;
     // One process owns the file: no request of an earlier one is still waiting.
     conn.execute("DELETE FROM seeks", [])?;
+    // Nor an arena socket: its tickets' keys were in that process's memory.
+    conn.execute("UPDATE arena_players SET ticket_hash = NULL", [])?;
     Ok(conn)
 }
 
@@ -311,12 +313,14 @@ pub enum Op {
         /// Record a longer gap as an outage.
         gap: Option<i64>,
     },
+    /// An arena's write (`store/arena.rs`).
+    Arena(super::arena::ArenaOp),
     /// Nothing to write: the completion runs after every earlier job has committed.
     Barrier,
 }
 
 /// What a job wrote, for its completion.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Written {
     /// Nothing to tell (create, touch, barrier).
     Done,
@@ -332,6 +336,8 @@ pub enum Written {
     Withdrawn(SeekState),
     /// The outages kept, oldest first.
     Alive(Vec<Outage>),
+    /// What an arena's write answered.
+    Arena(super::arena::ArenaAnswer),
 }
 
 /// What runs once a job's transaction has committed (or failed).
@@ -523,6 +529,7 @@ fn op_name(op: &Op) -> &'static str {
         Op::Seek(_) => "seek",
         Op::Withdraw { .. } => "withdraw",
         Op::Alive { .. } => "alive",
+        Op::Arena(_) => "arena",
         Op::Barrier => "barrier",
     }
 }
@@ -599,6 +606,7 @@ fn write(conn: &Connection, op: &Op) -> Result<Written, rusqlite::Error> {
             }));
         }
         Op::Alive { now, gap } => return alive(conn, *now, *gap).map(Written::Alive),
+        Op::Arena(op) => return super::arena::write_sqlite(conn, op).map(Written::Arena),
         Op::Barrier => {}
     }
     Ok(Written::Done)
@@ -771,6 +779,8 @@ fn append(conn: &Connection, a: &Append) -> Result<Appended, rusqlite::Error> {
     // A result: a rated room's ratings change in this same transaction (accounts.rs).
     if let Some(outcome) = &a.ends {
         super::accounts::record_round_sqlite(conn, &a.room, e.round, outcome, e.at)?;
+        // An arena game's result, once (arena.rs).
+        super::arena::end_sqlite(conn, &a.room, e.round, outcome, e.at)?;
     }
     Ok(Appended::Stored)
 }
@@ -973,6 +983,16 @@ impl Store for Sqlite {
     /// The open seeks, oldest first, at most `limit`.
     async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError> {
         self.reader.with(move |conn| open_seeks(conn, limit)).await
+    }
+
+    async fn arena(&self, req: super::arena::ArenaRequest) -> Result<super::arena::ArenaAnswer, DbError> {
+        let write = |op| async {
+            match self.writer.exec(Op::Arena(op)).await? {
+                Written::Arena(a) => Ok(a),
+                other => Err(DbError::Corrupt(format!("an arena write answered {other:?}"))),
+            }
+        };
+        super::arena::sqlite(&self.reader, write, req).await
     }
 
     fn seek_waiters(&self) -> &std::sync::Arc<SeekWaiters> {

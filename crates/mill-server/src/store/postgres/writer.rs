@@ -229,6 +229,7 @@ pub(super) async fn write_batch_on(
             if let (Some(Appended::Stored), Some(outcome)) = (outcomes[n], &e.ends) {
                 crate::store::accounts::record_round_pg(client, &e.room, e.round as u32, outcome, e.at)
                     .await?;
+                crate::store::arena::end_pg(client, &e.room, e.round as u32, outcome, e.at).await?;
             }
         }
         client.batch_execute("COMMIT").await?;
