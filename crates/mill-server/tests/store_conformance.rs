@@ -88,6 +88,7 @@ fn append(room: &str, e: StoredEvent) -> Append {
         room: room.to_string(),
         event: e,
         ends: None,
+        rematch: None,
     }
 }
 
