@@ -902,3 +902,124 @@ async fn a_rematch_completed_at_once_on_two_instances_makes_one_room() {
         );
     }
 }
+
+/// Runs `sql` on a database store's own database and returns the rows' text columns
+/// joined by `,`, one string a row (for the checks of the rows the accounts keep).
+async fn rows(target: &DbTarget, sql: &str) -> Vec<String> {
+    match target {
+        DbTarget::Sqlite(path) => {
+            let conn = rusqlite::Connection::open(path).unwrap();
+            conn.busy_timeout(common::PATIENCE).unwrap();
+            if !sql.trim_start().starts_with("SELECT") {
+                conn.execute_batch(sql).unwrap();
+                return Vec::new();
+            }
+            let mut stmt = conn.prepare(sql).unwrap();
+            let n = stmt.column_count();
+            stmt.query_map([], |r| {
+                Ok((0..n)
+                    .map(|i| match r.get_ref(i).unwrap() {
+                        rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                        rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                        other => format!("{other:?}"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(","))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+        }
+        DbTarget::Postgres(url) => {
+            let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
+            let task = tokio::spawn(conn);
+            let out = client
+                .simple_query(sql)
+                .await
+                .unwrap()
+                .into_iter()
+                .filter_map(|m| match m {
+                    tokio_postgres::SimpleQueryMessage::Row(r) => Some(
+                        (0..r.len())
+                            .map(|i| r.get(i).unwrap_or("").to_string())
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    ),
+                    _ => None,
+                })
+                .collect();
+            drop(client);
+            let _ = task.await;
+            out
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_rematch_keeps_the_accounts_colours_swapped_and_is_rated_when_both_seats_were_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store, kept) in stores(&dir).await {
+        // The memory store keeps no accounts.
+        let Kept::Db(target) = kept else { continue };
+        room(&store, "rated1").await;
+        room(&store, "halfbound").await;
+        rows(
+            &target,
+            "INSERT INTO accounts (id, name, name_key, created_at) VALUES (901, 'Ann', 'ann', 1), (902, 'Ben', 'ben', 1);
+             INSERT INTO seat_accounts (room_id, color, account_id)
+               VALUES ('rated1', 'light', 901), ('rated1', 'dark', 902), ('halfbound', 'light', 901);
+             INSERT INTO rated_rooms (room_id, rules, speed) VALUES ('rated1', 'six', 'rapid'), ('halfbound', 'six', 'rapid');",
+        )
+        .await;
+        for old in ["rated1", "halfbound"] {
+            let new = mill_server::keys::rematch_room_id(old, 1);
+            let with_room = |mut a: Append| {
+                a.room = old.to_string();
+                a
+            };
+            store
+                .append(with_room(append(
+                    "",
+                    event(1, 0, Light, Command::Resign, "resign"),
+                )))
+                .await
+                .unwrap();
+            store
+                .append(with_room(rematch_event(1, Light, "offer", 7, None)))
+                .await
+                .unwrap();
+            assert_eq!(
+                store
+                    .append(with_room(rematch_event(2, Dark, "accept", 8, Some((&new, 8, 7)))))
+                    .await
+                    .unwrap(),
+                Appended::Stored,
+                "{name}"
+            );
+        }
+        let rated = mill_server::keys::rematch_room_id("rated1", 1);
+        let half = mill_server::keys::rematch_room_id("halfbound", 1);
+        let seats = |room: &str| {
+            format!("SELECT color, account_id FROM seat_accounts WHERE room_id = '{room}' ORDER BY color")
+        };
+        // Ann played Light and now plays Dark; Ben the other way round.
+        assert_eq!(
+            rows(&target, &seats(&rated)).await,
+            ["dark,901", "light,902"],
+            "{name}"
+        );
+        assert!(store.load_room(&rated).await.unwrap().unwrap().rated, "{name}");
+        assert_eq!(
+            rows(
+                &target,
+                &format!("SELECT rules, speed FROM rated_rooms WHERE room_id = '{rated}'")
+            )
+            .await,
+            ["six,rapid"],
+            "{name}"
+        );
+        // One seat without an account: bound as it was, and casual.
+        assert_eq!(rows(&target, &seats(&half)).await, ["dark,901"], "{name}");
+        assert!(!store.load_room(&half).await.unwrap().unwrap().rated, "{name}");
+    }
+}
