@@ -126,7 +126,14 @@ fn ends_a_clock(e: &StoredEvent) -> bool {
     matches!(
         e.command,
         Entry::Clock(ClockEventKind::Timeout | ClockEventKind::Abort)
-            | Entry::Command(Command::Resign | Command::AcceptDraw | Command::ClaimWin | Command::CallDraw)
+            | Entry::Command(
+                Command::Resign
+                    | Command::AcceptDraw
+                    | Command::ClaimWin
+                    | Command::CallDraw
+                    | Command::OfferRematch(_)
+                    | Command::DeclineRematch
+            )
     )
 }
 

@@ -504,14 +504,15 @@ pub const OUTAGES_KEPT_MS: i64 = 30 * crate::timecontrol::DAY_MS;
 
 /// The rooms whose current round may still have a clock running: a time control, both
 /// seats taken, and a last event that is not one of the results only a command or the
-/// clock stores (a round that ended on the board is among them, and leaves memory
+/// clock stores, nor a rematch's (made only once the round is over) (a round that ended on the board is among them, and leaves memory
 /// again once loaded). The same text on both backends.
 pub const TIMED_IN_PLAY_SQL: &str = "SELECT r.id FROM rooms r
      WHERE (r.clock_initial IS NOT NULL OR r.clock_days IS NOT NULL)
        AND EXISTS (SELECT 1 FROM seats s WHERE s.room_id = r.id AND s.color = 'dark')
        AND COALESCE((SELECT e.kind FROM events e WHERE e.room_id = r.id
                      ORDER BY e.round DESC, e.seq DESC LIMIT 1), '')
-           NOT IN ('timeout', 'abort', 'resign', 'accept-draw', 'claim-win', 'call-draw')";
+           NOT IN ('timeout', 'abort', 'resign', 'accept-draw', 'claim-win', 'call-draw',
+                   'offer-rematch', 'decline-rematch')";
 
 #[cfg(test)]
 mod tests {
