@@ -176,6 +176,8 @@ const HANDLERS = {
     o.replaced = true;
   },
   [SERVER_TYPES.ERROR](app, o, msg) {
+    // A refusal other than `stale` (which a crossing offer gets) ends a wish to rematch.
+    if (msg.code !== ERROR_CODES.STALE) o.rematchWanted = null;
     if (msg.code === ERROR_CODES.BAD_KEY) {
       forgetSeat(app.storage, o.roomId);
       app.page.seats.delete(o.roomId);
@@ -193,10 +195,19 @@ const HANDLERS = {
  * @param {import('./types.js').ServerState} now
  */
 function noteRematch(app, o, before, now) {
-  if (before && before.round !== now.round) o.rematchNote = null;
+  if (before && before.round !== now.round) {
+    o.rematchNote = null;
+    o.rematchWanted = null;
+  }
   if (now.offers?.rematch) {
     o.rematchNote = null;
     o.rematchMine = false;
+  }
+  // This seat's offer crossed the opponent's (both sent at once, this one answered
+  // `stale`): it was meant, so it is sent again, now accepting theirs.
+  if (o.rematchWanted === now.round && now.offers?.rematch && o.seat) {
+    o.rematchWanted = null;
+    if (now.offers.rematch !== o.seat && !now.offers.rematch_room) queueMicrotask(() => offerRematch(app));
   }
   const change = before?.round === now.round ? rematchChange(before, now, o.seat, o.rematchMine) : null;
   if (change) o.rematchNote = change;
@@ -224,6 +235,8 @@ function offerRematch(app) {
   const key = rematchKeyFor(app.storage, o.roomId, o.state.round) ?? newSeatKey();
   rememberRematchKey(app.storage, o.roomId, o.state.round, key);
   o.rematchMine = false;
+  // Until the state shows an offer (this one, or the opponent's it crossed).
+  o.rematchWanted = o.state.offers?.rematch ? null : o.state.round;
   sendCommand(app, CLIENT_TYPES.OFFER_REMATCH, { key });
 }
 

@@ -118,3 +118,20 @@ test('a declined rematch, and one whose opponent left, are said to have lapsed',
   assert.deepEqual(dark.page.errors, []);
   await dark.context.close();
 });
+
+test('both pressing Rematch at once land in one new room', async () => {
+  const { light, dark, url } = await paired('3+2');
+  await light.page.locator('#resign').waitFor();
+  await light.page.locator('#resign').click();
+  for (const p of [light.page, dark.page]) await p.locator('#offer-rematch:not([disabled])').waitFor();
+  // Crossing offers: one is stored, the other (stale, or accepting) completes the rematch.
+  await Promise.all([light.page.locator('#offer-rematch').click(), dark.page.locator('#offer-rematch').click()]);
+  const moved = (p) => p.waitForURL((u) => u.href !== url && /\/r\/[a-z0-9]+$/.test(u.pathname));
+  await moved(light.page);
+  await moved(dark.page);
+  assert.equal(light.page.url(), dark.page.url(), 'one new room');
+  assert.equal(await seatNote(light.page), 'You play Dark');
+  assert.equal(await seatNote(dark.page), 'You play Light');
+  for (const v of [light, dark]) assert.deepEqual(v.page.errors, []);
+  for (const v of [light, dark]) await v.context.close();
+});
