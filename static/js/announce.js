@@ -2,7 +2,7 @@
 // the page (its snapshot, and online the room's offers and presence), the news between
 // them in words — one announcement per completed turn, held back until the turn's removal
 // is made ("Dark: d6 to d5, closes a mill, removes a4"), a mill that owes a removal, whose
-// turn it is, the end and why, takebacks, draw offers and takeback requests, the opponent
+// turn it is, the end and why, takebacks, draw offers, takeback requests and rematch offers, the opponent
 // leaving and coming back. Pure: no DOM; screen-reader.js speaks the result.
 
 import { moversOf, stateWords, turnWords } from './command.js';
@@ -23,6 +23,7 @@ import { moversOf, stateWords, turnWords } from './command.js';
  * @property {{ light: Presence, dark: Presence } | null} online  online: each seat's presence
  * @property {Side | null} draw  online: the side offering a draw
  * @property {Side | null} takeback  online: the side asking for a takeback
+ * @property {Side | null} [rematch]  online: the side offering a rematch
  */
 
 /**
@@ -43,6 +44,7 @@ export function hearingOf(page) {
     h.online = { light: presence(o.state.seats.light), dark: presence(o.state.seats.dark) };
     h.draw = o.state.offers?.draw ?? null;
     h.takeback = o.state.offers?.takeback ?? null;
+    h.rematch = o.state.offers?.rematch ?? null;
   } else if (page.mode === 'computer') {
     h.seat = page.computer?.settings.human ?? null;
   } else if (page.mode === 'review' && page.review) {
@@ -112,6 +114,8 @@ export function announcementsOf(before, now, t) {
   const watched = (/** @type {Side} */ s) => s !== now.seat;
   if (now.draw && now.draw !== before.draw && watched(now.draw)) said.push(t('say.drawOffer', { side: side(now.draw) }));
   if (now.takeback && now.takeback !== before.takeback && watched(now.takeback)) said.push(t('say.takebackAsk', { side: side(now.takeback) }));
+  // A rematch is between the players: offered to the person, it is news to them.
+  if (now.rematch && now.rematch !== before.rematch && now.seat && watched(now.rematch)) said.push(t('say.rematchOffer'));
   if (now.online && before.online) {
     for (const s of /** @type {const} */ (['light', 'dark'])) {
       if (!watched(s) || now.online[s] === before.online[s]) continue;

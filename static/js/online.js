@@ -7,12 +7,12 @@ import { serverOffset } from './clock.js';
 import { clockRequest, viewClockError } from './clock-view.js';
 import { $, $button, $input } from './dom.js';
 import { connectRoom } from './net.js';
-import { command, commandIds, onlineView, snapshotFromState } from './protocol.js';
+import { command, commandIds, newSeatKey, onlineView, rematchChange, snapshotFromState } from './protocol.js';
 import { DEFAULT_RULES, localGame } from './rules.js';
 import { seekAgain } from './lobby.js';
 import { createOnlineState } from './page-state.js';
 import { reviewLink } from './review-links.js';
-import { forgetSeat, rememberSeat, seatFor } from './storage.js';
+import { forgetRematchKey, forgetSeat, rematchKeyFor, rememberRematchKey, rememberSeat, seatFor } from './storage.js';
 import { chosenRules, rulesOfPosition } from './variant.js';
 import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';
 
@@ -159,7 +159,9 @@ const HANDLERS = {
       $('record-copied').textContent = '';
       app.setNotice(null);
     }
+    const before = o.state;
     o.state = msg;
+    noteRematch(app, o, before, msg);
     fetchPastRounds(app, o, msg.round);
     o.fresh = true;
     if (msg.clock) {
@@ -174,6 +176,8 @@ const HANDLERS = {
     o.replaced = true;
   },
   [SERVER_TYPES.ERROR](app, o, msg) {
+    // A refusal other than `stale` (which a crossing offer gets) ends a wish to rematch.
+    if (msg.code !== ERROR_CODES.STALE) o.rematchWanted = null;
     if (msg.code === ERROR_CODES.BAD_KEY) {
       forgetSeat(app.storage, o.roomId);
       app.page.seats.delete(o.roomId);
@@ -182,6 +186,59 @@ const HANDLERS = {
     else if (msg.code !== ERROR_CODES.STALE) app.setNotice(null, app.page.t('online.error', { message: msg.message }));
   },
 };
+
+/**
+ * A rematch between two states: an offer that went unanswered is said as declined or
+ * lapsed; an agreed one takes this seat's page to the new room with the key it sent
+ * (kept in storage since its `offer-rematch`, now the new room's seat key: colours swap).
+ * @param {App} app @param {OnlineState} o @param {import('./types.js').ServerState | null} before
+ * @param {import('./types.js').ServerState} now
+ */
+function noteRematch(app, o, before, now) {
+  if (before && before.round !== now.round) {
+    o.rematchNote = null;
+    o.rematchWanted = null;
+  }
+  if (now.offers?.rematch) {
+    o.rematchNote = null;
+    o.rematchMine = false;
+  }
+  // This seat's offer crossed the opponent's (both sent at once, this one answered
+  // `stale`): it was meant, so it is sent again, now accepting theirs.
+  if (o.rematchWanted === now.round && now.offers?.rematch && o.seat) {
+    o.rematchWanted = null;
+    if (now.offers.rematch !== o.seat && !now.offers.rematch_room) queueMicrotask(() => offerRematch(app));
+  }
+  const change = before?.round === now.round ? rematchChange(before, now, o.seat, o.rematchMine) : null;
+  if (change) o.rematchNote = change;
+  const room = now.offers?.rematch_room;
+  if (!room || !o.seat) return;
+  const key = rematchKeyFor(app.storage, o.roomId, now.round);
+  // Another device of this player sent the offer: this page has no key for the new room.
+  if (!key) return;
+  forgetRematchKey(app.storage, o.roomId);
+  const seat = o.seat === 'light' ? 'dark' : 'light';
+  keepSeat(app, room, o.paired ? { seat, key, paired: o.paired } : { seat, key });
+  history.pushState(null, '', `/r/${room}`);
+  queueMicrotask(() => app.route());
+}
+
+/**
+ * Offers a rematch (or accepts the opponent's, which is the same command) with a fresh
+ * key for the new room, kept in storage first so that the page finds it again whatever
+ * happens to this socket; a retry of the same round sends the same key.
+ * @param {App} app
+ */
+function offerRematch(app) {
+  const o = app.page.online;
+  if (!o?.state) return;
+  const key = rematchKeyFor(app.storage, o.roomId, o.state.round) ?? newSeatKey();
+  rememberRematchKey(app.storage, o.roomId, o.state.round, key);
+  o.rematchMine = false;
+  // Until the state shows an offer (this one, or the opponent's it crossed).
+  o.rematchWanted = o.state.offers?.rematch ? null : o.state.round;
+  sendCommand(app, CLIENT_TYPES.OFFER_REMATCH, { key });
+}
 
 /**
  * The results of the rounds before `round`, for the score line: each finished round's
@@ -328,6 +385,14 @@ export function bindOnlineControls(app) {
     const paired = page.online?.paired;
     if (paired) seekAgain(app, paired);
   });
+  $('offer-rematch').addEventListener('click', () => offerRematch(app));
+  $('accept-rematch').addEventListener('click', () => offerRematch(app));
+  const declineRematch = () => {
+    if (page.online) page.online.rematchMine = true;
+    sendCommand(app, CLIENT_TYPES.DECLINE_REMATCH);
+  };
+  $('decline-rematch').addEventListener('click', declineRematch);
+  $('cancel-rematch').addEventListener('click', declineRematch);
   $('claim-win').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CLAIM_WIN));
   $('call-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CALL_DRAW));
   $('copy-invite').addEventListener('click', async () => {

@@ -348,6 +348,7 @@ function viewOnlineControls({ page, t, snap, o, view }) {
   // a round of quick pairing offers another search to its players.
   $('share-round').hidden = !o.state?.result || !snap?.actions;
   $('find-opponent').hidden = !(o.state?.result && o.seat && o.paired);
+  viewRematch(t, o, v);
   $('take-back').hidden = !o.replaced;
   const watching = !o.seat && !!o.state;
   $('seat-note').hidden = !o.seat && !watching;
@@ -357,6 +358,25 @@ function viewOnlineControls({ page, t, snap, o, view }) {
   const viewers = o.state?.spectators ?? 0;
   $('viewers').hidden = viewers === 0;
   $('viewers').textContent = viewers ? t(pluralKey(page.lang, 'online.viewers', viewers), { n: viewers }) : '';
+}
+
+/**
+ * A finished round of a paired room: "Rematch"; the opponent's offer with Accept and
+ * Decline; one's own offer waiting, with Cancel; and, in a status line (heard by screen
+ * readers), that the offer was declined or lapsed.
+ * @param {import('./types.js').Translate} t @param {OnlineState} o @param {Partial<NonNullable<Frame['view']>>} v
+ */
+function viewRematch(t, o, v) {
+  const offer = $button('offer-rematch');
+  offer.hidden = !(v.mayRematch && !v.rematchOfferedByMe && !v.rematchOfferedToMe);
+  offer.disabled = !v.canOfferRematch;
+  $('rematch-offer').hidden = !v.rematchOfferedToMe;
+  $('rematch-offer-text').textContent = t('online.rematchOfferedToYou');
+  $('rematch-waiting').hidden = !v.rematchOfferedByMe;
+  const note = $('rematch-note');
+  const text = v.rematchRoom ? t('online.rematchStarting') : o.rematchNote === 'declined' ? t('online.rematchDeclined') : o.rematchNote === 'lapsed' ? t('online.rematchLapsed') : '';
+  // The status line stays in the page (empty) so that what it comes to say is heard.
+  if (note.textContent !== text) note.textContent = text;
 }
 
 /**

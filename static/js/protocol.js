@@ -60,6 +60,9 @@ export function onlineView(state, seat, connection) {
   const takebackBy = state?.offers?.takeback ?? null;
   const declined = state?.offers?.declined ?? null;
   const newRound = state?.offers?.new_round ?? [];
+  const rematchBy = state?.offers?.rematch ?? null;
+  const rematchRoom = state?.offers?.rematch_room ?? null;
+  const rematchOpen = !!state?.offers?.rematch_open && over && !!seat && !rematchRoom;
   const playing = connected && !!seat && !over && friendJoined && opponentOnline;
   return {
     opponent,
@@ -79,6 +82,14 @@ export function onlineView(state, seat, connection) {
     canAskNewRound: connected && !!seat && over && !newRound.includes(seat),
     askedNewRound: !!seat && newRound.includes(seat) && over,
     opponentAskedNewRound: over && newRound.includes(opponent),
+    // A finished round of a paired room: offer a rematch (the opponent must be here), see
+    // one's own offer waiting (and withdraw it), or answer the opponent's.
+    mayRematch: rematchOpen,
+    canOfferRematch: rematchOpen && connected && opponentOnline && rematchBy === null,
+    rematchOfferedByMe: rematchOpen && rematchBy === seat,
+    rematchOfferedToMe: rematchOpen && rematchBy === opponent,
+    /** The agreed rematch's room, which this seat's page moves to. */
+    rematchRoom: seat ? rematchRoom : null,
   };
 }
 
@@ -113,4 +124,29 @@ export function scoreText(n) {
   const whole = Math.floor(n);
   const half = n - whole >= 0.5;
   return half ? `${whole || ''}½` : String(whole);
+}
+
+/**
+ * What became of a rematch offer between two states of one round, for the person at
+ * `seat`: 'declined' (the opponent declined this seat's offer), 'lapsed' (an offer, this
+ * seat's or the opponent's, is gone without an answer from this seat: the other player
+ * left, or a new round began), or null (nothing went, it was agreed, or this seat itself
+ * declined or withdrew it: `mine` says the last rematch command was this page's own).
+ * @param {import('./types.js').ServerState | null} before @param {import('./types.js').ServerState} now
+ * @param {import('./types.js').Side | null} seat @param {boolean} mine
+ * @returns {'declined' | 'lapsed' | null}
+ */
+export function rematchChange(before, now, seat, mine) {
+  const was = before?.offers?.rematch ?? null;
+  if (!seat || !was || now.offers?.rematch || now.offers?.rematch_room) return null;
+  const opponent = seat === 'light' ? 'dark' : 'light';
+  const declined = now.offers?.declined;
+  if (declined?.offer === 'rematch') return declined.by === opponent ? 'declined' : null;
+  return mine ? null : 'lapsed';
+}
+
+/** A fresh seat key as the server makes them: 32 random bytes as 64 lowercase hex digits. */
+export function newSeatKey(random = globalThis.crypto) {
+  const bytes = random.getRandomValues(new Uint8Array(32));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }

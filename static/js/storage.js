@@ -120,6 +120,32 @@ export function rememberSeat(storage, roomId, seat) {
   storage.set(`seat.${roomId}`, JSON.stringify(seat));
 }
 
+/**
+ * The key this browser made for the rematch of round `round` of room `roomId` (sent in its
+ * `offer-rematch`), kept until the rematch's room is known: then it is that room's seat key.
+ * @param {SafeStorage} storage @param {string} roomId @param {number} round @returns {string | null}
+ */
+export function rematchKeyFor(storage, roomId, round) {
+  const text = storage.get(`rematch.${roomId}`);
+  if (!text) return null;
+  try {
+    const kept = JSON.parse(text);
+    return kept?.round === round && typeof kept.key === 'string' ? kept.key : null;
+  } catch {
+    return null;
+  }
+}
+
+/** @param {SafeStorage} storage @param {string} roomId @param {number} round @param {string} key */
+export function rememberRematchKey(storage, roomId, round, key) {
+  storage.set(`rematch.${roomId}`, JSON.stringify({ round, key }));
+}
+
+/** @param {SafeStorage} storage @param {string} roomId */
+export function forgetRematchKey(storage, roomId) {
+  storage.remove(`rematch.${roomId}`);
+}
+
 /** Drops a seat key the server no longer knows (`bad-key`), so the next visit joins afresh. */
 export function forgetSeat(storage, roomId) {
   storage.remove(`seat.${roomId}`);

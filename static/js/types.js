@@ -92,7 +92,7 @@
  * @property {string | null} last_action  kept for older pages (last_turn_actions says more)
  * @property {BySide<SeatPresence>} seats
  * @property {number} [spectators]  how many watch
- * @property {{ draw: Side | null, new_round: Side[], takeback?: Side | null, declined?: { offer: 'draw' | 'takeback', by: Side } | null }} offers  standing offers; `declined`: the offer the round's latest event declined
+ * @property {{ draw: Side | null, new_round: Side[], takeback?: Side | null, declined?: { offer: 'draw' | 'takeback' | 'rematch', by: Side } | null, rematch_open?: boolean, rematch?: Side | null, rematch_room?: string | null }} offers  standing offers; `declined`: the offer the round's latest event declined; `rematch_open`: a paired room, whose finished rounds may be rematched; `rematch`: the side offering a rematch; `rematch_room`: the rematch's room once agreed
  * @property {{ winner: Side | null, reason: string } | null} result  kept for older pages (outcome)
  * @property {import('./clock.js').ClockState | null} [clock]  the clocks as of this state; null untimed
  */

@@ -20,6 +20,8 @@ export const CLIENT_TYPES = Object.freeze({
   DECLINE_TAKEBACK: 'decline-takeback',
   CLAIM_WIN: 'claim-win',
   CALL_DRAW: 'call-draw',
+  OFFER_REMATCH: 'offer-rematch',
+  DECLINE_REMATCH: 'decline-rematch',
   SYNC: 'sync',
   PING: 'ping',
 });
@@ -92,6 +94,9 @@ export const ERROR_CODES = Object.freeze({
   UNKNOWN_ARENA: 'unknown-arena',
   ARENA_FINISHED: 'arena-finished',
   NOT_IN_ARENA: 'not-in-arena',
+  NOT_PAIRED: 'not-paired',
+  NO_REMATCH_OFFER: 'no-rematch-offer',
+  REMATCH_AGREED: 'rematch-agreed',
   INTERNAL: 'internal',
 });
 

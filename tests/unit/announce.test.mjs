@@ -131,6 +131,10 @@ test('online: an offer, a takeback request, the opponent leaving and coming back
   assert.deepEqual(settle(a, gone), gone);
   assert.deepEqual(announcementsOf(a, gone, en), ['Dark went offline']);
   assert.deepEqual(announcementsOf(gone, a, ru), ['Тёмные снова в сети']);
+  // A rematch offered to the person is news to them, in Russian too; their own is not.
+  assert.deepEqual(announcementsOf(a, hear(snap, { ...base, rematch: 'dark' }), en), ['Your opponent offers a rematch']);
+  assert.deepEqual(announcementsOf(a, hear(snap, { ...base, rematch: 'dark' }), ru), ['Соперник предлагает реванш']);
+  assert.deepEqual(announcementsOf(a, hear(snap, { ...base, rematch: 'light' }), en), []);
   // Another round is another game: a first look.
   assert.deepEqual(announcementsOf(a, hear(snap, { ...base, game: 'online:r:2' }), en), ['Dark to move']);
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { backoffDelay, command, commandIds, lastPlayedBy, onlineView, roomScore, scoreText, snapshotFromState } from '../../static/js/protocol.js';
+import { backoffDelay, command, commandIds, lastPlayedBy, newSeatKey, onlineView, rematchChange, roomScore, scoreText, snapshotFromState } from '../../static/js/protocol.js';
 
 // The example `state` from docs/PROTOCOL.md.
 const state = {
@@ -164,4 +164,36 @@ test('the room score counts a win 1 and a draw ½ each, the current round once i
   assert.equal(roomScore(3, new Map([[1, null], [2, past.get(2)]]), null).known, false);
   assert.equal(roomScore(3, new Map([[2, past.get(2)]]), null).known, false);
   assert.deepEqual([0, 0.5, 1, 1.5, 2, 12.5].map(scoreText), ['0', '½', '1', '1½', '2', '12½']);
+});
+
+test('a rematch: offered only after a paired round, answered by the other seat, and what became of it', () => {
+  const over = { ...state, result: { winner: 'light', reason: 'resignation' }, offers: { draw: null, new_round: [], rematch_open: true, rematch: null, rematch_room: null } };
+  const withOffers = (offers) => ({ ...over, offers: { ...over.offers, ...offers } });
+  assert.equal(onlineView(state, 'dark', 'open').mayRematch, false, 'not while the round is played');
+  assert.equal(onlineView(withOffers({ rematch_open: false }), 'dark', 'open').mayRematch, false, 'not in an invite room');
+  assert.equal(onlineView(over, null, 'open').mayRematch, false, 'not for a watcher');
+  assert.equal(onlineView(over, 'dark', 'open').canOfferRematch, true);
+  const away = { ...over, seats: { ...over.seats, light: { taken: true, online: false } } };
+  assert.equal(onlineView(away, 'dark', 'open').canOfferRematch, false, 'the opponent must be here');
+  const offered = withOffers({ rematch: 'light' });
+  assert.deepEqual(
+    [onlineView(offered, 'light', 'open').rematchOfferedByMe, onlineView(offered, 'dark', 'open').rematchOfferedToMe, onlineView(offered, 'dark', 'open').canOfferRematch],
+    [true, true, false]
+  );
+  const agreed = withOffers({ rematch_room: 'abcdefghijkl' });
+  assert.equal(onlineView(agreed, 'dark', 'open').rematchRoom, 'abcdefghijkl');
+  assert.equal(onlineView(agreed, 'dark', 'open').mayRematch, false);
+  // Declined by the opponent; withdrawn or declined by this page; gone otherwise: lapsed.
+  const declinedBy = (by) => withOffers({ declined: { offer: 'rematch', by } });
+  assert.equal(rematchChange(offered, declinedBy('dark'), 'light', false), 'declined');
+  assert.equal(rematchChange(offered, declinedBy('dark'), 'dark', true), null);
+  assert.equal(rematchChange(offered, over, 'light', true), null);
+  assert.equal(rematchChange(offered, over, 'light', false), 'lapsed');
+  assert.equal(rematchChange(offered, over, 'dark', false), 'lapsed');
+  assert.equal(rematchChange(offered, agreed, 'dark', false), null, 'agreed is no lapse');
+  assert.equal(rematchChange(over, over, 'dark', false), null);
+  assert.equal(rematchChange(offered, over, null, false), null);
+  const key = newSeatKey();
+  assert.match(key, /^[0-9a-f]{64}$/);
+  assert.notEqual(newSeatKey(), key);
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { forgetGame, hasProgress, loadGame, rememberSeat, roomFromPath, safeStorage, saveGame, seatFor } from '../../static/js/storage.js';
+import { forgetGame, forgetRematchKey, hasProgress, loadGame, rematchKeyFor, rememberRematchKey, rememberSeat, roomFromPath, safeStorage, saveGame, seatFor } from '../../static/js/storage.js';
 
 function memoryStorage() {
   const map = new Map();
@@ -68,4 +68,18 @@ test('the room id comes from the invite path only', () => {
   assert.equal(roomFromPath('/r/k7q2mx9rd4tf'), 'k7q2mx9rd4tf');
   assert.equal(roomFromPath('/r/k7q2mx9rd4tf/'), 'k7q2mx9rd4tf');
   for (const p of ['/', '/r/', '/rules', '/r/a/b', '/r/../x', '/r/a%20b']) assert.equal(roomFromPath(p), null, p);
+});
+
+test("a rematch's key is kept per room for its round until the new room is known", () => {
+  const backing = memoryStorage();
+  const s = safeStorage(() => backing);
+  assert.equal(rematchKeyFor(s, 'room1', 1), null);
+  rememberRematchKey(s, 'room1', 1, 'k'.repeat(64));
+  assert.equal(rematchKeyFor(s, 'room1', 1), 'k'.repeat(64));
+  assert.equal(rematchKeyFor(s, 'room1', 2), null, 'another round is another rematch');
+  assert.equal(rematchKeyFor(s, 'room2', 1), null);
+  backing.setItem('mill.rematch.room2', '{');
+  assert.equal(rematchKeyFor(s, 'room2', 1), null, 'damaged: ignored');
+  forgetRematchKey(s, 'room1');
+  assert.equal(rematchKeyFor(s, 'room1', 1), null);
 });

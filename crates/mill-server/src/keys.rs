@@ -20,6 +20,19 @@ pub fn is_room_id(id: &str) -> bool {
     id.len() == ROOM_ID_LEN && id.bytes().all(|b| ROOM_ALPHABET.contains(&b))
 }
 
+/// The id of the room a rematch of round `round` of room `room` is played in: computed,
+/// not drawn, so that every instance and every replay names the same room, and the
+/// rooms' primary key lets the database create it once whoever completes the rematch.
+/// (Room ids are not secrets: anyone watching the old room sees the new one's id.)
+pub fn rematch_room_id(room: &str, round: u32) -> String {
+    let digest = Sha256::digest(format!("mill rematch {room} {round}").as_bytes());
+    digest
+        .iter()
+        .take(ROOM_ID_LEN)
+        .map(|b| ROOM_ALPHABET[usize::from(*b) % ROOM_ALPHABET.len()] as char)
+        .collect()
+}
+
 /// A fresh seat key: 32 random bytes as 64 lowercase hex digits.
 pub fn new_seat_key() -> String {
     let bytes: [u8; 32] = rand::rng().random();
@@ -47,5 +60,14 @@ mod tests {
         assert!(key.bytes().all(|b| b.is_ascii_hexdigit()));
         assert_ne!(hash_key(&key), hash_key(&new_seat_key()));
         assert_eq!(hash_key(&key), hash_key(&key.clone()));
+        let rematch = rematch_room_id(&id, 1);
+        assert!(is_room_id(&rematch), "{rematch}");
+        assert_eq!(
+            rematch,
+            rematch_room_id(&id, 1),
+            "every instance names the same room"
+        );
+        assert_ne!(rematch, rematch_room_id(&id, 2));
+        assert_ne!(rematch, rematch_room_id(&new_room_id(), 1));
     }
 }

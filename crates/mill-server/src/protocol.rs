@@ -156,6 +156,12 @@ pub enum ErrorCode {
     ArenaFinished,
     /// HTTP 409: pause or withdraw from an arena the account never joined.
     NotInArena,
+    /// `offer-rematch` or `decline-rematch` in a room not made by quick pairing.
+    NotPaired,
+    /// `decline-rematch` without a standing rematch offer.
+    NoRematchOffer,
+    /// `offer-rematch` after the rematch was agreed: its room exists.
+    RematchAgreed,
     /// The server failed.
     Internal,
 }
@@ -354,6 +360,33 @@ pub enum Command {
     /// In a timed game, after the opponent has been away longer than the grace: end the
     /// round in a draw.
     CallDraw,
+    /// After a round of a paired room is over: offer a rematch (the same rules and
+    /// clock, colours swapped, in a new room), or accept the opponent's offer. Carries
+    /// the SHA-256 of the seat key the sender will hold in the new room (the page makes
+    /// the key and sends it in the message's `key`; only its hash is kept and stored).
+    OfferRematch(KeyHash),
+    /// Decline the opponent's rematch offer, or withdraw one's own.
+    DeclineRematch,
+}
+
+/// The SHA-256 of a seat key (`keys::hash_key`), as an `offer-rematch` carries it.
+/// Its `Debug` shows no bytes, so that no log holds even a hash of a key.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct KeyHash(pub [u8; 32]);
+
+impl fmt::Debug for KeyHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("KeyHash(..)")
+    }
+}
+
+/// Whether `key` has the shape of a seat key: 64 lowercase hex digits, as
+/// `keys::new_seat_key` and the page make them.
+pub fn is_seat_key(key: &str) -> bool {
+    key.len() == 64
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 impl CommandKind {
@@ -408,11 +441,27 @@ impl Command {
     }
 
     /// Rebuilds a command from its kind and action text, as stored: the text is there
-    /// exactly for actions.
+    /// exactly for actions. An `offer-rematch` needs its key hash too
+    /// ([`Command::from_stored`]): here it is `None`.
     pub fn from_parts(kind: CommandKind, action: Option<String>) -> Option<Command> {
+        Command::from_stored(kind, action, None)
+    }
+
+    /// Rebuilds a command from its stored parts: the action text (exactly for actions)
+    /// and the key hash (exactly for `offer-rematch`).
+    pub fn from_stored(kind: CommandKind, action: Option<String>, key: Option<KeyHash>) -> Option<Command> {
+        match (kind, key) {
+            (CommandKind::OfferRematch, Some(key)) if action.is_none() => {
+                return Some(Command::OfferRematch(key));
+            }
+            (CommandKind::OfferRematch, _) | (_, Some(_)) => return None,
+            _ => {}
+        }
         Some(match (kind, action) {
             (CommandKind::Action, Some(a)) => Command::Action(a),
             (CommandKind::Action, None) | (_, Some(_)) => return None,
+            (CommandKind::OfferRematch, None) => return None,
+            (CommandKind::DeclineRematch, None) => Command::DeclineRematch,
             (CommandKind::OfferDraw, None) => Command::OfferDraw,
             (CommandKind::AcceptDraw, None) => Command::AcceptDraw,
             (CommandKind::DeclineDraw, None) => Command::DeclineDraw,
@@ -439,6 +488,14 @@ impl Command {
         }
     }
 
+    /// The key hash, for `offer-rematch` (the events' `key_hash` column).
+    pub fn key_hash(&self) -> Option<&KeyHash> {
+        match self {
+            Command::OfferRematch(key) => Some(key),
+            _ => None,
+        }
+    }
+
     /// Whether the command needs the opponent online (the game itself moves on). A
     /// claim needs the opponent away, which its own check decides.
     pub fn needs_opponent_online(&self) -> bool {
@@ -449,6 +506,7 @@ impl Command {
                 | Command::AcceptDraw
                 | Command::OfferTakeback
                 | Command::AcceptTakeback
+                | Command::OfferRematch(_)
         )
     }
 }
@@ -633,6 +691,8 @@ struct CommandFields {
     round: u32,
     version: u32,
     action: Option<String>,
+    #[serde(default)]
+    key: Option<String>,
 }
 
 impl ClientMsg {
@@ -672,10 +732,24 @@ impl ClientMsg {
                     round,
                     version,
                     action,
+                    key,
                 } = serde_json::from_value(value).map_err(bad)?;
-                // Only an action carries text; other commands ignore a stray field.
+                // Only an action carries text and only a rematch offer a key; other
+                // commands ignore a stray field. The key is hashed at once: nothing
+                // past this point holds it.
                 let action = action.filter(|_| command_kind == CommandKind::Action);
-                let Some(command) = Command::from_parts(command_kind, action) else {
+                let key = match (command_kind, key) {
+                    (CommandKind::OfferRematch, Some(key)) if is_seat_key(&key) => {
+                        Some(KeyHash(crate::keys::hash_key(&key)))
+                    }
+                    (CommandKind::OfferRematch, _) => {
+                        return Err(malformed(format!(
+                            "Bad {kind:?} message: `key` must be a new seat key, 64 lowercase hex digits."
+                        )));
+                    }
+                    _ => None,
+                };
+                let Some(command) = Command::from_stored(command_kind, action, key) else {
                     return Err(malformed(format!(
                         "Bad {kind:?} message: missing field `action`."
                     )));
@@ -754,6 +828,19 @@ impl ClientMsg {
             },
         };
         serde_json::to_string(&out).expect("client messages always serialize")
+    }
+
+    /// The JSON text of an `offer-rematch` with the seat key `key` (which
+    /// [`ClientMsg::to_text`] cannot write: a parsed command keeps only its hash).
+    pub fn offer_rematch_text(id: &str, round: u32, version: u32, key: &str) -> String {
+        serde_json::json!({
+            "type": CommandKind::OfferRematch.as_str(),
+            "id": id,
+            "round": round,
+            "version": version,
+            "key": key,
+        })
+        .to_string()
     }
 
     /// `(id, round, version)` for commands; `None` for hello, sync and ping.
@@ -851,6 +938,8 @@ pub enum OfferKind {
     Draw,
     /// Taking back the offering side's last turn.
     Takeback,
+    /// A rematch in a new room.
+    Rematch,
 }
 
 /// An offer the other side has just declined.
@@ -876,6 +965,18 @@ pub struct Offers {
     /// with the next event. Added in protocol 1 (additive).
     #[serde(default)]
     pub declined: Option<Declined>,
+    /// Whether a rematch may be offered in this room (it was made by quick pairing).
+    /// Added in protocol 1 (additive).
+    #[serde(default)]
+    pub rematch_open: bool,
+    /// The seat that offered a rematch, while the offer stands. Added in protocol 1
+    /// (additive).
+    #[serde(default)]
+    pub rematch: Option<Color>,
+    /// The new room, once both offered a rematch: each seat's page goes there with the
+    /// key it sent (colours swapped). Added in protocol 1 (additive).
+    #[serde(default)]
+    pub rematch_room: Option<String>,
 }
 
 /// The game part of the `state` message: everything that changes only through stored
@@ -1015,7 +1116,12 @@ mod tests {
             ClientMsg::Sync,
             ClientMsg::Ping,
         ];
-        for &kind in CommandKind::VARIANTS {
+        // `offer-rematch` carries a key its parsed form keeps only the hash of: written
+        // by `offer_rematch_text`, below.
+        for &kind in CommandKind::VARIANTS
+            .iter()
+            .filter(|&&k| k != CommandKind::OfferRematch)
+        {
             let action = (kind == CommandKind::Action).then(|| "a1-a4".to_string());
             messages.push(ClientMsg::Command {
                 id: "c-1".into(),
@@ -1023,6 +1129,30 @@ mod tests {
                 version: 9,
                 command: Command::from_parts(kind, action).unwrap(),
             });
+        }
+        let key = crate::keys::new_seat_key();
+        let text = ClientMsg::offer_rematch_text("c-2", 3, 40, &key);
+        assert_eq!(
+            ClientMsg::parse(&text),
+            Ok(ClientMsg::Command {
+                id: "c-2".into(),
+                round: 3,
+                version: 40,
+                command: Command::OfferRematch(KeyHash(crate::keys::hash_key(&key))),
+            })
+        );
+        assert!(
+            !format!("{:?}", ClientMsg::parse(&text).unwrap()).contains(&key[..16]),
+            "a parsed rematch offer holds no key"
+        );
+        for bad in [None, Some("short"), Some(&key.to_uppercase()[..])] {
+            let text =
+                serde_json::json!({"type": "offer-rematch", "id": "c", "round": 1, "version": 0, "key": bad});
+            assert_eq!(
+                ClientMsg::parse(&text.to_string()).unwrap_err().code,
+                "malformed",
+                "{bad:?}"
+            );
         }
         for msg in messages {
             let text = msg.to_text();
@@ -1108,17 +1238,31 @@ mod tests {
     #[test]
     fn a_command_is_the_same_on_the_wire_and_in_storage() {
         use strum::VariantArray;
+        let key = crate::keys::new_seat_key();
+        let hash = KeyHash(crate::keys::hash_key(&key));
         for &kind in CommandKind::VARIANTS {
             let action = (kind == CommandKind::Action).then(|| "d6".to_string());
-            let cmd = Command::from_parts(kind, action.clone()).unwrap();
+            let stored_key = (kind == CommandKind::OfferRematch).then_some(hash);
+            let cmd = Command::from_stored(kind, action.clone(), stored_key).unwrap();
             assert_eq!(cmd.kind(), kind);
             assert_eq!(cmd.action_text(), action.as_deref());
-            assert_eq!(
-                Command::from_event(kind.as_str(), action.clone()),
-                Some(cmd.clone())
-            );
+            assert_eq!(cmd.key_hash(), stored_key.as_ref());
+            if stored_key.is_none() {
+                assert_eq!(
+                    Command::from_event(kind.as_str(), action.clone()),
+                    Some(cmd.clone())
+                );
+            } else {
+                assert_eq!(
+                    Command::from_parts(kind, None),
+                    None,
+                    "a rematch offer needs its hash"
+                );
+            }
+            let wire_key = stored_key.map(|_| key.clone());
             let text = serde_json::json!({
                 "type": kind.as_str(), "id": "c1", "round": 1, "version": 0, "action": action,
+                "key": wire_key,
             });
             let ClientMsg::Command { command, .. } = ClientMsg::parse(&text.to_string()).unwrap() else {
                 panic!("{kind} is a command");
@@ -1128,6 +1272,11 @@ mod tests {
         assert_eq!(Command::from_event("action", None), None);
         assert_eq!(Command::from_event("resign", Some("d6".into())), None);
         assert_eq!(Command::from_event("castle", None), None);
+        assert_eq!(
+            Command::from_stored(CommandKind::Resign, None, Some(hash)),
+            None,
+            "only a rematch offer carries a hash"
+        );
         // On the wire a stray "action" on another command is ignored, as any unknown field.
         assert_eq!(
             ClientMsg::parse(r#"{"type":"resign","id":"c1","round":1,"version":0,"action":"d6"}"#)

@@ -6,7 +6,7 @@
 use mill_core::{Action, ByColor, Color, Game, PlayError, Position, Rules, Variant, view};
 
 use crate::protocol::{
-    ClockEventKind, Code, Command, Declined, ErrorCode, GameView, OfferKind, Offers, ResultView,
+    ClockEventKind, Code, Command, Declined, ErrorCode, GameView, KeyHash, OfferKind, Offers, ResultView,
 };
 
 /// A refused command: a stable code and a sentence for people.
@@ -49,6 +49,11 @@ pub struct Table {
     /// Set by a decline, cleared by the next event.
     declined: Option<Declined>,
     new_round: ByColor<bool>,
+    /// A room made by quick pairing: its finished rounds may be rematched.
+    paired: bool,
+    /// Each seat's rematch offer this round: the hash of the key it will hold in the
+    /// new room. One standing is an offer; both, an agreed rematch.
+    rematch: ByColor<Option<KeyHash>>,
     seq: u32,
     /// The rounds before the current one, oldest first (round `i + 1` at `i`); each
     /// ended with a result before the next began. Shared, so that a command can be
@@ -129,9 +134,40 @@ impl Table {
             takeback_offer: None,
             declined: None,
             new_round: ByColor::default(),
+            paired: false,
+            rematch: ByColor::default(),
             seq: 0,
             past: std::sync::Arc::new(Vec::new()),
         }
+    }
+
+    /// Marks the room as made by quick pairing (before any event): its finished rounds
+    /// may be rematched.
+    pub fn set_paired(&mut self, paired: bool) {
+        self.paired = paired;
+    }
+
+    /// Whether the room was made by quick pairing.
+    pub fn paired(&self) -> bool {
+        self.paired
+    }
+
+    /// The seat whose rematch offer stands (not yet answered), if any.
+    pub fn rematch_offer(&self) -> Option<Color> {
+        match (self.rematch.light, self.rematch.dark) {
+            (Some(_), None) => Some(Color::Light),
+            (None, Some(_)) => Some(Color::Dark),
+            _ => None,
+        }
+    }
+
+    /// Once both seats offered a rematch this round: the key hash each sent, by the
+    /// seat it sent it from (the new room gives it the other colour).
+    pub fn rematch_agreed(&self) -> Option<ByColor<KeyHash>> {
+        Some(ByColor {
+            light: self.rematch.light?,
+            dark: self.rematch.dark?,
+        })
     }
 
     /// The rule set the room plays.
@@ -180,6 +216,10 @@ impl Table {
         };
         done.map_err(rules_refusal)?;
         self.declined = None;
+        // A seat gone: a rematch offer not yet agreed lapses.
+        if kind == ClockEventKind::Away && self.rematch_agreed().is_none() {
+            self.rematch = ByColor::default();
+        }
         if self.is_over() {
             self.draw_offer = None;
             self.takeback_offer = None;
@@ -245,6 +285,30 @@ impl Table {
                 "You have not played in this round yet.",
             ))
         }
+    }
+
+    /// Whether a rematch may be offered or answered now: a paired room, a round over,
+    /// not yet agreed.
+    fn rematch_check(&self, over: bool) -> Result<(), Refusal> {
+        if !self.paired {
+            return Err(Refusal::new(
+                ErrorCode::NotPaired,
+                "A rematch is for rooms made by quick pairing; here, ask for a new round.",
+            ));
+        }
+        if !over {
+            return Err(Refusal::new(
+                ErrorCode::RoundNotOver,
+                "A rematch can be offered only after the round is over.",
+            ));
+        }
+        if self.rematch_agreed().is_some() {
+            return Err(Refusal::new(
+                ErrorCode::RematchAgreed,
+                "The rematch is agreed: its room is ready.",
+            ));
+        }
+        Ok(())
     }
 
     fn apply_inner(&mut self, seat: Color, cmd: &Command) -> Result<Placed, Refusal> {
@@ -361,6 +425,32 @@ impl Table {
                     self.game.draw_abandoned().map_err(rules_refusal)?;
                 }
             }
+            Command::OfferRematch(key) => {
+                self.rematch_check(over)?;
+                if self.rematch.get(seat).is_some() {
+                    return Err(Refusal::new(
+                        ErrorCode::AlreadyOffered,
+                        "Your rematch offer already stands.",
+                    ));
+                }
+                *self.rematch.get_mut(seat) = Some(*key);
+            }
+            Command::DeclineRematch => {
+                self.rematch_check(over)?;
+                if self.rematch.get(!seat).is_some() {
+                    self.declined = Some(Declined {
+                        offer: OfferKind::Rematch,
+                        by: seat,
+                    });
+                } else if self.rematch.get(seat).is_none() {
+                    return Err(Refusal::new(
+                        ErrorCode::NoRematchOffer,
+                        "No rematch has been offered.",
+                    ));
+                }
+                // Declined, or withdrawn by the seat that offered it.
+                self.rematch = ByColor::default();
+            }
             Command::NewRound => {
                 if !over {
                     return Err(Refusal::new(
@@ -378,6 +468,8 @@ impl Table {
                     self.draw_offer = None;
                     self.takeback_offer = None;
                     self.new_round = ByColor::default();
+                    // A new round: a rematch offer of the last one lapses.
+                    self.rematch = ByColor::default();
                     self.seq = 0;
                     return Ok(Placed {
                         new_round: Some(self.round),
@@ -411,6 +503,11 @@ impl Table {
                     .collect(),
                 takeback: self.takeback_offer,
                 declined: self.declined,
+                rematch_open: self.paired,
+                rematch: self.rematch_offer(),
+                rematch_room: self
+                    .rematch_agreed()
+                    .map(|_| crate::keys::rematch_room_id(room, self.round)),
             },
         }
     }

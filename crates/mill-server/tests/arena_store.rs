@@ -82,6 +82,7 @@ async fn finish(store: &Arc<dyn Store>, room: &str, turns: u32, outcome: Outcome
                 stamp: None,
             },
             ends,
+            rematch: None,
         };
         seq += 1;
         a
@@ -294,6 +295,7 @@ async fn arenas_pair_each_ticket_once_and_score_each_result_once() {
                 winner: Light,
                 reason: WinReason::Resignation,
             }),
+            rematch: None,
         };
         store.append(again).await.unwrap();
         assert_eq!(

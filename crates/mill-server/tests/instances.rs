@@ -529,3 +529,95 @@ async fn events_of_many_rooms_share_commits_and_each_is_decided_on_its_own() {
         }
     }
 }
+
+/// The answer (ack or error) to command `id`, other messages skipped.
+async fn answer_to(c: &mut Client, id: &str) -> Value {
+    loop {
+        let v = c.recv().await;
+        if matches!(v["type"].as_str(), Some("ack" | "error")) && v["id"] == id {
+            return v;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_rematch_offered_on_one_instance_and_accepted_on_the_other_makes_one_room_for_both() {
+    if !common::on_postgres() {
+        eprintln!("skipped: needs MILL_TEST_PG_URL (scripts/with-postgres)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (db, (mut a, a_addr), (mut b, b_addr)) = two_instances(dir.path(), "rematch.db").await;
+    // Paired across the instances: one seeker on each.
+    let seek = |who: &str| {
+        json!({"variant": "nine", "clock": {"initial": 300, "increment": 3},
+               "seeker": format!("{who}-seeker"), "seek": format!("{who}-seek-1")})
+        .to_string()
+    };
+    let (annie, bobby) = (seek("annie"), seek("bobby"));
+    let ((s1, p1), (s2, p2)) = tokio::join!(common::request(a_addr, "POST", "/api/pair", &annie), async {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        common::request(b_addr, "POST", "/api/pair", &bobby).await
+    });
+    assert_eq!((s1, s2), (201, 201), "{p1} {p2}");
+    let room = p1["room"].as_str().unwrap().to_string();
+    assert_eq!(p2["room"], room.as_str());
+    // Each plays through the instance it sought on.
+    let (on_a, on_b) = (p1["key"].as_str().unwrap(), p2["key"].as_str().unwrap());
+    let mut ca = Client::hello(a_addr, &room, Some(on_a)).await;
+    let mut cb = Client::hello(b_addr, &room, Some(on_b)).await;
+    for c in [&mut ca, &mut cb] {
+        c.state_where(|s| s["seats"]["light"]["online"] == true && s["seats"]["dark"]["online"] == true)
+            .await;
+    }
+    let rooms_before = count(&db, "SELECT count(*) FROM rooms", &[]).await;
+    ca.ok("resign").await;
+    cb.state_where(|s| !s["result"].is_null()).await;
+    ca.state_where(|s| !s["result"].is_null()).await;
+    // Both offer at the same moment, each on its instance: one is stored first, and the
+    // other completes the rematch, or (made on the state before) is stale and sent again.
+    let keys = [
+        mill_server::keys::new_seat_key(),
+        mill_server::keys::new_seat_key(),
+    ];
+    let ia = ca.command("offer-rematch", json!({"key": keys[0]})).await;
+    let ib = cb.command("offer-rematch", json!({"key": keys[1]})).await;
+    let (ra, rb) = (answer_to(&mut ca, &ia).await, answer_to(&mut cb, &ib).await);
+    assert!(
+        ra["type"] == "ack" || rb["type"] == "ack",
+        "one is stored: {ra} {rb}"
+    );
+    for (r, c, key) in [(ra, &mut ca, &keys[0]), (rb, &mut cb, &keys[1])] {
+        assert!(r["type"] == "ack" || r["code"] == "stale", "{r}");
+        if r["type"] != "ack" {
+            c.state_where(|s| !s["offers"]["rematch"].is_null()).await;
+            let id = c.command("offer-rematch", json!({"key": key})).await;
+            assert_eq!(answer_to(c, &id).await["type"], "ack");
+        }
+    }
+    let new_room = mill_server::keys::rematch_room_id(&room, 1);
+    for c in [&mut ca, &mut cb] {
+        let s = c.state_where(|s| !s["offers"]["rematch_room"].is_null()).await;
+        assert_eq!(
+            s["offers"]["rematch_room"],
+            new_room.as_str(),
+            "every instance names one room"
+        );
+    }
+    assert_eq!(
+        count(&db, "SELECT count(*) FROM rooms", &[]).await,
+        rooms_before + 1,
+        "exactly one room made"
+    );
+    // Each key opens the other colour, on either instance.
+    let na = Client::hello(b_addr, &new_room, Some(&keys[0])).await;
+    let nb = Client::hello(a_addr, &new_room, Some(&keys[1])).await;
+    assert_ne!(na.seat, ca.seat);
+    assert_ne!(nb.seat, cb.seat);
+    assert_eq!(
+        na.last["clock"]["control"],
+        json!({"initial": 300, "increment": 3})
+    );
+    sigkill(&mut a).await;
+    sigkill(&mut b).await;
+}

@@ -88,6 +88,7 @@ fn append(room: &str, e: StoredEvent) -> Append {
         room: room.to_string(),
         event: e,
         ends: None,
+        rematch: None,
     }
 }
 
@@ -726,5 +727,299 @@ async fn a_newer_seek_takes_the_place_of_a_paired_one_not_yet_answered() {
         );
         assert_eq!(store.withdraw("r-a1", false).await.unwrap(), Gone, "{name}");
         assert_eq!(store.seek_state("r-a2").await.unwrap(), Waiting, "{name}");
+    }
+}
+
+/// A rematch's offer (with the hash of the sender's new key) at `seq` of round 1, and,
+/// with `makes`, the room it completes (keys for Light and Dark there).
+fn rematch_event(seq: u32, seat: Color, cid: &str, key: u8, makes: Option<(&str, u8, u8)>) -> Append {
+    let mut a = append(
+        "",
+        event(
+            1,
+            seq,
+            seat,
+            Command::OfferRematch(mill_server::protocol::KeyHash([key; 32])),
+            cid,
+        ),
+    );
+    a.rematch = makes.map(|(room, light, dark)| mill_server::store::Rematch {
+        room: room.to_string(),
+        variant: "six".into(),
+        clock: Some(TimeControl::Live {
+            initial: 300,
+            increment: 3,
+        }),
+        light_key: [light; 32],
+        dark_key: [dark; 32],
+    });
+    a
+}
+
+#[tokio::test]
+async fn a_rematch_completed_at_once_on_two_instances_makes_one_room() {
+    use mill_server::store::SeekState::{Paired, Waiting};
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Some(TimeControl::Live {
+        initial: 300,
+        increment: 3,
+    });
+    for (name, store, kept) in stores(&dir).await {
+        // Another instance on the same database (PostgreSQL); one store elsewhere.
+        let other: Arc<dyn Store> = match &kept {
+            Kept::Db(target @ DbTarget::Postgres(_)) => mill_server::store::open(target).await.unwrap().0,
+            _ => store.clone(),
+        };
+        // A room made by pairing is paired; one made by an invite is not.
+        assert_eq!(
+            store
+                .seek(seek("rm-a", "rm-alice", "six", clock, Light))
+                .await
+                .unwrap(),
+            Waiting,
+            "{name}"
+        );
+        let Paired { room: old, .. } = store
+            .seek(seek("rm-b", "rm-bob", "six", clock, Light))
+            .await
+            .unwrap()
+        else {
+            panic!("{name}: paired");
+        };
+        assert!(store.load_room(&old).await.unwrap().unwrap().paired, "{name}");
+        room(&store, "invite1").await;
+        assert!(
+            !store.load_room("invite1").await.unwrap().unwrap().paired,
+            "{name}"
+        );
+        let with_room = |mut a: Append| {
+            a.room = old.clone();
+            a
+        };
+        store
+            .append(with_room(append(
+                "",
+                event(1, 0, Light, Command::Resign, "l-resign"),
+            )))
+            .await
+            .unwrap();
+        assert_eq!(
+            store
+                .append(with_room(rematch_event(1, Light, "l-offer", 7, None)))
+                .await
+                .unwrap(),
+            Appended::Stored,
+            "{name}"
+        );
+        // Two events completing the same rematch at one place, through two instances:
+        // one is stored with its room, the other changes nothing.
+        let new = mill_server::keys::rematch_room_id(&old, 1);
+        let (a, b) = tokio::join!(
+            store.append(with_room(rematch_event(
+                2,
+                Dark,
+                "d-accept",
+                8,
+                Some((&new, 8, 7))
+            ))),
+            other.append(with_room(rematch_event(
+                2,
+                Dark,
+                "d-accept-2",
+                9,
+                Some((&new, 9, 7))
+            ))),
+        );
+        let outcomes = [a.unwrap(), b.unwrap()];
+        let won = outcomes
+            .iter()
+            .position(|o| *o == Appended::Stored)
+            .expect("one stored");
+        assert_eq!(outcomes[1 - won], Appended::PlaceTaken, "{name}: {outcomes:?}");
+        let winner_key = [8u8, 9][won];
+        let made = store.load_room(&new).await.unwrap().expect("the new room");
+        assert_eq!(
+            made.light_key,
+            Some([winner_key; 32]),
+            "{name}: the stored event's keys"
+        );
+        assert_eq!(made.dark_key, Some([7; 32]), "{name}");
+        assert!(made.dark_at.is_some(), "{name}: both seats taken");
+        assert_eq!((made.variant.as_str(), made.clock), ("six", clock), "{name}");
+        assert!(made.paired && made.events.is_empty(), "{name}");
+        // The old room's log keeps the hashes of the new keys, and only them.
+        let events = store.load_room(&old).await.unwrap().unwrap().events;
+        let kinds: Vec<(&str, Option<[u8; 32]>)> = events
+            .iter()
+            .map(|e| (e.command.kind_str(), e.command.key_hash().copied()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("resign", None),
+                ("offer-rematch", Some([7; 32])),
+                ("offer-rematch", Some([winner_key; 32]))
+            ],
+            "{name}"
+        );
+        // The retry of the stored one is a duplicate, not a second room.
+        let cid = ["d-accept", "d-accept-2"][won];
+        assert_eq!(
+            other
+                .append(with_room(rematch_event(
+                    5,
+                    Dark,
+                    cid,
+                    winner_key,
+                    Some((&new, winner_key, 7))
+                )))
+                .await
+                .unwrap(),
+            Appended::Duplicate { round: 1, seq: 2 },
+            "{name}"
+        );
+        // An event that would make the same room again fails whole: the room stays as
+        // it was and the event is not stored.
+        let again = store
+            .append(with_room(rematch_event(
+                3,
+                Dark,
+                "d-again",
+                5,
+                Some((&new, 5, 5)),
+            )))
+            .await;
+        assert!(again.is_err(), "{name}: {again:?}");
+        assert_eq!(
+            store.load_room(&old).await.unwrap().unwrap().events.len(),
+            3,
+            "{name}"
+        );
+        assert_eq!(
+            store.load_room(&new).await.unwrap().unwrap().light_key,
+            Some([winner_key; 32]),
+            "{name}"
+        );
+    }
+}
+
+/// Runs `sql` on a database store's own database and returns the rows' text columns
+/// joined by `,`, one string a row (for the checks of the rows the accounts keep).
+async fn rows(target: &DbTarget, sql: &str) -> Vec<String> {
+    match target {
+        DbTarget::Sqlite(path) => {
+            let conn = rusqlite::Connection::open(path).unwrap();
+            conn.busy_timeout(common::PATIENCE).unwrap();
+            if !sql.trim_start().starts_with("SELECT") {
+                conn.execute_batch(sql).unwrap();
+                return Vec::new();
+            }
+            let mut stmt = conn.prepare(sql).unwrap();
+            let n = stmt.column_count();
+            stmt.query_map([], |r| {
+                Ok((0..n)
+                    .map(|i| match r.get_ref(i).unwrap() {
+                        rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                        rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                        other => format!("{other:?}"),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(","))
+            })
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+        }
+        DbTarget::Postgres(url) => {
+            let (client, conn) = tokio_postgres::connect(url, tokio_postgres::NoTls).await.unwrap();
+            let task = tokio::spawn(conn);
+            let out = client
+                .simple_query(sql)
+                .await
+                .unwrap()
+                .into_iter()
+                .filter_map(|m| match m {
+                    tokio_postgres::SimpleQueryMessage::Row(r) => Some(
+                        (0..r.len())
+                            .map(|i| r.get(i).unwrap_or("").to_string())
+                            .collect::<Vec<_>>()
+                            .join(","),
+                    ),
+                    _ => None,
+                })
+                .collect();
+            drop(client);
+            let _ = task.await;
+            out
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_rematch_keeps_the_accounts_colours_swapped_and_is_rated_when_both_seats_were_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store, kept) in stores(&dir).await {
+        // The memory store keeps no accounts.
+        let Kept::Db(target) = kept else { continue };
+        room(&store, "rated1").await;
+        room(&store, "halfbound").await;
+        rows(
+            &target,
+            "INSERT INTO accounts (id, name, name_key, created_at) VALUES (901, 'Ann', 'ann', 1), (902, 'Ben', 'ben', 1);
+             INSERT INTO seat_accounts (room_id, color, account_id)
+               VALUES ('rated1', 'light', 901), ('rated1', 'dark', 902), ('halfbound', 'light', 901);
+             INSERT INTO rated_rooms (room_id, rules, speed) VALUES ('rated1', 'six', 'rapid'), ('halfbound', 'six', 'rapid');",
+        )
+        .await;
+        for old in ["rated1", "halfbound"] {
+            let new = mill_server::keys::rematch_room_id(old, 1);
+            let with_room = |mut a: Append| {
+                a.room = old.to_string();
+                a
+            };
+            store
+                .append(with_room(append(
+                    "",
+                    event(1, 0, Light, Command::Resign, "resign"),
+                )))
+                .await
+                .unwrap();
+            store
+                .append(with_room(rematch_event(1, Light, "offer", 7, None)))
+                .await
+                .unwrap();
+            assert_eq!(
+                store
+                    .append(with_room(rematch_event(2, Dark, "accept", 8, Some((&new, 8, 7)))))
+                    .await
+                    .unwrap(),
+                Appended::Stored,
+                "{name}"
+            );
+        }
+        let rated = mill_server::keys::rematch_room_id("rated1", 1);
+        let half = mill_server::keys::rematch_room_id("halfbound", 1);
+        let seats = |room: &str| {
+            format!("SELECT color, account_id FROM seat_accounts WHERE room_id = '{room}' ORDER BY color")
+        };
+        // Ann played Light and now plays Dark; Ben the other way round.
+        assert_eq!(
+            rows(&target, &seats(&rated)).await,
+            ["dark,901", "light,902"],
+            "{name}"
+        );
+        assert!(store.load_room(&rated).await.unwrap().unwrap().rated, "{name}");
+        assert_eq!(
+            rows(
+                &target,
+                &format!("SELECT rules, speed FROM rated_rooms WHERE room_id = '{rated}'")
+            )
+            .await,
+            ["six,rapid"],
+            "{name}"
+        );
+        // One seat without an account: bound as it was, and casual.
+        assert_eq!(rows(&target, &seats(&half)).await, ["dark,901"], "{name}");
+        assert!(!store.load_room(&half).await.unwrap().unwrap().rated, "{name}");
     }
 }

@@ -25,7 +25,7 @@ use tokio::sync::mpsc;
 use super::room::{Cmd, Outgoing, Room, Verdict, ack};
 use super::{Rooms, lock};
 use crate::protocol::{ClientMsg, ClockEventKind, Command, ErrorCode, SERVER_ID_PREFIX, ServerMsg};
-use crate::store::{Append, Appended, DbError, Entry, StoredEvent};
+use crate::store::{Append, Appended, DbError, Entry, Rematch, StoredEvent};
 use crate::table::{Placed, Refusal, Table};
 use crate::timecontrol::{Clocks, Deadline, Verdict as TimeVerdict};
 
@@ -465,6 +465,7 @@ impl Room {
                 stamp,
             },
             ends: ends(&self.table, &table),
+            rematch: self.rematch_made(&table, placed),
         };
         Ok(Write {
             append,
@@ -472,6 +473,25 @@ impl Room {
             placed,
             clocks,
             away,
+        })
+    }
+}
+
+impl Room {
+    /// The room a write makes, if it completes a rematch (the table before it had no
+    /// agreed rematch, `after` has): the same rules and clock, each seat's new key the
+    /// one its player sent, colours swapped.
+    fn rematch_made(&self, after: &Table, placed: Placed) -> Option<Rematch> {
+        if self.table.rematch_agreed().is_some() {
+            return None;
+        }
+        let keys = after.rematch_agreed()?;
+        Some(Rematch {
+            room: crate::keys::rematch_room_id(&self.id, placed.round),
+            variant: after.rules().to_string(),
+            clock: self.control,
+            light_key: keys.dark.0,
+            dark_key: keys.light.0,
         })
     }
 }

@@ -433,6 +433,9 @@ impl Room {
     /// may be older than the absence it has just read, and would store a return that
     /// did not happen.
     pub(super) fn presence_drift(&self) -> Option<(Color, ClockEventKind)> {
+        if let Some(gone) = self.rematch_lapse() {
+            return Some((gone, ClockEventKind::Away));
+        }
         let control = self.control?;
         if control.is_correspondence()
             || !self.presence_known
@@ -452,6 +455,18 @@ impl Room {
         };
         back.map(|c| (c, ClockEventKind::Back))
             .or_else(|| away().map(|c| (c, ClockEventKind::Away)))
+    }
+
+    /// A seat that left (on no instance any more, and seen to go or not seen since this
+    /// instance began to look) while a rematch offer stands, in any room: its `away` is
+    /// stored at the round's next place, which lapses the offer on every instance.
+    fn rematch_lapse(&self) -> Option<Color> {
+        if !self.presence_known || self.table.rematch_offer().is_none() {
+            return None;
+        }
+        Color::ALL
+            .into_iter()
+            .find(|&c| *self.lost.get(c) && !self.online(c))
     }
 
     /// Why `seat` may not claim the win or call a draw at `now`, if it may not: the
@@ -531,6 +546,7 @@ impl Room {
         room.keys.dark = s.dark_key;
         room.taken.dark = s.dark_key.is_some();
         room.rated = s.rated;
+        room.table.set_paired(s.paired);
         if let Some(at) = s.dark_at.filter(|_| s.dark_key.is_some()) {
             room.start_clocks(at);
         }

@@ -916,6 +916,39 @@ pub async fn bind_pg(
     Ok(())
 }
 
+/// A rematch's seats bound to the old room's accounts, colours swapped (the old Light
+/// player holds Dark), and the new room rated as the old one was when both old seats are
+/// bound to accounts. In the transaction that stores the event completing the rematch.
+const REMATCH_SEATS_SQL: &str = "INSERT INTO seat_accounts (room_id, color, account_id)
+     SELECT $2, CASE color WHEN 'light' THEN 'dark' ELSE 'light' END, account_id
+     FROM seat_accounts WHERE room_id = $1 AND account_id IS NOT NULL";
+const REMATCH_RATED_SQL: &str = "INSERT INTO rated_rooms (room_id, rules, speed)
+     SELECT $2, rules, speed FROM rated_rooms WHERE room_id = $1
+       AND (SELECT count(*) FROM seat_accounts s WHERE s.room_id = $1 AND s.account_id IS NOT NULL) = 2";
+
+/// Binds a rematch's seats and rating as [`REMATCH_SEATS_SQL`] says (SQLite writer's
+/// transaction).
+pub fn rematch_sqlite(conn: &Connection, old: &str, new: &str) -> Result<(), rusqlite::Error> {
+    for sql in [REMATCH_SEATS_SQL, REMATCH_RATED_SQL] {
+        conn.prepare_cached(&sql.replace('$', "?"))?
+            .execute(params![old, new])?;
+    }
+    Ok(())
+}
+
+/// Binds a rematch's seats and rating (PostgreSQL, in the transaction storing the event
+/// that completes the rematch).
+pub async fn rematch_pg(
+    client: &tokio_postgres::Client,
+    old: &str,
+    new: &str,
+) -> Result<(), tokio_postgres::Error> {
+    for sql in [REMATCH_SEATS_SQL, REMATCH_RATED_SQL] {
+        client.execute(sql, &[&old, &new]).await?;
+    }
+    Ok(())
+}
+
 impl Accounts {
     /// Binds seat `color` of a room made by creating or joining (a casual room) to a
     /// signed-in player's account; a seat already bound stays as it is.

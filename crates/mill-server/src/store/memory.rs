@@ -56,6 +56,8 @@ struct MemRoom {
     /// The Dark seat's key hash and when it was taken.
     dark: Option<([u8; 32], i64)>,
     events: Vec<StoredEvent>,
+    /// Made by quick pairing (or a rematch): its rounds may be rematched.
+    paired: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -124,7 +126,14 @@ fn ends_a_clock(e: &StoredEvent) -> bool {
     matches!(
         e.command,
         Entry::Clock(ClockEventKind::Timeout | ClockEventKind::Abort)
-            | Entry::Command(Command::Resign | Command::AcceptDraw | Command::ClaimWin | Command::CallDraw)
+            | Entry::Command(
+                Command::Resign
+                    | Command::AcceptDraw
+                    | Command::ClaimWin
+                    | Command::CallDraw
+                    | Command::OfferRematch(_)
+                    | Command::DeclineRematch
+            )
     )
 }
 
@@ -151,6 +160,7 @@ impl Store for Memory {
                     light: *key_hash,
                     dark: None,
                     events: Vec::new(),
+                    paired: false,
                 },
             );
             Ok(())
@@ -178,7 +188,7 @@ impl Store for Memory {
         self.write(|d| {
             let r = d
                 .rooms
-                .get_mut(&a.room)
+                .get(&a.room)
                 .ok_or_else(|| refused(format!("no room {}", a.room)))?;
             let e = a.event;
             let place = |x: &StoredEvent| (x.round, x.seq) == (e.round, e.seq);
@@ -192,6 +202,24 @@ impl Store for Memory {
             if r.events.iter().any(place) {
                 return Ok(Appended::PlaceTaken);
             }
+            // A rematch's room is made with the event or not at all: its id taken fails
+            // the write (as the rooms' primary key would).
+            let rematch = match &a.rematch {
+                Some(m) if d.rooms.contains_key(&m.room) => {
+                    return Err(refused(format!("room {} exists", m.room)));
+                }
+                Some(m) => Some(MemRoom {
+                    variant: m.variant.clone(),
+                    clock: m.clock,
+                    active_at: e.at,
+                    light: m.light_key,
+                    dark: Some((m.dark_key, e.at)),
+                    events: Vec::new(),
+                    paired: true,
+                }),
+                None => None,
+            };
+            let r = d.rooms.get_mut(&a.room).expect("looked up above");
             r.active_at = r.active_at.max(e.at);
             let (round, at) = (e.round, e.at);
             r.events.push(e);
@@ -206,6 +234,9 @@ impl Store for Memory {
                 };
                 let turns = (turns(Color::Light), turns(Color::Dark));
                 d.arena.end(&a.room, round, outcome, turns, at);
+            }
+            if let (Some(m), Some(room)) = (&a.rematch, rematch) {
+                d.rooms.insert(m.room.clone(), room);
             }
             Ok(Appended::Stored)
         })
@@ -233,6 +264,7 @@ impl Store for Memory {
             events: r.events.clone(),
             // The memory store keeps no accounts, so no rated rooms.
             rated: false,
+            paired: r.paired,
         }))
     }
 
@@ -356,6 +388,7 @@ impl Store for Memory {
                         light,
                         dark: Some((dark, seek.at)),
                         events: Vec::new(),
+                        paired: true,
                     },
                 );
                 let state = SeekState::Paired {
@@ -455,6 +488,8 @@ impl Store for Memory {
                         light,
                         dark: Some((dark, at)),
                         events: Vec::new(),
+                        // An arena pairs its players again by itself: no rematch.
+                        paired: false,
                     },
                 );
             }
@@ -489,6 +524,7 @@ mod tests {
                 stamp: None,
             },
             ends: None,
+            rematch: None,
         }
     }
 

@@ -41,7 +41,7 @@ use self::sqlite::Sqlite;
 /// the schema's tests: its migrations, and the file opened and brought up to date.
 pub use self::sqlite::{migrations as sqlite_migrations, open as open_sqlite_file};
 pub use self::types::{
-    Append, Appended, DbError, Entry, Instances, News, OpenSeek, Outage, Presence, Seek, SeekState,
+    Append, Appended, DbError, Entry, Instances, News, OpenSeek, Outage, Presence, Rematch, Seek, SeekState,
     SeekWaiters, StoredEvent, StoredRoom, seek_pool,
 };
 use crate::timecontrol::TimeControl;

@@ -97,6 +97,9 @@ const MIGRATIONS: &[(i32, &str)] = &[
     ),
     // Arenas, as SQLite's 14-arenas (store/arena.rs).
     (11, include_str!("../../../../migrations/postgres/11-arenas.sql")),
+    // Rematches: paired rooms, the rematch kinds and their key hashes, as SQLite's
+    // 15-rematch.
+    (12, include_str!("../../../../migrations/postgres/12-rematch.sql")),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the
@@ -181,8 +184,7 @@ fn i(n: u32) -> i32 {
 }
 
 /// One row of `SELECT round, seq, seat, kind, action, client_id, at, light_ms, dark_ms,
-/// lag_ms` (from column
-/// `first` on) as an event.
+/// lag_ms, key_hash` (from column `first` on) as an event.
 fn event_row(r: &tokio_postgres::Row, first: usize, room: &str) -> Result<StoredEvent, DbError> {
     let number = |n: usize| {
         u32::try_from(r.get::<_, i32>(first + n))
@@ -192,7 +194,7 @@ fn event_row(r: &tokio_postgres::Row, first: usize, room: &str) -> Result<Stored
         round: number(0)?,
         seq: number(1)?,
         seat: parse_seat(r.get(first + 2), room)?,
-        command: parse_command(r.get(first + 3), r.get(first + 4), room)?,
+        command: parse_command(r.get(first + 3), r.get(first + 4), r.get(first + 10), room)?,
         client_id: r.get(first + 5),
         at: r.get(first + 6),
         stamp: parse_stamp(r.get(first + 7), r.get(first + 8), r.get(first + 9)),
@@ -279,8 +281,8 @@ impl Pg {
     ) -> Result<Vec<StoredEvent>, DbError> {
         let stmt = client
             .prepare_cached(
-                "SELECT round, seq, seat, kind, action, client_id, at, light_ms, dark_ms, lag_ms FROM events
-                 WHERE room_id = $1 AND (round, seq) >= ($2, $3) ORDER BY round, seq",
+                "SELECT round, seq, seat, kind, action, client_id, at, light_ms, dark_ms, lag_ms, key_hash
+                 FROM events WHERE room_id = $1 AND (round, seq) >= ($2, $3) ORDER BY round, seq",
             )
             .await?;
         let rows = client.query(&stmt, &[&id, &i(round), &i(seq)]).await?;
@@ -383,10 +385,12 @@ impl Store for Pg {
                 seat: seat_name(e.seat),
                 kind: e.command.kind_str(),
                 action: e.command.action_text().map(str::to_string),
+                key_hash: e.command.key_hash().map(|k| k.to_vec()),
                 client_id: e.client_id,
                 at: e.at,
                 stamp: e.stamp,
                 ends: a.ends,
+                rematch: a.rematch,
             },
             done,
         };
@@ -400,7 +404,8 @@ impl Store for Pg {
         let Some(row) = client
             .query_opt(
                 "SELECT active_at, variant, clock_initial::bigint, clock_increment::bigint,
-                        clock_days::bigint, EXISTS (SELECT 1 FROM rated_rooms WHERE room_id = rooms.id)
+                        clock_days::bigint, EXISTS (SELECT 1 FROM rated_rooms WHERE room_id = rooms.id),
+                        paired
                  FROM rooms WHERE id = $1",
                 &[&id],
             )
@@ -418,6 +423,7 @@ impl Store for Pg {
             dark_at: None,
             events: Vec::new(),
             rated: row.get(5),
+            paired: row.get(6),
         };
         for row in client
             .query(
@@ -470,7 +476,7 @@ impl Store for Pg {
                 let stmt = client
                     .prepare_cached(
                         "SELECT e.room_id, e.round, e.seq, e.seat, e.kind, e.action, e.client_id, e.at,
-                                e.light_ms, e.dark_ms, e.lag_ms
+                                e.light_ms, e.dark_ms, e.lag_ms, e.key_hash
                          FROM unnest($1::text[], $2::int[], $3::int[]) AS w(room_id, round, seq)
                          JOIN events e ON e.room_id = w.room_id AND (e.round, e.seq) >= (w.round, w.seq)
                          ORDER BY e.room_id, e.round, e.seq",
@@ -648,8 +654,8 @@ impl Store for Pg {
                 };
                 tx.execute(
                     "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment,
-                                        clock_days)
-                     VALUES ($1, $3, $2, $2, $4::bigint, $5::bigint, $6::bigint)",
+                                        clock_days, paired)
+                     VALUES ($1, $3, $2, $2, $4::bigint, $5::bigint, $6::bigint, TRUE)",
                     &[&seek.room, &seek.at, &seek.variant, &initial, &increment, &days],
                 )
                 .await?;

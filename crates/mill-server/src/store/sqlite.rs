@@ -105,21 +105,29 @@ pub fn open_seeks(conn: &Connection, limit: usize) -> Result<Vec<OpenSeek>, DbEr
 /// Uses the `events_room` index (migration 03), so it costs the room's own rows only.
 pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbError> {
     #[allow(clippy::type_complexity)]
-    let row: Option<(i64, String, Option<i64>, Option<i64>, Option<i64>, bool)> = conn
+    let row: Option<(i64, String, Option<i64>, Option<i64>, Option<i64>, bool, bool)> = conn
         .prepare_cached(
             "SELECT active_at, variant, clock_initial, clock_increment, clock_days,
-                    EXISTS (SELECT 1 FROM rated_rooms WHERE room_id = rooms.id)
+                    EXISTS (SELECT 1 FROM rated_rooms WHERE room_id = rooms.id), paired
              FROM rooms WHERE id = ?1",
         )?
         .query_row(params![id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+            ))
         })
         .map(Some)
         .or_else(|e| match e {
             rusqlite::Error::QueryReturnedNoRows => Ok(None),
             e => Err(e),
         })?;
-    let Some((active_at, variant, initial, increment, days, rated)) = row else {
+    let Some((active_at, variant, initial, increment, days, rated, paired)) = row else {
         return Ok(None);
     };
     let mut room = StoredRoom {
@@ -132,6 +140,7 @@ pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbEr
         dark_at: None,
         events: Vec::new(),
         rated,
+        paired,
     };
     let mut stmt = conn.prepare_cached("SELECT color, key_hash, created_at FROM seats WHERE room_id = ?1")?;
     let mut rows = stmt.query(params![id])?;
@@ -148,7 +157,8 @@ pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbEr
     }
     // Append order is the room's order: a room's events are committed one after the other.
     let mut stmt = conn.prepare_cached(
-        "SELECT round, seq, seat, kind, action, client_id, at, light_ms, dark_ms, lag_ms FROM events WHERE room_id = ?1 ORDER BY id",
+        "SELECT round, seq, seat, kind, action, client_id, at, light_ms, dark_ms, lag_ms, key_hash
+         FROM events WHERE room_id = ?1 ORDER BY id",
     )?;
     let mut rows = stmt.query(params![id])?;
     while let Some(row) = rows.next()? {
@@ -158,7 +168,7 @@ pub fn load_room(conn: &Connection, id: &str) -> Result<Option<StoredRoom>, DbEr
             round: row.get(0)?,
             seq: row.get(1)?,
             seat: parse_seat(&seat, id)?,
-            command: parse_command(&kind, row.get(4)?, id)?,
+            command: parse_command(&kind, row.get(4)?, row.get(10)?, id)?,
             client_id: row.get(5)?,
             at: row.get(6)?,
             stamp: parse_stamp(row.get(7)?, row.get(8)?, row.get(9)?),
@@ -711,8 +721,8 @@ fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
         mill_core::Color::Dark => (seek.key_hash.to_vec(), other_hash),
     };
     conn.prepare_cached(
-        "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment, clock_days)
-         VALUES (?1, ?3, ?2, ?2, ?4, ?5, ?6)",
+        "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment, clock_days, paired)
+         VALUES (?1, ?3, ?2, ?2, ?4, ?5, ?6, 1)",
     )?
     .execute(params![
         seek.room,
@@ -750,8 +760,9 @@ fn append(conn: &Connection, a: &Append) -> Result<Appended, rusqlite::Error> {
     let seat = seat_name(e.seat);
     let n = conn
         .prepare_cached(
-            "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at, light_ms, dark_ms, lag_ms)
-             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11
+            "INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at, light_ms, dark_ms, lag_ms,
+                                 key_hash)
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12
              WHERE NOT EXISTS (SELECT 1 FROM events WHERE room_id = ?1 AND round = ?2 AND seq = ?3)
                AND NOT EXISTS (SELECT 1 FROM events WHERE room_id = ?1 AND seat = ?4 AND client_id = ?7)",
         )?
@@ -767,6 +778,7 @@ fn append(conn: &Connection, a: &Append) -> Result<Appended, rusqlite::Error> {
             e.stamp.map(|s| s.light_ms),
             e.stamp.map(|s| s.dark_ms),
             e.stamp.map(|s| s.lag_ms),
+            e.command.key_hash().map(|k| &k[..]),
         ])?;
     if n == 0 {
         return Ok(match find_place(conn, &a.room, seat, &e.client_id)? {
@@ -781,6 +793,21 @@ fn append(conn: &Connection, a: &Append) -> Result<Appended, rusqlite::Error> {
         super::accounts::record_round_sqlite(conn, &a.room, e.round, outcome, e.at)?;
         // An arena game's result, once (arena.rs).
         super::arena::end_sqlite(conn, &a.room, e.round, outcome, e.at)?;
+    }
+    // A rematch agreed: its room, in this same transaction (its computed id is the
+    // rooms' primary key, so it is made once).
+    if let Some(r) = &a.rematch {
+        let (initial, increment, days) = clock_columns(r.clock);
+        conn.prepare_cached(
+            "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment, clock_days, paired)
+             VALUES (?1, ?3, ?2, ?2, ?4, ?5, ?6, 1)",
+        )?
+        .execute(params![r.room, e.at, r.variant, initial, increment, days])?;
+        conn.prepare_cached(
+            "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, 'light', ?2, ?4), (?1, 'dark', ?3, ?4)",
+        )?
+        .execute(params![r.room, &r.light_key[..], &r.dark_key[..], e.at])?;
+        super::accounts::rematch_sqlite(conn, &a.room, &r.room)?;
     }
     Ok(Appended::Stored)
 }
@@ -1018,6 +1045,7 @@ mod tests {
                 stamp: None,
             },
             ends: None,
+            rematch: None,
         }
     }
 

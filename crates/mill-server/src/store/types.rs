@@ -67,6 +67,14 @@ impl Entry {
             Entry::Clock(_) => None,
         }
     }
+
+    /// The `key_hash` column (an `offer-rematch`'s hash of the sender's next key).
+    pub fn key_hash(&self) -> Option<&[u8; 32]> {
+        match self {
+            Entry::Command(c) => c.key_hash().map(|k| &k.0),
+            Entry::Clock(_) => None,
+        }
+    }
 }
 
 impl From<Command> for Entry {
@@ -108,6 +116,30 @@ pub struct Append {
     /// (`store/accounts.rs`, `record_round_*`), so a result and its rating change are
     /// stored together or not at all.
     pub ends: Option<mill_core::Outcome>,
+    /// Set when this event completes a rematch (both seats offered one): the store
+    /// creates the new room in the same transaction that stores the event, so the
+    /// database's key on the event's place decides the rematch once, and the room
+    /// exists exactly when the event does.
+    pub rematch: Option<Rematch>,
+}
+
+/// The room a rematch makes ([`Append::rematch`]): the old room's rules and clock, both
+/// seats taken (colours swapped: each seat's new key is the one its player sent), round
+/// 1 playable at once. The store also marks it paired (so it may be rematched in turn)
+/// and binds its seats to the old seats' accounts, colours swapped; rated when the old
+/// room was and both its seats are bound to accounts (`store/accounts.rs`).
+#[derive(Debug, Clone)]
+pub struct Rematch {
+    /// The new room's id (`keys::rematch_room_id`).
+    pub room: String,
+    /// The rule set's name.
+    pub variant: String,
+    /// The time control (`None`: untimed).
+    pub clock: Option<TimeControl>,
+    /// The new Light seat's key hash (sent by the old Dark seat).
+    pub light_key: [u8; 32],
+    /// The new Dark seat's key hash (sent by the old Light seat).
+    pub dark_key: [u8; 32],
 }
 
 /// What became of an [`Append`]: the database's keys on (room, round, seq) and on
@@ -148,6 +180,8 @@ pub struct StoredRoom {
     pub events: Vec<StoredEvent>,
     /// Made by rated pairing (`rated_rooms`, store/accounts.rs): no takebacks.
     pub rated: bool,
+    /// Made by quick pairing (or a rematch of such a room): its rounds may be rematched.
+    pub paired: bool,
 }
 
 /// What other instances sharing the database changed in a room since a given place.
@@ -211,17 +245,31 @@ pub fn parse_seat(text: &str, room: &str) -> Result<Color, DbError> {
     }
 }
 
-/// Reads an event's `kind` and `action` columns into what it did.
-pub fn parse_command(kind: &str, action: Option<String>, room: &str) -> Result<Entry, DbError> {
-    let bad = || DbError::Corrupt(format!("event kind {kind:?} (or its action) in room {room}"));
+/// Reads an event's `kind`, `action` and `key_hash` columns into what it did.
+pub fn parse_command(
+    kind: &str,
+    action: Option<String>,
+    key: Option<Vec<u8>>,
+    room: &str,
+) -> Result<Entry, DbError> {
+    let bad = || {
+        DbError::Corrupt(format!(
+            "event kind {kind:?} (or its action or key) in room {room}"
+        ))
+    };
     if let Ok(k) = kind.parse::<ClockEventKind>() {
-        return if action.is_none() {
+        return if action.is_none() && key.is_none() {
             Ok(Entry::Clock(k))
         } else {
             Err(bad())
         };
     }
-    Command::from_event(kind, action)
+    let key = match key {
+        None => None,
+        Some(bytes) => Some(crate::protocol::KeyHash(bytes.try_into().map_err(|_| bad())?)),
+    };
+    let kind = kind.parse().map_err(|_| bad())?;
+    Command::from_stored(kind, action, key)
         .map(Entry::Command)
         .ok_or_else(bad)
 }
@@ -456,14 +504,15 @@ pub const OUTAGES_KEPT_MS: i64 = 30 * crate::timecontrol::DAY_MS;
 
 /// The rooms whose current round may still have a clock running: a time control, both
 /// seats taken, and a last event that is not one of the results only a command or the
-/// clock stores (a round that ended on the board is among them, and leaves memory
+/// clock stores, nor a rematch's (made only once the round is over) (a round that ended on the board is among them, and leaves memory
 /// again once loaded). The same text on both backends.
 pub const TIMED_IN_PLAY_SQL: &str = "SELECT r.id FROM rooms r
      WHERE (r.clock_initial IS NOT NULL OR r.clock_days IS NOT NULL)
        AND EXISTS (SELECT 1 FROM seats s WHERE s.room_id = r.id AND s.color = 'dark')
        AND COALESCE((SELECT e.kind FROM events e WHERE e.room_id = r.id
                      ORDER BY e.round DESC, e.seq DESC LIMIT 1), '')
-           NOT IN ('timeout', 'abort', 'resign', 'accept-draw', 'claim-win', 'call-draw')";
+           NOT IN ('timeout', 'abort', 'resign', 'accept-draw', 'claim-win', 'call-draw',
+                   'offer-rematch', 'decline-rematch')";
 
 #[cfg(test)]
 mod tests {

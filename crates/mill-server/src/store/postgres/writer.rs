@@ -23,11 +23,15 @@ pub(super) struct Event {
     pub(super) seat: &'static str,
     pub(super) kind: &'static str,
     pub(super) action: Option<String>,
+    /// An `offer-rematch`'s key hash.
+    pub(super) key_hash: Option<Vec<u8>>,
     pub(super) client_id: String,
     pub(super) at: i64,
     pub(super) stamp: Option<crate::timecontrol::Stamp>,
     /// The result, when the event ends its round ([`Append::ends`]).
     pub(super) ends: Option<mill_core::Outcome>,
+    /// The room this event's rematch makes ([`Append::rematch`]).
+    pub(super) rematch: Option<crate::store::Rematch>,
 }
 
 #[derive(Debug)]
@@ -131,7 +135,8 @@ pub(super) async fn write_batch(
     // A batch with a round's result is one explicit transaction instead, so that a rated
     // room's rating change commits with the result or not at all (accounts.rs); results
     // are one event in a round, so this is rare.
-    let ending = events.iter().any(|e| e.ends.is_some());
+    // A rematch's room likewise commits with the event that completes it.
+    let ending = events.iter().any(|e| e.ends.is_some() || e.rematch.is_some());
     if ending {
         client.batch_execute("BEGIN").await?;
     }
@@ -141,6 +146,34 @@ pub(super) async fn write_batch(
         let _ = client.batch_execute("ROLLBACK").await;
     }
     written
+}
+
+/// Creates a rematch's room with both seats, paired, its seats bound and its rating as
+/// the old room's (accounts.rs), inside the transaction storing the event completing it.
+async fn create_rematch(
+    client: &deadpool_postgres::Object,
+    old: &str,
+    r: &crate::store::Rematch,
+    at: i64,
+) -> Result<(), DbError> {
+    let (initial, increment, days) = crate::store::types::clock_columns(r.clock);
+    client
+        .execute(
+            "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment,
+                                clock_days, paired)
+             VALUES ($1, $3, $2, $2, $4::bigint, $5::bigint, $6::bigint, TRUE)",
+            &[&r.room, &at, &r.variant, &initial, &increment, &days],
+        )
+        .await?;
+    client
+        .execute(
+            "INSERT INTO seats (room_id, color, key_hash, created_at)
+             VALUES ($1, 'light', $2, $4), ($1, 'dark', $3, $4)",
+            &[&r.room, &&r.light_key[..], &&r.dark_key[..], &at],
+        )
+        .await?;
+    crate::store::accounts::rematch_pg(client, old, &r.room).await?;
+    Ok(())
 }
 
 /// [`write_batch`]'s work on one connection; inside `BEGIN` when `ending`, committed here
@@ -156,11 +189,11 @@ pub(super) async fn write_batch_on(
             "WITH input AS (
                  SELECT * FROM unnest($1::text[], $2::int[], $3::int[], $4::text[], $5::text[],
                                       $6::text[], $7::text[], $8::bigint[], $11::bigint[],
-                                      $12::bigint[], $13::bigint[])
+                                      $12::bigint[], $13::bigint[], $15::bytea[])
                      AS t(room_id, round, seq, seat, kind, action, client_id, at, light_ms, dark_ms,
-                          lag_ms)),
+                          lag_ms, key_hash)),
              ev AS (INSERT INTO events (room_id, round, seq, seat, kind, action, client_id, at,
-                                        light_ms, dark_ms, lag_ms)
+                                        light_ms, dark_ms, lag_ms, key_hash)
                     SELECT * FROM input
                     ON CONFLICT DO NOTHING
                     RETURNING room_id, round, seq, seat, client_id, at),
@@ -185,6 +218,7 @@ pub(super) async fn write_batch_on(
     let lights: Vec<Option<i64>> = events.iter().map(|e| e.stamp.map(|s| s.light_ms)).collect();
     let darks: Vec<Option<i64>> = events.iter().map(|e| e.stamp.map(|s| s.dark_ms)).collect();
     let lags: Vec<Option<i64>> = events.iter().map(|e| e.stamp.map(|s| s.lag_ms)).collect();
+    let key_hashes: Vec<Option<&[u8]>> = events.iter().map(|e| e.key_hash.as_deref()).collect();
     let rows = client
         .query(
             &insert,
@@ -203,6 +237,7 @@ pub(super) async fn write_batch_on(
                 &darks,
                 &lags,
                 &crate::store::ACTIVE_SLACK_MS,
+                &key_hashes,
             ],
         )
         .await?;
@@ -230,6 +265,9 @@ pub(super) async fn write_batch_on(
                 crate::store::accounts::record_round_pg(client, &e.room, e.round as u32, outcome, e.at)
                     .await?;
                 crate::store::arena::end_pg(client, &e.room, e.round as u32, outcome, e.at).await?;
+            }
+            if let (Some(Appended::Stored), Some(r)) = (outcomes[n], &e.rematch) {
+                create_rematch(client, &e.room, r, e.at).await?;
             }
         }
         client.batch_execute("COMMIT").await?;
