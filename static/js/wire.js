@@ -92,6 +92,8 @@ export const ERROR_CODES = Object.freeze({
   UNKNOWN_ARENA: 'unknown-arena',
   ARENA_FINISHED: 'arena-finished',
   NOT_IN_ARENA: 'not-in-arena',
+  BAD_POSITION: 'bad-position',
+  NOT_IN_TABLES: 'not-in-tables',
   INTERNAL: 'internal',
 });
 
