@@ -132,6 +132,7 @@ pub fn answer(tb: &Tablebase, position: &Position) -> Option<serde_json::Value> 
         "distance": distance,
         "nextRemoval": { "value": dtz, "distance": dtz_distance },
         "best": notation(&best),
+        "bestActions": best.actions().map(|a| a.to_text(t)).collect::<Vec<_>>(),
         "bestTurns": turns
             .iter()
             .filter(|(_, v)| Some(*v) == best_value)
