@@ -13,7 +13,7 @@
 //
 // What the page downloads is the server's to decide, per file: it serves the classes up to
 // its download limit (16 MiB unless set: Nine's to 4 v 4, and 3 v 5) and lists the bigger
-// ones (Nine's and Twelve's 4 v 5, 5 v 4, 5 v 5: 41 to 131 MB, too big for a phone) under
+// ones (Nine's and Twelve's 4 v 5, 5 v 4, 5 v 5: 44 to 132 MB, too big for a phone) under
 // `probed`. For a position of such a class the worker asks the server instead
 // (GET /api/tb/probe, docs/PROTOCOL.md "Endgame tables"): `probe` gives its answer (the
 // value, the distance, the best turn), kept per position, or null when the server cannot

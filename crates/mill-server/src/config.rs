@@ -23,7 +23,7 @@ pub struct Config {
     pub tb_dir: Option<PathBuf>,
     /// Endgame table files larger than this are not served under `/tb/` (nor read into
     /// memory): the manifest lists them under `probed`, and `GET /api/tb/probe` answers
-    /// their positions (Nine's 4 v 5 and 5 v 5, 41 and 131 MB, are too big for a phone).
+    /// their positions (Nine's 4 v 5, 5 v 4 and 5 v 5, 47, 44 and 132 MB, are too big for a phone).
     pub tb_download_max: u64,
     /// Probes of the endgame tables (`GET /api/tb/probe`) per minute from one IP address,
     /// bursts of as many (0: unlimited).

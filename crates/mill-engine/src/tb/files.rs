@@ -7,7 +7,7 @@
 //!
 //! - [`Access::Memory`]: the whole class on the first probe that needs it, kept for the
 //!   rest of the process. For a search, which probes the same classes millions of times
-//!   (a probe is then two array reads); Nine's 5 v 5 class is 131 MB, read in a few tenths
+//!   (a probe is then two array reads); Nine's 5 v 5 class is 132 MB, read in a few tenths
 //!   of a second on its first probe.
 //! - [`Access::File`]: each probe reads its two words at their offsets in the open file
 //!   (positioned reads, so many threads share one file), and the operating system's page
