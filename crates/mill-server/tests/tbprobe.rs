@@ -109,11 +109,40 @@ async fn the_answer_is_the_engine_s_own_probe_of_the_same_files() {
         assert_eq!(body["best"], best.to_notation(p.topology()), "{p}");
         let turns = body["turns"].as_array().unwrap();
         assert_eq!(turns.len(), p.legal_turns().len(), "{p}");
-        // The best turn's result is the position's, seen from the side that plays it.
+        // The best turn keeps the position's result for the side that plays it. It is
+        // the fastest to the next removal, not always the fastest to the end: a win by it
+        // takes at least the position's distance, a loss at most.
         let best_entry = turns.iter().find(|t| t["turn"] == body["best"]).unwrap();
         assert_eq!(best_entry["value"], value, "{p}: {body}");
-        if let Some(d) = distance {
-            assert_eq!(best_entry["distance"].as_u64(), Some(d), "{p}: {body}");
+        let best_distance = best_entry["distance"].as_u64();
+        match (value, distance) {
+            ("win", Some(d)) => assert!(best_distance >= Some(d), "{p}: {body}"),
+            ("loss", Some(d)) => assert!(best_distance <= Some(d), "{p}: {body}"),
+            _ => assert_eq!(best_distance, None, "{p}: {body}"),
+        }
+        // Each turn's result is the engine's probe of the position it leads to.
+        for entry in turns {
+            let turn = p
+                .legal_turns()
+                .into_iter()
+                .find(|t| t.to_notation(p.topology()) == entry["turn"])
+                .unwrap();
+            let child = p.play_unchecked(turn);
+            let (want, want_distance) = match child.outcome() {
+                Some(o) if o.winner() == Some(p.turn()) => ("win", Some(1)),
+                Some(o) if o.winner().is_some() => ("loss", Some(1)),
+                Some(_) => ("draw", None),
+                None => match engine.probe(&child).unwrap().result {
+                    Value::Win(d) => ("loss", Some(u64::from(d) + 1)),
+                    Value::Loss(d) => ("win", Some(u64::from(d) + 1)),
+                    Value::Draw => ("draw", None),
+                },
+            };
+            assert_eq!(
+                (entry["value"].as_str(), entry["distance"].as_u64()),
+                (Some(want), want_distance),
+                "{p}: {entry}"
+            );
         }
         wins += usize::from(value == "win");
         draws += usize::from(value == "draw");
