@@ -50,11 +50,13 @@ self.addEventListener('message', async (event) => {
     const withTables = typeof tablebase === 'string' && tablebase !== '';
     if (withTables) await tables.prepare(String(record), tablebase, kind !== 'analyse' && level === 'perfect');
     const start = performance.now();
-    const asked = withTables ? await tables.probe(String(record), tablebase) : null;
     if (kind === 'analyse') {
       reply = JSON.parse(analyseNodes(String(record), Number(nodes)));
-      if (asked && reply.ok && !reply.over && !reply.tablebase) reply = judgedFromServer(reply, asked);
+      // Only where the worker's own tables did not judge it exactly.
+      const asked = withTables && reply.ok && !reply.over && !reply.tablebase ? await tables.probe(String(record), tablebase) : null;
+      if (asked) reply = judgedFromServer(reply, asked);
     } else {
+      const asked = withTables ? await tables.probe(String(record), tablebase) : null;
       reply = asked ? playedFromServer(asked, performance.now() - start) : JSON.parse(bestTurn(String(record), String(level), Number(seed), Number(movetime)));
     }
   } catch (error) {

@@ -142,6 +142,8 @@ for (const [locale, words] of [
     assert.equal(answer.value, 'win');
     assert.equal(answer.turns.find((t) => t.turn === 'g1-a1')?.value, 'loss', 'the tables call g1-a1 a loss');
     const context = await browser.newContext({ locale });
+    const requests = [];
+    context.on('request', (r) => r.serviceWorker() || requests.push(new URL(r.url()).pathname));
     const page = await openPage(context, `${probing.url}/`);
     await page.locator('#start-local').click();
     await page.locator('#board-host [data-point="a1"]').waitFor();
@@ -157,6 +159,8 @@ for (const [locale, words] of [
     assert.equal(await mark.getAttribute('data-mark'), 'blunder');
     assert.ok((await mark.textContent()).includes(words), await mark.textContent());
     await page.waitForFunction((w) => document.getElementById('analysis-mark')?.textContent.includes(w), words, { timeout: 30_000 });
+    // Three a side the worker solves itself: the server is not asked what the worker knows.
+    assert.deepEqual(requests.filter((p) => p.startsWith('/api/tb/')), []);
     assert.deepEqual(page.errors, []);
     await context.close();
   });
