@@ -59,9 +59,16 @@ export const GLYPHS = Object.freeze({ good: '', inaccuracy: '?!', mistake: '?', 
  */
 
 /**
+ * What the endgame tables say a turn did, where they cover both its positions: it threw
+ * away a won game (into a draw or a loss), or let a drawn one slip into a loss.
+ * @typedef {'threw-win' | 'let-draw'} TablesVerdict
+ */
+
+/**
  * @typedef {object} TurnMark  one complete turn, judged
  * @property {Mark} mark
  * @property {number} drop  how much the mover's value fell (≥ 0)
+ * @property {TablesVerdict | null} tables  the tables' verdict, when they cover the turn
  * @property {Side} mover
  * @property {string | null} better  the engine's turn instead, when the mark is not good
  * @property {string[]} betterActions  its actions, to show on the board
@@ -86,6 +93,37 @@ export function classify(drop, playedBest = false) {
 export function dropOf(before, after) {
   const fall = before.toMove === 'light' ? before.value - after.value : after.value - before.value;
   return Math.max(0, fall);
+}
+
+/**
+ * The result of a judged position for `side`: 1 won, 0 drawn, −1 lost; null unless it is
+ * exact (the tables' value, or the game over).
+ * @param {Judgement} j @param {Side} side @returns {number | null}
+ */
+export function exactResult(j, side) {
+  /** @type {number} */
+  let light;
+  if (j.over) light = Math.sign(j.value);
+  else if (j.tablebase) light = Math.sign(j.winIn ?? 0);
+  else return null;
+  return side === 'light' ? light : -light;
+}
+
+/**
+ * The tables' verdict on one turn, from the judgements before and after it: both must be
+ * exact (the position before in the tables, the one after in them or the game over).
+ * A won position left won, or a lost one, has none.
+ * @param {Judgement | null | undefined} before @param {Judgement | null | undefined} after
+ * @returns {TablesVerdict | null}
+ */
+export function tablesVerdict(before, after) {
+  if (!before?.ok || !after?.ok || before.over || !before.tablebase) return null;
+  const was = exactResult(before, before.toMove);
+  const now = exactResult(after, before.toMove);
+  if (was === null || now === null) return null;
+  if (was > 0 && now < 1) return 'threw-win';
+  if (was === 0 && now < 0) return 'let-draw';
+  return null;
 }
 
 /**
@@ -120,9 +158,11 @@ export function markTurns(record, judged) {
     const after = judged[i + 1];
     if (!before?.ok || !after?.ok) return null;
     const drop = dropOf(before, after);
-    const mark = classify(drop, before.best === turn);
+    const tables = tablesVerdict(before, after);
+    // The tables' verdict is exact: such a turn is a blunder whatever the search's noise.
+    const mark = tables ? 'blunder' : classify(drop, before.best === turn);
     const bad = mark !== 'good';
-    return { mark, drop, mover: before.toMove, better: bad ? before.best : null, betterActions: bad ? before.actions : [] };
+    return { mark, drop, tables, mover: before.toMove, better: bad ? before.best : null, betterActions: bad ? before.actions : [] };
   });
 }
 

@@ -17,6 +17,11 @@
 // fails, the engine searches as before. What was fetched is in `self.millTables` (tests
 // and scripts/measure-computer read it).
 //
+// A position of a class the server answers but does not serve (too big to download: Nine's
+// 5 v 5) is asked of the server (GET /api/tb/probe, tablebase.js's `probe`): the computer
+// plays the tables' turn from its answer (depth 0, `server: true`), and review's judgement
+// is the tables' exact value. When the server cannot answer, the engine searches as before.
+//
 // The page cancels a search by terminating the worker (computer.js); there is no
 // cancel message, as a running search never reads one.
 
@@ -27,7 +32,7 @@ import init, {
   load_tablebase as loadTablebase,
   tablebase_wanted as tablebaseWanted,
 } from '/pkg/mill_wasm.js';
-import { createTables } from './tablebase.js';
+import { createTables, judgedFromServer, playedFromServer } from './tablebase.js';
 
 const ready = init();
 const tables = createTables({ fetch: (url, options) => fetch(url, options), wanted: tablebaseWanted, load: loadTablebase, loadPlacing });
@@ -42,12 +47,18 @@ self.addEventListener('message', async (event) => {
   try {
     await ready;
     // Perfect wants the rule set solved whole (Six's placing table and every ending).
-    if (typeof tablebase === 'string' && tablebase) await tables.prepare(String(record), tablebase, kind !== 'analyse' && level === 'perfect');
-    reply = JSON.parse(
-      kind === 'analyse'
-        ? analyseNodes(String(record), Number(nodes))
-        : bestTurn(String(record), String(level), Number(seed), Number(movetime)),
-    );
+    const withTables = typeof tablebase === 'string' && tablebase !== '';
+    if (withTables) await tables.prepare(String(record), tablebase, kind !== 'analyse' && level === 'perfect');
+    const start = performance.now();
+    if (kind === 'analyse') {
+      reply = JSON.parse(analyseNodes(String(record), Number(nodes)));
+      // Only where the worker's own tables did not judge it exactly.
+      const asked = withTables && reply.ok && !reply.over && !reply.tablebase ? await tables.probe(String(record), tablebase) : null;
+      if (asked) reply = judgedFromServer(reply, asked);
+    } else {
+      const asked = withTables ? await tables.probe(String(record), tablebase) : null;
+      reply = asked ? playedFromServer(asked, performance.now() - start) : JSON.parse(bestTurn(String(record), String(level), Number(seed), Number(movetime)));
+    }
   } catch (error) {
     reply = { ok: false, error: { code: 'worker', message: String(error?.message ?? error) } };
   }

@@ -269,6 +269,8 @@ const en = {
   'mark.inaccuracy': 'inaccuracy',
   'mark.mistake': 'mistake',
   'mark.blunder': 'blunder',
+  'tables.threw-win': 'The tables say this threw away the win',
+  'tables.let-draw': 'The tables say this let the draw slip',
   // The round and the score (panels.js's viewRoundScore).
   'online.round': 'Round {round}',
   'online.roundScore': 'Round {round} · You {mine} – {theirs}',
@@ -680,6 +682,8 @@ const ru = {
   'mark.inaccuracy': 'неточность',
   'mark.mistake': 'ошибка',
   'mark.blunder': 'грубая ошибка',
+  'tables.threw-win': 'По таблицам этот ход упустил выигрыш',
+  'tables.let-draw': 'По таблицам этот ход упустил ничью',
   // The round and the score (panels.js's viewRoundScore).
   'online.round': 'Партия {round}',
   'online.roundScore': 'Партия {round} · Вы {mine} – {theirs}',

@@ -424,7 +424,7 @@ export function viewReviewRecord(page) {
       glyph.textContent = GLYPHS[mark.mark];
       const words = document.createElement('span');
       words.className = 'visually-hidden';
-      words.textContent = `, ${page.t(`mark.${mark.mark}`)}`;
+      words.textContent = `, ${page.t(`mark.${mark.mark}`)}${mark.tables ? `, ${page.t(`tables.${mark.tables}`)}` : ''}`;
       button.append(glyph, words);
     }
     const left = times[index - first];
@@ -531,6 +531,8 @@ export function viewReview(page) {
     const first = review.positions[review.ends[0]].record.length;
     const turn = review.positions[last].record[first + k - 1];
     const params = { side: t(`color.${mark.mover}`), turn, mark: t(`mark.${mark.mark}`), better: mark.better ?? '' };
-    markLine.textContent = t(mark.better ? 'analysis.turnBetter' : 'analysis.turn', params);
+    const said = t(mark.better ? 'analysis.turnBetter' : 'analysis.turn', params);
+    // Where the tables cover the turn, what it did to the game's value, exactly.
+    markLine.textContent = mark.tables ? `${said}. ${t(`tables.${mark.tables}`)}` : said;
   }
 }

@@ -10,9 +10,23 @@
 // a placing table for the game's rule set (Six: six-placing.mtp), every class of that rule
 // set is fetched and loaded, then the placing table (load_placing); Perfect then plays
 // every position from them. Nothing of it is fetched for another level or rule set.
+//
+// What the page downloads is the server's to decide, per file: it serves the classes up to
+// its download limit (16 MiB unless set: Nine's to 4 v 4, and 3 v 5) and lists the bigger
+// ones (Nine's and Twelve's 4 v 5, 5 v 4, 5 v 5: 44 to 132 MB, too big for a phone) under
+// `probed`. For a position of such a class the worker asks the server instead
+// (GET /api/tb/probe, docs/PROTOCOL.md "Endgame tables"): `probe` gives its answer (the
+// value, the distance, the best turn), kept per position, or null when the server cannot
+// be asked (offline, rate-limited, not covered), and the engine then searches as before.
 
 /** Where mill-server lists its tables. */
 export const TABLEBASE_MANIFEST = '/tb/manifest.json';
+
+/** Where mill-server answers positions of the tables it does not serve for download. */
+export const TABLEBASE_PROBE = '/api/tb/probe';
+
+/** Answers of the probe endpoint a worker keeps (by position). */
+export const PROBE_ANSWERS = 512;
 
 /** A table that takes longer than this to arrive is given up (the search goes on without). */
 export const FETCH_TIMEOUT_MS = 15_000;
@@ -34,10 +48,29 @@ export const FETCH_TIMEOUT_MS = 15_000;
  */
 
 /**
+ * @typedef {object} ProbedEntry  a class the server answers but does not serve (manifest's `probed`)
+ * @property {string} rules
+ * @property {string} class  "<m>v<o>"
+ */
+
+/**
+ * @typedef {object} ProbeAnswer  GET /api/tb/probe's answer (docs/PROTOCOL.md)
+ * @property {string} variant
+ * @property {string} position
+ * @property {'win' | 'draw' | 'loss'} value  for the side to move
+ * @property {number | null} distance  turns to the end under best play
+ * @property {string} best  the tables' turn in notation
+ * @property {string[]} bestActions  its actions
+ * @property {string[]} bestTurns
+ * @property {{ turn: string, value: 'win' | 'draw' | 'loss', distance: number | null }[]} turns
+ */
+
+/**
  * @typedef {object} TablesStatus  what the worker did, for tests and figures
  * @property {number} manifests  manifests fetched
  * @property {{ rules: string, class: string, bytes: number, fetchMs: number, loadMs: number }[]} loaded
  * @property {{ url: string, reason: string }[]} failed
+ * @property {{ position: string, ok: boolean, status: number }[]} probes  the server asked, in order
  */
 
 /**
@@ -45,6 +78,51 @@ export const FETCH_TIMEOUT_MS = 15_000;
  * @param {string} name @returns {number[]}
  */
 const sides = (name) => name.split('v').map(Number);
+
+/**
+ * Reads a probe endpoint's answer; null when it is not one.
+ * @param {any} body @returns {ProbeAnswer | null}
+ */
+export function probeAnswer(body) {
+  const values = ['win', 'draw', 'loss'];
+  if (!values.includes(body?.value) || typeof body?.best !== 'string' || !Array.isArray(body?.bestActions)) return null;
+  if (body.value !== 'draw' && !Number.isInteger(body.distance)) return null;
+  return body;
+}
+
+/** The tables' score for a result of the side to move (mill-engine's MATE less the distance). */
+const MATE = 30_000;
+/** @param {{ value: string, distance: number | null }} a @returns {number} */
+const moverScore = (a) => (a.value === 'win' ? MATE - (a.distance ?? 0) : a.value === 'loss' ? -(MATE - (a.distance ?? 0)) : 0);
+
+/**
+ * A search's reply made from the server's answer.
+ * @param {ProbeAnswer} a @param {number} elapsedMs
+ */
+export function playedFromServer(a, elapsedMs) {
+  return { ok: true, turn: a.best, actions: a.bestActions, score: moverScore(a), depth: 0, nodes: 0, elapsedMs, pv: [a.best], tbHits: 1, server: true };
+}
+
+/**
+ * Review's judgement made from the server's answer, from Light's side (as analyse gives it),
+ * over the search's own (kept for what the answer does not say).
+ * @param {any} judged  analyse_nodes's reply @param {ProbeAnswer} a
+ */
+export function judgedFromServer(judged, a) {
+  const sign = judged.toMove === 'light' ? 1 : -1;
+  const mover = a.value === 'win' ? 1 : a.value === 'loss' ? -1 : 0;
+  return {
+    ...judged,
+    score: sign * moverScore(a),
+    value: sign * mover,
+    winIn: mover === 0 ? null : sign * mover * (a.distance ?? 0),
+    tablebase: true,
+    best: a.best,
+    actions: a.bestActions,
+    pv: [a.best],
+    server: true,
+  };
+}
 
 /**
  * The worker's tables.
@@ -61,20 +139,24 @@ const sides = (name) => name.split('v').map(Number);
  * @param {(bytes: Uint8Array) => string} [options.loadPlacing]
  * @param {() => number} [options.now]
  * @param {number} [options.timeoutMs]
+ * @param {string} [options.probeUrl]  the server's probe endpoint
  */
-export function createTables({ fetch, wanted, load, loadPlacing = () => '{"ok":false}', now = () => performance.now(), timeoutMs = FETCH_TIMEOUT_MS }) {
-  /** @type {Map<string, Promise<{ tables: TableEntry[], placing: PlacingEntry[] }>>} by manifest URL */
+export function createTables({ fetch, wanted, load, loadPlacing = () => '{"ok":false}', now = () => performance.now(), timeoutMs = FETCH_TIMEOUT_MS, probeUrl = TABLEBASE_PROBE }) {
+  /** @typedef {{ tables: TableEntry[], placing: PlacingEntry[], probed: ProbedEntry[] }} Manifest */
+  /** @type {Map<string, Promise<Manifest>>} by manifest URL */
   const manifests = new Map();
   /** @type {Map<string, Promise<unknown>>} by table URL: under way, or failed (not tried again) */
   const files = new Map();
+  /** @type {Map<string, Promise<ProbeAnswer | null>>} by variant and position, the oldest first */
+  const answers = new Map();
   /** @type {TablesStatus} */
-  const status = { manifests: 0, loaded: [], failed: [] };
+  const status = { manifests: 0, loaded: [], failed: [], probes: [] };
 
   const give = (url, reason) => {
     status.failed.push({ url, reason });
   };
 
-  /** @param {string} url @returns {Promise<{ tables: TableEntry[], placing: PlacingEntry[] }>} */
+  /** @param {string} url @returns {Promise<Manifest>} */
   async function readManifest(url) {
     try {
       status.manifests += 1;
@@ -86,10 +168,13 @@ export function createTables({ fetch, wanted, load, loadPlacing = () => '{"ok":f
       return {
         tables: Array.isArray(body?.tables) ? body.tables.filter(valid) : [],
         placing: Array.isArray(body?.placing) ? body.placing.filter(file).map((e) => ({ ...e, class: 'placing' })) : [],
+        probed: Array.isArray(body?.probed)
+          ? body.probed.filter((e) => typeof e?.rules === 'string' && /^\d+v\d+$/.test(e?.class)).map((e) => ({ rules: e.rules, class: e.class }))
+          : [],
       };
     } catch (error) {
       give(url, String(error?.message ?? error));
-      return { tables: [], placing: [] };
+      return { tables: [], placing: [], probed: [] };
     }
   }
 
@@ -125,8 +210,61 @@ export function createTables({ fetch, wanted, load, loadPlacing = () => '{"ok":f
     files.delete(entry.url);
   }
 
+  /**
+   * Asks the server about one position; null when it cannot answer.
+   * @param {string} variant @param {string} position @returns {Promise<ProbeAnswer | null>}
+   */
+  async function askServer(variant, position) {
+    let code = 0;
+    try {
+      const url = `${probeUrl}?variant=${encodeURIComponent(variant)}&position=${encodeURIComponent(position)}`;
+      const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      code = response.status;
+      const answer = response.ok ? probeAnswer(await response.json()) : null;
+      status.probes.push({ position, ok: answer !== null, status: code });
+      return answer;
+    } catch {
+      status.probes.push({ position, ok: false, status: code });
+      return null;
+    }
+  }
+
   return {
     status,
+    /**
+     * The server's answer for the game's position when its class is one the server
+     * answers but does not serve (the manifest's `probed`) and the worker does not hold
+     * it; else null (also when the server cannot be asked). Never rejects.
+     * @param {string} record  the game, as WasmGame.export_record gives it
+     * @param {string} manifestUrl
+     * @returns {Promise<ProbeAnswer | null>}
+     */
+    async probe(record, manifestUrl) {
+      try {
+        if (!manifests.has(manifestUrl)) manifests.set(manifestUrl, readManifest(manifestUrl));
+        const { probed } = await manifests.get(manifestUrl);
+        if (!probed.length) return null;
+        const game = JSON.parse(wanted(record, 0));
+        if (!game.ok || typeof game.class !== 'string' || typeof game.position !== 'string') return null;
+        if (!probed.some((e) => e.rules === game.rules && e.class === game.class)) return null;
+        const key = `${game.rules} ${game.position}`;
+        let answer = answers.get(key);
+        if (answer) {
+          // Used again: the newest.
+          answers.delete(key);
+        } else {
+          answer = askServer(game.rules, game.position);
+          while (answers.size >= PROBE_ANSWERS) answers.delete(answers.keys().next().value);
+        }
+        answers.set(key, answer);
+        const got = await answer;
+        // A failure is not kept: the next turn asks again.
+        if (!got) answers.delete(key);
+        return got;
+      } catch {
+        return null;
+      }
+    },
     /**
      * Loads the tables the game's position could use that the server has; resolves when
      * they are in (or failed), never rejects.

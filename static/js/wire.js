@@ -97,6 +97,8 @@ export const ERROR_CODES = Object.freeze({
   NOT_PAIRED: 'not-paired',
   NO_REMATCH_OFFER: 'no-rematch-offer',
   REMATCH_AGREED: 'rematch-agreed',
+  BAD_POSITION: 'bad-position',
+  NOT_IN_TABLES: 'not-in-tables',
   INTERNAL: 'internal',
 });
 

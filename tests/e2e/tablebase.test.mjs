@@ -2,7 +2,10 @@
 // tables (generated here, 3 v 3 only, by `mill tb generate --max 3`), the vs-computer game
 // starts from a saved game in such an ending, and the engine's worker fetches the class,
 // loads it and plays the tables' turn. Without tables (the static stand-in server, no
-// manifest) the same game is searched as before.
+// manifest) the same game is searched as before. A server whose download limit leaves the
+// class out (`--tb-download-max`, as Nine's 5 v 5 is left out) lists it as probed, and the
+// worker asks GET /api/tb/probe instead: the computer plays the server's turn. Review marks
+// a turn that threw away the win by the tables' values, in English and Russian.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { launch, openPage, preloadStorage, ROOT, startMillServer, startStaticServer } from './helpers.mjs';
+import { clickAction, launch, openPage, preloadStorage, ROOT, startMillServer, startStaticServer } from './helpers.mjs';
 import { loadWasm } from '../unit/helpers.mjs';
 
 // Light to move would win at once (g1-g7 closes a7 d7 g7); Dark, the computer, is to move
@@ -22,6 +25,7 @@ const millBin = () => process.env.MILL_BIN ?? join(ROOT, 'target', 'debug', 'mil
 
 let dir;
 let server;
+let probing;
 let browser;
 let table;
 
@@ -31,12 +35,15 @@ before(async () => {
   execFileSync(millBin(), ['tb', 'generate', '--dir', dir, '--max', '3'], { stdio: 'ignore' });
   table = readFileSync(join(dir, 'nine-3v3.mtb'));
   server = await startMillServer({ args: ['--tb-dir', dir] });
+  // The same tables, none of them small enough to download: the server answers for them.
+  probing = await startMillServer({ args: ['--tb-dir', dir, '--tb-download-max', '1000'] });
   browser = await launch();
 });
 
 after(async () => {
   await browser?.close();
   await server?.close();
+  await probing?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -100,3 +107,61 @@ test('without tables on the server the same ending is searched, and the game goe
     await plain.close();
   }
 });
+
+/** The server's own answer for a position (GET /api/tb/probe), from node. */
+async function serverAnswer(url, position) {
+  const response = await fetch(`${url}/api/tb/probe?variant=nine&position=${encodeURIComponent(position)}`);
+  assert.equal(response.status, 200);
+  return response.json();
+}
+
+test('a class too big to download is asked of the server: Hard plays the server’s turn', async () => {
+  const manifest = await (await fetch(`${probing.url}/tb/manifest.json`)).json();
+  assert.deepEqual(manifest.tables, []);
+  assert.deepEqual(manifest.probed.map((e) => [e.rules, e.class]), [['nine', '3v3']]);
+  const expected = await serverAnswer(probing.url, ENDING);
+  const { context, page, requests, turn, status } = await playEnding(probing.url);
+  assert.equal(turn, expected.best);
+  const asked = requests.filter((p) => p.startsWith('/tb/') || p.startsWith('/api/tb/'));
+  assert.deepEqual(asked, ['/tb/manifest.json', '/api/tb/probe'], 'no table downloaded');
+  assert.deepEqual(status.loaded, []);
+  assert.deepEqual(status.probes, [{ position: ENDING, ok: true, status: 200 }]);
+  assert.deepEqual(page.errors, []);
+  await context.close();
+});
+
+// Light to move wins at once (g1-g7 closes a7 d7 g7); g1-a1 lets Dark close a mill first.
+const WON = 'LL./.../D../...D.D/.../.../..L l 0 0 0 0';
+
+for (const [locale, words] of [
+  ['en-US', 'The tables say this threw away the win'],
+  ['ru-RU', 'По таблицам этот ход упустил выигрыш'],
+]) {
+  test(`review marks the turn that threw away the win by the tables (${locale})`, async () => {
+    const answer = await serverAnswer(probing.url, WON);
+    assert.equal(answer.value, 'win');
+    assert.equal(answer.turns.find((t) => t.turn === 'g1-a1')?.value, 'loss', 'the tables call g1-a1 a loss');
+    const context = await browser.newContext({ locale });
+    const requests = [];
+    context.on('request', (r) => r.serviceWorker() || requests.push(new URL(r.url()).pathname));
+    const page = await openPage(context, `${probing.url}/`);
+    await page.locator('#start-local').click();
+    await page.locator('#board-host [data-point="a1"]').waitFor();
+    await page.locator('#import-record').click();
+    await page.locator('#import-text').fill(WON);
+    await page.locator('#import-load').click();
+    await page.waitForFunction(() => !document.getElementById('import-dialog').open);
+    await clickAction(page, 'g1-a1');
+    await page.locator('#review-open').click();
+    // Both positions judged exactly: the turn is marked, and says what it did.
+    const mark = page.locator('#record button.turn[data-mark]');
+    await mark.waitFor({ timeout: 30_000 });
+    assert.equal(await mark.getAttribute('data-mark'), 'blunder');
+    assert.ok((await mark.textContent()).includes(words), await mark.textContent());
+    await page.waitForFunction((w) => document.getElementById('analysis-mark')?.textContent.includes(w), words, { timeout: 30_000 });
+    // Three a side the worker solves itself: the server is not asked what the worker knows.
+    assert.deepEqual(requests.filter((p) => p.startsWith('/api/tb/')), []);
+    assert.deepEqual(page.errors, []);
+    await context.close();
+  });
+}

@@ -12,6 +12,7 @@ import {
   dropOf,
   graphGeometry,
   markTurns,
+  tablesVerdict,
   THRESHOLDS,
   turnAtX,
   turnEnds,
@@ -56,6 +57,42 @@ test('a drop is marked by the documented thresholds, and the engine’s own turn
   assert.equal(classify(Number.NaN), 'good', 'no figure, no mark');
 });
 
+/** An exact judgement of the tables: `winIn` positive when Light wins, 0 a draw. */
+const exact = (toMove, winIn) => ({ ...judged(toMove, Math.sign(winIn)), tablebase: true, winIn: winIn || null });
+
+test('the tables mark a turn that threw away the win or let the draw slip, for either side', () => {
+  // Light wins in 9, plays a turn after which the tables say draw: the win thrown away.
+  assert.equal(tablesVerdict(exact('light', 9), exact('dark', 0)), 'threw-win');
+  // ... or a loss (Dark now wins in 6).
+  assert.equal(tablesVerdict(exact('light', 9), exact('dark', -6)), 'threw-win');
+  // Dark's win (winIn negative) kept: nothing to say; thrown into a draw: marked.
+  assert.equal(tablesVerdict(exact('dark', -9), exact('light', -8)), null);
+  assert.equal(tablesVerdict(exact('dark', -9), exact('light', 0)), 'threw-win');
+  // A draw kept, and a draw lost, for Dark and for Light.
+  assert.equal(tablesVerdict(exact('dark', 0), exact('light', 0)), null);
+  assert.equal(tablesVerdict(exact('dark', 0), exact('light', 7)), 'let-draw');
+  assert.equal(tablesVerdict(exact('light', 0), exact('dark', -3)), 'let-draw');
+  // A lost position stays lost whatever is played.
+  assert.equal(tablesVerdict(exact('light', -5), exact('dark', -2)), null);
+  // The game over after the turn is exact too: Light's win thrown into a drawn end.
+  assert.equal(tablesVerdict(exact('light', 3), { ...judged('dark', 0), over: true }), 'threw-win');
+  assert.equal(tablesVerdict(exact('light', 1), { ...judged('dark', 1), over: true }), null);
+  // Outside the tables on either side: no verdict (the search's figures are not exact).
+  assert.equal(tablesVerdict(judged('light', 0.9), exact('dark', 0)), null);
+  assert.equal(tablesVerdict(exact('light', 9), judged('dark', 0)), null);
+  assert.equal(tablesVerdict(exact('light', 9), null), null);
+  // In the marks: such a turn is a blunder even when the search called it its own.
+  const marks = markTurns(['a1-a4', 'g7-g4'], [
+    { ...exact('light', 9), best: 'a1-a4' },
+    { ...exact('dark', 0), best: 'g7-g4' },
+    exact('light', 0),
+  ]);
+  assert.equal(marks[0].tables, 'threw-win');
+  assert.equal(marks[0].mark, 'blunder');
+  assert.equal(marks[1].tables, null);
+  assert.equal(marks[1].mark, 'good');
+});
+
 test('the drop is the mover’s, whichever side moved, and never negative', () => {
   // Light moves: Light's value falls from +0.4 to 0.
   assert.ok(Math.abs(dropOf(judged('light', 0.4), judged('dark', 0)) - 0.4) < 1e-9);
@@ -76,7 +113,7 @@ test('turns are marked once both their positions are judged, with the better tur
   ];
   const marks = markTurns(record, j);
   assert.equal(marks.length, 3);
-  assert.deepEqual(marks[0], { mark: 'good', drop: 0, mover: 'light', better: null, betterActions: [] });
+  assert.deepEqual(marks[0], { mark: 'good', drop: 0, tables: null, mover: 'light', better: null, betterActions: [] });
   assert.equal(marks[1].mark, 'blunder', 'Dark let Light gain 0.45');
   assert.equal(marks[1].mover, 'dark');
   assert.equal(marks[1].better, 'd2');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 
-import { createTables, TABLEBASE_MANIFEST } from '../../static/js/tablebase.js';
+import { createTables, judgedFromServer, playedFromServer, TABLEBASE_MANIFEST } from '../../static/js/tablebase.js';
 import { loadWasm } from './helpers.mjs';
 
 let mod;
@@ -184,4 +184,67 @@ test("Perfect on Six fetches every class of Six and then its placing table, once
   await t.prepare(sixStart, TABLEBASE_MANIFEST, true);
   assert.equal(asked.length, 6);
   assert.deepEqual(t.status.failed, []);
+});
+
+// The classes the server answers but does not serve (its manifest's `probed`): the worker
+// asks GET /api/tb/probe about the game's position, once per position, and reads the answer
+// into a turn to play or a judgement for review.
+const FIVE_FIVE_POSITION = 'L.D/.L./D.L/LD..D./.../.../L.D l 0 0 0 0';
+const PROBED = { ...MANIFEST, probed: [{ rules: 'nine', class: '5v5', bytes: 131_000_000, positions: 32_000_000 }] };
+const probeUrl = (position) => `/api/tb/probe?variant=nine&position=${encodeURIComponent(position)}`;
+const ANSWER = {
+  variant: 'nine',
+  position: FIVE_FIVE_POSITION,
+  value: 'win',
+  distance: 13,
+  nextRemoval: { value: 'win', distance: 3 },
+  best: 'd6-d5',
+  bestActions: ['d6-d5'],
+  bestTurns: ['d6-d5'],
+  turns: [{ turn: 'd6-d5', value: 'win', distance: 13 }],
+};
+
+test('a position of a class the server only answers is asked of it, once, and read', async () => {
+  const s = server({ [TABLEBASE_MANIFEST]: PROBED, [probeUrl(FIVE_FIVE_POSITION)]: ANSWER });
+  const { t } = tables(s.fetch);
+  assert.deepEqual(await t.probe(FIVE_FIVE, TABLEBASE_MANIFEST), ANSWER);
+  assert.deepEqual(await t.probe(FIVE_FIVE, TABLEBASE_MANIFEST), ANSWER);
+  assert.deepEqual(s.asked, [TABLEBASE_MANIFEST, probeUrl(FIVE_FIVE_POSITION)], 'the answer is kept');
+  assert.deepEqual(t.status.probes, [{ position: FIVE_FIVE_POSITION, ok: true, status: 200 }]);
+  // A class the page downloads (3 v 3), the placing, another rule set: the server is not asked.
+  for (const rec of [THREE_THREE, PLACING, record('L.D/.L./D.L/LD..D./.../.../L.D l 0 0 0 0 twelve')]) {
+    assert.equal(await t.probe(rec, TABLEBASE_MANIFEST), null);
+  }
+  assert.equal(s.asked.length, 2);
+  // A server that lists nothing under `probed` (an older one) is never asked.
+  const old = server({ [TABLEBASE_MANIFEST]: MANIFEST, [probeUrl(FIVE_FIVE_POSITION)]: ANSWER });
+  assert.equal(await tables(old.fetch).t.probe(FIVE_FIVE, TABLEBASE_MANIFEST), null);
+  assert.deepEqual(old.asked, [TABLEBASE_MANIFEST]);
+});
+
+test('a refused or broken probe is no answer, and is asked again next time', async () => {
+  const s = server({ [TABLEBASE_MANIFEST]: PROBED });
+  const { t } = tables(s.fetch);
+  assert.equal(await t.probe(FIVE_FIVE, TABLEBASE_MANIFEST), null);
+  assert.equal(await t.probe(FIVE_FIVE, TABLEBASE_MANIFEST), null);
+  assert.deepEqual(t.status.probes.map((p) => [p.ok, p.status]), [[false, 404], [false, 404]]);
+  // Not an answer: no best turn.
+  const bad = server({ [TABLEBASE_MANIFEST]: PROBED, [probeUrl(FIVE_FIVE_POSITION)]: { value: 'win', distance: 3 } });
+  assert.equal(await tables(bad.fetch).t.probe(FIVE_FIVE, TABLEBASE_MANIFEST), null);
+});
+
+test('the server’s answer becomes the computer’s turn and review’s exact judgement, from Light’s side', () => {
+  const played = playedFromServer(ANSWER, 12);
+  assert.equal(played.turn, 'd6-d5');
+  assert.deepEqual(played.actions, ['d6-d5']);
+  assert.equal(played.score, 30_000 - 13);
+  assert.equal(played.server, true);
+  const searched = { ok: true, toMove: 'dark', score: 120, value: 0.3, winIn: null, over: false, tablebase: false, best: 'a1-a4', actions: ['a1-a4'], pv: ['a1-a4'], depth: 9 };
+  // Dark to move wins in 13: Light's value −1, winIn −13.
+  const j = judgedFromServer(searched, ANSWER);
+  assert.deepEqual([j.value, j.winIn, j.tablebase, j.best, j.score], [-1, -13, true, 'd6-d5', -(30_000 - 13)]);
+  const draw = judgedFromServer({ ...searched, toMove: 'light' }, { ...ANSWER, value: 'draw', distance: null });
+  assert.deepEqual([draw.value, draw.winIn, draw.score], [0, null, 0]);
+  const lost = judgedFromServer({ ...searched, toMove: 'light' }, { ...ANSWER, value: 'loss', distance: 8 });
+  assert.deepEqual([lost.value, lost.winIn], [-1, -8]);
 });

@@ -699,7 +699,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
                 let placing = crate::tb::load_placing(dir, rules)?;
                 Some((placing.tablebase().clone(), Some(Arc::new(placing))))
             } else {
-                Some((Arc::new(crate::tb::load(dir, rules)?), None))
+                Some((crate::tb::load(dir, rules)?, None))
             }
         }
         None => None,

@@ -507,7 +507,7 @@ fn run(command: Command) -> Result<(), String> {
                     engine.set_tablebase(Some(placing.tablebase().clone()));
                     engine.set_placing_table(Some(std::sync::Arc::new(placing)));
                 } else {
-                    engine.set_tablebase(Some(std::sync::Arc::new(tb::load(&dir, rules)?)));
+                    engine.set_tablebase(Some(tb::load(&dir, rules)?));
                 }
             }
             let result = engine

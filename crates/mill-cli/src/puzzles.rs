@@ -322,7 +322,7 @@ fn write_list(out: &mut impl Write, set: &[(String, Vec<Json>)], json: bool) -> 
 fn verify(dir: &Path, tables: &Path, every: usize, tables_only: bool) -> Result<(), String> {
     let start = Instant::now();
     let mut engine = Engine::new(16);
-    let mut loaded: Vec<(Rules, Option<Tablebase>)> = Vec::new();
+    let mut loaded: Vec<(Rules, Option<std::sync::Arc<Tablebase>>)> = Vec::new();
     let (mut checked, mut skipped) = (0, 0);
     for (name, set) in read_set(dir)? {
         let mut ids = std::collections::HashSet::new();
@@ -345,7 +345,7 @@ fn verify(dir: &Path, tables: &Path, every: usize, tables_only: bool) -> Result<
             let tb = loaded
                 .iter()
                 .find(|(r, _)| *r == rules)
-                .and_then(|(_, t)| t.as_ref());
+                .and_then(|(_, t)| t.as_deref());
             puzzles::verify(&p, tb, &mut engine)?;
             checked += 1;
         }

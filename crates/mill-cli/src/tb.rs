@@ -4,11 +4,10 @@
 //! serves them to the page).
 
 use mill_core::{Position, Rules};
-use mill_engine::tb::{ClassStore, FileHeader, Placing, Tablebase, Value, Whole};
-use std::fs::File;
-use std::io::Read;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use mill_engine::tb::files::{self, Access};
+use mill_engine::tb::{Placing, Tablebase, Value, Whole};
+use std::path::Path;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The directory used when none is given.
@@ -123,7 +122,7 @@ pub fn load_placing(dir: &Path, rules: impl Into<Rules>) -> Result<Placing, Stri
             dir.display()
         )
     })?;
-    let tb = Arc::new(load(dir, rules)?);
+    let tb = load(dir, rules)?;
     Placing::from_bytes(&bytes, tb).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -143,156 +142,13 @@ pub fn load_whole(dir: &Path, rules: impl Into<Rules>) -> Result<Whole, String> 
     Ok(whole)
 }
 
-/// Loads every class file of `rules` found in `dir` (none found: an error). Only each
-/// file's header is read here (and its length checked); its values are read whole the
-/// first time a probe needs them and kept, for a process that probes again and again
-/// (Hard's search in `uci`, `bestmove`, `arena`, `puzzles`): it reads the classes its
-/// games reach, not all of them.
-pub fn load(dir: &Path, rules: impl Into<Rules>) -> Result<Tablebase, String> {
-    let rules: Rules = rules.into();
-    open(dir, rules, Access::Memory)
-}
-
-/// How an opened class reads its values.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Access {
-    /// Whole, on the first probe, then from memory.
-    Memory,
-    /// Each probe reads its two words from the file (the page cache keeps what is read
-    /// often): `tb probe` answers a few positions, a few hundred reads each.
-    File,
-}
-
-/// The class files of `rules` in `dir`, their values read as `access` says.
-fn open(dir: &Path, rules: Rules, access: Access) -> Result<Tablebase, String> {
-    let mut tb = Tablebase::new(rules);
-    let prefix = format!("{rules}-");
-    let entries = std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let mut found = 0;
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().to_string();
-        // `nine-` does not match `nine+per-mill-…`: each rule set has its own files.
-        if name.starts_with(&prefix) && name.ends_with(".mtb") {
-            let store = LazyClass::open(&entry.path()).map_err(|e| format!("{name}: {e}"))?;
-            let header = store.header;
-            let store: Arc<dyn ClassStore> = match access {
-                Access::Memory => Arc::new(store),
-                Access::File => Arc::new(FileClass {
-                    file: store.file,
-                    header,
-                }),
-            };
-            tb.attach_class(&header, store)
-                .map_err(|e| format!("{name}: {e}"))?;
-            found += 1;
-        }
-    }
-    if found == 0 {
-        return Err(format!(
-            "no tablebase of {rules} in {}: run mill tb generate --dir {}{}",
-            dir.display(),
-            dir.display(),
-            if rules.is_default() {
-                String::new()
-            } else {
-                " with the rule flags".to_string()
-            }
-        ));
-    }
-    Ok(tb)
-}
-
-/// A class file, read whole on the first probe that needs it and kept for the rest of
-/// the process (`mill uci`, `arena` and `bestmove --tb` probe the same classes again and
-/// again; `tb probe` touches two or three classes of the set).
-#[derive(Debug)]
-struct LazyClass {
-    path: PathBuf,
-    /// The file, open (a [`FileClass`] reads from it).
-    file: File,
-    header: FileHeader,
-    /// The values, little-endian words as in the file; `None` when the file could not be
-    /// read again or changed length since it was opened.
-    values: OnceLock<Option<Vec<u8>>>,
-}
-
-impl LazyClass {
-    /// Reads the header of the file at `path` and checks its length against it.
-    fn open(path: &Path) -> Result<LazyClass, String> {
-        let mut file = File::open(path).map_err(|e| format!("cannot read: {e}"))?;
-        // The header is at most 8 + 1 + 255 + 6 bytes.
-        let mut head = vec![0; 270];
-        let mut got = 0;
-        while got < head.len() {
-            match file
-                .read(&mut head[got..])
-                .map_err(|e| format!("cannot read: {e}"))?
-            {
-                0 => break,
-                n => got += n,
-            }
-        }
-        head.truncate(got);
-        let (header, _) = FileHeader::read(&head).map_err(|e| format!("not a tablebase file: {e}"))?;
-        let len = file.metadata().map_err(|e| format!("cannot read: {e}"))?.len();
-        if len != header.file_len() as u64 {
-            return Err("not a tablebase file: wrong size".to_string());
-        }
-        Ok(LazyClass {
-            path: path.to_path_buf(),
-            file,
-            header,
-            values: OnceLock::new(),
-        })
-    }
-}
-
-/// A class file read two words a probe, at their offsets (safe positioned reads: no
-/// mapping, so no `unsafe`).
-#[derive(Debug)]
-struct FileClass {
-    file: File,
-    header: FileHeader,
-}
-
-impl ClassStore for FileClass {
-    fn words(&self, index: usize) -> Option<(u16, u16)> {
-        use std::os::unix::fs::FileExt;
-        let n = self.header.positions;
-        if index >= n {
-            return None;
-        }
-        let word = |k: usize| {
-            let mut b = [0; 2];
-            let at = (self.header.values_offset() + 2 * k) as u64;
-            self.file
-                .read_exact_at(&mut b, at)
-                .ok()
-                .map(|()| u16::from_le_bytes(b))
-        };
-        Some((word(index)?, word(n + index)?))
-    }
-}
-
-impl ClassStore for LazyClass {
-    fn words(&self, index: usize) -> Option<(u16, u16)> {
-        let values = self
-            .values
-            .get_or_init(|| {
-                let mut bytes = std::fs::read(&self.path).ok()?;
-                (bytes.len() == self.header.file_len()).then(|| {
-                    bytes.drain(..self.header.values_offset());
-                    bytes
-                })
-            })
-            .as_deref()?;
-        let n = self.header.positions;
-        if index >= n {
-            return None;
-        }
-        let word = |k: usize| u16::from_le_bytes([values[2 * k], values[2 * k + 1]]);
-        Some((word(index), word(n + index)))
-    }
+/// The class files of `rules` found in `dir` (none found: an error), opened once for the
+/// process ([`files::shared`]): only each file's header is read here (and its length
+/// checked); a class's values are read whole the first time a probe needs them and kept,
+/// for a process that probes again and again (Hard's search in `uci`, `bestmove`, `arena`,
+/// `puzzles`): it reads the classes its games reach, not all of them.
+pub fn load(dir: &Path, rules: impl Into<Rules>) -> Result<Arc<Tablebase>, String> {
+    files::shared(dir, rules, Access::Memory)
 }
 
 /// Prints a solved game's answer for `pos` (its value and best turn), headed by the
@@ -327,7 +183,7 @@ fn describe(v: Value) -> String {
 /// `position: …` line. The tables of a rule set are opened once and each class read once
 /// for the whole run.
 pub fn probe(dir: &Path, positions: &[String]) -> Result<(), String> {
-    let mut opened: Vec<Tablebase> = Vec::new();
+    let mut opened: Vec<Arc<Tablebase>> = Vec::new();
     let mut placings: Vec<Placing> = Vec::new();
     for text in positions {
         let pos: Position = text.parse().map_err(|e| format!("bad position string: {e}"))?;
@@ -365,7 +221,7 @@ pub fn probe(dir: &Path, positions: &[String]) -> Result<(), String> {
         let k = match opened.iter().position(|tb| tb.rules() == pos.rules()) {
             Some(k) => k,
             None => {
-                opened.push(open(dir, pos.rules(), Access::File)?);
+                opened.push(files::shared(dir, pos.rules(), Access::File)?);
                 opened.len() - 1
             }
         };

@@ -276,7 +276,7 @@ impl Session {
                     crate::tb::load_placing(dir, self.rules)
                         .map(|p| (Some(p.tablebase().clone()), Some(Arc::new(p))))
                 } else {
-                    crate::tb::load(dir, self.rules).map(|tb| (Some(Arc::new(tb)), None))
+                    crate::tb::load(dir, self.rules).map(|tb| (Some(tb), None))
                 };
                 match loaded {
                     Ok((tb, placing)) => {

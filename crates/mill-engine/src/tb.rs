@@ -31,6 +31,8 @@
 
 use mill_core::{Color, Position, RemovalRule, Rules, Topology, Turn, Variant};
 
+#[cfg(not(target_family = "wasm"))]
+pub mod files;
 mod placing;
 mod whole;
 pub use placing::Placing;
@@ -641,6 +643,33 @@ impl Tablebase {
                 Value::Win(d) => Value::Loss(d),
                 Value::Loss(d) => Value::Win(d),
                 Value::Draw => Value::Draw,
+            };
+            out.push((turn, value));
+        }
+        Some(out)
+    }
+
+    /// The result of each legal turn of `position` for the side that plays it, as
+    /// [`Probe::result`] judges the position it leads to (the quiet turns counted: a win
+    /// that the hundred turns would draw is a draw), its distance counting the turn
+    /// itself: a turn that ends the game wins in 1; one into a position lost in `d` wins
+    /// in `d + 1`. `None` outside the tables, or when a successor is.
+    pub fn turn_results(&self, position: &Position) -> Option<Vec<(Turn, Value)>> {
+        self.probe(position)?;
+        let mut out = Vec::new();
+        for turn in position.legal_turns() {
+            let child = position.play_unchecked(turn);
+            let value = match child.outcome() {
+                Some(outcome) => match outcome.winner() {
+                    Some(w) if w == child.turn() => Value::Loss(1),
+                    Some(_) => Value::Win(1),
+                    None => Value::Draw,
+                },
+                None => match self.probe(&child)?.result {
+                    Value::Win(d) => Value::Loss(d + 1),
+                    Value::Loss(d) => Value::Win(d + 1),
+                    Value::Draw => Value::Draw,
+                },
             };
             out.push((turn, value));
         }

@@ -5,8 +5,9 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use axum::extract::rejection::QueryRejection;
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::{ConnectInfo, Path, Request, State, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, Path, Query, Request, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{Html, IntoResponse, Response};
@@ -53,6 +54,8 @@ pub struct AppState {
     pub accounts: Arc<crate::accounts::AccountsState>,
     /// Arenas: this instance's pairing loop and standings (`arena/`).
     pub arenas: Arc<crate::arena::Hub>,
+    /// The endgame tables' probe endpoint (`tbprobe.rs`).
+    pub tb_probes: Arc<crate::tbprobe::TbProbes>,
 }
 
 /// The router.
@@ -97,6 +100,7 @@ pub fn app(state: AppState) -> Router {
             get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "profile.html", None, &h) }),
         )
         .route("/tb/{*file}", get(table_file))
+        .route("/api/tb/probe", get(tb_probe))
         .route("/api/seeks", get(open_seeks))
         .route("/api/pair/{seek}", delete(cancel_seek))
         // Accounts, sessions, players (accounts.rs).
@@ -201,6 +205,37 @@ async fn table_file(State(state): State<AppState>, req: Request) -> Response {
             )
                 .into_response()
         })
+}
+
+/// `GET /api/tb/probe?variant=&position=`: the server's endgame tables on one position
+/// (`tbprobe.rs`, docs/PROTOCOL.md "Endgame tables").
+async fn tb_probe(
+    State(state): State<AppState>,
+    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    query: Result<Query<std::collections::HashMap<String, String>>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::Malformed(e.body_text()))?;
+    if !state.tb_probes.per_address.allow(addr.ip()) {
+        return Err(ApiError::ProbesRateLimited);
+    }
+    let probes = state.tb_probes.clone();
+    let answer = tokio::task::spawn_blocking(move || {
+        probes.answer(
+            query.get("variant").map(String::as_str),
+            query.get("position").map(String::as_str),
+        )
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("a probe failed: {e}")))??;
+    // The tables do not change while the server runs: a browser may keep an answer.
+    Ok((
+        [(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, max-age=3600"),
+        )],
+        Json(answer.as_ref().clone()),
+    )
+        .into_response())
 }
 
 /// `/r/{room}`: the page for a room that exists, else the "room is gone" page (404).

@@ -158,7 +158,7 @@ impl Assets {
     /// Reads `dir` (hidden files and directories skipped), rewrites references, adds the
     /// endgame tables of `tables` (a directory of `*.mtb` files) under `/tb/`, and starts
     /// compressing on a background thread. A missing directory gives no files.
-    pub fn load(dir: &Path, tables: Option<&Path>) -> std::io::Result<Assets> {
+    pub fn load(dir: &Path, tables: Option<&Path>, download_max: u64) -> std::io::Result<Assets> {
         let mut found = Vec::new();
         if dir.is_dir() {
             walk(dir, dir, &mut found)?;
@@ -188,7 +188,19 @@ impl Assets {
             files.insert(name, asset);
         }
         let mut manifest = Vec::new();
-        for (header, name, bytes, modified, on_disk) in read_tables(tables)? {
+        let (served, probed) = read_tables(tables, download_max)?;
+        let probed: Vec<serde_json::Value> = probed
+            .iter()
+            .map(|(header, bytes)| {
+                serde_json::json!({
+                    "rules": header.rules.to_string(),
+                    "class": format!("{}v{}", header.m, header.o),
+                    "bytes": bytes,
+                    "positions": header.positions,
+                })
+            })
+            .collect();
+        for (header, name, bytes, modified, on_disk) in served {
             let path = format!("{TABLES_PREFIX}{name}");
             let own: Arc<str> = hex(&Sha256::digest(&bytes)[..8]).into();
             manifest.push(serde_json::json!({
@@ -216,8 +228,10 @@ impl Assets {
             asset.keep = Some(on_disk);
             files.insert(path.clone(), asset);
         }
-        let manifest = serde_json::to_vec(&serde_json::json!({ "tables": manifest, "placing": placings }))
-            .expect("a list of plain values serializes");
+        let manifest = serde_json::to_vec(
+            &serde_json::json!({ "tables": manifest, "placing": placings, "probed": probed }),
+        )
+        .expect("a list of plain values serializes");
         let manifest = Asset::new(TABLES_MANIFEST, manifest, SystemTime::now(), version.clone());
         files.insert(TABLES_MANIFEST.to_string(), manifest);
         let assets = Assets {
@@ -348,22 +362,39 @@ impl Assets {
 }
 
 /// The whole table files of `dir` (`None`, or a missing directory: none), by name, with
-/// their headers and paths; anything else there (their kept compressed forms too) is
-/// skipped, with a warning for a `.mtb` that is not a table.
+/// their headers and paths, and (second) the headers and sizes of those over
+/// `download_max` bytes, which are not read (the probe endpoint answers their positions);
+/// anything else there (their kept compressed forms too) is skipped, with a warning for a
+/// `.mtb` that is not a table.
 #[allow(clippy::type_complexity)]
 fn read_tables(
     dir: Option<&Path>,
-) -> std::io::Result<Vec<(FileHeader, String, Vec<u8>, SystemTime, PathBuf)>> {
+    download_max: u64,
+) -> std::io::Result<(
+    Vec<(FileHeader, String, Vec<u8>, SystemTime, PathBuf)>,
+    Vec<(FileHeader, u64)>,
+)> {
     let Some(dir) = dir.filter(|d| d.is_dir()) else {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), Vec::new()));
     };
     let mut out = Vec::new();
+    let mut probed = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let Some(name) = entry.file_name().to_str().map(String::from) else {
             continue;
         };
         if !name.ends_with(".mtb") || !entry.metadata()?.is_file() {
+            continue;
+        }
+        let len = entry.metadata()?.len();
+        if len > download_max {
+            match big_table(&entry.path(), &name, len) {
+                Ok(header) => probed.push((header, len)),
+                Err(why) => {
+                    tracing::warn!(file = %entry.path().display(), %why, "not a tablebase file: not probed")
+                }
+            }
             continue;
         }
         let bytes = std::fs::read(entry.path())?;
@@ -386,7 +417,26 @@ fn read_tables(
         }
     }
     out.sort_by(|a, b| a.1.cmp(&b.1));
-    Ok(out)
+    probed.sort_by_key(|(h, _)| h.file_name());
+    Ok((out, probed))
+}
+
+/// The header of a table too big to serve, checked as a served one is (its name, its
+/// length), its values not read.
+fn big_table(path: &Path, name: &str, len: u64) -> Result<FileHeader, String> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(270);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(270).read_to_end(&mut head))
+        .map_err(|e| e.to_string())?;
+    let (header, _) = FileHeader::read(&head)?;
+    if header.file_name() != name {
+        return Err(format!("its header says {}", header.file_name()));
+    }
+    if header.file_len() as u64 != len {
+        return Err("cut short".to_string());
+    }
+    Ok(header)
 }
 
 /// The placing tables of `dir` (`<rules>-placing.mtp`, see [`Placing::read_header`]) with

@@ -7,6 +7,10 @@ use std::time::Duration;
 use crate::clock::{Clock, SystemClock};
 use crate::store::DbTarget;
 
+/// The largest endgame table file the page may download (16 MiB: Nine's 4 v 4, 14.7 MB,
+/// and every smaller class; not 4 v 5 nor 5 v 5).
+pub const DEFAULT_TB_DOWNLOAD_MAX: u64 = 16 * 1024 * 1024;
+
 /// Everything `run` needs besides the listener.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -17,6 +21,13 @@ pub struct Config {
     /// Directory with the endgame tables (`mill tb generate`'s `*.mtb` files), served
     /// under `/tb/` for the page's engine; `None`: no tables.
     pub tb_dir: Option<PathBuf>,
+    /// Endgame table files larger than this are not served under `/tb/` (nor read into
+    /// memory): the manifest lists them under `probed`, and `GET /api/tb/probe` answers
+    /// their positions (Nine's 4 v 5, 5 v 4 and 5 v 5, 47, 44 and 132 MB, are too big for a phone).
+    pub tb_download_max: u64,
+    /// Probes of the endgame tables (`GET /api/tb/probe`) per minute from one IP address,
+    /// bursts of as many (0: unlimited).
+    pub tb_probes_per_minute: u32,
     /// Base URL for invite links, e.g. `https://mill.example.org`.
     pub public_url: Option<String>,
     /// Without `public_url`: `Host` headers invite links may be built from (compared
@@ -77,6 +88,8 @@ impl Config {
             db: db.into(),
             static_dir: static_dir.into(),
             tb_dir: None,
+            tb_download_max: DEFAULT_TB_DOWNLOAD_MAX,
+            tb_probes_per_minute: 600,
             public_url: None,
             allowed_hosts: Vec::new(),
             passkey_origins: Vec::new(),

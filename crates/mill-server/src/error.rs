@@ -113,6 +113,17 @@ pub enum ApiError {
     /// Pause or withdraw without having joined.
     #[error("You have not joined this arena.")]
     NotInArena,
+    /// A probe of the endgame tables without a position, or with one that is not one.
+    #[error("Not a position: {0}.")]
+    BadPosition(String),
+    /// A probe of a position the server's endgame tables do not cover.
+    #[error(
+        "The server's endgame tables do not cover this position (both sides must be out of hand, no removal pending, the material within the tables)."
+    )]
+    NotInTables,
+    /// Too many probes of the endgame tables from this address.
+    #[error("Too many probes of the endgame tables from your address; try again in a minute.")]
+    ProbesRateLimited,
     /// The server failed.
     #[error("The server failed; try again.")]
     Internal(String),
@@ -161,6 +172,9 @@ impl ApiError {
             ApiError::UnknownArena => ErrorCode::UnknownArena,
             ApiError::ArenaFinished => ErrorCode::ArenaFinished,
             ApiError::NotInArena => ErrorCode::NotInArena,
+            ApiError::BadPosition(_) => ErrorCode::BadPosition,
+            ApiError::NotInTables => ErrorCode::NotInTables,
+            ApiError::ProbesRateLimited => ErrorCode::RateLimited,
             ApiError::Internal(_) => ErrorCode::Internal,
         }
     }
@@ -193,6 +207,9 @@ impl ApiError {
             ApiError::BadArena(_) => StatusCode::BAD_REQUEST,
             ApiError::UnknownArena => StatusCode::NOT_FOUND,
             ApiError::ArenaFinished | ApiError::NotInArena => StatusCode::CONFLICT,
+            ApiError::BadPosition(_) => StatusCode::BAD_REQUEST,
+            ApiError::NotInTables => StatusCode::NOT_FOUND,
+            ApiError::ProbesRateLimited => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }

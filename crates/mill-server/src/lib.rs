@@ -26,6 +26,7 @@ pub mod ratings;
 pub mod rooms;
 pub mod store;
 pub mod table;
+pub mod tbprobe;
 pub mod throttle;
 pub mod timecontrol;
 pub mod ws;
@@ -77,7 +78,11 @@ pub async fn run(
     let background = rooms.start_background();
     tracing::info!(db = %config.db, "database open");
 
-    let assets = assets::Assets::load(&config.static_dir, config.tb_dir.as_deref())?;
+    let assets = assets::Assets::load(
+        &config.static_dir,
+        config.tb_dir.as_deref(),
+        config.tb_download_max,
+    )?;
     let local_addr = listener.local_addr()?;
     if config.public_url.is_none() && config.allowed_hosts.is_empty() && !local_addr.ip().is_loopback() {
         tracing::warn!(
@@ -95,6 +100,10 @@ pub async fn run(
     let state = app::AppState {
         rooms: rooms.clone(),
         per_address: Arc::new(throttle::PerAddress::new(config.rooms_per_minute)),
+        tb_probes: Arc::new(tbprobe::TbProbes::new(
+            config.tb_dir.clone(),
+            config.tb_probes_per_minute,
+        )),
         assets,
         local_addr,
         config: Arc::new(config),
@@ -164,6 +173,7 @@ async fn purge_job(state: app::AppState) {
             tracing::error!(error = %e, "purge failed");
         }
         state.per_address.sweep();
+        state.tb_probes.per_address.sweep();
         state.accounts.gate.sweep();
         if let Err(e) = state
             .accounts

@@ -27,6 +27,14 @@ struct Args {
     /// page's computer under /tb/ [default: ./tb, else the repository's tb/, if there].
     #[arg(long, env = "MILL_TB_DIR")]
     tb_dir: Option<PathBuf>,
+    /// Endgame table files larger than this many bytes are not served for download: the
+    /// page asks GET /api/tb/probe for their positions instead.
+    #[arg(long, env = "MILL_TB_DOWNLOAD_MAX", default_value_t = mill_server::config::DEFAULT_TB_DOWNLOAD_MAX)]
+    tb_download_max: u64,
+    /// Probes of the endgame tables (GET /api/tb/probe) per minute from one IP address
+    /// (0: unlimited).
+    #[arg(long, env = "MILL_TB_PROBES_PER_MINUTE", default_value_t = 600)]
+    tb_probes_per_minute: u32,
     /// Base URL for invite links, e.g. https://mill.example.org (see --allowed-host).
     #[arg(long, env = "MILL_PUBLIC_URL")]
     public_url: Option<String>,
@@ -141,6 +149,8 @@ async fn main() -> anyhow::Result<()> {
     let db = mill_server::store::DbTarget::parse(&args.db);
     let mut config = Config::new(db, args.static_dir.unwrap_or_else(default_static_dir));
     config.tb_dir = args.tb_dir.or_else(default_tb_dir);
+    config.tb_download_max = args.tb_download_max;
+    config.tb_probes_per_minute = args.tb_probes_per_minute;
     config.public_url = args.public_url;
     config.idle_after = Duration::from_secs_f64(args.idle_days * 86_400.0);
     config.purge_every = Duration::from_secs(args.purge_every_secs);

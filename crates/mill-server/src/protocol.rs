@@ -162,6 +162,12 @@ pub enum ErrorCode {
     NoRematchOffer,
     /// `offer-rematch` after the rematch was agreed: its room exists.
     RematchAgreed,
+    /// HTTP 400: `GET /api/tb/probe` without a position, or with one that is not a
+    /// position string or MFEN record of the rule set asked for.
+    BadPosition,
+    /// HTTP 404: `GET /api/tb/probe` for a position the server's endgame tables do not
+    /// cover (a hand not empty, a removal pending, a material without its table).
+    NotInTables,
     /// The server failed.
     Internal,
 }

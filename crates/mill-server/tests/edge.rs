@@ -968,7 +968,7 @@ async fn endgame_tables_are_listed_and_served_versioned_and_compressed() {
     assert_eq!(manifest.status, 200);
     assert_eq!(
         serde_json::from_slice::<Value>(&manifest.body).unwrap(),
-        json!({ "tables": [], "placing": [] })
+        json!({ "tables": [], "placing": [], "probed": [] })
     );
     server.stop().await;
 }

@@ -305,6 +305,14 @@ mod tests {
         assert_eq!(wanted(4.0)["classes"], serde_json::json!(["3v3"]));
         assert_eq!(wanted(4.0)["loaded"], serde_json::json!([]));
         assert_eq!(wanted(4.0)["rules"], "nine");
+        // The position and its class, for the server's probe endpoint.
+        assert_eq!(wanted(0.0)["position"], start);
+        assert_eq!(wanted(0.0)["class"], "3v3");
+        let placing = WasmGame::new().export_record();
+        assert_eq!(
+            json(&crate::tablebase_wanted(&placing, 4.0))["class"],
+            serde_json::Value::Null
+        );
         // No table yet: a search.
         let before = hard();
         assert!(before["nodes"].as_u64().unwrap() > 1, "{before}");

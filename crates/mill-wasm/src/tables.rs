@@ -106,6 +106,12 @@ struct Wanted {
     loaded: Vec<String>,
     /// Whether the worker holds the rule set solved whole ([`load_placing`]).
     placing: bool,
+    /// The current position's string, to ask the server's probe endpoint about
+    /// (`GET /api/tb/probe`) when its class is too big to download.
+    position: String,
+    /// The current position's class, `"<m>v<o>"`, when it is one the endgame tables could
+    /// hold (both sides out of hand, no removal pending, the game not over); else `null`.
+    class: Option<String>,
 }
 
 /// Which table files the game's current position could use.
@@ -113,7 +119,8 @@ struct Wanted {
 /// - `record_json`: the game (as for [`best_turn`](crate::best_turn)).
 /// - `max`: the most pieces a side in the tables the server has (its manifest).
 ///
-/// Returns `{"ok":true,"rules":"nine","classes":["3v3","3v4","4v3","4v4"],"loaded":[…]}`
+/// Returns `{"ok":true,"rules":"nine","classes":["3v3","3v4","4v3","4v4"],"loaded":[…],
+/// "placing":false,"position":"<position string>","class":"4v3"}`
 /// (`classes` empty when the position is not in the tables or one removal before them,
 /// or the rule set has none) or `{"ok":false,"error":…}` with `bad-record`.
 #[wasm_bindgen]
@@ -135,8 +142,19 @@ pub fn tablebase_wanted(record_json: &str, max: f64) -> String {
     };
     let held = for_rules(&position.rules());
     let name = |&(m, o): &(u8, u8)| format!("{m}v{o}");
+    let out_of_hand = position.in_hand(mill_core::Color::Light) == 0
+        && position.in_hand(mill_core::Color::Dark) == 0
+        && position.pending_removals() == 0
+        && !game.is_over();
+    let class = out_of_hand.then(|| {
+        let us = position.on_board(position.turn());
+        let them = position.on_board(!position.turn());
+        format!("{us}v{them}")
+    });
     to_json(&Wanted {
         ok: true,
+        position: position.to_string(),
+        class,
         placing: placing_for(&position.rules()).is_some(),
         rules: position.rules().to_string(),
         loaded: classes
