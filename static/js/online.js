@@ -2,6 +2,7 @@
 // one small handler per server message type, and the online controls (draw, takeback,
 // resign, new round, "Play here", the invite link). The wire format is protocol.js's; the socket net.js's.
 
+import { followArena, viewArenaFollow } from './arena-follow.js';
 import { blankSnapshot } from './board.js';
 import { serverOffset } from './clock.js';
 import { clockRequest, viewClockError } from './clock-view.js';
@@ -130,6 +131,8 @@ export async function openRoom(app, roomId) {
   o.key = seat?.key ?? null;
   o.paired = seat?.paired ?? null;
   o.ids = commandIds();
+  // An arena's game: the way back, and the player's next game (arena-follow.js).
+  followArena(app, o, seat?.arena ?? (typeof info?.arena === 'string' ? info.arena : null));
   o.conn = connectRoom({
     roomId,
     key: o.key,
@@ -137,6 +140,7 @@ export async function openRoom(app, roomId) {
       if (page.online !== o) return;
       if (Object.hasOwn(HANDLERS, msg.type)) HANDLERS[msg.type](app, o, msg);
       app.render();
+      viewArenaFollow(app);
     },
     onConnection: (status, code) => onConnection(app, o, status, code),
   });
