@@ -273,6 +273,17 @@ export function localToRfc3339(local) {
 }
 
 /**
+ * The value a `datetime-local` field shows for `ms`, in the page's time zone, to the
+ * minute (`2026-12-24T18:30`): the create form's default start, the next full hour.
+ * @param {number} ms
+ */
+export function localInput(ms) {
+  const d = new Date(ms);
+  const two = (/** @type {number} */ n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+/**
  * The body of `POST /api/arenas` from the create form's fields, or the i18n key of what
  * is wrong (said beside the form; nothing is sent).
  * @param {{ name: string, rules: string, clock: string, minutes: string, start: 'now' | 'later', at: string, rated: boolean }} form

@@ -87,9 +87,7 @@ function drawControls(/** @type {Arena} */ arena, /** @type {ArenaStatus} */ sta
     b.hidden = !c[key];
     b.disabled = state.busy;
   }
-  const signIn = /** @type {HTMLAnchorElement} */ ($('arena-sign-in'));
-  signIn.hidden = !c.signIn;
-  signIn.href = `/account?next=${encodeURIComponent(location.pathname)}`;
+  $('arena-sign-in').hidden = !c.signIn;
   const mine = ownRow(arena.standings, state.me);
   // A game of the player's in play whose seat this browser holds: a way back to it.
   const play = /** @type {HTMLAnchorElement} */ ($('arena-play'));

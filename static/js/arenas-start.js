@@ -3,7 +3,7 @@
 // and, for a signed-in player (the list's `me`), the form that creates one
 // (POST /api/arenas) and then opens its page.
 
-import { ARENA_CLOCKS, ARENA_RULES, arenaGroups, arenaHref, clockName, createBody, whenText } from './arena-logic.js';
+import { ARENA_CLOCKS, ARENA_RULES, arenaGroups, arenaHref, clockName, createBody, localInput, whenText } from './arena-logic.js';
 import { arenaTranslator } from './arena-text.js';
 import { $ } from './dom.js';
 
@@ -163,6 +163,11 @@ export function bindArenas(app) {
     create(app);
   });
   for (const id of ['arena-form-now', 'arena-form-later']) $(id).addEventListener('change', () => viewArenas(app));
+  // "Later" starts at the next full hour unless another time is typed.
+  $('arena-form-later').addEventListener('change', () => {
+    const at = /** @type {HTMLInputElement} */ ($('arena-form-at'));
+    if (!at.value) at.value = localInput(Math.ceil((Date.now() + 60_000) / 3_600_000) * 3_600_000);
+  });
   let wasInView = false;
   const tick = () => {
     const now = inView();

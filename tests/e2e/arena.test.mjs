@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { axeSerious, openPage, DESKTOP, useBrowserAndServer } from './helpers.mjs';
+import { axeSerious, openPage, shot, DESKTOP, PHONE, useBrowserAndServer } from './helpers.mjs';
 
 const env = useBrowserAndServer({ mill: true });
 
@@ -51,6 +51,17 @@ test('two players join an arena, are paired by themselves, finish a game and see
   await ann.locator(`#arenas-lists a[href="/arena/${arena}"]`, { hasText: 'Browser arena' }).waitFor();
   await ann.locator('#arenas-create:not([hidden])').waitFor();
   assert.equal(await ann.locator('#arenas-lists h3').first().innerText(), 'Running now');
+  await ann.locator('#arenas-create summary').click();
+  await ann.locator('#arena-form-later').check();
+  await ann.locator('#arena-form-at:not([hidden])').waitFor();
+  await ann.locator('#arenas').scrollIntoViewIfNeeded();
+  await shot(ann, 'arena-00-start-create-desktop');
+  assert.deepEqual(await axeSerious(ann), []);
+  // A wrong length is said beside the form, and nothing is sent.
+  await ann.fill('#arena-form-name', 'Another');
+  await ann.fill('#arena-form-minutes', '400');
+  await ann.locator('#arena-form-submit').click();
+  assert.equal(await ann.locator('#arena-form-error').innerText(), 'The length is a whole number of minutes, 1 to 360.');
   await watcher.goto(env.server.url);
   await watcher.locator(`#arenas-lists a[href="/arena/${arena}"]`).waitFor();
   await watcher.locator('#arenas-sign-in:not([hidden])').waitFor();
@@ -85,6 +96,10 @@ test('two players join an arena, are paired by themselves, finish a game and see
   await watcher.locator(`#arena-watch a[href="/r/${room}"]`).waitFor();
   assert.deepEqual((await table(watcher)).sort(), ['Ann_arena 0', 'Bob_arena 0']);
 
+  // The watcher listens in screen-reader mode: the standings' news is said.
+  await watcher.locator('#sr-mode').click();
+  assert.equal(await watcher.locator('#sr-mode').getAttribute('aria-pressed'), 'true');
+
   // Ann resigns: Bob scores 2, live on the watcher's page.
   await ann.locator('#resign:not([hidden])').waitFor();
   ann.once('dialog', (d) => d.accept());
@@ -92,6 +107,7 @@ test('two players join an arena, are paired by themselves, finish a game and see
   await bob.locator('#result-title', { hasText: 'You won' }).waitFor();
   await watcher.waitForFunction(() => document.querySelector('#arena-table tbody tr td.score')?.textContent === '2');
   assert.deepEqual(await table(watcher), ['Bob_arena 2', 'Ann_arena 0']);
+  await watcher.locator('#announce p', { hasText: 'Bob_arena leads with 2 points.' }).waitFor();
   const sheet = await watcher.locator('#arena-table tbody tr').first().locator('td.sheet a').first();
   assert.equal(await sheet.innerText(), '2');
   assert.equal(await sheet.getAttribute('aria-label'), 'won against Ann_arena: 2');
@@ -131,6 +147,7 @@ test('two players join an arena, are paired by themselves, finish a game and see
   await bob.locator('#arena-pause:not([hidden])').waitFor();
 
   // axe, in English and in Russian.
+  await shot(bob, 'arena-01-standings-desktop');
   assert.deepEqual(await axeSerious(bob), []);
   await bob.locator('#lang').click();
   await bob.locator('html[lang="ru"]').waitFor();
@@ -138,6 +155,8 @@ test('two players join an arena, are paired by themselves, finish a game and see
   assert.match(await bob.locator('#arena-caption').innerText(), /Browser arena: 2 игрока/);
   assert.deepEqual(await axeSerious(bob), []);
   assert.deepEqual(await axeSerious(watcher), []);
+  await watcher.setViewportSize(PHONE);
+  await shot(watcher, 'arena-02-watcher-phone');
 
   for (const page of [ann, bob, watcher]) assert.deepEqual(ownErrors(page), []);
   await Promise.all(contexts.map((c) => c.close()));
@@ -151,4 +170,46 @@ test('an arena page with no such arena says so', async () => {
   assert.equal(await page.title(), 'Такой арены нет — Мельница');
   assert.deepEqual(await axeSerious(page), []);
   await context.close();
+});
+
+test('a finished arena shows its podium and no more buttons', async () => {
+  const contexts = await Promise.all([0, 1].map(() => env.browser.newContext({ viewport: DESKTOP, locale: 'en-US' })));
+  const [cat, dan] = await Promise.all(contexts.map((c) => openPage(c)));
+  for (const page of [cat, dan]) await page.goto(`${env.server.url}/players`);
+  await signUp(cat, 'Cat_arena');
+  await signUp(dan, 'Dan_arena');
+  // One minute long: the shortest arena there is.
+  const id = await cat.evaluate(async () => {
+    const body = { name: 'Minute arena', clock: { initial: 60, increment: 0 }, minutes: 1 };
+    const res = await fetch('/api/arenas', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    return (await res.json()).id;
+  });
+  for (const page of [cat, dan]) {
+    await page.goto(`${env.server.url}/arena/${id}`);
+    await page.locator('#arena-join:not([hidden])').click();
+  }
+  await Promise.all([cat.waitForURL(ROOM, { timeout: 15_000 }), dan.waitForURL(ROOM, { timeout: 15_000 })]);
+  // Both pause (their game goes on): nobody is paired again before the end.
+  for (const page of [cat, dan]) {
+    const status = await page.evaluate((id) => fetch(`/api/arenas/${id}/pause`, { method: 'POST' }).then((r) => r.status), id);
+    assert.equal(status, 200);
+  }
+  cat.once('dialog', (d) => d.accept());
+  await cat.locator('#resign:not([hidden])').click();
+  await dan.locator('#result-title', { hasText: 'You won' }).waitFor();
+  // Back to the arena, then the end.
+  await dan.goto(`${env.server.url}/arena/${id}`);
+  await dan.locator('#arena-resume:not([hidden])').waitFor();
+  await dan.locator('#arena-podium-box:not([hidden])').waitFor({ timeout: 90_000 });
+  assert.deepEqual(await dan.locator('#arena-podium li').allInnerTexts(), ['Dan_arena: 2 points', 'Cat_arena: 0 points']);
+  assert.equal(await dan.locator('#arena-timer-label').innerText(), 'Finished');
+  assert.equal(await dan.locator('#arena-state').innerText(), 'This arena is over.');
+  for (const button of ['join', 'rejoin', 'resume', 'pause', 'withdraw']) assert.equal(await dan.locator(`#arena-${button}`).isHidden(), true, button);
+  await shot(dan, 'arena-03-podium-desktop');
+  assert.deepEqual(await axeSerious(dan), []);
+  await dan.locator('#lang').click();
+  assert.equal(await dan.locator('#arena-podium-title').innerText(), 'Призёры');
+  assert.deepEqual(await axeSerious(dan), []);
+  for (const page of [cat, dan]) assert.deepEqual(ownErrors(page), []);
+  await Promise.all(contexts.map((c) => c.close()));
 });

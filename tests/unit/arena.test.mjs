@@ -13,6 +13,7 @@ import {
   controls,
   countdownText,
   createBody,
+  localInput,
   localToRfc3339,
   ownRow,
   parseArena,
@@ -182,6 +183,9 @@ test('a new arena\'s body is checked before it is sent', () => {
   assert.deepEqual(createBody({ ...form, start: 'later', at: local(new Date(now + 8 * 86_400_000)) }, now), { error: 'arena.create.badStart' });
   assert.deepEqual(createBody({ ...form, start: 'later', at: '' }, now), { error: 'arena.create.badStart' });
   assert.equal(localToRfc3339('tomorrow'), null);
+  // The form's default start reads back as the same moment.
+  assert.equal(Date.parse(localToRfc3339(localInput(now + 3_600_000))), now + 3_600_000);
+  assert.deepEqual(createBody({ ...form, start: 'later', at: localInput(now + 3_600_000) }, now).body.starts, new Date(now + 3_600_000).toISOString());
 });
 
 test('the arenas\' words are there in both languages, and every key the pages name is one of them', () => {
