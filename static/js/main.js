@@ -50,6 +50,7 @@ const app = {
       viewLobby(app);
       viewArenas(app);
     }
+    onlinePart.now()?.viewArenaFollow(app);
     notifier.update(page);
     screenReader?.update(page);
   },

@@ -2,7 +2,7 @@
 // one small handler per server message type, and the online controls (draw, takeback,
 // resign, new round, "Play here", the invite link). The wire format is protocol.js's; the socket net.js's.
 
-import { followArena, viewArenaFollow } from './arena-follow.js';
+import { followArena } from './arena-follow.js';
 import { blankSnapshot } from './board.js';
 import { serverOffset } from './clock.js';
 import { clockRequest, viewClockError } from './clock-view.js';
@@ -16,6 +16,9 @@ import { reviewLink } from './review-links.js';
 import { forgetSeat, rememberSeat, seatFor } from './storage.js';
 import { chosenRules, rulesOfPosition } from './variant.js';
 import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';
+
+// The game page's redraw draws an arena game's box too (main.js, once this part has loaded).
+export { viewArenaFollow } from './arena-follow.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./page-state.js').OnlineState} OnlineState */
@@ -140,7 +143,6 @@ export async function openRoom(app, roomId) {
       if (page.online !== o) return;
       if (Object.hasOwn(HANDLERS, msg.type)) HANDLERS[msg.type](app, o, msg);
       app.render();
-      viewArenaFollow(app);
     },
     onConnection: (status, code) => onConnection(app, o, status, code),
   });
