@@ -2,6 +2,7 @@
 // and which mode gets the board's actions. The modes are local.js, vs-computer.js and
 // online.js; the panels are panels.js; the state's shape is page-state.js.
 
+import { bindArenas, viewArenas } from './arenas-start.js';
 import { bindConfirmDialog } from './dialog.js';
 import { $, $button, all } from './dom.js';
 import { pickLanguage, translator } from './i18n.js';
@@ -45,7 +46,11 @@ const app = {
   render() {
     renderPage(page, storage);
     viewRules(page, storage);
-    if (!$('start').hidden) viewLobby(app);
+    if (!$('start').hidden) {
+      viewLobby(app);
+      viewArenas(app);
+    }
+    onlinePart.now()?.viewArenaFollow(app);
     notifier.update(page);
     screenReader?.update(page);
   },
@@ -187,6 +192,7 @@ onlinePart.ready((mod) => mod.bindOnlineControls(app));
 reviewPart.ready((mod) => mod.bindReviewControls(app));
 loadOnClick(reviewPart, ['review-open'], () => app.setNotice('error.part'));
 bindLobby(app, { inviteFriend: (settings) => openPart(onlinePart, (mod) => mod.createRoom(app, settings)).then(focusGame) });
+bindArenas(app);
 bindConfirmDialog();
 recordsPart.ready((mod) =>
   mod.bindRecordTools(app, {

@@ -2,6 +2,7 @@
 // one small handler per server message type, and the online controls (draw, takeback,
 // resign, new round, "Play here", the invite link). The wire format is protocol.js's; the socket net.js's.
 
+import { followArena } from './arena-follow.js';
 import { blankSnapshot } from './board.js';
 import { serverOffset } from './clock.js';
 import { clockRequest, viewClockError } from './clock-view.js';
@@ -15,6 +16,9 @@ import { reviewLink } from './review-links.js';
 import { forgetRematchKey, forgetSeat, rematchKeyFor, rememberRematchKey, rememberSeat, seatFor } from './storage.js';
 import { chosenRules, rulesOfPosition } from './variant.js';
 import { CLIENT_TYPES, CLOSE_CODES, ERROR_CODES, SERVER_TYPES } from './wire.js';
+
+// The game page's redraw draws an arena game's box too (main.js, once this part has loaded).
+export { viewArenaFollow } from './arena-follow.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./page-state.js').OnlineState} OnlineState */
@@ -130,6 +134,8 @@ export async function openRoom(app, roomId) {
   o.key = seat?.key ?? null;
   o.paired = seat?.paired ?? null;
   o.ids = commandIds();
+  // An arena's game: the way back, and the player's next game (arena-follow.js).
+  followArena(app, o, seat?.arena ?? (typeof info?.arena === 'string' ? info.arena : null));
   o.conn = connectRoom({
     roomId,
     key: o.key,

@@ -41,6 +41,12 @@ export async function startStaticServer() {
   requireWasmBuild();
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (path === '/api/arenas') {
+      // The start screen reads the arenas; this server has none, and nobody signed in.
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end('{"arenas":[],"me":null}');
+      return;
+    }
     if (path === '/api/seeks') {
       // The start screen reads the lobby; this server has nobody waiting.
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });

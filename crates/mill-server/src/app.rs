@@ -99,6 +99,11 @@ pub fn app(state: AppState) -> Router {
             "/@/{name}",
             get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "profile.html", None, &h) }),
         )
+        // An arena's page: the page asks /api/arenas/{id} and its socket, and says if there is none.
+        .route(
+            "/arena/{id}",
+            get(|s: State<AppState>, h: HeaderMap| async move { page(&s, "arena.html", None, &h) }),
+        )
         .route("/tb/{*file}", get(table_file))
         .route("/api/tb/probe", get(tb_probe))
         .route("/api/seeks", get(open_seeks))
@@ -520,7 +525,11 @@ async fn join_room(
 
 async fn room_info(State(state): State<AppState>, Path(room): Path<String>) -> Result<Response, ApiError> {
     let info = state.rooms.info(&room).await?;
-    Ok(Json(info).into_response())
+    let mut body = serde_json::to_value(info).map_err(|e| ApiError::Internal(e.to_string()))?;
+    // An arena's game names its arena, so its page can lead back there (PROTOCOL.md).
+    let arena = state.arenas.arenas.of_room(&room).await?;
+    body["arena"] = json!(arena);
+    Ok(Json(body).into_response())
 }
 
 /// A finished round's record, for review by a shared link: no seat keys, no presence.

@@ -513,3 +513,99 @@ async fn scheduled_arenas_are_made_once_by_every_instance() {
         server.stop().await;
     }
 }
+
+/// Signs `name` up over HTTP; the session token its cookie carries.
+async fn sign_up(addr: SocketAddr, name: &str) -> String {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let body = json!({"name": name, "password": "a fine passphrase"}).to_string();
+    let request = format!(
+        "POST /api/account HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).await.unwrap();
+    let text = String::from_utf8_lossy(&raw).to_string();
+    assert!(text.starts_with("HTTP/1.1 201"), "{text}");
+    let cookie = text
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .starts_with("set-cookie: mill_session=")
+                .then(|| l["set-cookie: mill_session=".len()..].to_string())
+        })
+        .expect("a session cookie");
+    cookie.split(';').next().unwrap().to_string()
+}
+
+/// An arena socket with the session cookie `token`.
+async fn arena_socket_with(
+    addr: SocketAddr,
+    arena: &str,
+    token: &str,
+) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>> {
+    let mut request = format!("ws://{addr}/api/arenas/{arena}/ws")
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("cookie", format!("mill_session={token}").parse().unwrap());
+    tokio_tungstenite::connect_async(request).await.unwrap().0
+}
+
+#[tokio::test]
+async fn an_arena_game_room_names_its_arena_and_the_arena_its_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("arena-room.db");
+    let db_arg = common::db_arg(&db).await;
+    let (mut child, addr) = common::spawn_server(dir.path(), &db_arg, &[]).await;
+    // Signed up over HTTP: the test process never opens the server's database.
+    let tokens = [sign_up(addr, "room0").await, sign_up(addr, "room1").await];
+    let body = json!({"name": "Rooms", "clock": {"initial": 60, "increment": 0}, "minutes": 5}).to_string();
+    let (status, created) = call(addr, "POST", "/api/arenas", Some(&tokens[0]), &body).await;
+    assert_eq!(status, 201, "{created}");
+    let arena = created["id"].as_str().unwrap().to_string();
+    let mut sockets = Vec::new();
+    for token in &tokens {
+        sockets.push(arena_socket_with(addr, &arena, token).await);
+        let (status, _) = call(
+            addr,
+            "POST",
+            &format!("/api/arenas/{arena}/join"),
+            Some(token),
+            "",
+        )
+        .await;
+        assert_eq!(status, 200);
+    }
+    let (room, _, _) = next_paired(&mut sockets[0]).await;
+    let (status, info) = call(addr, "GET", &format!("/api/rooms/{room}"), None, "").await;
+    assert_eq!(status, 200, "{info}");
+    assert_eq!(info["arena"], json!(arena), "{info}");
+    // The standings name the game in play, where the page finds the games to watch.
+    let (_, data) = call(addr, "GET", &format!("/api/arenas/{arena}"), None, "").await;
+    assert_eq!(data["me"], Value::Null, "a watcher is nobody");
+    let (_, mine) = call(addr, "GET", &format!("/api/arenas/{arena}"), Some(&tokens[1]), "").await;
+    assert_eq!(mine["me"], json!("room1"), "{mine}");
+    let (_, list) = call(addr, "GET", "/api/arenas", Some(&tokens[0]), "").await;
+    assert_eq!(list["me"], json!("room0"), "{list}");
+    assert_eq!(list["arenas"][0]["id"], json!(arena), "{list}");
+    let (_, list) = call(addr, "GET", "/api/arenas", None, "").await;
+    assert_eq!(list["me"], Value::Null, "{list}");
+    let playing: Vec<&Value> = data["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["playing"])
+        .collect();
+    assert_eq!(playing, [&json!(room), &json!(room)], "{data}");
+    // A room of no arena says so.
+    let (status, other) = call(addr, "POST", "/api/rooms", None, "{}").await;
+    assert_eq!(status, 201, "{other}");
+    let other = other["room"].as_str().unwrap().to_string();
+    let (status, info) = call(addr, "GET", &format!("/api/rooms/{other}"), None, "").await;
+    assert_eq!(status, 200, "{info}");
+    assert_eq!(info["arena"], Value::Null, "{info}");
+    assert!(info.as_object().unwrap().contains_key("arena"), "{info}");
+    common::sigkill(&mut child).await;
+}

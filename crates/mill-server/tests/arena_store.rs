@@ -188,6 +188,13 @@ async fn arenas_pair_each_ticket_once_and_score_each_result_once() {
         let made = arenas.pair(one, 2_000).await.unwrap();
         assert_eq!(made.len(), 1, "{name}: three waiting make one game");
         let first = made[0].clone();
+        // The game's room names its arena; no other room does.
+        assert_eq!(
+            arenas.of_room(&first.room).await.unwrap().as_deref(),
+            Some(one),
+            "{name}"
+        );
+        assert_eq!(arenas.of_room("nosuchroom00").await.unwrap(), None, "{name}");
         // The ticket's key is the seat's.
         let room = store.load_room(&first.room).await.unwrap().unwrap();
         assert_eq!(room.light_key, Some(key(first.light, 0)), "{name}");

@@ -150,16 +150,38 @@ async fn create(
     Ok((StatusCode::CREATED, Json(json!({ "id": arena_id }))).into_response())
 }
 
+/// The signed-in caller's name, or null: what the pages show a player's own (their
+/// row, the create form) without asking `GET /api/me`, whose 401 a visitor's browser
+/// would log as an error. The answer is the caller's own, so it is never cached.
+async fn with_me(state: &AppState, headers: &HeaderMap, mut body: Value) -> Result<Response, ApiError> {
+    let me = crate::accounts::signed_in(state, headers)
+        .await?
+        .map(|(_, name)| name);
+    body["me"] = json!(me);
+    Ok((
+        [(
+            axum::http::header::CACHE_CONTROL,
+            axum::http::HeaderValue::from_static("no-store"),
+        )],
+        Json(body),
+    )
+        .into_response())
+}
+
 /// `GET /api/arenas`: upcoming, running and recently finished arenas.
-async fn list(State(state): State<AppState>) -> Result<Response, ApiError> {
+async fn list(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let now = state.arenas.now();
     let arenas = state.arenas.arenas.list(now - RECENT_MS, LIST_SIZE).await?;
     let arenas: Vec<Value> = arenas.iter().map(|a| info_json(a, now)).collect();
-    Ok(Json(json!({ "arenas": arenas })).into_response())
+    with_me(&state, &headers, json!({ "arenas": arenas })).await
 }
 
 /// `GET /api/arenas/{id}`: the arena and its standings.
-async fn one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+async fn one(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     if !keys::is_room_id(&id) {
         return Err(ApiError::UnknownArena);
     }
@@ -169,7 +191,7 @@ async fn one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Re
         .get(&id)
         .await?
         .ok_or(ApiError::UnknownArena)?;
-    Ok(Json(arena_json(&data, state.arenas.now())).into_response())
+    with_me(&state, &headers, arena_json(&data, state.arenas.now())).await
 }
 
 async fn change(

@@ -180,6 +180,8 @@ pub enum ArenaRequest {
     Get(String),
     /// The arenas running at `now`.
     Running(i64),
+    /// The arena whose game room `room` is (none or one id).
+    OfRoom(String),
     /// Pair an arena's waiting players.
     Pair {
         /// Arena id.
@@ -277,6 +279,14 @@ impl Arenas {
     pub async fn get(&self, id: &str) -> Result<Option<ArenaData>, DbError> {
         match self.0.arena(ArenaRequest::Get(id.into())).await? {
             ArenaAnswer::Arena(a) => Ok(a.map(|a| *a)),
+            other => Err(mismatch(&other)),
+        }
+    }
+
+    /// The arena a room is a game of, if it is one.
+    pub async fn of_room(&self, room: &str) -> Result<Option<String>, DbError> {
+        match self.0.arena(ArenaRequest::OfRoom(room.into())).await? {
+            ArenaAnswer::Ids(ids) => Ok(ids.into_iter().next()),
             other => Err(mismatch(&other)),
         }
     }
@@ -533,6 +543,17 @@ where
                     let ids = c
                         .prepare_cached("SELECT id FROM arenas WHERE starts_at <= ?1 AND ends_at > ?1")?
                         .query_map(params![now], |r| r.get(0))?
+                        .collect::<Result<Vec<String>, _>>()?;
+                    Ok(ArenaAnswer::Ids(ids))
+                })
+                .await
+        }
+        ArenaRequest::OfRoom(room) => {
+            reader
+                .with(move |c| {
+                    let ids = c
+                        .prepare_cached("SELECT arena_id FROM arena_games WHERE room_id = ?1")?
+                        .query_map(params![room], |r| r.get(0))?
                         .collect::<Result<Vec<String>, _>>()?;
                     Ok(ArenaAnswer::Ids(ids))
                 })
@@ -1129,6 +1150,12 @@ pub async fn pg(
                 .await?;
             Ok(ArenaAnswer::Ids(rows.iter().map(|r| r.get(0)).collect()))
         }
+        ArenaRequest::OfRoom(room) => {
+            let rows = client
+                .query("SELECT arena_id FROM arena_games WHERE room_id = $1", &[&room])
+                .await?;
+            Ok(ArenaAnswer::Ids(rows.iter().map(|r| r.get(0)).collect()))
+        }
         ArenaRequest::Pair { arena, at } => {
             let tx = client.transaction().await?;
             tx.execute(
@@ -1510,6 +1537,13 @@ impl MemArenas {
                     .map(|(a, _)| a.id.clone())
                     .collect(),
             ),
+            ArenaRequest::OfRoom(room) => ArenaAnswer::Ids(
+                self.games
+                    .iter()
+                    .filter(|g| g.game.room == room)
+                    .map(|g| g.arena.clone())
+                    .collect(),
+            ),
             ArenaRequest::Pair { arena, at } => {
                 let games = self.games_of(&arena);
                 let latest = self
@@ -1620,7 +1654,10 @@ impl MemArenas {
     pub fn writes(req: &ArenaRequest) -> bool {
         !matches!(
             req,
-            ArenaRequest::List { .. } | ArenaRequest::Get(_) | ArenaRequest::Running(_)
+            ArenaRequest::List { .. }
+                | ArenaRequest::Get(_)
+                | ArenaRequest::Running(_)
+                | ArenaRequest::OfRoom(_)
         )
     }
 
