@@ -416,6 +416,8 @@ async fn pair(
         rated,
         address: addr.ip(),
         address_cap: state.config.max_seeks_per_address,
+        // The databases read the seeker's rating in the pairing's transaction.
+        rating: None,
     };
     let Some((room, seat, key)) = state
         .rooms

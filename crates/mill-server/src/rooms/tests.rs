@@ -669,7 +669,49 @@ fn seeker(name: &str) -> SeekRequest {
         rated: false,
         address: std::net::Ipv4Addr::LOCALHOST.into(),
         address_cap: 0,
+        rating: None,
     }
+}
+
+#[tokio::test]
+async fn two_held_rated_seekers_far_apart_are_paired_once_the_window_has_grown() {
+    let w = world();
+    let stop = CancellationToken::new();
+    let rated = |name: &str, account: i64, rating: f64| SeekRequest {
+        account: Some(account),
+        rated: true,
+        rating: Some(rating),
+        ..seeker(name)
+    };
+    let wait = Duration::from_secs(60);
+    let (a, b) = tokio::join!(w.rooms.pair(rated("alice", 1, 1500.0), wait, &stop), async {
+        let b = tokio::spawn({
+            let rooms = w.rooms.clone();
+            let stop = stop.clone();
+            async move { rooms.pair(rated("bobby", 2, 2000.0), wait, &stop).await }
+        });
+        // Both wait: 500 apart, beyond ±100. They look again every second, and while
+        // the clock stands still nothing changes.
+        while w.store.open_seeks(10).await.unwrap().len() < 2 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        tokio::time::sleep(super::pairing::POLL * 2).await;
+        assert_eq!(
+            w.store.open_seeks(10).await.unwrap().len(),
+            2,
+            "not paired at once"
+        );
+        // Eight seconds on, the window is ±500: the next look pairs them.
+        w.clock.advance(Duration::from_secs(8));
+        b.await.unwrap()
+    });
+    let (a, b) = (a.unwrap().expect("paired"), b.unwrap().expect("paired"));
+    assert_eq!(a.0, b.0, "one room");
+    assert_ne!(a.1, b.1, "opposite seats");
+    let sa = Sock::open(&w, &a.0, Some(&a.2)).await;
+    let sb = Sock::open(&w, &b.0, Some(&b.2)).await;
+    assert_eq!((sa.seat, sb.seat), (Some(a.1), Some(b.1)));
+    assert!(w.store.open_seeks(10).await.unwrap().is_empty());
 }
 
 #[tokio::test]
