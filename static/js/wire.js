@@ -92,6 +92,7 @@ export const ERROR_CODES = Object.freeze({
   UNKNOWN_ARENA: 'unknown-arena',
   ARENA_FINISHED: 'arena-finished',
   NOT_IN_ARENA: 'not-in-arena',
+  NOT_SEATED: 'not-seated',
   INTERNAL: 'internal',
 });
 
@@ -130,7 +131,8 @@ export const CLOSE_CODES = Object.freeze({
   ROOM_FULL: 4009,
   ROOM_DAMAGED: 4010,
   TOO_SLOW: 4011,
+  NOT_SEATED: 4012,
 });
 
 /** Close codes after which the page must not reconnect by itself. */
-export const FINAL_CLOSE_CODES = Object.freeze([4000, 4001, 4003, 4004, 4009, 4010]);
+export const FINAL_CLOSE_CODES = Object.freeze([4000, 4001, 4003, 4004, 4009, 4010, 4012]);

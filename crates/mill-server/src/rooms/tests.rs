@@ -75,7 +75,11 @@ impl Sock {
         let (tx, rx) = mpsc::channel(capacity);
         let kick = CancellationToken::new();
         let rtt = Arc::new(AtomicI64::new(0));
-        let (conn, seat) = w.rooms.attach(room, key, &tx, &kick, &rtt).await.unwrap();
+        let (conn, seat) = w
+            .rooms
+            .attach(room, super::Ask::from_key(key), &tx, &kick, &rtt)
+            .await
+            .unwrap();
         let mut s = Sock {
             room: room.to_string(),
             seat,
@@ -396,7 +400,11 @@ async fn a_watcher_that_falls_behind_is_dropped_and_the_others_play_on() {
     // sends it nothing), and it never reads.
     let (tx, _rx) = mpsc::channel(2);
     let (kick, rtt) = (CancellationToken::new(), Arc::new(AtomicI64::new(0)));
-    let (slow_conn, _) = w.rooms.attach(&room, None, &tx, &kick, &rtt).await.unwrap();
+    let (slow_conn, _) = w
+        .rooms
+        .attach(&room, super::Ask::Watch, &tx, &kick, &rtt)
+        .await
+        .unwrap();
     let mut slow = Sock::open_with(&w, &room, None, 64).await;
     slow.kick = kick;
     assert!(!slow.kick.is_cancelled());
@@ -506,7 +514,11 @@ async fn watchers_are_admitted_past_sixteen_up_to_the_cap_and_the_next_is_refuse
     assert_eq!(watchers[39].last["spectators"], 40);
     let (tx, mut rx) = mpsc::channel(8);
     let (kick, rtt) = (CancellationToken::new(), Arc::new(AtomicI64::new(0)));
-    let refused = w.rooms.attach(&room, None, &tx, &kick, &rtt).await.unwrap_err();
+    let refused = w
+        .rooms
+        .attach(&room, super::Ask::Watch, &tx, &kick, &rtt)
+        .await
+        .unwrap_err();
     assert_eq!(refused.close, crate::protocol::CloseCode::RoomFull);
     assert_eq!(
         refused.refusal.code,
