@@ -9,6 +9,7 @@ import { bindLocalControls, playLocal, startLocal } from './local.js';
 import { createNotifier } from './notify.js';
 import { bindClockChoice, startClockTicker } from './clock-view.js';
 import { bindLobby, view as viewLobby } from './lobby.js';
+import { loadMyGames, viewMyGames } from './my-games.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
 import { computerPart, loadOnClick, onlinePart, recordsPart, reviewPart, screenReaderPart } from './later.js';
@@ -45,7 +46,10 @@ const app = {
   render() {
     renderPage(page, storage);
     viewRules(page, storage);
-    if (!$('start').hidden) viewLobby(app);
+    if (!$('start').hidden) {
+      viewLobby(app);
+      viewMyGames(app);
+    }
     notifier.update(page);
     screenReader?.update(page);
   },
@@ -158,6 +162,8 @@ async function route() {
   app.showScreen('start');
   if (!storage.ok) app.setNotice('error.storage');
   app.render();
+  // A signed-in player's games in progress (none for anyone else).
+  loadMyGames(app);
 }
 
 /** @param {string} url */

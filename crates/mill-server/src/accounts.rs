@@ -545,14 +545,17 @@ pub const MY_ROOMS_LOOKED_AT: u32 = 30;
 pub const MY_GAMES: usize = 20;
 
 /// `GET /api/me/games`: the signed-in account's rooms whose current round is being
-/// played, most recently active first: `{"games": [{"room", "seat", "rules", "clock",
-/// "opponent", "rated", "round", "started"}]}` (no keys: the seat is taken on the room's
-/// socket with `hello` `"account": true`); 401 `sign-in-required`.
+/// played, most recently active first: `{"name", "games": [{"room", "seat", "rules",
+/// "clock", "opponent", "rated", "round", "started"}]}` (no keys: the seat is taken on
+/// the room's socket with `hello` `"account": true`). Not signed in: 200 with `name`
+/// `null` and no games, not 401: the start screen asks on every visit, and a browser
+/// would log a refusal as an error for every visitor without an account.
 async fn my_games(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     use crate::store::accounts::{DELETED_NAME, Opponent};
-    let (id, _) = signed_in(&state, &headers)
-        .await?
-        .ok_or(ApiError::SignInRequired)?;
+    let no_store = [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))];
+    let Some((id, name)) = signed_in(&state, &headers).await? else {
+        return Ok((no_store, Json(json!({ "name": null, "games": [] }))).into_response());
+    };
     let mut games = Vec::new();
     for r in state.accounts.store.rooms_of(id, MY_ROOMS_LOOKED_AT).await? {
         if games.len() >= MY_GAMES {
@@ -578,11 +581,7 @@ async fn my_games(State(state): State<AppState>, headers: HeaderMap) -> Result<R
             "started": play.both,
         }));
     }
-    Ok((
-        [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
-        Json(json!({ "games": games })),
-    )
-        .into_response())
+    Ok((no_store, Json(json!({ "name": name, "games": games }))).into_response())
 }
 
 /// The account a player's public page names, 404 `unknown-player` if none.
