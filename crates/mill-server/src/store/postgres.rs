@@ -793,6 +793,12 @@ impl Store for Pg {
             &[&SEEK_LOCK, &pool],
         )
         .await?;
+        // As for a seek: a dead instance's seeks go before anyone claims them.
+        tx.execute(
+            &format!("DELETE FROM seeks WHERE room_id IS NULL AND NOT {SEEK_ALIVE}"),
+            &[],
+        )
+        .await?;
         // Read again under the locks: it may have been paired or withdrawn meanwhile.
         let Some(mine) = tx
             .query_opt(
