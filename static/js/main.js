@@ -10,6 +10,7 @@ import { bindLocalControls, playLocal, startLocal } from './local.js';
 import { createNotifier } from './notify.js';
 import { bindClockChoice, startClockTicker } from './clock-view.js';
 import { bindLobby, view as viewLobby } from './lobby.js';
+import { loadMyGames, viewMyGames } from './my-games.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
 import { computerPart, loadOnClick, onlinePart, recordsPart, reviewPart, screenReaderPart } from './later.js';
@@ -49,6 +50,7 @@ const app = {
     if (!$('start').hidden) {
       viewLobby(app);
       viewArenas(app);
+      viewMyGames(app);
     }
     onlinePart.now()?.viewArenaFollow(app);
     notifier.update(page);
@@ -163,6 +165,8 @@ async function route() {
   app.showScreen('start');
   if (!storage.ok) app.setNotice('error.storage');
   app.render();
+  // A signed-in player's games in progress (none for anyone else).
+  loadMyGames(app);
 }
 
 /** @param {string} url */

@@ -13,10 +13,12 @@ const PING = JSON.stringify({ type: CLIENT_TYPES.PING });
 const SILENT = 4999;
 
 /**
- * connectRoom({ roomId, key, onMessage, onConnection }) → { send, close, reconnect }
+ * connectRoom({ roomId, key, account, onMessage, onConnection }) → { send, close, reconnect }
+ * Without a key, `account` asks for the seat bound to the signed-in account (its session
+ * cookie goes with the upgrade) instead of watching.
  * onConnection(status, detail): 'connecting' | 'open' | 'reconnecting' | 'closed'.
  */
-export function connectRoom({ roomId, key, onMessage, onConnection, WebSocketImpl = globalThis.WebSocket, location = globalThis.location }) {
+export function connectRoom({ roomId, key, account = false, onMessage, onConnection, WebSocketImpl = globalThis.WebSocket, location = globalThis.location }) {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   const url = `${scheme}//${location.host}/api/rooms/${encodeURIComponent(roomId)}/ws`;
   let socket = null;
@@ -35,7 +37,7 @@ export function connectRoom({ roomId, key, onMessage, onConnection, WebSocketImp
       if (socket !== ws) return;
       lastHeard = Date.now();
       const hello = { type: CLIENT_TYPES.HELLO, protocol: PROTOCOL };
-      ws.send(JSON.stringify(key ? { ...hello, key } : hello));
+      ws.send(JSON.stringify(key ? { ...hello, key } : account ? { ...hello, account: true } : hello));
       clearInterval(pingTimer);
       pingTimer = setInterval(() => {
         if (Date.now() - lastHeard > SILENCE_LIMIT) {

@@ -7,6 +7,7 @@ import { blankSnapshot } from './board.js';
 import { serverOffset } from './clock.js';
 import { clockRequest, viewClockError } from './clock-view.js';
 import { $, $button, $input } from './dom.js';
+import { fetchMyGames, holdsRoom } from './my-games-logic.js';
 import { connectRoom } from './net.js';
 import { command, commandIds, newSeatKey, onlineView, rematchChange, snapshotFromState } from './protocol.js';
 import { DEFAULT_RULES, localGame } from './rules.js';
@@ -81,8 +82,12 @@ function keepSeat(app, roomId, seat) {
   rememberSeat(app.storage, roomId, seat);
 }
 
+/** Rooms whose seat the account was refused on this page (4012): not asked again. */
+const refusedByAccount = new Set();
+
 /**
- * Opens /r/<roomId>: the seat this browser holds, else a free seat, else watching.
+ * Opens /r/<roomId>: the seat this browser holds, else the signed-in account's seat,
+ * else a free seat, else watching.
  * @param {App} app @param {string} roomId
  */
 export async function openRoom(app, roomId) {
@@ -108,7 +113,11 @@ export async function openRoom(app, roomId) {
   // Both seats taken (room info says so): watch without asking to join, whose refusal
   // (409) the browser would log as an error on every spectator's visit.
   const full = !!info?.seats?.light?.taken && !!info?.seats?.dark?.taken;
-  if (!seat && !full) {
+  // No key here, but signed in as one of the room's players (its seat is bound to the
+  // account, docs/PROTOCOL.md "Your games on another device"): hello by the account,
+  // never joining the other seat.
+  const byAccount = !seat && !refusedByAccount.has(roomId) && holdsRoom(await fetchMyGames(), roomId);
+  if (!seat && !full && !byAccount) {
     try {
       const res = await fetch(`/api/rooms/${encodeURIComponent(roomId)}/join`, JSON_POST);
       const body = await res.json().catch(() => ({}));
@@ -139,6 +148,7 @@ export async function openRoom(app, roomId) {
   o.conn = connectRoom({
     roomId,
     key: o.key,
+    account: byAccount,
     onMessage: (msg) => {
       if (page.online !== o) return;
       if (Object.hasOwn(HANDLERS, msg.type)) HANDLERS[msg.type](app, o, msg);
@@ -299,6 +309,11 @@ function onConnection(app, o, status, code) {
   // The server no longer knows this seat key (the key was forgotten on `bad-key`):
   // open the room afresh, which joins a free seat or watches.
   if (status === 'closed' && code === CLOSE_CODES.BAD_KEY && app.page.online === o) app.route();
+  // The account's seat was refused (signed out meanwhile): open the room as anyone would.
+  if (status === 'closed' && code === CLOSE_CODES.NOT_SEATED && app.page.online === o) {
+    refusedByAccount.add(o.roomId);
+    app.route();
+  }
 }
 
 /**

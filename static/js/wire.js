@@ -99,6 +99,7 @@ export const ERROR_CODES = Object.freeze({
   REMATCH_AGREED: 'rematch-agreed',
   BAD_POSITION: 'bad-position',
   NOT_IN_TABLES: 'not-in-tables',
+  NOT_SEATED: 'not-seated',
   INTERNAL: 'internal',
 });
 
@@ -137,7 +138,8 @@ export const CLOSE_CODES = Object.freeze({
   ROOM_FULL: 4009,
   ROOM_DAMAGED: 4010,
   TOO_SLOW: 4011,
+  NOT_SEATED: 4012,
 });
 
 /** Close codes after which the page must not reconnect by itself. */
-export const FINAL_CLOSE_CODES = Object.freeze([4000, 4001, 4003, 4004, 4009, 4010]);
+export const FINAL_CLOSE_CODES = Object.freeze([4000, 4001, 4003, 4004, 4009, 4010, 4012]);

@@ -213,6 +213,7 @@ pub fn routes() -> Router<AppState> {
         .route("/api/session", post(sign_in).delete(sign_out))
         .route("/api/sessions", delete(sign_out_everywhere))
         .route("/api/me", get(me))
+        .route("/api/me/games", get(my_games))
         .route("/api/players/{name}", get(player))
         .route("/api/players/{name}/games", get(player_games))
         .route("/api/players", get(leaderboard))
@@ -535,6 +536,52 @@ async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Respons
         Json(json!({ "name": name, "ratings": ratings_json(&ratings) })),
     )
         .into_response())
+}
+
+/// Rooms with a seat of the account that `GET /api/me/games` looks at, most recently
+/// active first: each is read (loaded if need be) to see whether its round goes on.
+pub const MY_ROOMS_LOOKED_AT: u32 = 30;
+/// The most games in progress `GET /api/me/games` lists.
+pub const MY_GAMES: usize = 20;
+
+/// `GET /api/me/games`: the signed-in account's rooms whose current round is being
+/// played, most recently active first: `{"name", "games": [{"room", "seat", "rules",
+/// "clock", "opponent", "rated", "round", "started"}]}` (no keys: the seat is taken on
+/// the room's socket with `hello` `"account": true`). Not signed in: 200 with `name`
+/// `null` and no games, not 401: the start screen asks on every visit, and a browser
+/// would log a refusal as an error for every visitor without an account.
+async fn my_games(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    use crate::store::accounts::{DELETED_NAME, Opponent};
+    let no_store = [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))];
+    let Some((id, name)) = signed_in(&state, &headers).await? else {
+        return Ok((no_store, Json(json!({ "name": null, "games": [] }))).into_response());
+    };
+    let mut games = Vec::new();
+    for r in state.accounts.store.rooms_of(id, MY_ROOMS_LOOKED_AT).await? {
+        if games.len() >= MY_GAMES {
+            break;
+        }
+        // A room purged or set aside meanwhile is not in progress.
+        let Ok(Some(play)) = state.rooms.in_play(&r.room).await else {
+            continue;
+        };
+        let opponent = match &r.opponent {
+            Opponent::Account(name) => json!(name),
+            Opponent::Deleted => json!(DELETED_NAME),
+            Opponent::Anonymous => Value::Null,
+        };
+        games.push(json!({
+            "room": r.room,
+            "seat": crate::store::types::seat_name(r.color),
+            "rules": play.variant,
+            "clock": play.clock,
+            "opponent": opponent,
+            "rated": r.rated,
+            "round": play.round,
+            "started": play.both,
+        }));
+    }
+    Ok((no_store, Json(json!({ "name": name, "games": games }))).into_response())
 }
 
 /// The account a player's public page names, 404 `unknown-player` if none.

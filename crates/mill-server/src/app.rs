@@ -456,6 +456,8 @@ async fn pair(
         rated,
         address: addr.ip(),
         address_cap: state.config.max_seeks_per_address,
+        // The databases read the seeker's rating in the pairing's transaction.
+        rating: None,
     };
     let Some((room, seat, key)) = state
         .rooms
@@ -554,10 +556,23 @@ async fn round_record(
 async fn socket(
     State(state): State<AppState>,
     Path(room): Path<String>,
+    headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Response {
     let Ok(upgrade) = upgrade else {
         return ApiError::NotWebSocket.into_response();
+    };
+    // The signed-in account, for a hello asking for its seat: only from this site (a
+    // page elsewhere opening this socket gets no account, as the arena socket).
+    let account = if crate::accounts::session_token(&headers).is_some()
+        && crate::accounts::same_origin(&state, &headers).is_ok()
+    {
+        match crate::accounts::signed_in(&state, &headers).await {
+            Ok(signed) => signed.map(|(id, _)| id),
+            Err(e) => return e.into_response(),
+        }
+    } else {
+        None
     };
     // Messages are small: 4 KiB buffers instead of the default 128 KiB keep 10,000
     // sockets in a few tens of megabytes.
@@ -572,6 +587,8 @@ async fn socket(
                 rooms: state.rooms,
                 config: state.config,
                 shutdown: state.shutdown,
+                accounts: state.accounts,
+                account,
             };
             tracker.track_future(ws::serve(socket, context, room))
         })

@@ -168,6 +168,9 @@ pub enum ErrorCode {
     /// HTTP 404: `GET /api/tb/probe` for a position the server's endgame tables do not
     /// cover (a hand not empty, a removal pending, a material without its table).
     NotInTables,
+    /// A `hello` asking for the signed-in account's seat (`"account": true`) from an
+    /// account that holds no seat in the room (another account's cookie).
+    NotSeated,
     /// The server failed.
     Internal,
 }
@@ -295,6 +298,9 @@ pub enum CloseCode {
     /// The socket fell behind: what the room sent it filled its queue. Reconnect for
     /// a fresh state.
     TooSlow = 4011,
+    /// A hello asking for the signed-in account's seat, without a session or from an
+    /// account that holds no seat in the room.
+    NotSeated = 4012,
 }
 
 impl CloseCode {
@@ -310,6 +316,7 @@ impl CloseCode {
             CloseCode::Replaced
             | CloseCode::ProtocolMismatch
             | CloseCode::BadKey
+            | CloseCode::NotSeated
             | CloseCode::UnknownRoom
             | CloseCode::RoomFull
             | CloseCode::RoomDamaged => true,
@@ -657,6 +664,10 @@ pub enum ClientMsg {
         protocol: u32,
         /// Seat key; absent for a spectator.
         key: Option<String>,
+        /// Without a key: take the seat bound to the socket's signed-in account (its
+        /// session cookie came with the upgrade), on another device than the one that
+        /// holds the key. Absent: `false`.
+        account: bool,
     },
     /// A command, on the state it was made on.
     Command {
@@ -689,6 +700,8 @@ struct HelloFields {
     protocol: u32,
     #[serde(default)]
     key: Option<String>,
+    #[serde(default)]
+    account: bool,
 }
 
 #[derive(Deserialize)]
@@ -727,8 +740,16 @@ impl ClientMsg {
         let bad = |e: serde_json::Error| malformed(format!("Bad {kind:?} message: {e}."));
         match client_type {
             ClientType::Control(ControlType::Hello) => {
-                let HelloFields { protocol, key } = serde_json::from_value(value).map_err(bad)?;
-                Ok(ClientMsg::Hello { protocol, key })
+                let HelloFields {
+                    protocol,
+                    key,
+                    account,
+                } = serde_json::from_value(value).map_err(bad)?;
+                Ok(ClientMsg::Hello {
+                    protocol,
+                    key,
+                    account,
+                })
             }
             ClientType::Control(ControlType::Sync) => Ok(ClientMsg::Sync),
             ClientType::Control(ControlType::Ping) => Ok(ClientMsg::Ping),
@@ -798,6 +819,8 @@ impl ClientMsg {
             protocol: Option<u32>,
             #[serde(skip_serializing_if = "Option::is_none")]
             key: Option<&'a str>,
+            #[serde(skip_serializing_if = "std::ops::Not::not")]
+            account: bool,
             #[serde(skip_serializing_if = "Option::is_none")]
             id: Option<&'a str>,
             #[serde(skip_serializing_if = "Option::is_none")]
@@ -809,10 +832,15 @@ impl ClientMsg {
         }
         let kind = self.client_type().as_str();
         let out = match self {
-            ClientMsg::Hello { protocol, key } => Out {
+            ClientMsg::Hello {
+                protocol,
+                key,
+                account,
+            } => Out {
                 kind,
                 protocol: Some(*protocol),
                 key: key.as_deref(),
+                account: *account,
                 ..Out::default()
             },
             ClientMsg::Command {
@@ -1075,14 +1103,16 @@ mod tests {
             ClientMsg::parse(r#"{"type":"hello","protocol":1,"key":"ab"}"#).unwrap(),
             ClientMsg::Hello {
                 protocol: 1,
-                key: Some("ab".into())
+                key: Some("ab".into()),
+                account: false
             }
         );
         assert_eq!(
             ClientMsg::parse(r#"{"type":"hello","protocol":1}"#).unwrap(),
             ClientMsg::Hello {
                 protocol: 1,
-                key: None
+                key: None,
+                account: false
             }
         );
         assert_eq!(
@@ -1114,10 +1144,12 @@ mod tests {
             ClientMsg::Hello {
                 protocol: PROTOCOL,
                 key: Some("k3y".into()),
+                account: false,
             },
             ClientMsg::Hello {
                 protocol: 7,
                 key: None,
+                account: false,
             },
             ClientMsg::Sync,
             ClientMsg::Ping,
@@ -1169,7 +1201,8 @@ mod tests {
         assert_eq!(
             ClientMsg::Hello {
                 protocol: 1,
-                key: None
+                key: None,
+                account: false
             }
             .to_text(),
             r#"{"type":"hello","protocol":1}"#
@@ -1336,7 +1369,7 @@ mod tests {
             .filter(|c| c.is_final())
             .map(|c| c.code())
             .collect();
-        assert_eq!(finals, [4000, 4001, 4003, 4004, 4009, 4010]);
+        assert_eq!(finals, [4000, 4001, 4003, 4004, 4009, 4010, 4012]);
     }
 
     #[test]

@@ -121,6 +121,69 @@ impl Score {
     }
 }
 
+/// Rated pairing's window (`POST /api/pair` with `"rated": true`): two rated seeks of
+/// one pool pair only while their ratings (for that rule set and speed) are at most
+/// `window` apart, where the window widens with how long the older of the two has
+/// waited, `waited_ms`:
+///
+/// - **±[`WINDOW_START`] (100) at once.** Glicko-2 expects the stronger of two players
+///   100 apart to score about 0.64: a game either may win. In a busy pool (the figure
+///   aimed at is 1,000 seekers a minute with ratings spread 800–2400, about 6 arrivals
+///   a second per 100 points in its middle) a seeker meets someone this close within a
+///   second or two, and lichess's pools start about as narrow.
+/// - **+[`WINDOW_PER_SECOND`] (50) for every second waited**, counted in whole
+///   milliseconds (`100 + 50 × ms / 1000`, integer arithmetic, so each store computes
+///   exactly the same number): ±350 after 5 s, ±600 after 10 s, ±1100 after 20 s. The
+///   held request looks again every second (`rooms/pairing.rs` `POLL`), so the window
+///   is met within a second of reaching someone.
+/// - **Unbounded from [`WINDOW_OPEN_MS`] (30 s) on**, when it would be ±1600: the whole
+///   800–2400 spread, so from then on anyone in the pool will do; that leaves half of
+///   the 60 s pairing wait (`--pair-secs`) in which a lone seeker still meets whoever
+///   comes, as casual pairing does. Waiting longer for a close game is worth less to a
+///   player than a game at all.
+///
+/// Among the seeks in the window the closest rating is chosen (ties: the older seek).
+/// `None`: unbounded.
+pub fn pairing_window(waited_ms: i64) -> Option<i64> {
+    let waited = waited_ms.max(0);
+    (waited < WINDOW_OPEN_MS).then(|| WINDOW_START + WINDOW_PER_SECOND * waited / 1000)
+}
+
+/// Whether two rated seeks with ratings `a` and `b`, the older of which has waited
+/// `waited_ms`, may be paired ([`pairing_window`]).
+pub fn within_window(a: f64, b: f64, waited_ms: i64) -> bool {
+    pairing_window(waited_ms).is_none_or(|w| (a - b).abs() <= w as f64)
+}
+
+/// The window's half-width at once (rating points).
+pub const WINDOW_START: i64 = 100;
+/// How much the window widens for each second the older seek has waited.
+pub const WINDOW_PER_SECOND: i64 = 50;
+/// From this wait on (ms), the window is unbounded.
+pub const WINDOW_OPEN_MS: i64 = 30_000;
+
+/// [`within_window`] as an SQL condition, for SQLite and PostgreSQL alike (integer
+/// arithmetic on both, as in [`pairing_window`]): `row_rating` and `row_since` are the
+/// candidate row's rating and creation time, `rating` the looking seek's rating, `since`
+/// when the looking seek was made (now, for one arriving), `now` the time; `least` and
+/// `greatest` the backend's two-argument minimum and maximum (`min` and `max` in
+/// SQLite). The older of the two seeks is the one made first.
+pub fn window_sql(
+    row_rating: &str,
+    row_since: &str,
+    rating: &str,
+    since: &str,
+    now: &str,
+    least: &str,
+    greatest: &str,
+) -> String {
+    let waited = format!("{greatest}(0, {now} - {least}({since}, {row_since}))");
+    format!(
+        "({waited} >= {WINDOW_OPEN_MS}
+          OR abs({row_rating} - {rating}) <= {WINDOW_START} + ({WINDOW_PER_SECOND} * {waited}) / 1000)"
+    )
+}
+
 fn glicko(r: &Rating) -> Glicko2Rating {
     Glicko2Rating {
         rating: r.rating,
@@ -211,6 +274,36 @@ mod tests {
         let (a, b) = Rating::after_round(r(1500.0, 60.0), r(1500.0, 60.0), Score::Draw);
         assert!((a.rating - 1500.0).abs() < 1e-9 && (b.rating - 1500.0).abs() < 1e-9);
         assert!(!a.provisional());
+    }
+
+    #[test]
+    fn the_pairing_window_starts_narrow_and_widens_to_unbounded() {
+        assert_eq!(pairing_window(0), Some(100));
+        assert_eq!(
+            pairing_window(-5_000),
+            Some(100),
+            "a clock behind counts as no wait"
+        );
+        assert_eq!(pairing_window(999), Some(149));
+        assert_eq!(pairing_window(1_000), Some(150));
+        assert_eq!(pairing_window(8_000), Some(500));
+        assert_eq!(pairing_window(29_999), Some(1_599));
+        assert_eq!(pairing_window(30_000), None);
+        assert_eq!(pairing_window(i64::MAX), None);
+        // Never narrower for a longer wait.
+        let mut last = 0;
+        for ms in (0..30_000).step_by(7) {
+            let w = pairing_window(ms).unwrap();
+            assert!(w >= last);
+            last = w;
+        }
+        assert!(within_window(1500.0, 1600.0, 0));
+        assert!(!within_window(1500.0, 1600.5, 0));
+        assert!(!within_window(1500.0, 2000.0, 7_999));
+        assert!(within_window(1500.0, 2000.0, 8_000));
+        assert!(within_window(2000.0, 1500.0, 8_000), "symmetric");
+        assert!(within_window(800.0, 2400.0, 30_000));
+        assert!(!within_window(800.0, 2400.0, 29_999));
     }
 
     #[test]

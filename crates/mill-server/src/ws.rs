@@ -35,7 +35,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::Config;
 use crate::metrics::{self, Refused};
 use crate::protocol::{ClientMsg, CloseCode, Code, ErrorCode, MAX_TEXT, PROTOCOL, ServerMsg};
-use crate::rooms::{ConnId, Outgoing, Rooms};
+use crate::rooms::{Ask, ConnId, Outgoing, Rooms};
 use crate::throttle::{MessageRate, Verdict};
 
 /// Queue between the room and the socket's writer; a client that lets it fill up is
@@ -88,6 +88,11 @@ pub struct Context {
     pub config: Arc<Config>,
     /// Cancelled when the server shuts down.
     pub shutdown: CancellationToken,
+    /// Accounts, for a hello asking for the signed-in account's seat.
+    pub accounts: Arc<crate::accounts::AccountsState>,
+    /// The account whose session cookie came with the upgrade (from this site: the
+    /// `Origin` check of accounts.rs), if any.
+    pub account: Option<i64>,
 }
 
 /// The frame for a queued message (a message for this socket alone is counted here,
@@ -201,8 +206,9 @@ impl Session {
         }
     }
 
-    /// `hello`: a seat (with a key) or a place to watch, once per socket.
-    async fn on_hello(&self, protocol: u32, key: Option<&str>) {
+    /// `hello`: a seat (with a key, or the signed-in account's with `account`) or a
+    /// place to watch, once per socket.
+    async fn on_hello(&self, protocol: u32, key: Option<&str>, account: bool) {
         if self.attached() {
             return self.already_hello();
         }
@@ -219,10 +225,38 @@ impl Session {
                 .try_send(Outgoing::Close(CloseCode::ProtocolMismatch, "protocol mismatch"));
             return;
         }
+        let seats: Vec<Color>;
+        let ask = match (key, account) {
+            (Some(key), _) => Ask::Key(key),
+            (None, false) => Ask::Watch,
+            (None, true) => {
+                let Some(id) = self.ctx.account else {
+                    self.refuse(
+                        None,
+                        ErrorCode::SignInRequired,
+                        "Sign in to take your seat on this device (or open the room where you hold its key).",
+                    );
+                    let _ = self
+                        .tx
+                        .try_send(Outgoing::Close(CloseCode::NotSeated, "not signed in"));
+                    return;
+                };
+                seats = match self.ctx.accounts.store.seats_of(&self.room, id).await {
+                    Ok(seats) => seats,
+                    Err(e) => {
+                        tracing::error!(error = %e, "reading an account's seats failed");
+                        self.refuse(None, ErrorCode::Internal, "The server failed; try again.");
+                        let _ = self.tx.try_send(Outgoing::Close(CloseCode::GoingAway, "failed"));
+                        return;
+                    }
+                };
+                Ask::Account(&seats)
+            }
+        };
         match self
             .ctx
             .rooms
-            .attach(&self.room, key, &self.tx, &self.kick, &self.rtt)
+            .attach(&self.room, ask, &self.tx, &self.kick, &self.rtt)
             .await
         {
             Ok((conn, seat)) => {
@@ -345,7 +379,11 @@ async fn read(s: &Session, stream: &mut SplitStream<WebSocket>, work: mpsc::Send
 async fn work(s: &Session, mut queue: mpsc::Receiver<ClientMsg>) {
     while let Some(msg) = queue.recv().await {
         match &msg {
-            ClientMsg::Hello { protocol, key } => s.on_hello(*protocol, key.as_deref()).await,
+            ClientMsg::Hello {
+                protocol,
+                key,
+                account,
+            } => s.on_hello(*protocol, key.as_deref(), *account).await,
             ClientMsg::Command { .. } => s.on_command(&msg).await,
             ClientMsg::Sync => s.on_sync(),
             ClientMsg::Ping => s.on_ping(),

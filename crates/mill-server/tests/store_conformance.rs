@@ -466,6 +466,243 @@ fn seek(
         rated: false,
         address: format!("address of {seeker}"),
         address_cap: 0,
+        rating: None,
+    }
+}
+
+/// A rated seek at `at` of account `account`, whose blitz rating in Nine is `rating`
+/// (given to the memory store, which keeps no ratings; the databases read theirs).
+fn rated(id: &str, account: i64, rating: f64, at: i64, waiting: Color) -> mill_server::store::Seek {
+    let mut s = seek(
+        id,
+        &format!("seeker-{account}"),
+        "nine",
+        Some(TimeControl::Live {
+            initial: 180,
+            increment: 2,
+        }),
+        waiting,
+    );
+    s.account = Some(account);
+    s.rated = true;
+    s.at = at;
+    s.rating = Some(rating);
+    s
+}
+
+fn recheck(id: &str, at: i64, color: Color) -> mill_server::store::Recheck {
+    mill_server::store::Recheck {
+        id: id.to_string(),
+        at,
+        room: mill_server::keys::new_room_id(),
+        color,
+        rating: None,
+    }
+}
+
+#[tokio::test]
+async fn rated_seeks_pair_the_closest_rating_within_a_window_that_widens_with_the_wait() {
+    use mill_server::store::SeekState::{Paired, Waiting};
+    let dir = tempfile::tempdir().unwrap();
+    for (name, store, kept) in stores(&dir).await {
+        // Ann 1500, Bob 1510, Cat 2000 (blitz, Nine); Dan has no rating yet: 1500.
+        let players = [
+            (1, "ann", Some(1500.0)),
+            (2, "bob", Some(1510.0)),
+            (3, "cat", Some(2000.0)),
+            (4, "dan", None),
+            (5, "eve", Some(3200.0)),
+        ];
+        if let Kept::Db(target) = &kept {
+            let mut sql = String::new();
+            for (id, who, rating) in players {
+                sql += &format!(
+                    "INSERT INTO accounts (id, name, name_key, created_at) VALUES ({id}, '{who}', '{who}', 0);"
+                );
+                if let Some(r) = rating {
+                    sql += &format!(
+                        "INSERT INTO ratings (account_id, rules, speed, rating, rd, vol, games, updated_at)
+                         VALUES ({id}, 'nine', 'blitz', {r}, 80, 0.06, 30, 0);"
+                    );
+                }
+            }
+            raw(target, &sql).await;
+        }
+        // Cat waits first, then Bob: 490 apart, beyond the ±100 at once.
+        assert_eq!(
+            store.seek(rated("cat1", 3, 2000.0, 1000, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(
+            store.seek(rated("bob1", 2, 1510.0, 1000, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        // Ann (1500) a second later: Cat waited longest, but Bob is within the window
+        // and Cat (±150 after a second) is not.
+        let ann = rated("ann1", 1, 1500.0, 2000, Dark);
+        let room = ann.room.clone();
+        assert_eq!(
+            store.seek(ann).await.unwrap(),
+            Paired {
+                room: room.clone(),
+                seat: Light
+            },
+            "{name}: 1500 meets 1510"
+        );
+        assert_eq!(
+            store.seek_state("bob1").await.unwrap(),
+            Paired {
+                room: room.clone(),
+                seat: Dark
+            },
+            "{name}"
+        );
+        assert_eq!(
+            store.seek_state("cat1").await.unwrap(),
+            Waiting,
+            "{name}: 2000 still waits"
+        );
+        let stored = store.load_room(&room).await.unwrap().unwrap();
+        assert_eq!(
+            stored.dark_key,
+            Some(mill_server::keys::hash_key("bob1")),
+            "{name}"
+        );
+
+        // Dan (1500, no rating yet) and Cat (2000): 500 apart, not at once…
+        assert_eq!(
+            store.seek(rated("dan1", 4, 1500.0, 2000, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(
+            store.recheck(recheck("dan1", 2000, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        // …nor while the older (Cat, since 1000) has waited under 8 s (window < 500)…
+        assert_eq!(
+            store.recheck(recheck("dan1", 8999, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(
+            store.recheck(recheck("cat1", 8999, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        // …but once it has waited 8 s (±500), whichever of them looks again.
+        let again = recheck("dan1", 9000, Dark);
+        let room = again.room.clone();
+        assert_eq!(
+            store.recheck(again).await.unwrap(),
+            Paired {
+                room: room.clone(),
+                seat: Dark
+            },
+            "{name}: paired once the window reached them"
+        );
+        assert_eq!(
+            store.seek_state("cat1").await.unwrap(),
+            Paired {
+                room: room.clone(),
+                seat: Light
+            },
+            "{name}"
+        );
+        let stored = store.load_room(&room).await.unwrap().unwrap();
+        assert_eq!(
+            stored.light_key,
+            Some(mill_server::keys::hash_key("cat1")),
+            "{name}"
+        );
+        assert_eq!(
+            stored.dark_key,
+            Some(mill_server::keys::hash_key("dan1")),
+            "{name}"
+        );
+        assert_eq!(stored.dark_at, Some(9000), "{name}");
+        // Paired once: looking again finds it paired, and pairs nothing more.
+        assert_eq!(
+            store.recheck(recheck("cat1", 9000, Dark)).await.unwrap(),
+            Paired {
+                room: room.clone(),
+                seat: Light
+            },
+            "{name}"
+        );
+        // Each request takes its own row, as after a pairing on arrival.
+        assert!(
+            matches!(store.withdraw("dan1", false).await.unwrap(), Paired { .. }),
+            "{name}"
+        );
+        assert!(
+            matches!(store.withdraw("cat1", false).await.unwrap(), Paired { .. }),
+            "{name}"
+        );
+
+        // An account never meets itself however long it waits; a casual seek's look
+        // changes nothing.
+        assert_eq!(
+            store.seek(rated("cat2", 3, 2000.0, 10_000, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(
+            store.seek(rated("cat3", 3, 2000.0, 10_000, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        let mut own = rated("cat4", 3, 2000.0, 10_000, Light);
+        own.seeker = "another tab of cat".into();
+        assert_eq!(store.seek(own).await.unwrap(), Waiting, "{name}");
+        assert_eq!(
+            store.recheck(recheck("cat4", 100_000, Light)).await.unwrap(),
+            Waiting,
+            "{name}: never itself"
+        );
+        let live = Some(TimeControl::Live {
+            initial: 180,
+            increment: 2,
+        });
+        assert_eq!(
+            store.seek(seek("z1", "zed", "nine", live, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(
+            store.recheck(recheck("z1", 100_000, Light)).await.unwrap(),
+            Waiting,
+            "{name}: casual"
+        );
+        for id in ["cat2", "cat3", "cat4", "z1"] {
+            store.withdraw(id, true).await.unwrap();
+        }
+        // Eve (3200) and Ann: 1700 apart, beyond ±1599 after 29.999 s; anyone after 30 s.
+        assert_eq!(
+            store.seek(rated("eve1", 5, 3200.0, 10_000, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(
+            store.seek(rated("ann2", 1, 1500.0, 11_000, Light)).await.unwrap(),
+            Waiting,
+            "{name}"
+        );
+        assert_eq!(
+            store.recheck(recheck("ann2", 39_999, Light)).await.unwrap(),
+            Waiting,
+            "{name}: ±1599 after 29.999 s"
+        );
+        assert!(
+            matches!(
+                store.recheck(recheck("ann2", 40_000, Light)).await.unwrap(),
+                Paired { .. }
+            ),
+            "{name}: anyone after 30 s"
+        );
     }
 }
 

@@ -638,6 +638,7 @@ async fn open_table(addrs: [SocketAddr; 2], clock: Option<Value>) -> anyhow::Res
         let hello = ClientMsg::Hello {
             protocol: PROTOCOL,
             key: key.as_str().map(str::to_string),
+            account: false,
         };
         ws.send(Message::Text(hello.to_text().into())).await?;
         let welcome = next_json(&mut ws).await?;

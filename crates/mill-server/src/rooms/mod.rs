@@ -74,6 +74,38 @@ pub struct RoomInfo {
     clock: Option<ClockView>,
 }
 
+/// A room whose current round is being played, as a player's list shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InPlay {
+    /// The rule set.
+    pub variant: String,
+    /// The time control (`None`: untimed).
+    pub clock: Option<crate::timecontrol::TimeControl>,
+    /// The current round.
+    pub round: u32,
+    /// Both seats are taken (else the opponent has not joined yet).
+    pub both: bool,
+}
+
+/// What a hello asks for.
+#[derive(Debug, Clone, Copy)]
+pub enum Ask<'a> {
+    /// To watch.
+    Watch,
+    /// The seat this key holds.
+    Key(&'a str),
+    /// A seat bound to the socket's signed-in account: these (one, or both when the
+    /// account holds both seats of the room). Empty: the account holds none here.
+    Account(&'a [Color]),
+}
+
+impl<'a> Ask<'a> {
+    /// The seat of `key`, or to watch without one.
+    pub fn from_key(key: Option<&'a str>) -> Ask<'a> {
+        key.map_or(Ask::Watch, Ask::Key)
+    }
+}
+
 /// A hello that could not take a seat.
 #[derive(Debug, Clone)]
 pub struct AttachError {
@@ -592,6 +624,20 @@ impl Rooms {
         .await
     }
 
+    /// What a signed-in player's list of games in progress shows of a room
+    /// (`GET /api/me/games`): `None` once its current round is over.
+    pub async fn in_play(&self, id: &str) -> Result<Option<InPlay>, Missing> {
+        self.with_room(id, |room, _| {
+            (room.committed.result.is_none()).then(|| InPlay {
+                variant: room.table.rules().to_string(),
+                clock: room.control,
+                round: room.committed.round,
+                both: room.taken.light && room.taken.dark,
+            })
+        })
+        .await
+    }
+
     /// The record of a room's finished round `n` (no seat facts, no secrets). Only
     /// committed rounds are given: a round whose last event is still being written
     /// is not over yet for anyone.
@@ -620,7 +666,7 @@ impl Rooms {
     pub async fn attach(
         &self,
         id: &str,
-        key: Option<&str>,
+        key: Ask<'_>,
         tx: &mpsc::Sender<Outgoing>,
         kick: &CancellationToken,
         rtt: &Arc<AtomicI64>,
@@ -632,8 +678,8 @@ impl Rooms {
             // does not wait (on a stalled database that could be many seconds).
             let gate = lock(&arc).gate.clone();
             let _turn = match key {
-                Some(_) => Some(gate.lock().await),
-                None => None,
+                Ask::Key(_) | Ask::Account(_) => Some(gate.lock().await),
+                Ask::Watch => None,
             };
             let (first, dark_unknown) = {
                 let mut room = lock(&arc);
@@ -646,7 +692,11 @@ impl Rooms {
             let attached = match first {
                 // The key may be of a Dark seat just joined through another instance,
                 // whose news has not reached this one yet: read it, and look again.
-                Err(e) if e.close == CloseCode::BadKey && dark_unknown && self.shared.store.shared() => {
+                Err(e)
+                    if matches!(e.close, CloseCode::BadKey | CloseCode::NotSeated)
+                        && dark_unknown
+                        && self.shared.store.shared() =>
+                {
                     self.read_news(&arc).await;
                     self.attach_to(&mut lock(&arc), key, tx, kick, rtt)
                 }
@@ -666,14 +716,36 @@ impl Rooms {
     fn attach_to(
         &self,
         room: &mut Room,
-        key: Option<&str>,
+        key: Ask<'_>,
         tx: &mpsc::Sender<Outgoing>,
         kick: &CancellationToken,
         rtt: &Arc<AtomicI64>,
     ) -> Result<(ConnId, Option<Color>), AttachError> {
         let seat = match key {
-            None => None,
-            Some(key) => {
+            Ask::Watch => None,
+            // The account's seat; of two (an account that took both seats of its own
+            // room), one no socket holds, else Light.
+            Ask::Account(seats) => {
+                let mut taken = seats.iter().copied().filter(|&c| *room.taken.get(c));
+                let first = taken.next();
+                let free = seats
+                    .iter()
+                    .copied()
+                    .find(|&c| *room.taken.get(c) && room.holders.get(c).is_none());
+                match free.or(first) {
+                    Some(seat) => Some(seat),
+                    None => {
+                        return Err(AttachError {
+                            refusal: Refusal::new(
+                                ErrorCode::NotSeated,
+                                "The account you are signed in with holds no seat in this room.",
+                            ),
+                            close: CloseCode::NotSeated,
+                        });
+                    }
+                }
+            }
+            Ask::Key(key) => {
                 let hash = keys::hash_key(key);
                 let seat = Color::ALL
                     .into_iter()

@@ -12,6 +12,13 @@
 //!
 //! Colours are fair: the seeker who was waiting gets Light or Dark at random (a coin
 //! drawn for each pairing), the arriving one the other seat.
+//!
+//! Rated seeks pair only within a rating window that widens with the wait of the older
+//! of the two (`ratings.rs` `pairing_window`: ±100 at once, 50 more a second, anyone
+//! from 30 s on), the closest rating first. A rated request that waits also asks the
+//! store to look again every [`POLL`] (`Store::recheck`), so two seekers too far apart
+//! when they arrived are paired once the window has grown to reach them, with nobody
+//! else arriving.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -23,7 +30,7 @@ use tokio_util::sync::CancellationToken;
 use super::Rooms;
 use crate::error::ApiError;
 use crate::keys;
-use crate::store::{OpenSeek, Seek, SeekState, Store};
+use crate::store::{OpenSeek, Recheck, Seek, SeekState, Store};
 use crate::timecontrol::TimeControl;
 
 /// How often a waiting request reads its seek even without a wake-up.
@@ -58,6 +65,9 @@ pub struct SeekRequest {
     pub address: IpAddr,
     /// The most open seeks one address may hold (`--max-seeks-per-address`; 0: no bound).
     pub address_cap: u32,
+    /// A rated seeker's rating, for a store that keeps no ratings (`Seek::rating`; the
+    /// databases read it themselves).
+    pub rating: Option<f64>,
 }
 
 /// The key one address's seeks share (`Seek::address`): an IPv4 address, or the /64 an
@@ -140,6 +150,7 @@ impl Rooms {
             rated: asked.rated,
             address: address_key(asked.address),
             address_cap: asked.address_cap,
+            rating: asked.rating,
         };
         let woken = store.seek_waiters().register(&id);
         let mut pending = Pending {
@@ -175,6 +186,21 @@ impl Rooms {
             let state = if timed_out {
                 // Withdrawn unless the database paired it meanwhile.
                 store.withdraw(&id, false).await?
+            } else if asked.rated {
+                // The rating window has widened with the wait: a seek that was too far
+                // may be within it now (ratings.rs `pairing_window`).
+                let recheck = Recheck {
+                    id: id.clone(),
+                    at: self.now(),
+                    room: keys::new_room_id(),
+                    color: if rand::random::<bool>() {
+                        Color::Light
+                    } else {
+                        Color::Dark
+                    },
+                    rating: asked.rating,
+                };
+                store.recheck(recheck).await?
             } else {
                 store.seek_state(&id).await?
             };

@@ -75,7 +75,11 @@ impl Sock {
         let (tx, rx) = mpsc::channel(capacity);
         let kick = CancellationToken::new();
         let rtt = Arc::new(AtomicI64::new(0));
-        let (conn, seat) = w.rooms.attach(room, key, &tx, &kick, &rtt).await.unwrap();
+        let (conn, seat) = w
+            .rooms
+            .attach(room, super::Ask::from_key(key), &tx, &kick, &rtt)
+            .await
+            .unwrap();
         let mut s = Sock {
             room: room.to_string(),
             seat,
@@ -396,7 +400,11 @@ async fn a_watcher_that_falls_behind_is_dropped_and_the_others_play_on() {
     // sends it nothing), and it never reads.
     let (tx, _rx) = mpsc::channel(2);
     let (kick, rtt) = (CancellationToken::new(), Arc::new(AtomicI64::new(0)));
-    let (slow_conn, _) = w.rooms.attach(&room, None, &tx, &kick, &rtt).await.unwrap();
+    let (slow_conn, _) = w
+        .rooms
+        .attach(&room, super::Ask::Watch, &tx, &kick, &rtt)
+        .await
+        .unwrap();
     let mut slow = Sock::open_with(&w, &room, None, 64).await;
     slow.kick = kick;
     assert!(!slow.kick.is_cancelled());
@@ -506,7 +514,11 @@ async fn watchers_are_admitted_past_sixteen_up_to_the_cap_and_the_next_is_refuse
     assert_eq!(watchers[39].last["spectators"], 40);
     let (tx, mut rx) = mpsc::channel(8);
     let (kick, rtt) = (CancellationToken::new(), Arc::new(AtomicI64::new(0)));
-    let refused = w.rooms.attach(&room, None, &tx, &kick, &rtt).await.unwrap_err();
+    let refused = w
+        .rooms
+        .attach(&room, super::Ask::Watch, &tx, &kick, &rtt)
+        .await
+        .unwrap_err();
     assert_eq!(refused.close, crate::protocol::CloseCode::RoomFull);
     assert_eq!(
         refused.refusal.code,
@@ -669,7 +681,49 @@ fn seeker(name: &str) -> SeekRequest {
         rated: false,
         address: std::net::Ipv4Addr::LOCALHOST.into(),
         address_cap: 0,
+        rating: None,
     }
+}
+
+#[tokio::test]
+async fn two_held_rated_seekers_far_apart_are_paired_once_the_window_has_grown() {
+    let w = world();
+    let stop = CancellationToken::new();
+    let rated = |name: &str, account: i64, rating: f64| SeekRequest {
+        account: Some(account),
+        rated: true,
+        rating: Some(rating),
+        ..seeker(name)
+    };
+    let wait = Duration::from_secs(60);
+    let (a, b) = tokio::join!(w.rooms.pair(rated("alice", 1, 1500.0), wait, &stop), async {
+        let b = tokio::spawn({
+            let rooms = w.rooms.clone();
+            let stop = stop.clone();
+            async move { rooms.pair(rated("bobby", 2, 2000.0), wait, &stop).await }
+        });
+        // Both wait: 500 apart, beyond ±100. They look again every second, and while
+        // the clock stands still nothing changes.
+        while w.store.open_seeks(10).await.unwrap().len() < 2 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        tokio::time::sleep(super::pairing::POLL * 2).await;
+        assert_eq!(
+            w.store.open_seeks(10).await.unwrap().len(),
+            2,
+            "not paired at once"
+        );
+        // Eight seconds on, the window is ±500: the next look pairs them.
+        w.clock.advance(Duration::from_secs(8));
+        b.await.unwrap()
+    });
+    let (a, b) = (a.unwrap().expect("paired"), b.unwrap().expect("paired"));
+    assert_eq!(a.0, b.0, "one room");
+    assert_ne!(a.1, b.1, "opposite seats");
+    let sa = Sock::open(&w, &a.0, Some(&a.2)).await;
+    let sb = Sock::open(&w, &b.0, Some(&b.2)).await;
+    assert_eq!((sa.seat, sb.seat), (Some(a.1), Some(b.1)));
+    assert!(w.store.open_seeks(10).await.unwrap().is_empty());
 }
 
 #[tokio::test]

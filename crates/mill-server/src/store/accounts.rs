@@ -1293,3 +1293,125 @@ impl Accounts {
             .collect()
     }
 }
+
+/// A room with a seat bound to an account (`seat_accounts`), as the account's list of
+/// games in progress reads it (`GET /api/me/games`; whether its round is still being
+/// played, the rooms say).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountRoom {
+    /// The room.
+    pub room: String,
+    /// The account's seat.
+    pub color: mill_core::Color,
+    /// The other seat's player: an account, a deleted one, or nobody signed in (or
+    /// nobody yet).
+    pub opponent: Opponent,
+    /// Made by rated pairing.
+    pub rated: bool,
+}
+
+/// The rooms with a seat of account `?1`, most recently active first, at most `?2`.
+const ACCOUNT_ROOMS_SQL: &str = "SELECT sa.room_id, sa.color, o.color, a.name, rr.room_id
+     FROM seat_accounts sa
+     JOIN rooms r ON r.id = sa.room_id
+     LEFT JOIN seat_accounts o ON o.room_id = sa.room_id AND o.color <> sa.color
+     LEFT JOIN accounts a ON a.id = o.account_id
+     LEFT JOIN rated_rooms rr ON rr.room_id = sa.room_id
+     WHERE sa.account_id = ?1
+     ORDER BY r.active_at DESC, sa.room_id, sa.color
+     LIMIT ?2";
+
+fn account_room(
+    room: String,
+    color: &str,
+    other: Option<String>,
+    name: Option<String>,
+    rated: Option<String>,
+) -> Result<AccountRoom, DbError> {
+    let color = super::types::parse_seat(color, &room)?;
+    let opponent = match (other, name) {
+        (Some(_), Some(name)) => Opponent::Account(name),
+        (Some(_), None) => Opponent::Deleted,
+        (None, _) => Opponent::Anonymous,
+    };
+    Ok(AccountRoom {
+        room,
+        color,
+        opponent,
+        rated: rated.is_some(),
+    })
+}
+
+impl Accounts {
+    /// The seats of room `room` bound to account `id` (one, both when the account took
+    /// both seats of its own room, or none).
+    pub async fn seats_of(&self, room: &str, id: i64) -> Result<Vec<mill_core::Color>, DbError> {
+        let room = room.to_string();
+        let colors: Vec<String> = match self {
+            Accounts::Sqlite(conn) => {
+                let room = room.clone();
+                Self::sqlite(conn, move |conn| {
+                    let mut stmt = conn.prepare_cached(
+                        "SELECT color FROM seat_accounts WHERE room_id = ?1 AND account_id = ?2 ORDER BY color DESC",
+                    )?;
+                    let rows = stmt
+                        .query_map(params![room, id], |r| r.get(0))?
+                        .collect::<Result<Vec<String>, _>>()?;
+                    Ok(rows)
+                })
+                .await?
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                client
+                    .query(
+                        "SELECT color FROM seat_accounts WHERE room_id = $1 AND account_id = $2 ORDER BY color DESC",
+                        &[&room, &id],
+                    )
+                    .await
+                    .map_err(pg_err)?
+                    .iter()
+                    .map(|r| r.get(0))
+                    .collect()
+            }
+        };
+        colors
+            .iter()
+            .map(|c| super::types::parse_seat(c, &room))
+            .collect()
+    }
+
+    /// The rooms with a seat bound to account `id`, most recently active first, at most
+    /// `limit`.
+    pub async fn rooms_of(&self, id: i64, limit: u32) -> Result<Vec<AccountRoom>, DbError> {
+        type Row = (String, String, Option<String>, Option<String>, Option<String>);
+        let rows: Vec<Row> = match self {
+            Accounts::Sqlite(conn) => {
+                Self::sqlite(conn, move |conn| {
+                    let mut stmt = conn.prepare_cached(ACCOUNT_ROOMS_SQL)?;
+                    let rows = stmt
+                        .query_map(params![id, limit], |r| {
+                            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+                        })?
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok(rows)
+                })
+                .await?
+            }
+            Accounts::Postgres(pool) => {
+                let client = pool.get().await.map_err(pool_err)?;
+                let sql = ACCOUNT_ROOMS_SQL.replace("?1", "$1").replace("?2", "$2");
+                client
+                    .query(&sql, &[&id, &i64::from(limit)])
+                    .await
+                    .map_err(pg_err)?
+                    .iter()
+                    .map(|r| (r.get(0), r.get(1), r.get(2), r.get(3), r.get(4)))
+                    .collect()
+            }
+        };
+        rows.into_iter()
+            .map(|(room, color, other, name, rated)| account_room(room, &color, other, name, rated))
+            .collect()
+    }
+}

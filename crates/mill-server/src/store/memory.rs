@@ -17,7 +17,7 @@ use mill_core::Color;
 
 use super::Store;
 use super::types::{
-    Append, Appended, DbError, OpenSeek, Seek, SeekState, SeekWaiters, StoredEvent, StoredRoom,
+    Append, Appended, DbError, OpenSeek, Recheck, Seek, SeekState, SeekWaiters, StoredEvent, StoredRoom,
 };
 use crate::protocol::{ClockEventKind, Command};
 use crate::timecontrol::TimeControl;
@@ -71,6 +71,10 @@ struct SeekRow {
     created_at: i64,
     /// The seeker's address key (`Seek::address`).
     address: String,
+    /// The signed-in seeker's account: an account never meets itself.
+    account: Option<i64>,
+    /// A rated seek's rating (`Seek::rating`; a new player's without one).
+    rating: f64,
     /// Set when paired: the room and this seeker's seat in it.
     paired: Option<(String, Color)>,
 }
@@ -113,6 +117,55 @@ impl Memory {
             return Err(DbError::failed("memory", "a write failed (as the test asked)"));
         }
         f(&mut self.data())
+    }
+}
+
+/// Where seek `id` stands.
+fn seek_state(seeks: &[SeekRow], id: &str) -> SeekState {
+    match seeks.iter().find(|s| s.id == id) {
+        None => SeekState::Gone,
+        Some(SeekRow { paired: None, .. }) => SeekState::Waiting,
+        Some(SeekRow {
+            paired: Some((room, seat)),
+            ..
+        }) => SeekState::Paired {
+            room: room.clone(),
+            seat: *seat,
+        },
+    }
+}
+
+/// The open seek a seek of `seeker` (made at `since`) pairs with at `now`: of another
+/// seeker and another account in its pool; casual (`rating` `None`): the oldest; rated:
+/// the closest rating within the window ([`crate::ratings::within_window`]), then the
+/// oldest, as the databases' `types::rated_choice`.
+fn choice(
+    seeks: &[SeekRow],
+    pool: &str,
+    seeker: &str,
+    account: Option<i64>,
+    rating: Option<f64>,
+    since: i64,
+    now: i64,
+) -> Option<String> {
+    let open = seeks.iter().filter(|s| {
+        s.pool == pool
+            && s.paired.is_none()
+            && s.seeker != seeker
+            && (account.is_none() || s.account != account)
+    });
+    match rating {
+        None => open
+            .min_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)))
+            .map(|s| s.id.clone()),
+        Some(rating) => open
+            .filter(|s| crate::ratings::within_window(s.rating, rating, now - since.min(s.created_at)))
+            .min_by(|a, b| {
+                let (da, db) = ((a.rating - rating).abs(), (b.rating - rating).abs());
+                da.total_cmp(&db)
+                    .then((a.created_at, &a.id).cmp(&(b.created_at, &b.id)))
+            })
+            .map(|s| s.id.clone()),
     }
 }
 
@@ -329,12 +382,16 @@ impl Store for Memory {
                 {
                     return Ok((SeekState::Taken, changed));
                 }
-                let other = d
-                    .seeks
-                    .iter()
-                    .filter(|s| s.pool == pool && s.paired.is_none() && s.seeker != seek.seeker)
-                    .min_by(|a, b| (a.created_at, &a.id).cmp(&(b.created_at, &b.id)))
-                    .map(|s| s.id.clone());
+                let rating = seek.rating.unwrap_or(crate::ratings::START_RATING);
+                let other = choice(
+                    &d.seeks,
+                    &pool,
+                    &seek.seeker,
+                    seek.account,
+                    seek.rated.then_some(rating),
+                    seek.at,
+                    seek.at,
+                );
                 // It would wait: its address may hold only so many open seeks.
                 let held = d
                     .seeks
@@ -366,6 +423,8 @@ impl Store for Memory {
                         key_hash: seek.key_hash,
                         created_at: seek.at,
                         address: seek.address.clone(),
+                        account: seek.account,
+                        rating,
                         paired: None,
                     });
                     return Ok((SeekState::Waiting, changed));
@@ -404,6 +463,73 @@ impl Store for Memory {
         Ok(state)
     }
 
+    async fn recheck(&self, r: Recheck) -> Result<SeekState, DbError> {
+        let (state, changed) = self
+            .write(|d| {
+                let Some(mine) = d
+                    .seeks
+                    .iter()
+                    .find(|s| s.id == r.id && s.paired.is_none())
+                    .cloned()
+                else {
+                    return Ok((seek_state(&d.seeks, &r.id), Vec::new()));
+                };
+                if !super::types::is_rated_pool(&mine.pool) {
+                    return Ok((SeekState::Waiting, Vec::new()));
+                }
+                let rating = r.rating.unwrap_or(mine.rating);
+                let Some(other) = choice(
+                    &d.seeks,
+                    &mine.pool,
+                    &mine.seeker,
+                    mine.account,
+                    Some(rating),
+                    mine.created_at,
+                    r.at,
+                ) else {
+                    return Ok((SeekState::Waiting, Vec::new()));
+                };
+                if d.rooms.contains_key(&r.room) {
+                    return Err(refused(format!("room {} exists", r.room)));
+                }
+                let mut other_hash = [0; 32];
+                for s in d.seeks.iter_mut() {
+                    if s.id == other {
+                        s.paired = Some((r.room.clone(), !r.color));
+                        other_hash = s.key_hash;
+                    } else if s.id == r.id {
+                        s.paired = Some((r.room.clone(), r.color));
+                    }
+                }
+                let (light, dark) = match r.color {
+                    Color::Light => (mine.key_hash, other_hash),
+                    Color::Dark => (other_hash, mine.key_hash),
+                };
+                d.rooms.insert(
+                    r.room.clone(),
+                    MemRoom {
+                        variant: mine.variant.clone(),
+                        clock: mine.clock,
+                        active_at: r.at,
+                        light,
+                        dark: Some((dark, r.at)),
+                        events: Vec::new(),
+                        paired: true,
+                    },
+                );
+                let state = SeekState::Paired {
+                    room: r.room.clone(),
+                    seat: r.color,
+                };
+                Ok((state, vec![other, r.id.clone()]))
+            })
+            .await?;
+        for id in &changed {
+            self.inner.waiters.wake(id);
+        }
+        Ok(state)
+    }
+
     async fn withdraw(&self, id: &str, open_only: bool) -> Result<SeekState, DbError> {
         let state = self
             .write(|d| {
@@ -427,17 +553,7 @@ impl Store for Memory {
     }
 
     async fn seek_state(&self, id: &str) -> Result<SeekState, DbError> {
-        Ok(match self.data().seeks.iter().find(|s| s.id == id) {
-            None => SeekState::Gone,
-            Some(SeekRow { paired: None, .. }) => SeekState::Waiting,
-            Some(SeekRow {
-                paired: Some((room, seat)),
-                ..
-            }) => SeekState::Paired {
-                room: room.clone(),
-                seat: *seat,
-            },
-        })
+        Ok(seek_state(&self.data().seeks, id))
     }
 
     async fn open_seeks(&self, limit: usize) -> Result<Vec<OpenSeek>, DbError> {

@@ -41,7 +41,7 @@ use self::sqlite::Sqlite;
 /// the schema's tests: its migrations, and the file opened and brought up to date.
 pub use self::sqlite::{migrations as sqlite_migrations, open as open_sqlite_file};
 pub use self::types::{
-    Append, Appended, DbError, Entry, Instances, News, OpenSeek, Outage, Presence, Rematch, Seek, SeekState,
+    Append, Appended, DbError, Entry, Instances, News, OpenSeek, Outage, Presence, Recheck, Rematch, Seek, SeekState,
     SeekWaiters, StoredEvent, StoredRoom, seek_pool,
 };
 use crate::timecontrol::TimeControl;
@@ -252,6 +252,15 @@ pub trait Store: std::fmt::Debug + Send + Sync + 'static {
     /// another's) and [`SeekState::Crowded`] (it would wait, and its address holds
     /// [`Seek::address_cap`] open seeks of other seekers) change nothing.
     async fn seek(&self, seek: Seek) -> Result<SeekState, DbError>;
+
+    /// Rated pairing: a seek that waits looks again, in a transaction as
+    /// [`Store::seek`]'s (the pool's): when another open seek of its rated pool is now
+    /// within the rating window, widened by the older one's wait
+    /// ([`crate::ratings::pairing_window`]), the closest is claimed, the room created
+    /// with both seats and both rows name it (each request then takes its own row, as
+    /// after a pairing on arrival). Answers where the seek stands afterwards, as
+    /// [`Store::seek_state`]; a casual seek is only read.
+    async fn recheck(&self, r: Recheck) -> Result<SeekState, DbError>;
 
     /// Deletes seek `id` (only while it is open, with `open_only`) and wakes its
     /// waiter; returns what it was ([`SeekState::Gone`]: nothing deleted).

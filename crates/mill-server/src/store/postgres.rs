@@ -39,7 +39,7 @@
 
 use std::collections::HashSet;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
@@ -50,11 +50,13 @@ use tokio_postgres::{AsyncMessage, NoTls};
 use mill_core::Color;
 
 use super::types::{
-    Append, Appended, DbError, Instances, News, OpenSeek, Outage, Presence, Seek, SeekState, SeekWaiters,
-    StoredEvent, StoredRoom, clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp,
-    seat_name,
+    Append, Appended, DbError, Instances, News, OpenSeek, Outage, Presence, Recheck, Seek, SeekState,
+    SeekWaiters, StoredEvent, StoredRoom, clock_columns, is_rated_pool, key_hash, parse_clock, parse_command,
+    parse_seat, parse_stamp, seat_name,
 };
 use super::{BUSY, GATHER, Store};
+use crate::ratings::Speed;
+use crate::timecontrol::TimeControl;
 mod presence;
 mod writer;
 use presence::presence_loop;
@@ -324,6 +326,87 @@ impl Pg {
     }
 }
 
+/// A paired room: created with both seats taken (in the pairing's transaction).
+async fn paired_room(
+    tx: &tokio_postgres::Transaction<'_>,
+    room: &str,
+    at: i64,
+    variant: &str,
+    clock: Option<TimeControl>,
+    light: &[u8],
+    dark: &[u8],
+) -> Result<(), tokio_postgres::Error> {
+    let (initial, increment, days) = clock_columns(clock);
+    tx.execute(
+        "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment, clock_days, paired)
+         VALUES ($1, $3, $2, $2, $4::bigint, $5::bigint, $6::bigint, TRUE)",
+        &[&room, &at, &variant, &initial, &increment, &days],
+    )
+    .await?;
+    tx.execute(
+        "INSERT INTO seats (room_id, color, key_hash, created_at)
+         VALUES ($1, 'light', $2, $4), ($1, 'dark', $3, $4)",
+        &[&room, &light, &dark, &at],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Rated pairing's choice ([`super::types::rated_choice`]) for a seek of `seeker` made at
+/// `since`, looking at `now`, in a transaction holding the pool's lock: as a casual
+/// seek's choice, it claims only a row it can lock at once, of a seeker whose lock it
+/// can take at once.
+#[allow(clippy::too_many_arguments)]
+async fn rated_choice(
+    tx: &tokio_postgres::Transaction<'_>,
+    pool: &str,
+    seeker: &str,
+    account: Option<i64>,
+    variant: &str,
+    speed: Speed,
+    since: i64,
+    now: i64,
+) -> Result<Option<tokio_postgres::Row>, tokio_postgres::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        super::types::rated_choice(
+            [
+                "$1",
+                "$2",
+                "$3::bigint",
+                "$4",
+                "$5::float8",
+                "$6::bigint",
+                "$7::bigint",
+            ],
+            "least",
+            "greatest",
+            "AND pg_try_advisory_xact_lock($8, hashtext(s.seeker))",
+            "FOR UPDATE OF s SKIP LOCKED",
+        )
+    });
+    let rating: f64 = tx
+        .query_opt(
+            "SELECT rating FROM ratings WHERE account_id = $1 AND rules = $2 AND speed = $3",
+            &[&account, &variant, &speed.as_str()],
+        )
+        .await?
+        .map_or(crate::ratings::START_RATING, |r| r.get(0));
+    tx.query_opt(
+        SQL.as_str(),
+        &[
+            &pool,
+            &seeker,
+            &account,
+            &speed.as_str(),
+            &rating,
+            &since,
+            &now,
+            &SEEKER_LOCK,
+        ],
+    )
+    .await
+}
+
 #[async_trait::async_trait]
 impl Store for Pg {
     /// A new room with its Light seat.
@@ -583,15 +666,22 @@ impl Store for Pg {
         .await?;
         // SKIP LOCKED: a row locked now is being withdrawn (the pool's lock keeps every
         // other pairing out), so it is not there to claim.
-        let other = tx
-            .query_opt(
-                "SELECT id, key_hash, account_id FROM seeks WHERE pool = $1 AND room_id IS NULL AND seeker <> $2
-                   AND coalesce(account_id, -1) <> coalesce($3::bigint, -2)
-                   AND pg_try_advisory_xact_lock($4, hashtext(seeker))
-                 ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
-                &[&pool, &seek.seeker, &seek.account, &SEEKER_LOCK],
-            )
-            .await?;
+        let other = match seek.rated_speed() {
+            // Rated: the closest rating within the window (ratings.rs `pairing_window`).
+            Some(speed) => {
+                rated_choice(&tx, &pool, &seek.seeker, seek.account, &seek.variant, speed, seek.at, seek.at).await?
+            }
+            None => {
+                tx.query_opt(
+                    "SELECT id, key_hash, account_id FROM seeks WHERE pool = $1 AND room_id IS NULL AND seeker <> $2
+                       AND coalesce(account_id, -1) <> coalesce($3::bigint, -2)
+                       AND pg_try_advisory_xact_lock($4, hashtext(seeker))
+                     ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                    &[&pool, &seek.seeker, &seek.account, &SEEKER_LOCK],
+                )
+                .await?
+            }
+        };
         // It would wait: its address may hold only so many open seeks (counted under
         // the address's lock, so two instances cannot both take the last place).
         if other.is_none() && seek.address_cap > 0 {
@@ -652,19 +742,7 @@ impl Store for Pg {
                     Color::Light => (other_hash, seek.key_hash.to_vec()),
                     Color::Dark => (seek.key_hash.to_vec(), other_hash),
                 };
-                tx.execute(
-                    "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment,
-                                        clock_days, paired)
-                     VALUES ($1, $3, $2, $2, $4::bigint, $5::bigint, $6::bigint, TRUE)",
-                    &[&seek.room, &seek.at, &seek.variant, &initial, &increment, &days],
-                )
-                .await?;
-                tx.execute(
-                    "INSERT INTO seats (room_id, color, key_hash, created_at)
-                     VALUES ($1, 'light', $2, $4), ($1, 'dark', $3, $4)",
-                    &[&seek.room, &light, &dark, &seek.at],
-                )
-                .await?;
+                paired_room(&tx, &seek.room, seek.at, &seek.variant, seek.clock, &light, &dark).await?;
                 tx.execute(
                     "UPDATE seeks SET room_id = $2, seat = $3 WHERE id = $1",
                     &[&other_id, &seek.room, &seat_name(seek.waiting_color)],
@@ -689,6 +767,113 @@ impl Store for Pg {
             self.waiters.wake(id);
         }
         Ok(state)
+    }
+
+    /// A waiting rated seek looks again, under its seeker's and its pool's locks (as a
+    /// seek takes them, so two lookers in one pool, or a looker and an arrival, are
+    /// decided one after the other); announces the seeks it paired.
+    async fn recheck(&self, r: Recheck) -> Result<SeekState, DbError> {
+        let mut client = self.pool.get().await?;
+        let tx = client.transaction().await?;
+        let Some(mine) = tx
+            .query_opt(
+                "SELECT seeker, pool FROM seeks WHERE id = $1 AND room_id IS NULL",
+                &[&r.id],
+            )
+            .await?
+        else {
+            drop(tx);
+            return self.seek_state(&r.id).await;
+        };
+        let (seeker, pool): (String, String) = (mine.get(0), mine.get(1));
+        if !is_rated_pool(&pool) {
+            return Ok(SeekState::Waiting);
+        }
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+            &[&SEEKER_LOCK, &seeker],
+        )
+        .await?;
+        tx.execute(
+            "SELECT pg_advisory_xact_lock($1, hashtext($2))",
+            &[&SEEK_LOCK, &pool],
+        )
+        .await?;
+        // As for a seek: a dead instance's seeks go before anyone claims them.
+        tx.execute(
+            &format!("DELETE FROM seeks WHERE room_id IS NULL AND NOT {SEEK_ALIVE}"),
+            &[],
+        )
+        .await?;
+        // Read again under the locks: it may have been paired or withdrawn meanwhile.
+        let Some(mine) = tx
+            .query_opt(
+                "SELECT variant, clock_initial::bigint, clock_increment::bigint, clock_days::bigint, key_hash,
+                        created_at, account_id
+                 FROM seeks WHERE id = $1 AND room_id IS NULL FOR UPDATE",
+                &[&r.id],
+            )
+            .await?
+        else {
+            drop(tx);
+            return self.seek_state(&r.id).await;
+        };
+        let variant: String = mine.get(0);
+        let clock = parse_clock(mine.get(1), mine.get(2), mine.get(3), "(a seek)")?;
+        let Some(clock) = clock else {
+            return Ok(SeekState::Waiting);
+        };
+        let key_hash: Vec<u8> = mine.get(4);
+        let since: i64 = mine.get(5);
+        let account: Option<i64> = mine.get(6);
+        let speed = Speed::of(clock);
+        let Some(row) = rated_choice(&tx, &pool, &seeker, account, &variant, speed, since, r.at).await?
+        else {
+            return Ok(SeekState::Waiting);
+        };
+        let other_id: String = row.get(0);
+        let other_hash: Vec<u8> = row.get(1);
+        let other_account: Option<i64> = row.get(2);
+        let (light, dark) = match r.color {
+            Color::Light => (key_hash, other_hash),
+            Color::Dark => (other_hash, key_hash),
+        };
+        paired_room(&tx, &r.room, r.at, &variant, Some(clock), &light, &dark).await?;
+        for (id, seat) in [(&r.id, r.color), (&other_id, !r.color)] {
+            tx.execute(
+                "UPDATE seeks SET room_id = $2, seat = $3 WHERE id = $1",
+                &[id, &r.room, &seat_name(seat)],
+            )
+            .await?;
+        }
+        let (light_account, dark_account) = match r.color {
+            Color::Light => (account, other_account),
+            Color::Dark => (other_account, account),
+        };
+        super::accounts::bind_pg(
+            &*tx,
+            &super::accounts::Binding {
+                room: &r.room,
+                light: light_account,
+                dark: dark_account,
+                rated: Some((&variant, speed)),
+            },
+        )
+        .await?;
+        let changed = vec![other_id, r.id.clone()];
+        tx.execute(
+            "SELECT pg_notify('mill_seeks', id) FROM unnest($1::text[]) AS t(id)",
+            &[&changed],
+        )
+        .await?;
+        tx.commit().await?;
+        for id in &changed {
+            self.waiters.wake(id);
+        }
+        Ok(SeekState::Paired {
+            room: r.room,
+            seat: r.color,
+        })
     }
 
     /// Deletes seek `id` (only while it is open, with `open_only`) and announces it;

@@ -14,15 +14,16 @@ use std::sync::mpsc;
 use std::thread;
 
 use include_dir::{Dir, include_dir};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use rusqlite_migration::Migrations;
 use tokio::sync::oneshot;
 
 use super::types::{
-    Append, Appended, DbError, OpenSeek, Outage, Seek, SeekState, SeekWaiters, StoredEvent, StoredRoom,
-    clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp, seat_name,
+    Append, Appended, DbError, OpenSeek, Outage, Recheck, Seek, SeekState, SeekWaiters, StoredEvent,
+    StoredRoom, clock_columns, key_hash, parse_clock, parse_command, parse_seat, parse_stamp, seat_name,
 };
 use super::{BUSY, GATHER, Store};
+use crate::ratings::Speed;
 mod checkpoint;
 use checkpoint::start_checkpointer;
 
@@ -307,6 +308,9 @@ pub enum Op {
     /// its pool and creates the room with both seats ([`Written::Sought`]), or else
     /// waits in the table.
     Seek(Seek),
+    /// A waiting rated seek looks again: the rating window has widened
+    /// ([`Written::Sought`]).
+    Recheck(Recheck),
     /// A seek deleted (only while it is open, with `open_only`); [`Written::Withdrawn`]
     /// says what it was.
     Withdraw {
@@ -537,6 +541,7 @@ fn op_name(op: &Op) -> &'static str {
         Op::Touch { .. } => "touch",
         Op::Purge { .. } => "purge",
         Op::Seek(_) => "seek",
+        Op::Recheck(_) => "recheck",
         Op::Withdraw { .. } => "withdraw",
         Op::Alive { .. } => "alive",
         Op::Arena(_) => "arena",
@@ -599,6 +604,7 @@ fn write(conn: &Connection, op: &Op) -> Result<Written, rusqlite::Error> {
             return Ok(Written::Purged(purged));
         }
         Op::Seek(seek) => return sought(conn, seek),
+        Op::Recheck(r) => return resought(conn, r),
         Op::Withdraw { id, open_only } => {
             let row: Option<(Option<String>, Option<String>)> = conn
                 .prepare_cached(
@@ -663,20 +669,20 @@ fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
         return Ok(Written::Sought(SeekState::Taken, Vec::new()));
     }
     // An account never meets itself (coalesce: seeks without one are all different).
-    let other: Option<(String, Vec<u8>, Option<i64>)> = conn
-        .prepare_cached(
-            "SELECT id, key_hash, account_id FROM seeks WHERE pool = ?1 AND room_id IS NULL AND seeker <> ?2
-               AND coalesce(account_id, -1) <> coalesce(?3, -2)
-             ORDER BY created_at, id LIMIT 1",
-        )?
-        .query_row(params![pool, seek.seeker, seek.account], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
-        .map(Some)
-        .or_else(|e| match e {
-            rusqlite::Error::QueryReturnedNoRows => Ok(None),
-            e => Err(e),
-        })?;
+    let other: Option<Claimed> = match seek.rated_speed() {
+        // Rated: the closest rating within the window (ratings.rs `pairing_window`).
+        Some(speed) => rated_choice(conn, &pool, &seek.seeker, seek.account, &seek.variant, speed, seek.at, seek.at)?,
+        None => conn
+            .prepare_cached(
+                "SELECT id, key_hash, account_id FROM seeks WHERE pool = ?1 AND room_id IS NULL AND seeker <> ?2
+                   AND coalesce(account_id, -1) <> coalesce(?3, -2)
+                 ORDER BY created_at, id LIMIT 1",
+            )?
+            .query_row(params![pool, seek.seeker, seek.account], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .optional()?,
+    };
     // It would wait: its address may hold only so many open seeks.
     if other.is_none() && seek.address_cap > 0 {
         let held: i64 = conn
@@ -720,22 +726,15 @@ fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
         mill_core::Color::Light => (other_hash, seek.key_hash.to_vec()),
         mill_core::Color::Dark => (seek.key_hash.to_vec(), other_hash),
     };
-    conn.prepare_cached(
-        "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment, clock_days, paired)
-         VALUES (?1, ?3, ?2, ?2, ?4, ?5, ?6, 1)",
-    )?
-    .execute(params![
-        seek.room,
+    paired_room(
+        conn,
+        &seek.room,
         seek.at,
-        seek.variant,
-        initial,
-        increment,
-        days
-    ])?;
-    conn.prepare_cached(
-        "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, 'light', ?2, ?4), (?1, 'dark', ?3, ?4)",
-    )?
-    .execute(params![seek.room, light, dark, seek.at])?;
+        &seek.variant,
+        seek.clock,
+        &light,
+        &dark,
+    )?;
     conn.prepare_cached("UPDATE seeks SET room_id = ?2, seat = ?3 WHERE id = ?1")?
         .execute(params![other_id, seek.room, seat_name(seek.waiting_color)])?;
     // Signed-in seekers' seats, and a rated room's rating (accounts.rs).
@@ -748,6 +747,151 @@ fn sought(conn: &Connection, seek: &Seek) -> Result<Written, rusqlite::Error> {
             seat: !seek.waiting_color,
         },
         changed,
+    ))
+}
+
+/// A paired room: created with both seats taken.
+fn paired_room(
+    conn: &Connection,
+    room: &str,
+    at: i64,
+    variant: &str,
+    clock: Option<crate::timecontrol::TimeControl>,
+    light: &[u8],
+    dark: &[u8],
+) -> Result<(), rusqlite::Error> {
+    let (initial, increment, days) = clock_columns(clock);
+    conn.prepare_cached(
+        "INSERT INTO rooms (id, variant, created_at, active_at, clock_initial, clock_increment, clock_days, paired)
+         VALUES (?1, ?3, ?2, ?2, ?4, ?5, ?6, 1)",
+    )?
+    .execute(params![room, at, variant, initial, increment, days])?;
+    conn.prepare_cached(
+        "INSERT INTO seats (room_id, color, key_hash, created_at) VALUES (?1, 'light', ?2, ?4), (?1, 'dark', ?3, ?4)",
+    )?
+    .execute(params![room, light, dark, at])?;
+    Ok(())
+}
+
+/// The rating of `account` for a rule set and speed as the `ratings` table holds it (a
+/// new player's without a row).
+fn rating_of(
+    conn: &Connection,
+    account: Option<i64>,
+    variant: &str,
+    speed: Speed,
+) -> Result<f64, rusqlite::Error> {
+    Ok(conn
+        .prepare_cached("SELECT rating FROM ratings WHERE account_id = ?1 AND rules = ?2 AND speed = ?3")?
+        .query_row(params![account, variant, speed.as_str()], |r| r.get(0))
+        .optional()?
+        .unwrap_or(crate::ratings::START_RATING))
+}
+
+/// A waiting seek a pairing claims: its id, its key's hash and its account.
+type Claimed = (String, Vec<u8>, Option<i64>);
+
+/// Rated pairing's choice ([`super::types::rated_choice`]) for a seek of `seeker` made at
+/// `since`, looking at `now`.
+#[allow(clippy::too_many_arguments)]
+fn rated_choice(
+    conn: &Connection,
+    pool: &str,
+    seeker: &str,
+    account: Option<i64>,
+    variant: &str,
+    speed: Speed,
+    since: i64,
+    now: i64,
+) -> Result<Option<Claimed>, rusqlite::Error> {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        super::types::rated_choice(["?1", "?2", "?3", "?4", "?5", "?6", "?7"], "min", "max", "", "")
+    });
+    let rating = rating_of(conn, account, variant, speed)?;
+    conn.prepare_cached(&SQL)?
+        .query_row(
+            params![pool, seeker, account, speed.as_str(), rating, since, now],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()
+}
+
+/// A waiting rated seek looking again (`Store::recheck`), in the writer's transaction:
+/// the closest open seek of its pool now within the window is claimed, the room created
+/// with both seats, and both rows name it.
+fn resought(conn: &Connection, r: &Recheck) -> Result<Written, rusqlite::Error> {
+    type Row = (
+        String,
+        String,
+        String,
+        Option<i64>,
+        Option<i64>,
+        Option<i64>,
+        Vec<u8>,
+        i64,
+        Option<i64>,
+    );
+    let mine: Option<Row> = conn
+        .prepare_cached(
+            "SELECT seeker, pool, variant, clock_initial, clock_increment, clock_days, key_hash, created_at,
+                    account_id
+             FROM seeks WHERE id = ?1 AND room_id IS NULL",
+        )?
+        .query_row(params![r.id], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+                row.get(5)?,
+                row.get(6)?,
+                row.get(7)?,
+                row.get(8)?,
+            ))
+        })
+        .optional()?;
+    let Some((seeker, pool, variant, initial, increment, days, key_hash, since, account)) = mine else {
+        let state = seek_state(conn, &r.id).unwrap_or(SeekState::Gone);
+        return Ok(Written::Sought(state, Vec::new()));
+    };
+    let clock = parse_clock(initial, increment, days, "(a seek)").ok().flatten();
+    let (true, Some(clock)) = (super::types::is_rated_pool(&pool), clock) else {
+        return Ok(Written::Sought(SeekState::Waiting, Vec::new()));
+    };
+    let speed = Speed::of(clock);
+    let Some((other_id, other_hash, other_account)) =
+        rated_choice(conn, &pool, &seeker, account, &variant, speed, since, r.at)?
+    else {
+        return Ok(Written::Sought(SeekState::Waiting, Vec::new()));
+    };
+    let (light, dark) = match r.color {
+        mill_core::Color::Light => (key_hash, other_hash),
+        mill_core::Color::Dark => (other_hash, key_hash),
+    };
+    paired_room(conn, &r.room, r.at, &variant, Some(clock), &light, &dark)?;
+    let mut claim = conn.prepare_cached("UPDATE seeks SET room_id = ?2, seat = ?3 WHERE id = ?1")?;
+    claim.execute(params![r.id, r.room, seat_name(r.color)])?;
+    claim.execute(params![other_id, r.room, seat_name(!r.color)])?;
+    let (light_account, dark_account) = match r.color {
+        mill_core::Color::Light => (account, other_account),
+        mill_core::Color::Dark => (other_account, account),
+    };
+    super::accounts::bind_sqlite(
+        conn,
+        &super::accounts::Binding {
+            room: &r.room,
+            light: light_account,
+            dark: dark_account,
+            rated: Some((&variant, speed)),
+        },
+    )?;
+    Ok(Written::Sought(
+        SeekState::Paired {
+            room: r.room.clone(),
+            seat: r.color,
+        },
+        vec![other_id, r.id.clone()],
     ))
 }
 
@@ -981,6 +1125,19 @@ impl Store for Sqlite {
                 Ok(state)
             }
             other => Err(DbError::Corrupt(format!("a seek answered {other:?}"))),
+        }
+    }
+
+    /// A waiting rated seek looks again, in the writer; wakes the seeks it paired.
+    async fn recheck(&self, r: Recheck) -> Result<SeekState, DbError> {
+        match self.writer.exec(Op::Recheck(r)).await? {
+            Written::Sought(state, changed) => {
+                for id in &changed {
+                    self.waiters.wake(id);
+                }
+                Ok(state)
+            }
+            other => Err(DbError::Corrupt(format!("a recheck answered {other:?}"))),
         }
     }
 

@@ -350,6 +350,60 @@ pub struct Seek {
     /// The most open seeks one address may hold (0: no bound); a seek that would wait
     /// beyond it is refused ([`SeekState::Crowded`]) and changes nothing.
     pub address_cap: u32,
+    /// A rated seek's rating for its rule set and speed, for a store that keeps no
+    /// ratings (the in-memory one; `None` there is a new player's,
+    /// [`crate::ratings::START_RATING`]). The databases read the seeker's rating from
+    /// their `ratings` table in the pairing's own transaction instead, so the pairing
+    /// is judged on the ratings as they are when the database decides it.
+    pub rating: Option<f64>,
+}
+
+/// A waiting rated seek looking again (`rooms/pairing.rs`, every [`POLL`] while it
+/// waits): the rating window has widened with the time waited, so a seek that was too
+/// far when either arrived may be within it now ([`crate::ratings::pairing_window`]).
+///
+/// [`POLL`]: crate::rooms::pairing::POLL
+#[derive(Debug, Clone)]
+pub struct Recheck {
+    /// The waiting seek's id.
+    pub id: String,
+    /// Now (Unix ms).
+    pub at: i64,
+    /// The id of the room created if it is paired now.
+    pub room: String,
+    /// The seat the looking seeker takes if it is paired now (drawn at random by the
+    /// caller); the other seeker takes the other.
+    pub color: Color,
+    /// Its rating, for a store that keeps no ratings (as [`Seek::rating`]).
+    pub rating: Option<f64>,
+}
+
+/// Rated pairing's choice as SQL, for SQLite and PostgreSQL: the open seek of another
+/// seeker (and another account) in pool `p[0]` whose rating is within the window
+/// ([`crate::ratings::window_sql`]) of the looking seek's, the closest first, then the
+/// oldest. Each row's rating is its account's for the rule set and speed `p[3]` as the
+/// `ratings` table holds it in this transaction (a new player's
+/// [`crate::ratings::START_RATING`] without one). Parameters: `p` = [pool, seeker,
+/// account, speed, rating, since, now], in the backend's placeholders (with casts on
+/// PostgreSQL); `least`/`greatest` its two-argument minimum and maximum; `tail` what
+/// follows the `WHERE` (PostgreSQL's claim of the row and its seeker's lock).
+pub fn rated_choice(p: [&str; 7], least: &str, greatest: &str, extra: &str, tail: &str) -> String {
+    let [pool, seeker, account, speed, rating, since, now] = p;
+    let row_rating = format!("coalesce(r.rating, {:.1})", crate::ratings::START_RATING);
+    let window = crate::ratings::window_sql(&row_rating, "s.created_at", rating, since, now, least, greatest);
+    format!(
+        "SELECT s.id, s.key_hash, s.account_id FROM seeks s
+           LEFT JOIN ratings r ON r.account_id = s.account_id AND r.rules = s.variant AND r.speed = {speed}
+         WHERE s.pool = {pool} AND s.room_id IS NULL AND s.seeker <> {seeker}
+           AND coalesce(s.account_id, -1) <> coalesce({account}, -2)
+           AND {window} {extra}
+         ORDER BY abs({row_rating} - {rating}), s.created_at, s.id LIMIT 1 {tail}"
+    )
+}
+
+/// Whether a pool (`Seek::pool`) is a rated one: only rated seeks look again.
+pub fn is_rated_pool(pool: &str) -> bool {
+    pool.starts_with("rated ")
 }
 
 impl Seek {
@@ -357,6 +411,11 @@ impl Seek {
     pub fn pool(&self) -> String {
         let pool = seek_pool(&self.variant, self.clock);
         if self.rated { format!("rated {pool}") } else { pool }
+    }
+
+    /// The speed of a rated seek's rating (`None`: a casual seek, paired oldest first).
+    pub fn rated_speed(&self) -> Option<crate::ratings::Speed> {
+        self.clock.filter(|_| self.rated).map(crate::ratings::Speed::of)
     }
 
     /// What pairing this seek with a waiting one (whose account is `other`) binds.

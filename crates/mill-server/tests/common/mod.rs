@@ -333,6 +333,31 @@ impl Client {
         })
     }
 
+    /// Connects with these extra request headers (a session cookie, an `Origin`).
+    pub async fn connect_with(addr: SocketAddr, room: &str, headers: &[(&str, &str)]) -> Client {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+        let mut request = format!("ws://{addr}/api/rooms/{room}/ws")
+            .into_client_request()
+            .unwrap();
+        for (name, value) in headers {
+            request.headers_mut().insert(
+                tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                value.parse().unwrap(),
+            );
+        }
+        let (ws, _) = tokio::time::timeout(PATIENCE, tokio_tungstenite::connect_async(request))
+            .await
+            .expect("ws connect in time")
+            .expect("ws connect");
+        Client {
+            ws,
+            seat: Value::Null,
+            last: Value::Null,
+            next_id: 0,
+            prefix: format!("{:08x}", rand_u32()),
+        }
+    }
+
     /// Connects and says hello; waits for welcome and the first state.
     pub async fn hello(addr: SocketAddr, room: &str, key: Option<&str>) -> Client {
         let mut c = Client::connect(addr, room).await;

@@ -65,6 +65,7 @@ async fn watcher(
         let hello = ClientMsg::Hello {
             protocol: PROTOCOL,
             key: None,
+            account: false,
         };
         ws.send(Message::Text(hello.to_text().into())).await?;
         let welcome = next_json(&mut ws).await?;
