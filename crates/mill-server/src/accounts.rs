@@ -775,6 +775,8 @@ pub async fn bind_seat(
 ) -> Result<(), ApiError> {
     if let Some(account) = account {
         state.accounts.store.bind_seat(room, color, account).await?;
+        // The room's state shows the account from now on (rooms/players.rs).
+        state.rooms.players_changed(room).await;
     }
     Ok(())
 }
