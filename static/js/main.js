@@ -11,6 +11,7 @@ import { bindClockChoice, startClockTicker } from './clock-view.js';
 import { bindLobby, view as viewLobby } from './lobby.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
+import { bindSignedIn } from './signed-in.js';
 import { computerPart, loadOnClick, onlinePart, recordsPart, reviewPart, screenReaderPart } from './later.js';
 import { reviewFromHash, reviewFromPath } from './review-links.js';
 import { loadRules } from './rules.js';
@@ -186,6 +187,8 @@ computerPart.ready((mod) => mod.bindComputerControls(app));
 onlinePart.ready((mod) => mod.bindOnlineControls(app));
 reviewPart.ready((mod) => mod.bindReviewControls(app));
 loadOnClick(reviewPart, ['review-open'], () => app.setNotice('error.part'));
+// Who is signed in: the header's link and the lobby's Rated choice.
+bindSignedIn(() => app.render());
 bindLobby(app, { inviteFriend: (settings) => openPart(onlinePart, (mod) => mod.createRoom(app, settings)).then(focusGame) });
 bindConfirmDialog();
 recordsPart.ready((mod) =>
