@@ -64,8 +64,8 @@ export function seekerText(seek) {
 }
 
 /**
- * Who `GET /api/me` says is signed in: the name, or null (401, a failure, a body that is
- * not an account).
+ * Who `GET /api/session` (or `GET /api/me`) says is signed in: the name, or null
+ * (`{"name": null}`, a 401, a failure, a body that is not an account).
  * @param {number} status @param {unknown} body
  */
 export function signedInName(status, body) {

@@ -1,4 +1,5 @@
-// Who is signed in on this page (`GET /api/me`, read once at start-up and again when the
+// Who is signed in on this page (`GET /api/session`, which answers `{"name": null}`
+// rather than a 401 when nobody is, read once at start-up and again when the
 // page comes back into view: the account page may have signed in or out meanwhile), and
 // the header's link to /account that says so: the signed-in name, or "Sign in". The lobby
 // offers rated games only to a signed-in person (lobby.js).
@@ -21,7 +22,7 @@ export function signedIn() {
 export async function readSignedIn(changed) {
   let now = null;
   try {
-    const res = await fetch('/api/me', { cache: 'no-store', credentials: 'same-origin' });
+    const res = await fetch('/api/session', { cache: 'no-store', credentials: 'same-origin' });
     now = signedInName(res.status, await res.json().catch(() => null));
   } catch {
     // Offline or the server away: keep what the page knew.

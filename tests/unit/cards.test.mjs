@@ -49,6 +49,7 @@ test('who is signed in: the name of a 200, else nobody', () => {
   assert.equal(signedInName(200, { name: 'ann', ratings: {} }), 'ann');
   assert.equal(signedInName(401, { code: 'sign-in-required' }), null);
   assert.equal(signedInName(200, null), null);
+  assert.equal(signedInName(200, { name: null }), null);
   assert.equal(signedInName(200, { name: 5 }), null);
   assert.equal(signedInName(500, { name: 'ann' }), null);
 });
