@@ -429,6 +429,22 @@ const en = {
   'lobby.withdrawn': 'This search was replaced by one from another tab.',
   'lobby.error': 'The search failed: {message}',
   // Quick pairing and the lobby — end
+  // Accounts on the game page (signed-in.js, cards-logic.js) — begin
+  'account.link.signIn': 'Sign in',
+  'account.link.as': 'Signed in as',
+  'card.profile': "{name}'s profile",
+  'card.rating': 'Rating (a question mark while provisional)',
+  'card.change': 'Rating change by this round',
+  'result.rating': 'Your rating: {rating} ({change})',
+  'lobby.kind': 'Rated or casual',
+  'lobby.casual': 'Casual',
+  'lobby.rated': 'Rated',
+  'lobby.signInRated': 'Sign in to play rated games',
+  'lobby.ratedSeek': 'rated',
+  'lobby.casualSeek': 'casual',
+  'lobby.waitingRated': 'Waiting for an opponent… {game}, {clock}, rated',
+  'lobby.acceptWhoLabel': 'Play {game}, {clock}, {kind}, against {who}',
+  // Accounts on the game page — end
 };
 
 const ru = {
@@ -847,6 +863,22 @@ const ru = {
   'lobby.withdrawn': 'Этот поиск заменён поиском из другой вкладки.',
   'lobby.error': 'Поиск не удался: {message}',
   // Quick pairing and the lobby — end
+  // Accounts on the game page (signed-in.js, cards-logic.js) — begin
+  'account.link.signIn': 'Войти',
+  'account.link.as': 'Вы вошли как',
+  'card.profile': 'Профиль игрока {name}',
+  'card.rating': 'Рейтинг (со знаком вопроса, пока он предварительный)',
+  'card.change': 'Изменение рейтинга за эту партию',
+  'result.rating': 'Ваш рейтинг: {rating} ({change})',
+  'lobby.kind': 'На рейтинг или без',
+  'lobby.casual': 'Без рейтинга',
+  'lobby.rated': 'На рейтинг',
+  'lobby.signInRated': 'Войдите, чтобы играть на рейтинг',
+  'lobby.ratedSeek': 'на рейтинг',
+  'lobby.casualSeek': 'без рейтинга',
+  'lobby.waitingRated': 'Ждём соперника… {game}, {clock}, на рейтинг',
+  'lobby.acceptWhoLabel': 'Играть: {game}, {clock}, {kind}, против {who}',
+  // Accounts on the game page — end
 };
 
 export const DICTIONARIES = { en, ru };

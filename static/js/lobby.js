@@ -3,19 +3,24 @@
 // rule set chosen above; "Waiting for an opponent…" with the time waited and Cancel, and in
 // its place the search's end when nobody came (Keep waiting, Invite a friend, Play the
 // computer); and the lobby of open seeks (`GET /api/seeks`, read every few seconds while
-// the start screen is in view, never this page's own), each taken with one click. The time
+// the start screen is in view, never this page's own), each taken with one click, a
+// signed-in seeker's named with the rating. Rated or casual: rated only for a signed-in
+// person (signed-in.js) and on a clock; otherwise the choice is shown disabled, with a
+// link to sign in. The time
 // controls and their words are clock.js's; the rule set is variant.js's. docs/PROTOCOL.md
 // says what the server does.
 
+import { seekerText } from './cards-logic.js';
 import { PRESETS, controlText } from './clock.js';
-import { $, $button } from './dom.js';
+import { $, $button, $input } from './dom.js';
+import { signedIn } from './signed-in.js';
 import { rememberSeat } from './storage.js';
 import { chosenRules, describeRules } from './variant.js';
 import { ERROR_CODES, PAIR_OUTCOMES } from './wire.js';
 
 /** @typedef {import('./page-state.js').App} App */
 /** @typedef {import('./clock.js').TimeControl} TimeControl */
-/** @typedef {{ variant: string, clock: TimeControl | null, waiting: number }} OpenSeek  one row of `GET /api/seeks` */
+/** @typedef {{ variant: string, clock: TimeControl | null, waiting: number, rated?: boolean, name?: string, rating?: number, provisional?: boolean }} OpenSeek  one row of `GET /api/seeks` */
 
 /** How often the lobby is read while the start screen is in view. */
 export const LOBBY_EVERY_MS = 3000;
@@ -54,6 +59,7 @@ export function sameClock(a, b) {
  * @typedef {object} OwnSeek  a seek this page made, as far as the lobby is concerned
  * @property {string} variant
  * @property {TimeControl | null} clock
+ * @property {boolean} [rated]
  * @property {number} until  page time (ms) it ended; Infinity while it is open
  */
 
@@ -74,7 +80,9 @@ const OWN_KEPT = 8;
 export function othersSeeks(seeks, readAt, own) {
   return seeks.filter((s) => {
     const began = readAt - (s.waiting ?? 0);
-    return !own.some((m) => m.variant === s.variant && sameClock(m.clock, s.clock) && began <= m.until);
+    return !own.some(
+      (m) => m.variant === s.variant && sameClock(m.clock, s.clock) && !!m.rated === !!s.rated && began <= m.until,
+    );
   });
 }
 
@@ -89,6 +97,7 @@ export function elapsedText(ms) {
  * @property {string} id
  * @property {string} variant
  * @property {TimeControl | null} clock
+ * @property {boolean} rated
  * @property {number} since  page time it was sent
  * @property {AbortController} abort
  * @property {OwnSeek} own  its entry in `own`
@@ -99,6 +108,7 @@ export function elapsedText(ms) {
  *   the waiting line was until the next search
  * @property {string} variant
  * @property {TimeControl | null} clock
+ * @property {boolean} rated
  * @property {number} waited  ms
  * @property {string | null} key  i18n key of what happened (`lobby.noOpponent`, `lobby.withdrawn`)
  * @property {string | null} message  or the failure's own words (`lobby.error`)
@@ -146,28 +156,28 @@ function withdraw() {
  * Seeks an opponent for `variant` on `clock`; on a pairing, takes the seat and opens the
  * room as "Play with a friend" does. Nobody coming, or a failure, is said where the
  * waiting line was, with what to do next.
- * @param {App} app @param {string} variant @param {TimeControl | null} clock
+ * @param {App} app @param {string} variant @param {TimeControl | null} clock @param {boolean} [rated]
  */
-export async function seek(app, variant, clock) {
+export async function seek(app, variant, clock, rated = false) {
   withdraw();
   ended = null;
-  const mine = { variant, clock, until: Infinity };
+  const mine = { variant, clock, rated, until: Infinity };
   own.push(mine);
   if (own.length > OWN_KEPT) own.shift();
-  const me = { id: newToken(), variant, clock, since: Date.now(), abort: new AbortController(), own: mine };
+  const me = { id: newToken(), variant, clock, rated, since: Date.now(), abort: new AbortController(), own: mine };
   seeking = me;
   ticker = setInterval(() => viewElapsed(app), 1000);
   app.setNotice(null);
   view(app);
   /** @param {string | null} key @param {string | null} [message] */
   const end = (key, message = null) => {
-    ended = { variant, clock, waited: Date.now() - me.since, key, message };
+    ended = { variant, clock, rated, waited: Date.now() - me.since, key, message };
   };
   try {
     const res = await fetch('/api/pair', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ variant, clock, seeker: seekerId(app.storage), seek: me.id }),
+      body: JSON.stringify({ variant, clock, rated, seeker: seekerId(app.storage), seek: me.id }),
       signal: me.abort.signal,
     });
     const body = await res.json().catch(() => ({}));
@@ -175,7 +185,7 @@ export async function seek(app, variant, clock) {
     closeSeek();
     if (res.status === 201 && body.outcome === PAIR_OUTCOMES.PAIRED) {
       // The seat remembers it came from quick pairing, so a finished round offers another search.
-      const seat = { seat: body.seat, key: body.key, paired: { variant, clock } };
+      const seat = { seat: body.seat, key: body.key, paired: { variant, clock, rated } };
       app.page.seats.set(body.room, seat);
       rememberSeat(app.storage, body.room, seat);
       history.pushState(null, '', `/r/${body.room}`);
@@ -213,12 +223,12 @@ function afterSearch(app) {
 /**
  * A new search with the settings of a finished paired round ("Find another opponent"):
  * the start screen, its waiting line in view.
- * @param {App} app @param {{ variant: string, clock: TimeControl | null }} settings
+ * @param {App} app @param {{ variant: string, clock: TimeControl | null, rated?: boolean }} settings
  */
 export async function seekAgain(app, settings) {
   history.pushState(null, '', '/');
   await app.route();
-  seek(app, settings.variant, settings.clock);
+  seek(app, settings.variant, settings.clock, !!settings.rated && !!signedIn());
   $('lobby').scrollIntoView({ block: 'nearest' });
   $button('lobby-cancel').focus();
 }
@@ -255,14 +265,18 @@ export function view(app) {
         b.type = 'button';
         b.className = 'lobby-preset';
         b.dataset.preset = p.id;
-        b.addEventListener('click', () => seek(app, chosenRules(app.storage), /** @type {TimeControl | null} */ (p.clock)));
+        b.addEventListener('click', () => seek(app, chosenRules(app.storage), /** @type {TimeControl | null} */ (p.clock), ratedChosen()));
         return b;
       }),
     );
   }
+  viewKind();
+  const rated = ratedChosen();
   for (const b of Array.from(presets.children)) {
     const el = /** @type {HTMLButtonElement} */ (b);
     el.textContent = t(`clock.preset.${el.dataset.preset}`);
+    // A rated game needs a clock (the server refuses an untimed one).
+    el.disabled = rated && PAIR_PRESETS.find((p) => p.id === el.dataset.preset)?.clock === null;
   }
   $('lobby-rules').textContent = describeRules(rules, t);
 
@@ -278,6 +292,17 @@ export function view(app) {
       const what = document.createElement('span');
       what.className = 'lobby-what';
       what.textContent = `${game} · ${clock}`;
+      if (s.rated) {
+        const tag = document.createElement('span');
+        tag.className = 'lobby-rated';
+        tag.textContent = t('lobby.ratedSeek');
+        what.append(' ', tag);
+      }
+      const who = seekerText(s);
+      const seeker = document.createElement('span');
+      seeker.className = 'lobby-who';
+      seeker.hidden = !who;
+      seeker.textContent = who ?? '';
       const since = document.createElement('span');
       since.className = 'lobby-since';
       since.textContent = t('lobby.waited', { seconds: Math.floor((s.waiting ?? 0) / 1000) });
@@ -285,12 +310,32 @@ export function view(app) {
       take.type = 'button';
       take.className = 'primary';
       take.textContent = t('lobby.accept');
-      take.setAttribute('aria-label', t('lobby.acceptLabel', { game, clock }));
-      take.addEventListener('click', () => seek(app, s.variant, s.clock));
-      li.append(what, since, take);
+      const kind = s.rated ? t('lobby.ratedSeek') : t('lobby.casualSeek');
+      take.setAttribute('aria-label', t(who ? 'lobby.acceptWhoLabel' : 'lobby.acceptLabel', { game, clock, kind, who: who ?? '' }));
+      // A rated seek is only for a signed-in person (the hint above says how).
+      take.disabled = !!s.rated && !signedIn();
+      take.addEventListener('click', () => seek(app, s.variant, s.clock, !!s.rated));
+      li.append(what, seeker, since, take);
       return li;
     }),
   );
+}
+
+/** Whether Rated is chosen (and may be: signed in). */
+function ratedChosen() {
+  return !!signedIn() && $input('lobby-rated').checked;
+}
+
+/** Rated or casual: Rated only for a signed-in person, else disabled beside a sign-in link. */
+function viewKind() {
+  const rated = $input('lobby-rated');
+  const can = !!signedIn();
+  rated.disabled = !can;
+  if (!can && rated.checked) {
+    rated.checked = false;
+    /** @type {HTMLInputElement} */ (document.querySelector('input[name="lobby-kind"][value="casual"]')).checked = true;
+  }
+  $('lobby-rated-hint').hidden = can;
 }
 
 /**
@@ -306,7 +351,7 @@ function viewSearch(app) {
   if (!shown) return;
   const words = { game: describeRules(shown.variant, t), clock: clockWords(app, shown.clock) };
   let text;
-  if (seeking) text = t('lobby.waiting', words);
+  if (seeking) text = t(seeking.rated ? 'lobby.waitingRated' : 'lobby.waiting', words);
   else if (ended?.key) text = t(ended.key, { ...words, time: elapsedText(ended.waited) });
   else text = t('lobby.error', { message: ended?.message ?? '' });
   const line = $('lobby-waiting-text');
@@ -343,8 +388,11 @@ export function bindLobby(app, { inviteFriend }) {
     view(app);
   });
   $button('lobby-again').addEventListener('click', () => {
-    if (ended) seek(app, ended.variant, ended.clock);
+    if (ended) seek(app, ended.variant, ended.clock, ended.rated && !!signedIn());
   });
+  for (const input of Array.from(document.querySelectorAll('input[name="lobby-kind"]'))) {
+    input.addEventListener('change', () => view(app));
+  }
   $button('lobby-invite').addEventListener('click', () => {
     if (ended) inviteFriend({ variant: ended.variant, clock: ended.clock });
   });

@@ -13,6 +13,7 @@ import { bindLobby, view as viewLobby } from './lobby.js';
 import { loadMyGames, viewMyGames } from './my-games.js';
 import { createPageState } from './page-state.js';
 import { renderPage, viewNotice } from './panels.js';
+import { bindSignedIn } from './signed-in.js';
 import { computerPart, loadOnClick, onlinePart, recordsPart, reviewPart, screenReaderPart } from './later.js';
 import { reviewFromHash, reviewFromPath } from './review-links.js';
 import { loadRules } from './rules.js';
@@ -195,6 +196,8 @@ computerPart.ready((mod) => mod.bindComputerControls(app));
 onlinePart.ready((mod) => mod.bindOnlineControls(app));
 reviewPart.ready((mod) => mod.bindReviewControls(app));
 loadOnClick(reviewPart, ['review-open'], () => app.setNotice('error.part'));
+// Who is signed in: the header's link and the lobby's Rated choice.
+bindSignedIn(() => app.render());
 bindLobby(app, { inviteFriend: (settings) => openPart(onlinePart, (mod) => mod.createRoom(app, settings)).then(focusGame) });
 bindArenas(app);
 bindConfirmDialog();

@@ -42,7 +42,7 @@
  *   number, from GET /api/rooms/<id>/rounds/<n> (the `state` carries only the current
  *   round's); null while that round's record is on its way or failed to come
  * @property {number} clockOffset  the page's clock minus the server's, from the latest state's `clock.at` (clock.js's serverOffset); 0 untimed
- * @property {{ variant: string, clock: import('./clock.js').TimeControl | null } | null} paired  the rules and clock this
+ * @property {{ variant: string, clock: import('./clock.js').TimeControl | null, rated?: boolean } | null} paired  the rules and clock this
  *   seat was sought with, when quick pairing gave it (a finished round offers another search)
  * @property {'declined' | 'lapsed' | null} rematchNote  what became of the latest rematch offer
  *   (protocol.js's rematchChange), said until the next one or the next round

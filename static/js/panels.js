@@ -6,12 +6,14 @@ import { reasonText, recordRows, statusOf } from './board.js';
 import { clockResult } from './clock.js';
 import { viewClaim, viewClockBadge, viewClocks } from './clock-view.js';
 import { computerStatus, resultForPerson } from './computer-status.js';
+import { playerCard } from './cards-logic.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
 import { importedStart } from './local.js';
 import { importable } from './page-state.js';
 import { onlineView, roomScore, scoreText } from './protocol.js';
 import { reviewPart } from './later.js';
+import { viewAccountLink } from './signed-in.js';
 import { loadedRules } from './rules.js';
 import { gameSlot, hasProgress } from './storage.js';
 import { chosenRules, rulesOfPosition } from './variant.js';
@@ -39,6 +41,7 @@ import { chosenRules, rulesOfPosition } from './variant.js';
 export function renderPage(page, storage) {
   viewNotice(page);
   viewStartHints(page, storage);
+  viewAccountLink(page.t);
   if (page.mode === null) return;
   const o = page.mode === 'online' ? page.online : null;
   const vs = page.mode === 'computer' ? page.computer : null;
@@ -102,6 +105,7 @@ function viewCard({ t, snap, o, vs, human }, side) {
   presence.classList.toggle('online', known && !!seatInfo?.online);
   presence.classList.toggle('unknown', !known);
   presence.textContent = !known ? t('online.unknown') : seatInfo?.online ? t('online.present') : t('online.away');
+  viewPlayer(card, o ? playerCard(seatInfo) : null, t);
   if (!snap) return;
   const active = !snap.outcome && snap.turn === side;
   card.classList.toggle('active', active);
@@ -115,6 +119,32 @@ function viewCard({ t, snap, o, vs, human }, side) {
   if (hand.childElementCount !== snap.inHand[side]) {
     hand.replaceChildren(...Array.from({ length: snap.inHand[side] }, () => document.createElement('i')));
   }
+}
+
+/**
+ * A card's account line (online, a seat held by an account): the name as a link to its
+ * profile, the rating (`1532?` while provisional) and, after a rated round, its change.
+ * @param {HTMLElement} card @param {import('./cards-logic.js').PlayerCard | null} player
+ * @param {import('./types.js').Translate} t
+ */
+function viewPlayer(card, player, t) {
+  const line = find(card, '.card-player');
+  line.hidden = !player;
+  if (!player) return;
+  const link = /** @type {HTMLAnchorElement} */ (find(card, '.player-name'));
+  if (link.getAttribute('href') !== player.profile) link.setAttribute('href', player.profile);
+  link.textContent = player.name;
+  link.title = t('card.profile', { name: player.name });
+  const rating = find(card, '.player-rating');
+  rating.hidden = !player.rating;
+  rating.textContent = player.rating ?? '';
+  rating.title = t('card.rating');
+  const change = find(card, '.player-change');
+  change.hidden = !player.change;
+  change.textContent = player.change ?? '';
+  change.title = t('card.change');
+  change.classList.toggle('up', !!player.change?.startsWith('+'));
+  change.classList.toggle('down', !!player.change?.startsWith('\u2212'));
 }
 
 /** The status line: what to do now, or why nothing can be done. @param {Frame} f @returns {[string, string]} text and tone */
@@ -246,6 +276,11 @@ function viewResult({ t, snap, o, vs, human }) {
       : t('result.draw');
   // Said to the person whose side it is (a seat, vs computer), else of the sides.
   $('result-reason').textContent = reasonText({ ...out, reason: out.reason ?? out.kind }, o ? o.seat : vs ? human ?? null : null, t);
+  // A rated round of this seat's: the new rating and its change.
+  const mine = o?.seat && o.state?.rated ? playerCard(o.state.seats?.[o.seat]) : null;
+  const rating = $('result-rating');
+  rating.hidden = !mine?.rating || !mine.change;
+  rating.textContent = mine?.rating && mine.change ? t('result.rating', { rating: mine.rating, change: mine.change }) : '';
 }
 
 /** The move list, numbered by turn pairs (under review, review.js's). @param {Frame} f */

@@ -31,8 +31,8 @@ const saveKey = (slot) => SAVE_KEYS[slot] ?? `game.${slot}`;
  * @property {(key: string, value: string) => boolean} set  false when nothing was saved
  * @property {(key: string) => void} remove
  *
- * @typedef {{ seat: 'light' | 'dark' | null, key: string, paired?: { variant: string, clock: import('./clock.js').TimeControl | null }, arena?: string }} SeatKey
- *   a seat of an online room and its secret; `paired`: the rules and clock it was sought with, when quick pairing gave it;
+ * @typedef {{ seat: 'light' | 'dark' | null, key: string, paired?: { variant: string, clock: import('./clock.js').TimeControl | null, rated?: boolean }, arena?: string }} SeatKey
+ *   a seat of an online room and its secret; `paired`: the rules and clock it was sought with (and whether rated), when quick pairing gave it;
  *   `arena`: the arena whose pairing gave it (arena-page.js)
  */
 

@@ -90,7 +90,8 @@
  * @property {number} round  copied into every command
  * @property {number} version  copied into every command; the number of actions of the round
  * @property {string | null} last_action  kept for older pages (last_turn_actions says more)
- * @property {BySide<SeatPresence>} seats
+ * @property {BySide<SeatPresence & import('./cards-logic.js').SeatAccount>} seats  with, for a seat held by an account, its name, rating and a rated round's change
+ * @property {boolean} [rated]  made by rated pairing
  * @property {number} [spectators]  how many watch
  * @property {{ draw: Side | null, new_round: Side[], takeback?: Side | null, declined?: { offer: 'draw' | 'takeback' | 'rematch', by: Side } | null, rematch_open?: boolean, rematch?: Side | null, rematch_room?: string | null }} offers  standing offers; `declined`: the offer the round's latest event declined; `rematch_open`: a paired room, whose finished rounds may be rematched; `rematch`: the side offering a rematch; `rematch_room`: the rematch's room once agreed
  * @property {{ winner: Side | null, reason: string } | null} result  kept for older pages (outcome)

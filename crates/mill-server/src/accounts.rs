@@ -210,7 +210,7 @@ pub struct AccountsState {
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/api/account", post(sign_up).delete(delete_account))
-        .route("/api/session", post(sign_in).delete(sign_out))
+        .route("/api/session", get(session).post(sign_in).delete(sign_out))
         .route("/api/sessions", delete(sign_out_everywhere))
         .route("/api/me", get(me))
         .route("/api/me/games", get(my_games))
@@ -525,6 +525,18 @@ pub fn ratings_json(ratings: &[StoredRating]) -> Value {
     json!(by_rules)
 }
 
+/// `GET /api/session`: 200 `{"name"}`, the signed-in name or `null`: who is signed in,
+/// asked by the game page at every start (signed-in.js), so never a refusal (a 401 is
+/// an error in the browser's console for every anonymous visitor).
+async fn session(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let name = signed_in(&state, &headers).await?.map(|(_, name)| name);
+    Ok((
+        [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],
+        Json(json!({ "name": name })),
+    )
+        .into_response())
+}
+
 /// `GET /api/me`: 200 `{"name", "ratings"}`, or 401 `sign-in-required`.
 async fn me(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     let (id, name) = signed_in(&state, &headers)
@@ -822,6 +834,8 @@ pub async fn bind_seat(
 ) -> Result<(), ApiError> {
     if let Some(account) = account {
         state.accounts.store.bind_seat(room, color, account).await?;
+        // The room's state shows the account from now on (rooms/players.rs).
+        state.rooms.players_changed(room).await;
     }
     Ok(())
 }

@@ -496,8 +496,8 @@ async fn open_seeks(State(state): State<AppState>) -> Result<Response, ApiError>
         .rooms
         .open_seeks()
         .await?
-        .into_iter()
-        .map(|(s, waited)| json!({ "variant": s.variant, "clock": s.clock, "waiting": waited }))
+        .iter()
+        .map(crate::rooms::pairing::LobbySeek::to_json)
         .collect();
     Ok((
         [(header::CACHE_CONTROL, HeaderValue::from_static("no-store"))],

@@ -69,6 +69,7 @@ pub async fn run(
         config.arenas.clone(),
     ));
     let rooms = rooms::Rooms::new(store, config.clock.clone());
+    rooms.set_accounts(accounts.clone());
     // Before any room is served: the time since the last server ran is nobody's.
     rooms.alive(true).await?;
     rooms.set_max_spectators(match config.max_conns {

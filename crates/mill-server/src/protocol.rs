@@ -1058,23 +1058,93 @@ pub struct SeatView {
     pub online: bool,
 }
 
+/// The account holding a seat, as the room's `state` tells it (added to protocol 1:
+/// additive). Read from the database when the room is loaded, when a seat is bound to
+/// an account and when a rated round ends (`rooms/players.rs`), never for each state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatPlayer {
+    /// The account's name as its player typed it.
+    pub name: String,
+    /// The account's rating for the room's rule set and speed, rounded (`None` in an
+    /// untimed room, which has no speed); 1500 for an account without a rated game of
+    /// that rule set and speed yet.
+    pub rating: Option<i64>,
+    /// The rating is provisional (RD ≥ 110); with `rating`.
+    pub provisional: bool,
+    /// After a rated round: the rating's change by that round, `round(after) −
+    /// round(before)`, and the round it is for.
+    pub change: Option<(u32, i64)>,
+}
+
+/// What a room's `state` tells about its players beside the seats' presence: whether
+/// the room is rated and the account behind each seat (none for an anonymous one).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Players {
+    /// Made by rated pairing.
+    pub rated: bool,
+    /// The account behind each seat.
+    pub seats: ByColor<Option<SeatPlayer>>,
+}
+
 /// Serializes a state message without cloning the game view. `spectators` is the number
 /// of sockets watching without a seat (added to protocol 1; older pages ignore it).
 pub fn state_text(game: &GameView, seats: ByColor<SeatView>, spectators: usize) -> String {
+    room_state_text(game, seats, spectators, &Players::default())
+}
+
+/// [`state_text`] with the room's players: `rated`, and each account seat's `name`,
+/// `rating`, `provisional` and, once that round is over, `change` (all added to
+/// protocol 1: additive; an anonymous seat has none of them).
+pub fn room_state_text(
+    game: &GameView,
+    seats: ByColor<SeatView>,
+    spectators: usize,
+    players: &Players,
+) -> String {
+    #[derive(Serialize)]
+    struct Seat<'a> {
+        #[serde(flatten)]
+        seat: SeatView,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        name: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rating: Option<i64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        provisional: Option<bool>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        change: Option<i64>,
+    }
     #[derive(Serialize)]
     struct Out<'a> {
         #[serde(rename = "type")]
         kind: ServerType,
         #[serde(flatten)]
         game: &'a GameView,
-        seats: ByColor<SeatView>,
+        seats: ByColor<Seat<'a>>,
         spectators: usize,
+        rated: bool,
     }
+    let over = game.result.is_some();
+    let seats = ByColor::new_with(|c| {
+        let player = players.seats.get(c).as_ref();
+        let rating = player.and_then(|p| p.rating);
+        Seat {
+            seat: *seats.get(c),
+            name: player.map(|p| p.name.as_str()),
+            rating,
+            provisional: player.filter(|_| rating.is_some()).map(|p| p.provisional),
+            change: player
+                .and_then(|p| p.change)
+                .filter(|&(round, _)| over && round == game.round)
+                .map(|(_, change)| change),
+        }
+    });
     serde_json::to_string(&Out {
         kind: ServerType::State,
         game,
         seats,
         spectators,
+        rated: players.rated,
     })
     .expect("state always serializes")
 }

@@ -76,8 +76,10 @@ async fn two_seekers_share_one_new_ordinary_room_one_seat_each_and_play() {
     let keys: BTreeMap<_, _> = seeks[0].as_object().unwrap().iter().collect();
     assert_eq!(
         keys.keys().map(|k| k.as_str()).collect::<Vec<_>>(),
-        ["clock", "variant", "waiting"]
+        ["clock", "rated", "variant", "waiting"]
     );
+    // An anonymous casual seek: no name, no rating.
+    assert_eq!(seeks[0]["rated"], false);
 
     let (s2, b) = pair(s.addr, body("six", clock.clone(), &id("b", 1), &id("s", 2))).await;
     let (s1, a) = first.await.unwrap();

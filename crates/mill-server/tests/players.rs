@@ -136,8 +136,9 @@ async fn paired(
     (room, l, d, tl, td)
 }
 
-/// Light plays one turn and Dark resigns: Light wins round `round`.
-async fn light_wins(light: &mut common::Client, dark: &mut common::Client, round: u64) {
+/// Light plays one turn and Dark resigns: Light wins round `round`. The states that
+/// tell each seat the result.
+async fn light_wins(light: &mut common::Client, dark: &mut common::Client, round: u64) -> (Value, Value) {
     light
         .state_where(|s| s["round"] == round && s["version"] == 0)
         .await;
@@ -145,11 +146,24 @@ async fn light_wins(light: &mut common::Client, dark: &mut common::Client, round
     dark.state_where(|s| s["round"] == round && s["version"] == 1)
         .await;
     dark.ok("resign").await;
-    light
+    let l = light
         .state_where(|s| s["round"] == round && !s["result"].is_null())
         .await;
-    dark.state_where(|s| s["round"] == round && !s["result"].is_null())
+    let d = dark
+        .state_where(|s| s["round"] == round && !s["result"].is_null())
         .await;
+    (l, d)
+}
+
+/// A seat of a state: its name, rating, provisional flag and change (`null` if absent).
+fn card(state: &Value, seat: &str) -> (Value, Value, Value, Value) {
+    let s = &state["seats"][seat];
+    (
+        s["name"].clone(),
+        s["rating"].clone(),
+        s["provisional"].clone(),
+        s["change"].clone(),
+    )
 }
 
 /// The name a token signs in.
@@ -167,7 +181,40 @@ async fn the_record_keeps_rated_and_casual_rounds_past_the_purge() {
         name_of(&site, tl.as_deref().unwrap()).await,
         name_of(&site, td.as_deref().unwrap()).await,
     );
-    light_wins(&mut light, &mut dark, 1).await;
+    // The state names both accounts, with their (starting, provisional) blitz ratings,
+    // and says the room is rated; no change before a round has ended.
+    let first = light.state_where(|s| s["version"] == 0).await;
+    assert_eq!(first["rated"], true, "{first}");
+    assert_eq!(
+        card(&first, "light"),
+        (json!(winner), json!(1500), json!(true), Value::Null)
+    );
+    assert_eq!(
+        card(&first, "dark"),
+        (json!(loser), json!(1500), json!(true), Value::Null)
+    );
+    let (ended_l, ended_d) = light_wins(&mut light, &mut dark, 1).await;
+    // The state that tells the result tells each seat's change and new rating, the
+    // same on both seats.
+    let (w, l) = mill_server::ratings::Rating::after_round(
+        Default::default(),
+        Default::default(),
+        mill_server::ratings::Score::Win,
+    );
+    let (wr, lr) = (w.rating.round() as i64, l.rating.round() as i64);
+    assert!(wr - 1500 > 0 && lr - 1500 < 0);
+    for ended in [&ended_l, &ended_d] {
+        assert_eq!(
+            card(ended, "light"),
+            (json!(winner), json!(wr), json!(true), json!(wr - 1500)),
+            "{ended}"
+        );
+        assert_eq!(
+            card(ended, "dark"),
+            (json!(loser), json!(lr), json!(true), json!(lr - 1500)),
+            "{ended}"
+        );
+    }
 
     let won = site.games(&winner).await;
     assert_eq!(won.len(), 1, "{won:?}");
@@ -204,7 +251,15 @@ async fn the_record_keeps_rated_and_casual_rounds_past_the_purge() {
     // A new round in the same (rated) room: recorded and rated once more.
     light.ok("new-round").await;
     dark.ok("new-round").await;
-    light_wins(&mut light, &mut dark, 2).await;
+    // The last round's change is not the new round's.
+    let fresh = dark.state_where(|s| s["round"] == 2 && s["version"] == 0).await;
+    assert_eq!(
+        card(&fresh, "light"),
+        (json!(winner), json!(wr), json!(true), Value::Null)
+    );
+    let (ended, _) = light_wins(&mut light, &mut dark, 2).await;
+    assert!(ended["seats"]["light"]["change"].as_i64().unwrap() > 0, "{ended}");
+    assert!(ended["seats"]["dark"]["change"].as_i64().unwrap() < 0, "{ended}");
     let won = site.games(&winner).await;
     assert_eq!(won.len(), 2);
     assert_eq!(won[0]["review"], format!("/r/{room}/review/2"));
@@ -213,7 +268,30 @@ async fn the_record_keeps_rated_and_casual_rounds_past_the_purge() {
     // A casual round against an anonymous player.
     let (casual, mut light, mut dark, tl, _) = paired(&site, Some(&ta), None, false).await;
     let kate_light = tl.is_some();
-    light_wins(&mut light, &mut dark, 1).await;
+    let (ended, _) = light_wins(&mut light, &mut dark, 1).await;
+    // A casual room: not rated, no change; kate named with her blitz rating, the
+    // anonymous seat without a name.
+    let (kate_seat, anonymous) = if kate_light {
+        ("light", "dark")
+    } else {
+        ("dark", "light")
+    };
+    assert_eq!(ended["rated"], false, "{ended}");
+    let blitz = &site.get("/api/players/kate").await.body["ratings"]["nine"]["blitz"];
+    assert_eq!(
+        card(&ended, kate_seat),
+        (
+            json!("kate"),
+            json!(blitz["rating"].as_f64().unwrap().round() as i64),
+            blitz["provisional"].clone(),
+            Value::Null
+        ),
+        "{ended}"
+    );
+    assert_eq!(
+        card(&ended, anonymous),
+        (Value::Null, Value::Null, Value::Null, Value::Null)
+    );
     let kate = site.games("kate").await;
     assert_eq!(kate.len(), 3, "{kate:?}");
     let g = &kate[0];
@@ -586,6 +664,22 @@ async fn racing_results_on_two_instances_rate_once() {
         let ended = l.state_where(|s| !s["result"].is_null()).await;
         d.state_where(|s| !s["result"].is_null()).await;
         let light_won = ended["result"]["winner"] == "light";
+        // Each instance's state tells both changes, whichever stored the result (the
+        // other reads them with the news).
+        let (wc, lc) = (
+            win.rating.round() as i64 - 1500,
+            loss.rating.round() as i64 - 1500,
+        );
+        let (lchange, dchange) = if light_won { (wc, lc) } else { (lc, wc) };
+        for c in [&mut l, &mut d] {
+            let s = c
+                .state_where(|s| !s["result"].is_null() && !s["seats"]["dark"]["change"].is_null())
+                .await;
+            assert_eq!(s["rated"], true, "{s}");
+            assert_eq!(s["seats"]["light"]["change"], lchange, "{s}");
+            assert_eq!(s["seats"]["dark"]["change"], dchange, "{s}");
+            assert_eq!(s["seats"]["light"]["rating"], 1500 + lchange, "{s}");
+        }
         let facts = rated_facts(addr_a, &tl, &td).await;
         assert_eq!((facts.0, facts.1, facts.4, facts.5), (1, 1, 1, 1), "{facts:?}");
         let (lr, dr) = if light_won {
@@ -598,4 +692,44 @@ async fn racing_results_on_two_instances_rate_once() {
             "{facts:?} {ended}"
         );
     }
+}
+
+/// The lobby (`GET /api/seeks`) names a signed-in seeker with its rating for the seek's
+/// rules and speed, and says whether the seek is rated; an anonymous seeker stays
+/// anonymous.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_lobby_names_signed_in_seekers_and_rated_seeks() {
+    let site = site().await;
+    let token = site.sign_up("nora").await;
+    let addr = site.server.addr;
+    let rated = tokio::spawn(async move {
+        let ask =
+            json!({ "variant": "nine", "clock": { "initial": 60 }, "rated": true, "seeker": "seeker-nora" });
+        call(addr, "POST", "/api/pair", Some(&token), &ask.to_string()).await
+    });
+    let anonymous = tokio::spawn(async move {
+        let ask = json!({ "variant": "six", "clock": null, "seeker": "seeker-anon" });
+        call(addr, "POST", "/api/pair", None, &ask.to_string()).await
+    });
+    let seeks = loop {
+        let lobby = site.get("/api/seeks").await;
+        let seeks = lobby.body["seeks"].as_array().unwrap().clone();
+        if seeks.len() == 2 {
+            break seeks;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    let nora = seeks.iter().find(|s| s["variant"] == "nine").unwrap();
+    assert_eq!(nora["rated"], true, "{nora}");
+    assert_eq!(nora["name"], "nora", "{nora}");
+    assert_eq!(nora["rating"], 1500, "{nora}");
+    assert_eq!(nora["provisional"], true, "{nora}");
+    let anon = seeks.iter().find(|s| s["variant"] == "six").unwrap();
+    assert_eq!(anon["rated"], false, "{anon}");
+    for field in ["name", "rating", "provisional"] {
+        assert!(anon.get(field).is_none(), "{anon}");
+    }
+    rated.abort();
+    anonymous.abort();
+    site.server.stop().await;
 }

@@ -242,7 +242,17 @@ impl Rooms {
             away,
         } = write;
         let (seat, cid, at) = (append.event.seat, append.event.client_id.clone(), append.event.at);
+        // A rated round's end: the ratings changed with it; the state telling the
+        // result tells the change too (`players.rs`).
+        let rated_end = append.ends.is_some() && lock(room_arc).rated;
         let outcome = self.shared.store.append(append).await;
+        let players = match &outcome {
+            Ok(Appended::Stored) if rated_end => {
+                let ask = lock(room_arc).ask_players();
+                self.read_players(ask).await
+            }
+            _ => None,
+        };
         let mut room = lock(room_arc);
         room.end_write();
         if let Ok(Appended::Stored) = outcome {
@@ -260,6 +270,9 @@ impl Rooms {
             room.note_times(at);
             room.active_at = at;
             room.refresh(at);
+            if let Some(players) = players {
+                room.install_players(players);
+            }
             stored(&mut room);
             room.broadcast_state();
         }

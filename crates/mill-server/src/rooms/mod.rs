@@ -20,6 +20,7 @@
 mod command;
 mod others;
 pub mod pairing;
+mod players;
 mod room;
 #[cfg(test)]
 mod tests;
@@ -142,6 +143,9 @@ struct Shared {
     outages: Mutex<Vec<Outage>>,
     /// When this instance last noted in the database that it runs (real time).
     alive_ok: Mutex<Option<std::time::Instant>>,
+    /// The accounts' side of the database, whose names and ratings the states show
+    /// (`players.rs`); unset (tests on the in-memory store): no seat has a player.
+    accounts: std::sync::OnceLock<crate::store::accounts::Accounts>,
 }
 
 /// Why a room could not be had.
@@ -210,6 +214,7 @@ impl Rooms {
                 max_spectators: std::sync::atomic::AtomicUsize::new(MAX_SPECTATORS),
                 outages: Mutex::new(Vec::new()),
                 alive_ok: Mutex::new(None),
+                accounts: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -481,6 +486,8 @@ impl Rooms {
             Ok(room) => room,
             Err(why) => return Err(self.set_aside(id, &why)),
         };
+        // The accounts behind its seats, once per load (not per state).
+        self.load_players(&mut room).await;
         // One instance knows who is online now; with several, the others' presence
         // is read first (`announce_one` below).
         room.presence_known = !self.shared.store.shared();
@@ -703,6 +710,13 @@ impl Rooms {
                 other => other,
             };
             let mut room = lock(&arc);
+            // On a shared database a seat may have been bound to its account on
+            // another instance after this one read the room's players.
+            if let Ok((_, Some(seat))) = attached {
+                if self.shared.store.shared() && room.players.seats.get(seat).is_none() {
+                    self.refresh_players_later(&arc);
+                }
+            }
             // A watcher more: the others hear of it within WATCHERS_NEWS.
             if matches!(attached, Ok((_, None))) {
                 self.watchers_changed(&mut room, &arc);

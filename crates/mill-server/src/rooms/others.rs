@@ -107,6 +107,9 @@ impl Rooms {
         }
         let id = room.id.clone();
         let mut changed = false;
+        // A rated round ended or a seat arrived elsewhere: the players are read again.
+        let (round_before, over_before) = (room.table.round(), room.table.is_over());
+        let mut players_stale = false;
         // The Dark seat first: round 1's clocks start when it was taken.
         if room.keys.dark.is_none() || !room.taken.dark {
             if let Some(key) = news.dark_key {
@@ -116,6 +119,7 @@ impl Rooms {
                     room.start_clocks(at);
                 }
                 changed = true;
+                players_stale = true;
             }
         }
         let news_at = news.events.last().map(|e| e.at).or(news.dark_at);
@@ -132,9 +136,18 @@ impl Rooms {
             let at = news_at.unwrap_or(at);
             room.refresh(at);
         }
+        let ended = room.table.round() != round_before || (room.table.is_over() && !over_before);
+        players_stale |= ended && room.rated;
         if room.others_hold(news.remote, news.claims) {
             changed = true;
             self.publish_presence(&mut room);
+            // A seat held elsewhere whose account this instance has not read.
+            players_stale |= mill_core::Color::ALL
+                .into_iter()
+                .any(|c| *room.others.remote.get(c) && room.players.seats.get(c).is_none());
+        }
+        if players_stale {
+            self.refresh_players_later(room_arc);
         }
         if changed {
             room.broadcast_state();

@@ -235,17 +235,77 @@ impl Rooms {
         Ok(self.shared.store.withdraw(id, true).await? == SeekState::Waiting)
     }
 
-    /// The open seeks (`GET /api/seeks`), oldest first, with how long each has waited.
-    pub async fn open_seeks(&self) -> Result<Vec<(OpenSeek, i64)>, ApiError> {
+    /// The open seeks (`GET /api/seeks`), oldest first, with how long each has waited
+    /// and, for a signed-in seeker, its name and rating (one read for the whole list).
+    pub async fn open_seeks(&self) -> Result<Vec<LobbySeek>, ApiError> {
         let now = self.now();
         let seeks = self.shared.store.open_seeks(LOBBY_SIZE).await?;
+        let mut ids: Vec<i64> = seeks.iter().filter_map(|s| s.account).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let seekers = match self.shared.accounts.get() {
+            Some(accounts) if !ids.is_empty() => accounts.seekers(ids).await?,
+            _ => Default::default(),
+        };
         Ok(seeks
             .into_iter()
             .map(|s| {
-                let waited = now.saturating_sub(s.since).max(0);
-                (s, waited)
+                let waiting = now.saturating_sub(s.since).max(0);
+                let seeker = s.account.and_then(|id| seekers.get(&id)).map(|p| SeekerView {
+                    name: p.name.clone(),
+                    rating: s
+                        .clock
+                        .map(|c| p.rating(&s.variant, crate::ratings::Speed::of(c))),
+                });
+                LobbySeek {
+                    seek: s,
+                    waiting,
+                    seeker,
+                }
             })
             .collect())
+    }
+}
+
+/// An open seek as the lobby lists it.
+#[derive(Debug, Clone)]
+pub struct LobbySeek {
+    /// The seek.
+    pub seek: OpenSeek,
+    /// How long it has waited (ms).
+    pub waiting: i64,
+    /// Its seeker's account, if signed in (an anonymous seeker stays anonymous).
+    pub seeker: Option<SeekerView>,
+}
+
+/// A signed-in seeker in the lobby.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeekerView {
+    /// The account's name.
+    pub name: String,
+    /// Its rating for the seek's rule set and speed, rounded, and whether it is
+    /// provisional (`None`: an untimed seek, which has no speed).
+    pub rating: Option<(i64, bool)>,
+}
+
+impl LobbySeek {
+    /// The lobby's JSON for this seek: `variant`, `clock`, `waiting`, `rated`, and for a
+    /// signed-in seeker `name` (and `rating`, `provisional` when the seek has a clock).
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = serde_json::json!({
+            "variant": self.seek.variant,
+            "clock": self.seek.clock,
+            "waiting": self.waiting,
+            "rated": self.seek.rated,
+        });
+        if let Some(p) = &self.seeker {
+            v["name"] = p.name.clone().into();
+            if let Some((rating, provisional)) = p.rating {
+                v["rating"] = rating.into();
+                v["provisional"] = provisional.into();
+            }
+        }
+        v
     }
 }
 

@@ -87,6 +87,12 @@ pub struct Room {
     pub(super) id: String,
     /// A rated room (made by rated pairing): takeback requests are refused.
     pub(super) rated: bool,
+    /// What the state tells of the players (`players.rs`): read from the database at
+    /// load, when a seat is bound and when a rated round ends; `players_asked` numbers
+    /// the reads so that an older one never overwrites a newer one.
+    pub(super) players: protocol::Players,
+    pub(super) players_asked: u64,
+    pub(super) players_read: u64,
     /// Key hashes of the seats taken.
     pub(super) keys: ByColor<Option<[u8; 32]>>,
     /// Seats whose key is stored (what the snapshot shows).
@@ -245,6 +251,9 @@ impl Room {
         Room {
             id,
             rated: false,
+            players: protocol::Players::default(),
+            players_asked: 0,
+            players_read: 0,
             keys: ByColor {
                 light: Some(light_key),
                 dark: None,
@@ -547,6 +556,7 @@ impl Room {
         room.taken.dark = s.dark_key.is_some();
         room.rated = s.rated;
         room.table.set_paired(s.paired);
+        room.players.rated = s.rated;
         if let Some(at) = s.dark_at.filter(|_| s.dark_key.is_some()) {
             room.start_clocks(at);
         }
@@ -767,7 +777,9 @@ impl Room {
     }
 
     pub(super) fn state(&self) -> Outgoing {
-        Outgoing::Text(protocol::state_text(&self.committed, self.seats(), self.spectators()).into())
+        Outgoing::Text(
+            protocol::room_state_text(&self.committed, self.seats(), self.spectators(), &self.players).into(),
+        )
     }
 
     /// Answers a command refused before the rules ([`Verdict::Refused`]): the error,

@@ -582,9 +582,12 @@ impl Store for Memory {
         Ok(ranked
             .into_iter()
             .map(|(_, s)| OpenSeek {
+                rated: s.pool.starts_with("rated "),
                 variant: s.variant,
                 clock: s.clock,
                 since: s.created_at,
+                // The in-memory store keeps no accounts.
+                account: None,
             })
             .collect())
     }

@@ -22,6 +22,7 @@
 
 pub mod accounts;
 pub mod arena;
+pub mod cards;
 mod memory;
 pub mod passkeys;
 mod postgres;

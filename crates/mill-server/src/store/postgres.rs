@@ -923,6 +923,8 @@ impl Store for Pg {
                     variant: r.get(0),
                     clock: parse_clock(r.get(1), r.get(2), r.get(3), "(a seek)")?,
                     since: r.get(4),
+                    account: r.get(5),
+                    rated: r.get(6),
                 })
             })
             .collect()

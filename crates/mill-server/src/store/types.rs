@@ -491,8 +491,9 @@ impl SeekState {
 pub fn lobby_choice(alive: &str, limit: &str) -> String {
     format!(
         "SELECT variant, CAST(clock_initial AS BIGINT), CAST(clock_increment AS BIGINT),
-                CAST(clock_days AS BIGINT), created_at FROM (
-           SELECT variant, clock_initial, clock_increment, clock_days, created_at, id,
+                CAST(clock_days AS BIGINT), created_at, CAST(account_id AS BIGINT),
+                pool LIKE 'rated %' FROM (
+           SELECT variant, clock_initial, clock_increment, clock_days, created_at, id, account_id, pool,
                   row_number() OVER (PARTITION BY address ORDER BY created_at, id) AS nth
            FROM seeks WHERE room_id IS NULL AND {alive}
            ORDER BY nth, created_at, id LIMIT {limit}
@@ -510,6 +511,11 @@ pub struct OpenSeek {
     /// Since when it waits (Unix ms).
     #[serde(skip)]
     pub since: i64,
+    /// The signed-in seeker's account (never shown: the lobby shows its name).
+    #[serde(skip)]
+    pub account: Option<i64>,
+    /// A rated seek.
+    pub rated: bool,
 }
 
 /// The requests waiting on this instance for their seeks to change, by seek id. The
