@@ -41,6 +41,14 @@
 //! memory (VmRSS, and its peak VmHWM) from /proc/PID/status once every watcher is on,
 //! and at the end. Start the server with `--max-conns-per-ip 0` (and `--max-spectators`
 //! and `--max-conns` at least N).
+//!
+//! Three modes make their accounts straight in the server's database (`--db`, the
+//! server's own; mill-load/accounts.rs) and then go through the API as the page does:
+//! `mill-load sign-in` (argon2id's cost and `POST /api/session` at a steady rate),
+//! `mill-load rated-pair` (rated quick pairing with ratings spread over a range,
+//! mill-load/rated.rs) and `mill-load arena` (one arena of bot players and watchers,
+//! mill-load/arena.rs). `scripts/measure-accounts-load` starts a release server and runs
+//! them; each file's documentation says what it measures.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -58,8 +66,22 @@ use tokio::net::TcpStream;
 use tokio::sync::{Barrier, Semaphore};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+#[path = "mill-load/accounts.rs"]
+mod accounts;
+#[path = "mill-load/arena.rs"]
+mod arena;
+#[path = "mill-load/flag_delay.rs"]
+mod flag_delay;
+#[path = "mill-load/pair.rs"]
+mod pair;
+#[path = "mill-load/rated.rs"]
+mod rated;
 #[path = "mill-load/spectators.rs"]
 mod spectators;
+#[path = "mill-load/stats.rs"]
+mod stats;
+use flag_delay::flag_delay;
+use pair::pair_load;
 use spectators::{Watch, spectators};
 
 /// Many rooms × two clients playing random legal games against a mill-server.
@@ -189,104 +211,15 @@ enum Sub {
         #[arg(long, default_value_t = 64)]
         setup_concurrency: usize,
     },
-}
-
-/// The page's quick-pairing time controls (static/js/clock.js PRESETS).
-const PAIR_CLOCKS: [&str; 7] = [
-    "null",
-    r#"{"initial":60,"increment":0}"#,
-    r#"{"initial":180,"increment":2}"#,
-    r#"{"initial":300,"increment":3}"#,
-    r#"{"initial":600,"increment":5}"#,
-    r#"{"initial":900,"increment":10}"#,
-    r#"{"days":3}"#,
-];
-
-/// One `POST /api/pair`: (status, body).
-async fn pair_once(addr: SocketAddr, body: &str) -> anyhow::Result<(u16, Value)> {
-    let (status, _, body) = exchange(addr, "POST", "/api/pair", body).await?;
-    Ok((status, serde_json::from_str(&body).unwrap_or(Value::Null)))
-}
-
-/// `mill-load pair`: see the module's documentation.
-async fn pair_load(addrs: &[SocketAddr], seekers: usize, seconds: f64, pools: usize) -> anyhow::Result<()> {
-    let pools = pools.clamp(1, PAIR_CLOCKS.len());
-    let mut rng = rand::rngs::StdRng::from_os_rng();
-    let start = Instant::now();
-    let run = format!("{:08x}", rng.random::<u32>());
-    let mut tasks = Vec::with_capacity(seekers);
-    for i in 0..seekers {
-        let at = Duration::from_secs_f64(rng.random::<f64>() * seconds.max(0.0));
-        let addr = addrs[i % addrs.len()];
-        let body = format!(
-            r#"{{"variant":"nine","clock":{},"seeker":"load-{run}-{i:08}","seek":"seek-{run}-{i:08}"}}"#,
-            PAIR_CLOCKS[rng.random_range(0..pools)]
-        );
-        tasks.push(tokio::spawn(async move {
-            tokio::time::sleep_until((start + at).into()).await;
-            let arrived = Instant::now();
-            let answer = pair_once(addr, &body).await;
-            (arrived, Instant::now(), answer)
-        }));
-    }
-    let mut rooms: std::collections::HashMap<String, Vec<(Instant, Instant)>> = Default::default();
-    let (mut alone, mut errors) = (0, 0);
-    for t in tasks {
-        let (arrived, answered, answer) = t.await?;
-        match answer {
-            Ok((201, v)) => rooms
-                .entry(v["room"].as_str().unwrap_or_default().to_string())
-                .or_default()
-                .push((arrived, answered)),
-            Ok((200, v)) if v["outcome"] == "no-opponent" => alone += 1,
-            Ok((status, v)) => {
-                if errors == 0 {
-                    eprintln!("refused: {status} {v}");
-                }
-                errors += 1;
-            }
-            Err(e) => {
-                if errors == 0 {
-                    eprintln!("failed: {e:#}");
-                }
-                errors += 1;
-            }
-        }
-    }
-    let mut ms: Vec<f64> = Vec::new();
-    let mut odd = 0;
-    for seats in rooms.values() {
-        if seats.len() != 2 {
-            odd += 1;
-            continue;
-        }
-        let second = seats[0].0.max(seats[1].0);
-        let both = seats[0].1.max(seats[1].1);
-        ms.push(both.saturating_duration_since(second).as_secs_f64() * 1000.0);
-    }
-    ms.sort_by(f64::total_cmp);
-    let q = |p: f64| {
-        ms.get(((ms.len() as f64 - 1.0) * p).round() as usize)
-            .copied()
-            .unwrap_or(f64::NAN)
-    };
-    println!(
-        "{seekers} seekers over {seconds} s on {} instance(s), {pools} time control(s): {} rooms, {alone} left without an opponent, {errors} errors, {odd} rooms not of two",
-        addrs.len(),
-        ms.len()
-    );
-    println!(
-        "second seeker's arrival -> both answers: p50 {:.1} ms | p90 {:.1} ms | p99 {:.1} ms | max {:.1} ms ({} rooms)",
-        q(0.5),
-        q(0.9),
-        q(0.99),
-        ms.last().copied().unwrap_or(f64::NAN),
-        ms.len()
-    );
-    if errors > 0 || odd > 0 {
-        bail!("{errors} errors, {odd} rooms not of two seekers");
-    }
-    Ok(())
+    /// Signs in to accounts made first, at a steady rate: argon2id's cost, each
+    /// answer's time and the server's CPU per sign-in.
+    SignIn(accounts::SignIn),
+    /// Rated quick pairing of seekers with ratings spread over a range: each answer's
+    /// time and how far apart the pairs' ratings were.
+    RatedPair(rated::RatedPair),
+    /// One arena of bots playing over the real protocol, watched by many sockets: the
+    /// pairing delay, the standings' reach and the server's CPU and memory.
+    Arena(arena::ArenaRun),
 }
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
@@ -391,9 +324,13 @@ struct Totals {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let args = Args::parse();
-    if let Some(Sub::Seed { db, rooms, actions }) = &args.command {
-        return seed(db, *rooms, *actions);
+    let mut args = Args::parse();
+    match args.command.take() {
+        Some(Sub::Seed { db, rooms, actions }) => return seed(&db, rooms, actions),
+        Some(Sub::SignIn(run)) => return accounts::sign_in(run).await,
+        Some(Sub::RatedPair(run)) => return rated::rated_pair(run).await,
+        Some(Sub::Arena(run)) => return arena::arena(run).await,
+        other => args.command = other,
     }
     if let Some(Sub::FlagDelay {
         addr,
@@ -589,9 +526,21 @@ async fn exchange(
     path: &str,
     body: &str,
 ) -> anyhow::Result<(u16, String, String)> {
+    exchange_as(addr, method, path, None, body).await
+}
+
+/// [`exchange`] with a `Cookie` header (`name=value`), if any.
+async fn exchange_as(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    cookie: Option<&str>,
+    body: &str,
+) -> anyhow::Result<(u16, String, String)> {
     let mut stream = TcpStream::connect(addr).await?;
+    let cookie = cookie.map_or(String::new(), |c| format!("Cookie: {c}\r\n"));
     let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{cookie}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).await?;
@@ -883,135 +832,5 @@ async fn wait_for(
             _ => {}
         }
     }
-    Ok(())
-}
-
-/// `mill-load flag-delay`: see the module docs.
-async fn flag_delay(addr: SocketAddr, rooms: usize, concurrency: usize) -> anyhow::Result<()> {
-    use mill_server::timecontrol::TimeControl;
-    if !addr.ip().is_loopback() {
-        bail!("mill-load only targets a server on this machine (a loopback address)");
-    }
-    let _ = rlimit::increase_nofile_limit(u64::MAX);
-    const INITIAL: u32 = 15;
-    let control = TimeControl::Live {
-        initial: INITIAL,
-        increment: 0,
-    };
-    // After the first turns (which give no lag back) the quota is still its start.
-    let quota = control.lag_rule().start;
-    let setup = Arc::new(Semaphore::new(concurrency.max(1)));
-    let mut tasks = Vec::with_capacity(rooms);
-    for _ in 0..rooms {
-        let setup = setup.clone();
-        tasks.push(tokio::spawn(async move {
-            let permit = setup.acquire_owned().await.expect("semaphore open");
-            let clock = json!({"initial": INITIAL, "increment": 0});
-            let mut t = open_table([addr, addr], Some(clock)).await?;
-            drop(permit);
-            // First turns: Light places, then Dark; Light's clock runs from Dark's.
-            for (mover, action, version) in [(0, "d6", 1), (1, "d2", 2)] {
-                let state = t.last[mover].clone();
-                let msg = command(
-                    format!("flag-{version}"),
-                    &state["round"],
-                    &state["version"],
-                    Command::Action(action.into()),
-                );
-                t.seats[mover].send(msg).await?;
-                let totals = Totals::default();
-                for i in 0..2 {
-                    wait_for(&mut t, i, &state["round"], &json!(version), &totals).await?;
-                }
-            }
-            let running = t.last[1]["clock"].clone();
-            let seen_running = Instant::now();
-            anyhow::ensure!(
-                running["running"] == "light",
-                "Light's clock is not running: {running}"
-            );
-            let time_up = running["at"].as_i64().context("clock.at")?
-                + running["light"].as_i64().context("clock.light")?;
-            // Read Dark's socket until the result (the server sends nothing before it).
-            let end = loop {
-                let v = tokio::time::timeout(Duration::from_secs(60), next_json(&mut t.seats[1]))
-                    .await
-                    .context("no flag within a minute")??;
-                if kind(&v) == Some(ServerType::State) && !v["result"].is_null() {
-                    break v;
-                }
-            };
-            let seen = seen_running.elapsed().as_millis() as i64 - running["light"].as_i64().unwrap_or(0);
-            anyhow::ensure!(
-                end["result"]["reason"] == "timeout",
-                "not a timeout: {}",
-                end["result"]
-            );
-            let stored = end["clock"]["at"].as_i64().context("clock.at")? - time_up;
-            for ws in &mut t.seats {
-                let _ = ws.close(None).await;
-            }
-            anyhow::Ok((stored, seen))
-        }));
-    }
-    let (mut stored, mut seen) = (Vec::new(), Vec::new());
-    let mut failed = 0;
-    for task in tasks {
-        match task.await {
-            Ok(Ok((a, b))) => {
-                stored.push(a);
-                seen.push(b);
-            }
-            Ok(Err(e)) => {
-                if failed == 0 {
-                    eprintln!("a room failed: {e:#}");
-                }
-                failed += 1;
-            }
-            Err(e) => {
-                eprintln!("a room's task failed: {e}");
-                failed += 1;
-            }
-        }
-    }
-    let line = |name: &str, mut v: Vec<i64>, offset: i64| {
-        v.sort_unstable();
-        let pct = |p: f64| -> i64 {
-            if v.is_empty() {
-                return 0;
-            }
-            v[((v.len() as f64 * p).ceil() as usize).clamp(1, v.len()) - 1] - offset
-        };
-        println!(
-            "{name}: p50 {} ms | p99 {} ms | max {} ms ({} rooms)",
-            pct(0.5),
-            pct(0.99),
-            pct(1.0),
-            v.len()
-        );
-    };
-    println!(
-        "{INITIAL}-second clocks, lag quota {quota} ms (the flag's deadline is the time plus the quota); {failed} rooms failed"
-    );
-    line(
-        "timeout stored after the time was up (server clock)",
-        stored.clone(),
-        0,
-    );
-    line(
-        "timeout stored after the flag's deadline (server clock)",
-        stored,
-        quota,
-    );
-    line(
-        "timeout seen by the page after the time was up (local clock)",
-        seen.clone(),
-        0,
-    );
-    line(
-        "timeout seen by the page after the flag's deadline (local clock)",
-        seen,
-        quota,
-    );
     Ok(())
 }

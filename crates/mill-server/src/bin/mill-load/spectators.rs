@@ -13,7 +13,7 @@ pub(super) struct Watch {
 }
 
 /// The server's resident memory now and at its peak, from /proc/PID/status.
-fn rss(pid: Option<u32>) -> String {
+pub(super) fn rss(pid: Option<u32>) -> String {
     let Some(pid) = pid else {
         return "not asked (--server-pid)".to_string();
     };
