@@ -42,8 +42,8 @@ use self::sqlite::Sqlite;
 /// the schema's tests: its migrations, and the file opened and brought up to date.
 pub use self::sqlite::{migrations as sqlite_migrations, open as open_sqlite_file};
 pub use self::types::{
-    Append, Appended, DbError, Entry, Instances, News, OpenSeek, Outage, Presence, Recheck, Rematch, Seek, SeekState,
-    SeekWaiters, StoredEvent, StoredRoom, seek_pool,
+    Append, Appended, DbError, Entry, Instances, News, OpenSeek, Outage, Presence, Recheck, Rematch, Seek,
+    SeekState, SeekWaiters, StoredEvent, StoredRoom, seek_pool,
 };
 use crate::timecontrol::TimeControl;
 
