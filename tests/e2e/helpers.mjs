@@ -41,16 +41,17 @@ export async function startStaticServer() {
   requireWasmBuild();
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (path === '/api/arenas') {
-      // The start screen reads the arenas; this server has none, and nobody signed in.
+    // What the start screen and the game page ask the server at every load; this server
+    // has no arenas, nobody waiting and nobody signed in.
+    const answers = {
+      '/api/arenas': '{"arenas":[],"me":null}',
+      '/api/seeks': '{"seeks":[],"protocol":1}',
+      '/api/session': '{"name":null}',
+      '/api/me/games': '{"name":null,"games":[]}',
+    };
+    if (Object.hasOwn(answers, path)) {
       res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end('{"arenas":[],"me":null}');
-      return;
-    }
-    if (path === '/api/seeks') {
-      // The start screen reads the lobby; this server has nobody waiting.
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end('{"seeks":[],"protocol":1}');
+      res.end(answers[path]);
       return;
     }
     let file;
