@@ -171,6 +171,7 @@ async fn game(sh: &Shared, room: &str, seat: &str, key: &str, rng: &mut impl Rng
     let hello = ClientMsg::Hello {
         protocol: PROTOCOL,
         key: Some(key.to_string()),
+        account: false,
     };
     ws.send(Message::Text(hello.to_text().into())).await?;
     let welcome = next_json(&mut ws).await?;
