@@ -54,6 +54,7 @@ export function holdsRoom(games, roomId) {
  * @returns {Promise<MyGame[]>}
  */
 export async function fetchMyGames(fetchImpl = globalThis.fetch) {
+  if (globalThis.navigator?.onLine === false) return [];
   try {
     const res = await fetchImpl('/api/me/games', { credentials: 'same-origin', cache: 'no-store' });
     if (!res.ok) return [];

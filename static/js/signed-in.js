@@ -20,6 +20,8 @@ export function signedIn() {
  * @param {() => void} changed
  */
 export async function readSignedIn(changed) {
+  // Offline, nothing to ask (and no failed request in the console): keep what the page knew.
+  if (navigator.onLine === false) return;
   let now = null;
   try {
     const res = await fetch('/api/session', { cache: 'no-store', credentials: 'same-origin' });

@@ -381,7 +381,7 @@ test('when the computer’s worker cannot start, the page says so and a level ch
 test('keyboard only: start Vs computer, place with Enter, the computer answers, the level changes with the arrow keys', async () => {
   const { context, page } = await open({ viewport: DESKTOP });
   const active = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.dataset?.point || document.activeElement?.name || null);
-  for (let i = 0; i < 12 && (await active()) !== 'start-computer'; i++) await page.keyboard.press('Tab');
+  for (let i = 0; i < 25 && (await active()) !== 'start-computer'; i++) await page.keyboard.press('Tab');
   assert.equal(await active(), 'start-computer');
   await page.keyboard.press('Enter');
   await page.locator('#board-host [data-point="a1"]').waitFor();

@@ -46,9 +46,11 @@ test('a game placed, moved and removed with the keyboard only', async () => {
   const context = await env.browser.newContext({ viewport: DESKTOP });
   const page = await openPage(context, `${env.server.url}/`);
   // Tab to "Same device" and start.
-  for (let i = 0; i < 10 && (await page.evaluate(() => document.activeElement?.id)) !== 'start-local'; i++) {
+  // (The header's links and the start screen's controls come first: at most 25 stops.)
+  for (let i = 0; i < 25 && (await page.evaluate(() => document.activeElement?.id)) !== 'start-local'; i++) {
     await page.keyboard.press('Tab');
   }
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'start-local');
   await page.keyboard.press('Enter');
   await page.locator('#board-host [data-point="a1"]').waitFor();
   // Tab reaches the board.
