@@ -22,6 +22,12 @@ const seatNote = async (page) => {
   await page.locator('#seat-note').filter({ hasText: /You play/ }).waitFor();
   return page.locator('#seat-note').innerText();
 };
+// The new room's seat, once its state has come (a loaded machine may show the old room's
+// note for a moment after the move): times out, failing, if it never says `text`.
+const seatBecomes = async (page, text) => {
+  await page.locator('#seat-note').filter({ hasText: text }).waitFor();
+  return page.locator('#seat-note').innerText();
+};
 
 /** Two pages paired on `preset`: [light, dark] and the room's URL. */
 async function paired(preset) {
@@ -69,8 +75,8 @@ test('an accepted rematch takes both pages to one new room, colours swapped, on 
   const room = roomOf(light.page.url());
   assert.notEqual(room, roomOf(url));
   // Colours swapped: Dark starts as Light.
-  assert.equal(await seatNote(light.page), 'You play Dark');
-  assert.equal(await seatNote(dark.page), 'You play Light');
+  assert.equal(await seatBecomes(light.page, 'You play Dark'), 'You play Dark');
+  assert.equal(await seatBecomes(dark.page, 'You play Light'), 'You play Light');
   await dark.page.locator('#status').filter({ hasText: 'Your turn: place a piece' }).waitFor();
   // The same clock, both seats taken, round 1.
   const info = await light.page.evaluate((id) => fetch(`/api/rooms/${id}`).then((r) => r.json()), room);
@@ -130,8 +136,8 @@ test('both pressing Rematch at once land in one new room', async () => {
   await moved(light.page);
   await moved(dark.page);
   assert.equal(light.page.url(), dark.page.url(), 'one new room');
-  assert.equal(await seatNote(light.page), 'You play Dark');
-  assert.equal(await seatNote(dark.page), 'You play Light');
+  assert.equal(await seatBecomes(light.page, 'You play Dark'), 'You play Dark');
+  assert.equal(await seatBecomes(dark.page, 'You play Light'), 'You play Light');
   for (const v of [light, dark]) assert.deepEqual(v.page.errors, []);
   for (const v of [light, dark]) await v.context.close();
 });
