@@ -63,7 +63,7 @@ export function followArena(app, o, arena) {
   if (o.seat) {
     const me = current;
     const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const ws = new WebSocket(`${proto}//${location.host}/api/arenas/${encodeURIComponent(arena)}/ws`);
+    const ws = new WebSocket(`${proto}//${location.host}/api/arenas/${encodeURIComponent(arena)}/ws?standings=none`);
     me.ws = ws;
     ws.addEventListener('message', (event) => {
       if (current !== me) return;

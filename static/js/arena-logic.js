@@ -22,7 +22,11 @@
  * @property {number} starts  Unix ms
  * @property {number} ends  Unix ms
  * @property {number} players
- * @property {StandingRow[]} standings  empty in the list
+ * @property {StandingRow[]} standings  one page of them (empty in the list)
+ * @property {number} page  which page `standings` is, from 1
+ * @property {number} pages  how many pages there are
+ * @property {number} ranked  rows on all pages
+ * @property {StandingRow | null} own  the signed-in player's row, wherever it stands
  * @property {{ played: number, playing: number }} games
  */
 
@@ -35,6 +39,8 @@ export const ARENA_CLOCKS = Object.freeze([
 ]);
 /** The rule sets an arena can be created with, in the chooser's order. */
 export const ARENA_RULES = Object.freeze(['nine', 'six', 'three', 'twelve']);
+/** Rows in a page of the standings (arena/mod.rs `STANDINGS_PAGE`). */
+export const STANDINGS_PAGE = 50;
 /** The server's bounds (arena/api.rs). */
 export const MAX_MINUTES = 360;
 export const MAX_NAME = 60;
@@ -60,6 +66,32 @@ export const roomHref = (room) => `/r/${encodeURIComponent(room)}`;
 const whole = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /**
+ * A row of the standings as the server sends it, checked; null when it is not one.
+ * @param {any} r @param {number} rank  the rank when the row has none
+ * @returns {StandingRow | null}
+ */
+export function parseRow(r, rank) {
+  if (!r || typeof r.name !== 'string') return null;
+  return {
+    rank: whole(r.rank) || rank,
+    name: r.name,
+    score: whole(r.score),
+    fire: r.fire === true,
+    performance: typeof r.performance === 'number' ? r.performance : null,
+    state: STATES.includes(r.state) ? r.state : 'joined',
+    playing: typeof r.playing === 'string' ? r.playing : null,
+    games: (Array.isArray(r.games) ? r.games : [])
+      .filter((/** @type {any} */ g) => g && typeof g.room === 'string')
+      .map((/** @type {any} */ g) => ({
+        room: g.room,
+        opponent: typeof g.opponent === 'string' ? g.opponent : null,
+        result: RESULTS.includes(g.result) ? g.result : null,
+        points: whole(g.points),
+      })),
+  };
+}
+
+/**
  * An arena as the server sends it (`GET /api/arenas/{id}`, a list's entry, a `standings`
  * message), checked and with its times in Unix ms; null when it is not shaped like one.
  * @param {any} json
@@ -73,24 +105,8 @@ export function parseArena(json) {
   /** @type {StandingRow[]} */
   const standings = [];
   for (const r of Array.isArray(json.standings) ? json.standings : []) {
-    if (!r || typeof r.name !== 'string') continue;
-    standings.push({
-      rank: whole(r.rank) || standings.length + 1,
-      name: r.name,
-      score: whole(r.score),
-      fire: r.fire === true,
-      performance: typeof r.performance === 'number' ? r.performance : null,
-      state: STATES.includes(r.state) ? r.state : 'joined',
-      playing: typeof r.playing === 'string' ? r.playing : null,
-      games: (Array.isArray(r.games) ? r.games : [])
-        .filter((/** @type {any} */ g) => g && typeof g.room === 'string')
-        .map((/** @type {any} */ g) => ({
-          room: g.room,
-          opponent: typeof g.opponent === 'string' ? g.opponent : null,
-          result: RESULTS.includes(g.result) ? g.result : null,
-          points: whole(g.points),
-        })),
-    });
+    const row = parseRow(r, standings.length + 1);
+    if (row) standings.push(row);
   }
   return {
     id: json.id,
@@ -103,6 +119,10 @@ export function parseArena(json) {
     ends,
     players: whole(json.players),
     standings,
+    page: whole(json.page) || 1,
+    pages: whole(json.pages) || 1,
+    ranked: whole(json.ranked) || standings.length,
+    own: parseRow(json.own, 0),
     games: { played: whole(json.games?.played), playing: whole(json.games?.playing) },
   };
 }
@@ -209,6 +229,30 @@ export function ownRow(standings, me) {
 }
 
 /**
+ * The row of the player named `me`: the arena's `own` row (which the server sends
+ * wherever it stands), else the one on the page in view.
+ * @param {Arena} arena @param {string | null} me
+ */
+export function mineIn(arena, me) {
+  if (!me) return null;
+  if (arena.own && arena.own.name.toLowerCase() === me.toLowerCase()) return arena.own;
+  return ownRow(arena.standings, me);
+}
+
+/**
+ * The rows the standings table shows: the page in view, then the player's own row when
+ * it stands on another page (`apart`: drawn after a gap).
+ * @param {Arena} arena @param {string | null} me
+ * @returns {{ rows: StandingRow[], apart: StandingRow | null }}
+ */
+export function shownRows(arena, me) {
+  const mine = mineIn(arena, me);
+  const onPage = mine !== null && arena.standings.some((r) => r.name === mine.name);
+  return { rows: arena.standings, apart: mine && !onPage ? mine : null };
+}
+
+
+/**
  * Which of the arena page's buttons are shown: join (or rejoin after withdrawing),
  * resume after a pause, pause, withdraw; a sign-in link for a visitor; none once finished.
  * @param {Arena} arena @param {ArenaStatus} status @param {string | null} me  the signed-in name, null for a visitor
@@ -218,16 +262,16 @@ export function controls(arena, status, me) {
   const none = { join: false, rejoin: false, resume: false, pause: false, withdraw: false, signIn: false };
   if (status === 'finished') return none;
   if (!me) return { ...none, signIn: true };
-  const row = ownRow(arena.standings, me);
+  const row = mineIn(arena, me);
   if (!row) return { ...none, join: true };
   if (row.state === 'withdrawn') return { ...none, rejoin: true };
   if (row.state === 'paused') return { ...none, resume: true, withdraw: true };
   return { ...none, pause: true, withdraw: true };
 }
 
-/** The first three of a finished arena, by rank (fewer when fewer played). @param {Arena} arena @param {ArenaStatus} status */
+/** The first three of a finished arena, by rank (fewer when fewer played; none but on page 1). @param {Arena} arena @param {ArenaStatus} status */
 export function podium(arena, status) {
-  if (status !== 'finished') return [];
+  if (status !== 'finished' || arena.page !== 1) return [];
   return arena.standings.filter((r) => r.games.some((g) => g.result !== null)).slice(0, 3);
 }
 
@@ -243,18 +287,19 @@ export function arenaNews(before, after, me, t) {
   if (before.status !== after.status) {
     if (after.status === 'started') out.push(t('arena.news.started'));
     if (after.status === 'finished') {
-      const first = after.standings[0];
+      const first = after.page === 1 ? after.standings[0] : undefined;
       out.push(first ? t('arena.news.finishedWinner', { name: first.name, score: first.score }) : t('arena.news.finished'));
       return out;
     }
   }
-  const mine = ownRow(after.standings, me);
-  const was = ownRow(before.standings, me);
+  const mine = mineIn(after, me);
+  const was = mineIn(before, me);
   if (mine && (!was || was.rank !== mine.rank || was.score !== mine.score)) {
     out.push(t('arena.news.you', { rank: mine.rank, score: mine.score }));
   }
-  const leader = after.standings[0];
-  const oldLeader = before.standings[0];
+  // The leader is known only on page 1.
+  const leader = after.page === 1 ? after.standings[0] : undefined;
+  const oldLeader = before.page === 1 ? before.standings[0] : undefined;
   if (leader && leader.score > 0 && leader.name !== oldLeader?.name && leader.name !== mine?.name) {
     out.push(t('arena.news.leader', { name: leader.name, score: leader.score }));
   }

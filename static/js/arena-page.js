@@ -6,7 +6,7 @@
 // standings table and the podium are drawn from arena-logic.js; in screen-reader mode
 // the standings' news is said in the live region.
 
-import { arenaFromPath, arenaNews, clockName, controls, countdownText, ownRow, parseArena, phaseAt, podium, roomHref, sheet, topGames } from './arena-logic.js';
+import { arenaFromPath, arenaNews, clockName, controls, countdownText, mineIn, parseArena, parseRow, phaseAt, podium, roomHref, sheet, shownRows, STANDINGS_PAGE, topGames } from './arena-logic.js';
 import { arenaTranslator } from './arena-text.js';
 import { pickLanguage } from './i18n.js';
 import { profileHref } from './players-logic.js';
@@ -37,6 +37,7 @@ const state = {
   busy: false,
   srOn: storage.get(SCREEN_READER_KEY) === 'on',
   /** The status last drawn (a change redraws the buttons). @type {ArenaStatus | null} */ shownStatus: null,
+  /** The page of the standings in view, from 1. */ page: 1,
 };
 
 /** Says `text` in the live region (screen-reader mode). */
@@ -88,7 +89,7 @@ function drawControls(/** @type {Arena} */ arena, /** @type {ArenaStatus} */ sta
     b.disabled = state.busy;
   }
   $('arena-sign-in').hidden = !c.signIn;
-  const mine = ownRow(arena.standings, state.me);
+  const mine = mineIn(arena, state.me);
   // A game of the player's in play whose seat this browser holds: a way back to it.
   const play = /** @type {HTMLAnchorElement} */ ($('arena-play'));
   const room = state.opening ?? mine?.playing ?? null;
@@ -117,45 +118,60 @@ function drawStandings(/** @type {Arena} */ arena) {
     played: arena.games.played,
     playing: arena.games.playing,
   });
-  const mine = ownRow(arena.standings, state.me);
+  const { rows, apart } = shownRows(arena, state.me);
   const body = /** @type {HTMLTableSectionElement} */ (table.querySelector('tbody'));
-  body.replaceChildren(
-    ...arena.standings.map((row) => {
-      const tr = el('tr');
-      tr.dataset.name = row.name;
-      if (row === mine) {
-        tr.className = 'own';
-        tr.setAttribute('aria-current', 'true');
-      }
-      const rank = el('td', 'num', String(row.rank));
-      const player = el('th');
-      player.setAttribute('scope', 'row');
-      const link = /** @type {HTMLAnchorElement} */ (el('a', '', row.name));
-      link.href = profileHref(row.name);
-      player.append(link);
-      if (row === mine) player.append(el('span', 'note', `(${t('arena.you')})`));
-      if (row.state !== 'joined') player.append(el('span', 'note', t(row.state === 'paused' ? 'arena.paused' : 'arena.withdrawn')));
-      const fire = el('td', 'fire');
-      if (row.fire) {
-        const mark = el('span', '', '🔥');
-        mark.setAttribute('aria-hidden', 'true');
-        fire.append(mark, el('span', 'visually-hidden', t('arena.fire')));
-      }
-      const games = el('td', 'sheet');
-      const list = el('span', 'sheet-list');
-      for (const entry of sheet(row)) {
-        const a = /** @type {HTMLAnchorElement} */ (el('a', entry.kind, entry.text));
-        a.href = roomHref(entry.room);
-        const opponent = entry.opponent ?? t('arena.sheet.unknown');
-        a.setAttribute('aria-label', t(`arena.sheet.${entry.kind}`, { opponent, points: entry.text }));
-        list.append(a);
-      }
-      games.append(list);
-      const score = el('td', 'num score', String(row.score));
-      tr.append(rank, player, fire, games, score);
-      return tr;
-    }),
-  );
+  const gap = () => {
+    const tr = el('tr', 'gap');
+    const td = el('td', '', t('arena.apart'));
+    td.setAttribute('colspan', '5');
+    tr.append(td);
+    return tr;
+  };
+  body.replaceChildren(...rows.map((row) => standingRow(row, row.name.toLowerCase() === state.me?.toLowerCase())), ...(apart ? [gap(), standingRow(apart, true)] : []));
+  const pager = $('arena-pager');
+  pager.hidden = arena.pages <= 1;
+  pager.setAttribute('aria-label', t('arena.pages'));
+  const from = (arena.page - 1) * STANDINGS_PAGE + 1;
+  $('arena-page-of').textContent = t('arena.page.of', { page: arena.page, pages: arena.pages, from, to: Math.min(arena.ranked, from + STANDINGS_PAGE - 1), ranked: arena.ranked });
+  /** @type {HTMLButtonElement} */ ($('arena-page-prev')).disabled = arena.page <= 1;
+  /** @type {HTMLButtonElement} */ ($('arena-page-next')).disabled = arena.page >= arena.pages;
+}
+
+/** One row of the standings table. @param {import('./arena-logic.js').StandingRow} row @param {boolean} own */
+function standingRow(row, own) {
+  const tr = el('tr');
+  tr.dataset.name = row.name;
+  if (own) {
+    tr.className = 'own';
+    tr.setAttribute('aria-current', 'true');
+  }
+  const rank = el('td', 'num', String(row.rank));
+  const player = el('th');
+  player.setAttribute('scope', 'row');
+  const link = /** @type {HTMLAnchorElement} */ (el('a', '', row.name));
+  link.href = profileHref(row.name);
+  player.append(link);
+  if (own) player.append(el('span', 'note', `(${t('arena.you')})`));
+  if (row.state !== 'joined') player.append(el('span', 'note', t(row.state === 'paused' ? 'arena.paused' : 'arena.withdrawn')));
+  const fire = el('td', 'fire');
+  if (row.fire) {
+    const mark = el('span', '', '🔥');
+    mark.setAttribute('aria-hidden', 'true');
+    fire.append(mark, el('span', 'visually-hidden', t('arena.fire')));
+  }
+  const games = el('td', 'sheet');
+  const list = el('span', 'sheet-list');
+  for (const entry of sheet(row)) {
+    const a = /** @type {HTMLAnchorElement} */ (el('a', entry.kind, entry.text));
+    a.href = roomHref(entry.room);
+    const opponent = entry.opponent ?? t('arena.sheet.unknown');
+    a.setAttribute('aria-label', t(`arena.sheet.${entry.kind}`, { opponent, points: entry.text }));
+    list.append(a);
+  }
+  games.append(list);
+  const score = el('td', 'num score', String(row.score));
+  tr.append(rank, player, fire, games, score);
+  return tr;
 }
 
 function drawWatch(/** @type {Arena} */ arena, /** @type {ArenaStatus} */ status) {
@@ -223,6 +239,9 @@ function applyLanguage() {
 function arrived(json) {
   const next = parseArena(json);
   if (!next) return;
+  // A socket's standings carry no `own`: the player's row comes in its own message.
+  if (!next.own && json?.type === 'standings') next.own = state.arena?.own ?? null;
+  state.page = next.page;
   if (state.srOn) for (const text of arenaNews(state.arena, next, state.me, t)) say(text);
   state.arena = next;
   state.phase = 'shown';
@@ -240,11 +259,26 @@ function paired(msg) {
   location.assign(roomHref(msg.room));
 }
 
+/** The player's own row moved. @param {any} msg */
+function ownArrived(msg) {
+  const row = parseRow(msg.row, 0);
+  if (!row || !state.arena) return;
+  const before = state.arena;
+  const next = { ...before, own: row };
+  if (state.srOn) for (const text of arenaNews(before, next, state.me, t)) say(text);
+  state.arena = next;
+  draw();
+}
+
 let retry = 0;
+/** The socket open now (a page turn replaces it). @type {WebSocket | null} */
+let socket = null;
 function connect() {
   if (!id) return;
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const ws = new WebSocket(`${proto}//${location.host}/api/arenas/${encodeURIComponent(id)}/ws`);
+  const page = state.page > 1 ? `?page=${state.page}` : '';
+  const ws = new WebSocket(`${proto}//${location.host}/api/arenas/${encodeURIComponent(id)}/ws${page}`);
+  socket = ws;
   ws.addEventListener('open', () => {
     retry = 0;
     if (state.offline) {
@@ -259,11 +293,13 @@ function connect() {
     } catch {
       return;
     }
+    if (socket !== ws) return;
     if (msg?.type === 'standings') arrived(msg);
+    else if (msg?.type === 'own-standing') ownArrived(msg);
     else if (msg?.type === 'paired') paired(msg);
   });
   ws.addEventListener('close', () => {
-    if (state.opening) return;
+    if (state.opening || socket !== ws) return;
     state.offline = state.phase === 'shown';
     draw();
     retry = Math.min(retry + 1, 5);
@@ -302,7 +338,7 @@ async function load() {
   }
   try {
     const asked = Date.now();
-    const res = await fetch(`/api/arenas/${encodeURIComponent(id)}`);
+    const res = await fetch(`/api/arenas/${encodeURIComponent(id)}${state.page > 1 ? `?page=${state.page}` : ''}`);
     if (res.status === 404) {
       state.phase = 'missing';
       return;
@@ -324,6 +360,17 @@ function showSrMode() {
   $('sr-mode').setAttribute('aria-pressed', String(state.srOn));
 }
 
+/** Shows page `page` of the standings: its socket replaces the one open. @param {number} page */
+function turnPage(page) {
+  if (!state.arena || page < 1 || page > state.arena.pages || page === state.page) return;
+  state.page = page;
+  const old = socket;
+  connect();
+  old?.close();
+}
+
+$('arena-page-prev').addEventListener('click', () => turnPage(state.page - 1));
+$('arena-page-next').addEventListener('click', () => turnPage(state.page + 1));
 $('arena-join').addEventListener('click', () => act('join'));
 $('arena-rejoin').addEventListener('click', () => act('join'));
 $('arena-resume').addEventListener('click', () => act('join'));

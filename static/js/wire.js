@@ -112,6 +112,7 @@ export const PAIR_OUTCOMES = Object.freeze({
 /** Types of the messages an arena socket sends (`GET /api/arenas/{id}/ws`). */
 export const ARENA_MESSAGES = Object.freeze({
   STANDINGS: 'standings',
+  OWN_STANDING: 'own-standing',
   PAIRED: 'paired',
 });
 

@@ -15,11 +15,13 @@ import {
   createBody,
   localInput,
   localToRfc3339,
+  mineIn,
   ownRow,
   parseArena,
   phaseAt,
   podium,
   sheet,
+  shownRows,
   topGames,
 } from '../../static/js/arena-logic.js';
 import { ARENA_TEXT, arenaTranslator } from '../../static/js/arena-text.js';
@@ -140,6 +142,32 @@ test('the buttons follow the player\'s state; a visitor gets a sign-in link; not
   assert.deepEqual(shown(controls(a, 'finished', 'Ann')), []);
   assert.equal(ownRow(a.standings, 'CAT').rank, 2);
   assert.equal(ownRow(a.standings, null), null);
+});
+
+test('a page of a large arena shows its rows and the player\'s own row apart, which also drives the buttons and the news', () => {
+  const page2 = (own, extra = {}) =>
+    parseArena(arenaJson({ page: 2, pages: 3, ranked: 120, own, standings: [row(51, 'Dan', 4), row(52, 'Eve', 4)], ...extra }));
+  const a = page2(row(7, 'Ann', 10, { state: 'paused' }));
+  assert.deepEqual([a.page, a.pages, a.ranked], [2, 3, 120]);
+  // The own row stands on page 1: shown after the page, and it is the player's.
+  assert.deepEqual(shownRows(a, 'ann').rows.map((r) => r.name), ['Dan', 'Eve']);
+  assert.equal(shownRows(a, 'ann').apart?.rank, 7);
+  assert.equal(mineIn(a, 'Ann').state, 'paused');
+  assert.deepEqual(Object.keys(controls(a, 'started', 'Ann')).filter((k) => controls(a, 'started', 'Ann')[k]).sort(), ['resume', 'withdraw']);
+  // On the page already: not repeated; another name's `own` is not the player's.
+  const onPage = page2(row(52, 'Eve', 4));
+  assert.equal(shownRows(onPage, 'Eve').apart, null);
+  assert.equal(mineIn(onPage, 'Dan').rank, 51);
+  assert.equal(mineIn(onPage, 'Zed'), null);
+  assert.equal(shownRows(a, null).apart, null);
+  // An arena without paging fields is one page of its rows.
+  const plain = parseArena(arenaJson());
+  assert.deepEqual([plain.page, plain.pages, plain.ranked, plain.own], [1, 1, 3, null]);
+  // Off page 1 nobody is told who leads, and a finished arena has no podium there.
+  const t = arenaTranslator('en');
+  const moved = page2(row(5, 'Ann', 12));
+  assert.deepEqual(arenaNews(a, moved, 'Ann', t), ['You are number 5 with 12 points.']);
+  assert.deepEqual(podium(page2(null, { status: 'finished' }), 'finished'), []);
 });
 
 test('the podium is the first three of a finished arena who finished a game', () => {

@@ -635,8 +635,12 @@ pub enum ServerType {
 #[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum ArenaMessage {
-    /// The arena and its standings, as `GET /api/arenas/{id}` answers, when they change.
+    /// The arena and one page of its standings, as `GET /api/arenas/{id}` answers, when
+    /// they change.
     Standings,
+    /// To a player: their own row of the standings (`row`), when it changes, wherever it
+    /// stands.
+    OwnStanding,
     /// To a player: a game of theirs began (`room`, `seat`, `key`).
     Paired,
 }

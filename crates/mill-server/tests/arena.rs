@@ -148,6 +148,8 @@ async fn bot(addr: SocketAddr, arena: String, n: usize, ends: std::time::Instant
                 seen.results.insert(room, result);
             }
             Some("standings") => {}
+            // A player's socket carries its own row, and nobody else's.
+            Some("own-standing") => assert_eq!(v["row"]["name"], format!("bot{n}"), "{v}"),
             other => panic!("player {n}: an arena message of type {other:?}: {v}"),
         }
     }
@@ -578,7 +580,7 @@ async fn an_arena_game_room_names_its_arena_and_the_arena_its_caller() {
         .await;
         assert_eq!(status, 200);
     }
-    let (room, _, _) = next_paired(&mut sockets[0]).await;
+    let (room, _, key) = next_paired(&mut sockets[0]).await;
     let (status, info) = call(addr, "GET", &format!("/api/rooms/{room}"), None, "").await;
     assert_eq!(status, 200, "{info}");
     assert_eq!(info["arena"], json!(arena), "{info}");
@@ -599,6 +601,64 @@ async fn an_arena_game_room_names_its_arena_and_the_arena_its_caller() {
         .map(|r| &r["playing"])
         .collect();
     assert_eq!(playing, [&json!(room), &json!(room)], "{data}");
+    // One page of two rows; the caller's own row beside it, a visitor's none.
+    assert_eq!(
+        (&data["page"], &data["pages"], &data["ranked"]),
+        (&json!(1), &json!(1), &json!(2)),
+        "{data}"
+    );
+    assert_eq!(data["own"], Value::Null, "{data}");
+    assert_eq!(mine["own"]["name"], json!("room1"), "{mine}");
+    let (_, past) = call(addr, "GET", &format!("/api/arenas/{arena}?page=9"), None, "").await;
+    assert_eq!(
+        (&past["page"], &past["standings"]),
+        (&json!(1), &data["standings"]),
+        "past the last: the last"
+    );
+    for bad in ["page=0", "page=x", "page=-1", "colour=red"] {
+        let (status, refused) = call(addr, "GET", &format!("/api/arenas/{arena}?{bad}"), None, "").await;
+        assert_eq!(
+            (status, refused["code"].as_str()),
+            (400, Some("bad-arena")),
+            "{bad}: {refused}"
+        );
+        let request = format!("ws://{addr}/api/arenas/{arena}/ws?{bad}")
+            .into_client_request()
+            .unwrap();
+        match tokio_tungstenite::connect_async(request).await {
+            Err(tokio_tungstenite::tungstenite::Error::Http(answer)) => {
+                assert_eq!(answer.status(), 400, "{bad}")
+            }
+            other => panic!("{bad}: the socket was not refused: {:?}", other.map(|_| ())),
+        }
+    }
+    // The game page's sockets ask for no standings: when this game ends (the standings
+    // change) the first thing they hear is the next pairing.
+    let mut quiet = Vec::new();
+    for token in &tokens {
+        let mut request = format!("ws://{addr}/api/arenas/{arena}/ws?standings=none")
+            .into_client_request()
+            .unwrap();
+        request
+            .headers_mut()
+            .insert("cookie", format!("mill_session={token}").parse().unwrap());
+        quiet.push(tokio_tungstenite::connect_async(request).await.unwrap().0);
+    }
+    resign(addr, &room, &key).await;
+    for ws in &mut quiet {
+        let first = loop {
+            let msg = tokio::time::timeout(common::PATIENCE, ws.next())
+                .await
+                .expect("paired in time")
+                .unwrap()
+                .unwrap();
+            if let Message::Text(text) = msg {
+                break serde_json::from_str::<Value>(&text).unwrap();
+            }
+        };
+        assert_eq!(first["type"], "paired", "{first}");
+        assert_ne!(first["room"], json!(room), "{first}");
+    }
     // A room of no arena says so.
     let (status, other) = call(addr, "POST", "/api/rooms", None, "{}").await;
     assert_eq!(status, 201, "{other}");

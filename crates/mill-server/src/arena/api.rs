@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::ws::rejection::WebSocketUpgradeRejection;
-use axum::extract::ws::{Message, WebSocket};
-use axum::extract::{ConnectInfo, Path, State, WebSocketUpgrade};
+use axum::extract::ws::{Message, Utf8Bytes, WebSocket};
+use axum::extract::{ConnectInfo, Path, Query, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -15,7 +15,7 @@ use axum::{Json, Router};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 
-use super::{Hub, LIST_SIZE, RECENT_MS, arena_json, info_json, parse_rfc3339};
+use super::{Hub, LIST_SIZE, Pushed, RECENT_MS, arena_json, info_json, parse_rfc3339};
 use crate::app::AppState;
 use crate::error::ApiError;
 use crate::keys;
@@ -153,19 +153,64 @@ async fn create(
 /// The signed-in caller's name, or null: what the pages show a player's own (their
 /// row, the create form) without asking `GET /api/me`, whose 401 a visitor's browser
 /// would log as an error. The answer is the caller's own, so it is never cached.
-async fn with_me(state: &AppState, headers: &HeaderMap, mut body: Value) -> Result<Response, ApiError> {
-    let me = crate::accounts::signed_in(state, headers)
-        .await?
-        .map(|(_, name)| name);
+async fn with_me(state: &AppState, headers: &HeaderMap, body: Value) -> Result<Response, ApiError> {
+    let me = crate::accounts::signed_in(state, headers).await?;
+    Ok(no_store(body, me.map(|(_, name)| name)))
+}
+
+/// `body` with `me`, not to be cached.
+fn no_store(mut body: Value, me: Option<String>) -> Response {
     body["me"] = json!(me);
-    Ok((
+    (
         [(
             axum::http::header::CACHE_CONTROL,
             axum::http::HeaderValue::from_static("no-store"),
         )],
         Json(body),
     )
-        .into_response())
+        .into_response()
+}
+
+/// The query of `GET /api/arenas/{id}` and of its socket.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArenaQuery {
+    /// The page of the standings, from 1 (past the last: the last).
+    page: Option<String>,
+    /// `none`: the socket sends no standings (the game page's, which waits for `paired`).
+    standings: Option<String>,
+}
+
+impl ArenaQuery {
+    /// The page asked for (1 unless said), or `bad-arena`.
+    fn page(&self) -> Result<usize, ApiError> {
+        match &self.page {
+            None => Ok(1),
+            Some(p) => p
+                .parse::<usize>()
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| bad("page must be a whole number from 1")),
+        }
+    }
+
+    /// Whether the socket sends standings, or `bad-arena`.
+    fn standings(&self) -> Result<bool, ApiError> {
+        match self.standings.as_deref() {
+            None => Ok(true),
+            Some("none") => Ok(false),
+            Some(_) => Err(bad("standings must be none or absent")),
+        }
+    }
+}
+
+/// The query, or `bad-arena`.
+fn arena_query(
+    query: Result<Query<ArenaQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<ArenaQuery, ApiError> {
+    query
+        .map(|Query(q)| q)
+        .map_err(|e| bad(format!("the query: {}", e.body_text())))
 }
 
 /// `GET /api/arenas`: upcoming, running and recently finished arenas.
@@ -180,8 +225,10 @@ async fn list(State(state): State<AppState>, headers: HeaderMap) -> Result<Respo
 async fn one(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    query: Result<Query<ArenaQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
+    let page = arena_query(query)?.page()?;
     if !keys::is_room_id(&id) {
         return Err(ApiError::UnknownArena);
     }
@@ -191,7 +238,9 @@ async fn one(
         .get(&id)
         .await?
         .ok_or(ApiError::UnknownArena)?;
-    with_me(&state, &headers, arena_json(&data, state.arenas.now())).await
+    let me = crate::accounts::signed_in(&state, &headers).await?;
+    let body = arena_json(&data, state.arenas.now(), page, me.as_ref().map(|(a, _)| *a));
+    Ok(no_store(body, me.map(|(_, name)| name)))
 }
 
 async fn change(
@@ -252,15 +301,25 @@ async fn pause(
 async fn socket(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    query: Result<Query<ArenaQuery>, axum::extract::rejection::QueryRejection>,
     headers: HeaderMap,
     upgrade: Result<WebSocketUpgrade, WebSocketUpgradeRejection>,
 ) -> Result<Response, ApiError> {
     let Ok(upgrade) = upgrade else {
         return Err(ApiError::NotWebSocket);
     };
-    if !keys::is_room_id(&id) || state.arenas.arenas.get(&id).await?.is_none() {
+    let query = arena_query(query)?;
+    let wants = Wants {
+        page: query.standings()?.then_some(query.page()?),
+        sent_page: None,
+        sent_own: None,
+    };
+    if !keys::is_room_id(&id) {
         return Err(ApiError::UnknownArena);
     }
+    let Some(feed) = state.arenas.watch(&id).await? else {
+        return Err(ApiError::UnknownArena);
+    };
     let player = if crate::accounts::same_origin(&state, &headers).is_ok() {
         crate::accounts::signed_in(&state, &headers)
             .await?
@@ -268,16 +327,63 @@ async fn socket(
     } else {
         None
     };
-    let feed = state.arenas.watch(&id).await?;
     let (hub, shutdown, tracker) = (
         state.arenas.clone(),
         state.shutdown.clone(),
         state.tracker.clone(),
     );
+    // Small buffers, as the rooms' sockets have: the messages' bytes are shared, so a
+    // socket holds little of its own.
     Ok(upgrade
+        .read_buffer_size(4 * 1024)
+        .write_buffer_size(4 * 1024)
         .max_message_size(crate::protocol::MAX_FRAME)
-        .on_upgrade(move |ws| tracker.track_future(serve(ws, hub, id, player, feed, shutdown)))
+        .on_upgrade(move |ws| tracker.track_future(serve(ws, hub, id, player, wants, feed, shutdown)))
         .into_response())
+}
+
+/// What one arena socket sends of the arena's messages, and what it last sent.
+struct Wants {
+    /// The standings page it follows; `None`: no standings.
+    page: Option<usize>,
+    sent_page: Option<Utf8Bytes>,
+    sent_own: Option<Utf8Bytes>,
+}
+
+impl Wants {
+    /// Of `pushed`, the messages this socket has not sent yet (its page; its player's
+    /// own row), each the bytes every socket shares.
+    fn news(&mut self, pushed: &Pushed, player: Option<i64>) -> Vec<Utf8Bytes> {
+        let mut out = Vec::new();
+        let Some(page) = self.page else {
+            return out;
+        };
+        let now = pushed.page(page);
+        if self.sent_page.as_ref() != Some(&now) {
+            self.sent_page = Some(now.clone());
+            out.push(now);
+        }
+        if let Some(own) = player.and_then(|a| pushed.own(a))
+            && self.sent_own.as_ref() != Some(&own)
+        {
+            self.sent_own = Some(own.clone());
+            out.push(own);
+        }
+        out
+    }
+}
+
+/// Sends each of `messages`; false when the socket is gone.
+async fn send_all(
+    tx: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    messages: Vec<Utf8Bytes>,
+) -> bool {
+    for m in messages {
+        if tx.send(Message::Text(m)).await.is_err() {
+            return false;
+        }
+    }
+    true
 }
 
 async fn serve(
@@ -285,12 +391,13 @@ async fn serve(
     hub: Arc<Hub>,
     arena: String,
     player: Option<i64>,
-    mut feed: tokio::sync::watch::Receiver<Arc<String>>,
+    mut wants: Wants,
+    mut feed: tokio::sync::watch::Receiver<Arc<Pushed>>,
     shutdown: tokio_util::sync::CancellationToken,
 ) {
     let (mut tx, mut rx) = ws.split();
     let first = feed.borrow_and_update().clone();
-    if tx.send(Message::Text(first.as_str().into())).await.is_err() {
+    if !send_all(&mut tx, wants.news(&first, player)).await {
         return;
     }
     // The key this socket will hand its player for the next game; only its hash is
@@ -326,12 +433,12 @@ async fn serve(
                 if changed.is_err() {
                     // Nobody feeds this arena any more: watch it again.
                     match hub.watch(&arena).await {
-                        Ok(f) => feed = f,
-                        Err(_) => break,
+                        Ok(Some(f)) => feed = f,
+                        Ok(None) | Err(_) => break,
                     }
                 }
-                let message = feed.borrow_and_update().clone();
-                if tx.send(Message::Text(message.as_str().into())).await.is_err() {
+                let pushed = feed.borrow_and_update().clone();
+                if !send_all(&mut tx, wants.news(&pushed, player)).await {
                     break;
                 }
             }
@@ -374,6 +481,88 @@ mod tests {
             assert_eq!(e.code(), crate::protocol::ErrorCode::BadArena);
             e.to_string()
         })
+    }
+
+    #[test]
+    fn a_socket_sends_its_page_and_its_own_row_once_each_change() {
+        use crate::arena::scoring::{Ending, Game, Player};
+        use crate::store::arena::{ArenaData, ArenaInfo};
+        let players = (0..70)
+            .map(|i| Player {
+                account: i,
+                name: format!("n{i:02}"),
+                state: "joined".into(),
+            })
+            .collect();
+        let info = ArenaInfo {
+            id: "abcdefghijkl".into(),
+            name: "x".into(),
+            variant: "nine".into(),
+            initial: 60,
+            increment: 0,
+            starts_at: 0,
+            ends_at: 1,
+            rated: false,
+            players: 70,
+        };
+        let mut data = ArenaData {
+            info,
+            players,
+            games: vec![],
+        };
+        let first = Pushed::of(&data, 0);
+        let mut watcher = Wants {
+            page: Some(1),
+            sent_page: None,
+            sent_own: None,
+        };
+        let mut player = Wants {
+            page: Some(2),
+            sent_page: None,
+            sent_own: None,
+        };
+        let mut quiet = Wants {
+            page: None,
+            sent_page: None,
+            sent_own: None,
+        };
+        assert_eq!(watcher.news(&first, None), vec![first.page(1)]);
+        assert_eq!(
+            player.news(&first, Some(3)),
+            vec![first.page(2), first.own(3).unwrap()]
+        );
+        assert!(
+            quiet.news(&first, Some(3)).is_empty(),
+            "standings=none sends none"
+        );
+        // Nothing new: nothing sent.
+        assert!(watcher.news(&first, None).is_empty());
+        assert!(player.news(&first, Some(3)).is_empty());
+        // Players 60 and 61 begin a game: every page's count moves; player 3's row does
+        // not.
+        data.games.push(Game {
+            room: "r".into(),
+            light: 60,
+            dark: 61,
+            light_rating: 1500.0,
+            dark_rating: 1500.0,
+            started_at: 1,
+            ending: None,
+            turns: (0, 0),
+        });
+        let next = Pushed::of(&data, 0);
+        assert_eq!(watcher.news(&next, None), vec![next.page(1)]);
+        assert_eq!(player.news(&next, Some(3)), vec![next.page(2)]);
+        assert!(quiet.news(&next, Some(3)).is_empty());
+        // Player 3 wins one: its row (now first) comes, and its page (2, cut to the last).
+        data.games[0].ending = Some(Ending::Light);
+        data.games[0].light = 3;
+        let last = Pushed::of(&data, 0);
+        assert_eq!(
+            player.news(&last, Some(3)),
+            vec![last.page(2), last.own(3).unwrap()]
+        );
+        assert_ne!(last.own(3), next.own(3));
     }
 
     #[test]

@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use axum::extract::ws::Utf8Bytes;
 use serde_json::{Value, json};
 use tokio::sync::{Notify, watch};
 
@@ -32,6 +33,134 @@ pub const TICK: Duration = Duration::from_secs(1);
 pub const RECENT_MS: i64 = 3_600_000;
 /// Most arenas `GET /api/arenas` lists.
 pub const LIST_SIZE: u32 = 100;
+/// Rows in a page of the standings (`GET /api/arenas/{id}?page=N`, the arena socket's
+/// `?page=N`): what one message carries stays bounded however many play.
+pub const STANDINGS_PAGE: usize = 50;
+
+/// What one pass pushes to an arena's sockets, each message serialised once and its
+/// bytes shared by every socket that sends it: each page of the standings as a
+/// `standings` message, and each player's own row as an `own-standing` message.
+#[derive(Debug, PartialEq)]
+pub struct Pushed {
+    /// Page 1 first; at least one (an arena nobody has joined has an empty page 1).
+    pages: Vec<Utf8Bytes>,
+    /// By account.
+    own: HashMap<i64, Utf8Bytes>,
+}
+
+impl Pushed {
+    /// The arena's messages at `now`.
+    pub fn of(data: &ArenaData, now: i64) -> Pushed {
+        let page = Page::of(data);
+        let pages = (1..=page.count())
+            .map(|n| {
+                let mut body = page.json(data, now, n);
+                body["type"] = json!(crate::protocol::ArenaMessage::Standings.as_str());
+                Utf8Bytes::from(body.to_string())
+            })
+            .collect();
+        let own = page
+            .rows
+            .iter()
+            .enumerate()
+            .map(|(n, row)| {
+                let message = json!({
+                    "type": crate::protocol::ArenaMessage::OwnStanding.as_str(),
+                    "row": page.row_json(n, row),
+                });
+                (row.account, Utf8Bytes::from(message.to_string()))
+            })
+            .collect();
+        Pushed { pages, own }
+    }
+
+    /// Page `n` (from 1; past the last, the last).
+    pub fn page(&self, n: usize) -> Utf8Bytes {
+        let at = n.clamp(1, self.pages.len().max(1)) - 1;
+        self.pages.get(at).cloned().unwrap_or_default()
+    }
+
+    /// The `own-standing` message of `account`, if it is in the arena.
+    pub fn own(&self, account: i64) -> Option<Utf8Bytes> {
+        self.own.get(&account).cloned()
+    }
+}
+
+/// An arena's standings computed once, from which its pages are cut.
+struct Page<'a> {
+    rows: Vec<scoring::Row>,
+    names: HashMap<i64, &'a str>,
+}
+
+impl<'a> Page<'a> {
+    fn of(data: &'a ArenaData) -> Page<'a> {
+        let names = data
+            .players
+            .iter()
+            .map(|p| (p.account, p.name.as_str()))
+            .collect();
+        Page {
+            rows: scoring::standings(&data.players, &data.games),
+            names,
+        }
+    }
+
+    /// How many pages there are (at least one).
+    fn count(&self) -> usize {
+        self.rows.len().div_ceil(STANDINGS_PAGE).max(1)
+    }
+
+    /// Row `n` (from 0) as the standings show it.
+    fn row_json(&self, n: usize, r: &scoring::Row) -> Value {
+        json!({
+            "rank": n + 1,
+            "name": r.name,
+            "score": r.score,
+            "fire": r.fire,
+            "performance": r.performance.map(|p| p.round() as i64),
+            "state": r.state,
+            "playing": r.playing,
+            "games": r.games.iter().map(|g| json!({
+                "room": g.room,
+                "opponent": self.names.get(&g.opponent).copied(),
+                "result": g.result.map(scoring::Result::as_str),
+                "points": g.points,
+            })).collect::<Vec<_>>(),
+        })
+    }
+
+    /// The arena with page `page` of its standings (from 1; past the last, the last).
+    fn json(&self, data: &ArenaData, now: i64, page: usize) -> Value {
+        let page = page.clamp(1, self.count());
+        let from = (page - 1) * STANDINGS_PAGE;
+        let standings: Vec<Value> = self
+            .rows
+            .iter()
+            .enumerate()
+            .skip(from)
+            .take(STANDINGS_PAGE)
+            .map(|(n, r)| self.row_json(n, r))
+            .collect();
+        let mut body = info_json(&data.info, now);
+        body["standings"] = Value::Array(standings);
+        body["page"] = json!(page);
+        body["pages"] = json!(self.count());
+        body["ranked"] = json!(self.rows.len());
+        body["games"] = json!({
+            "played": data.games.iter().filter(|g| g.ending.is_some()).count(),
+            "playing": data.games.iter().filter(|g| g.ending.is_none()).count(),
+        });
+        body
+    }
+
+    /// The row of `account`, if it is in the arena.
+    fn own_json(&self, account: i64) -> Option<Value> {
+        self.rows
+            .iter()
+            .position(|r| r.account == account)
+            .map(|n| self.row_json(n, &self.rows[n]))
+    }
+}
 
 /// This instance's side of the arenas: the pairing loop and the standings pushed to
 /// the arena sockets here.
@@ -45,8 +174,8 @@ pub struct Hub {
     pub paired: Notify,
     /// Woken to run the loop at once (a player joined or came back).
     pub poke: Notify,
-    /// Each watched arena's standings message, as last read.
-    feeds: Mutex<HashMap<String, watch::Sender<Arc<String>>>>,
+    /// Each watched arena's messages, as last read.
+    feeds: Mutex<HashMap<String, watch::Sender<Arc<Pushed>>>>,
     /// The server's own arenas (`--arenas`).
     scheduled: Vec<schedule::Scheduled>,
     /// Scheduled arenas known to exist.
@@ -113,29 +242,24 @@ impl Hub {
         self.clock.now_ms()
     }
 
-    /// The standings messages of arena `id`, starting with the current one.
-    pub async fn watch(&self, id: &str) -> Result<watch::Receiver<Arc<String>>, crate::store::DbError> {
+    /// The messages of arena `id`, starting with the current ones; `None` when there
+    /// is no such arena.
+    pub async fn watch(
+        &self,
+        id: &str,
+    ) -> Result<Option<watch::Receiver<Arc<Pushed>>>, crate::store::DbError> {
         if let Some(tx) = self.feeds.lock().unwrap_or_else(|e| e.into_inner()).get(id) {
-            return Ok(tx.subscribe());
+            return Ok(Some(tx.subscribe()));
         }
-        let first = self.standings_message(id).await?;
+        let Some(data) = self.arenas.get(id).await? else {
+            return Ok(None);
+        };
+        let first = Pushed::of(&data, self.now());
         let mut feeds = self.feeds.lock().unwrap_or_else(|e| e.into_inner());
         let tx = feeds
             .entry(id.to_string())
             .or_insert_with(|| watch::channel(Arc::new(first)).0);
-        Ok(tx.subscribe())
-    }
-
-    async fn standings_message(&self, id: &str) -> Result<String, crate::store::DbError> {
-        let data = self.arenas.get(id).await?;
-        let mut body = data.map_or(Value::Null, |d| arena_json(&d, self.now()));
-        if let Value::Object(map) = &mut body {
-            map.insert(
-                "type".into(),
-                json!(crate::protocol::ArenaMessage::Standings.as_str()),
-            );
-        }
-        Ok(body.to_string())
+        Ok(Some(tx.subscribe()))
     }
 
     /// One pass: pairs every running arena, then refreshes the watched arenas'
@@ -160,22 +284,24 @@ impl Hub {
             }
             Err(e) => tracing::warn!(error = %e, "reading the running arenas failed"),
         }
-        let watched: Vec<(String, watch::Sender<Arc<String>>)> = {
+        let watched: Vec<(String, watch::Sender<Arc<Pushed>>)> = {
             let mut feeds = self.feeds.lock().unwrap_or_else(|e| e.into_inner());
             feeds.retain(|_, tx| tx.receiver_count() > 0);
             feeds.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
         };
         for (id, tx) in watched {
-            match self.standings_message(&id).await {
-                Ok(message) => {
+            match self.arenas.get(&id).await {
+                Ok(Some(data)) => {
+                    let pushed = Pushed::of(&data, self.now());
                     tx.send_if_modified(|old| {
-                        let changed = **old != message;
+                        let changed = **old != pushed;
                         if changed {
-                            *old = Arc::new(message);
+                            *old = Arc::new(pushed);
                         }
                         changed
                     });
                 }
+                Ok(None) => {}
                 Err(e) => tracing::warn!(arena = %id, error = %e, "reading an arena's standings failed"),
             }
         }
@@ -219,41 +345,12 @@ pub fn info_json(info: &ArenaInfo, now: i64) -> Value {
     })
 }
 
-/// An arena with its standings, as `GET /api/arenas/{id}` answers.
-pub fn arena_json(data: &ArenaData, now: i64) -> Value {
-    let names: HashMap<i64, &str> = data
-        .players
-        .iter()
-        .map(|p| (p.account, p.name.as_str()))
-        .collect();
-    let rows = scoring::standings(&data.players, &data.games);
-    let standings: Vec<Value> = rows
-        .iter()
-        .enumerate()
-        .map(|(n, r)| {
-            json!({
-                "rank": n + 1,
-                "name": r.name,
-                "score": r.score,
-                "fire": r.fire,
-                "performance": r.performance.map(|p| p.round() as i64),
-                "state": r.state,
-                "playing": r.playing,
-                "games": r.games.iter().map(|g| json!({
-                    "room": g.room,
-                    "opponent": names.get(&g.opponent).copied(),
-                    "result": g.result.map(scoring::Result::as_str),
-                    "points": g.points,
-                })).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    let mut body = info_json(&data.info, now);
-    body["standings"] = Value::Array(standings);
-    body["games"] = json!({
-        "played": data.games.iter().filter(|g| g.ending.is_some()).count(),
-        "playing": data.games.iter().filter(|g| g.ending.is_none()).count(),
-    });
+/// An arena with page `page` of its standings (from 1) and the row of `account` (the
+/// caller) as `own`, as `GET /api/arenas/{id}` answers (`me` aside).
+pub fn arena_json(data: &ArenaData, now: i64, page: usize, account: Option<i64>) -> Value {
+    let cut = Page::of(data);
+    let mut body = cut.json(data, now, page);
+    body["own"] = account.and_then(|a| cut.own_json(a)).unwrap_or(Value::Null);
     body
 }
 
@@ -357,6 +454,111 @@ fn civil(days: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An arena of `n` players where player i has won i games against player 0's
+    /// account, so the standings are player n-1 first.
+    fn arena_of(n: i64) -> ArenaData {
+        let players = (0..n)
+            .map(|i| scoring::Player {
+                account: i,
+                name: format!("p{i:03}"),
+                state: "joined".into(),
+            })
+            .collect();
+        let mut games = Vec::new();
+        for i in 1..n {
+            for g in 0..i.min(3) {
+                games.push(scoring::Game {
+                    room: format!("r{i}x{g}"),
+                    light: i,
+                    dark: 0,
+                    light_rating: 1500.0,
+                    dark_rating: 1500.0,
+                    started_at: i * 10 + g,
+                    ending: Some(scoring::Ending::Light),
+                    turns: (20, 20),
+                });
+            }
+        }
+        let info = ArenaInfo {
+            id: "abcdefghijkl".into(),
+            name: "test".into(),
+            variant: "nine".into(),
+            initial: 60,
+            increment: 0,
+            starts_at: 0,
+            ends_at: 3_600_000,
+            rated: false,
+            players: n as u32,
+        };
+        ArenaData { info, players, games }
+    }
+
+    fn parse(b: &Utf8Bytes) -> Value {
+        serde_json::from_str(b.as_str()).unwrap()
+    }
+
+    #[test]
+    fn the_standings_are_cut_into_pages_and_each_player_has_an_own_row() {
+        let data = arena_of(120);
+        let pushed = Pushed::of(&data, 1000);
+        assert_eq!(pushed.pages.len(), 3);
+        let mut ranks = Vec::new();
+        for n in 1..=3 {
+            let page = parse(&pushed.page(n));
+            assert_eq!(page["type"], "standings");
+            assert_eq!(
+                (page["page"].as_u64(), page["pages"].as_u64()),
+                (Some(n as u64), Some(3))
+            );
+            assert_eq!(page["ranked"], 120);
+            assert_eq!(page["games"]["played"], data.games.len());
+            let rows = page["standings"].as_array().unwrap();
+            assert_eq!(rows.len(), if n < 3 { STANDINGS_PAGE } else { 20 });
+            ranks.extend(rows.iter().map(|r| r["rank"].as_u64().unwrap()));
+        }
+        assert_eq!(ranks, (1..=120).collect::<Vec<u64>>(), "every row once, in order");
+        // Past the last page: the last; page 0 is the first.
+        assert_eq!(pushed.page(9), pushed.page(3));
+        assert_eq!(pushed.page(0), pushed.page(1));
+        // Every player's own row, wherever it stands, as the pages show it.
+        assert_eq!(pushed.own.len(), 120);
+        let own = parse(&pushed.own(0).unwrap());
+        assert_eq!(own["type"], "own-standing");
+        let rank = own["row"]["rank"].as_u64().unwrap() as usize;
+        let page = parse(&pushed.page(rank.div_ceil(STANDINGS_PAGE)));
+        let shown = page["standings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == "p000")
+            .unwrap();
+        assert_eq!(&own["row"], shown);
+        assert!(pushed.own(999).is_none());
+        // The answer of GET: the page asked for, and the caller's row.
+        let body = arena_json(&data, 1000, 2, Some(0));
+        assert_eq!(body["standings"], page_rows(&pushed, 2));
+        assert_eq!(body["own"], own["row"]);
+        assert_eq!(arena_json(&data, 1000, 1, None)["own"], Value::Null);
+        // An empty arena has one empty page.
+        let empty = Pushed::of(&arena_of(0), 0);
+        assert_eq!(parse(&empty.page(1))["standings"], json!([]));
+        assert_eq!(parse(&empty.page(1))["pages"], 1);
+    }
+
+    fn page_rows(pushed: &Pushed, n: usize) -> Value {
+        parse(&pushed.page(n))["standings"].clone()
+    }
+
+    #[test]
+    fn the_bytes_of_a_message_are_shared_and_only_news_changes_them() {
+        let data = arena_of(60);
+        let (a, b) = (Pushed::of(&data, 5), Pushed::of(&data, 5));
+        assert_eq!(a, b, "the same reading gives the same messages");
+        let mut more = data.clone();
+        more.games[0].ending = Some(scoring::Ending::Dark);
+        assert_ne!(Pushed::of(&more, 5), a, "a changed result changes them");
+    }
 
     #[test]
     fn rfc3339_round_trips_and_reads_offsets() {

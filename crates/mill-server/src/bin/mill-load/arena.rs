@@ -8,10 +8,13 @@
 //!   arena socket receiving the next `paired`;
 //! - how long a game's end takes to reach the watchers: from the first of its players
 //!   receiving the final state to the first and to the last watcher receiving standings
-//!   that hold its result. One watcher (the probe) reads each standings message whole
-//!   and notes the `games.played` count at which each game's result first appears; the
-//!   other watchers only read that count (a count never falls, so any message with at
-//!   least that count holds the result);
+//!   that hold its result. The watchers follow the first page of the standings, as most
+//!   of a site's do; probes (one on each page, the first watcher on the first) read each
+//!   message whole and note the `games.played` count at which each game's result first
+//!   appears; the other watchers only read that count (a count never falls, and every
+//!   page's message carries it, so any message with at least that count comes from a
+//!   reading that holds the result). The players' own sockets ask for no standings
+//!   (`?standings=none`), as the game page's do;
 //! - the server's CPU time and resident memory (with `--server-pid`).
 //!
 //! Start the server with `--rooms-per-minute 0 --max-conns-per-ip 0` and an open-file
@@ -238,7 +241,7 @@ async fn game(sh: &Shared, room: &str, seat: &str, key: &str, rng: &mut impl Rng
 /// One player: its arena socket, read throughout by a task of its own (standings are
 /// pushed to it too), and each game it is handed, played to its end.
 async fn player(sh: Arc<Shared>, who: LoadAccount, arena: String, setup: Arc<Semaphore>) {
-    let url = format!("ws://{}/api/arenas/{arena}/ws", sh.addr);
+    let url = format!("ws://{}/api/arenas/{arena}/ws?standings=none", sh.addr);
     let permit = setup.acquire_owned().await;
     let ws = connect(&url, Some(who.cookie())).await;
     drop(permit);
@@ -324,19 +327,15 @@ pub(super) async fn arena(run: ArenaRun) -> anyhow::Result<()> {
         .to_string();
     // The watchers first, then the players join and open their sockets.
     let setup = Arc::new(Semaphore::new(run.setup_concurrency.max(1)));
-    let ready = Arc::new(Barrier::new(run.watchers + 1));
+    // The probes of pages 2 on (the first watcher probes page 1).
+    let pages = run.players.div_ceil(mill_server::arena::STANDINGS_PAGE);
+    let ready = Arc::new(Barrier::new(run.watchers + pages));
     let stop = Arc::new(std::sync::OnceLock::new());
     let url = format!("ws://{}/api/arenas/{id}/ws", run.addr);
     let watchers: Vec<_> = (0..run.watchers)
-        .map(|i| {
-            tokio::spawn(watcher(
-                url.clone(),
-                i == 0,
-                setup.clone(),
-                ready.clone(),
-                stop.clone(),
-            ))
-        })
+        .map(|i| (url.clone(), i == 0))
+        .chain((2..=pages).map(|p| (format!("{url}?page={p}"), true)))
+        .map(|(url, probe)| tokio::spawn(watcher(url, probe, setup.clone(), ready.clone(), stop.clone())))
         .collect();
     ready.wait().await;
     let path = format!("/api/arenas/{id}/join");
@@ -392,13 +391,16 @@ pub(super) async fn arena(run: ArenaRun) -> anyhow::Result<()> {
         p.await?;
     }
     let (mut seen, mut rooms, mut dropped) = (Vec::new(), HashMap::new(), 0);
-    for w in watchers {
+    for (i, w) in watchers.into_iter().enumerate() {
         let (receipts, probed, stayed) = w.await?;
         dropped += usize::from(!stayed);
-        if !probed.is_empty() {
-            rooms = probed;
+        for (room, count) in probed {
+            let at = rooms.entry(room).or_insert(count);
+            *at = (*at).min(count);
         }
-        seen.push(receipts);
+        if i < run.watchers {
+            seen.push(receipts);
+        }
     }
     let ends = std::mem::take(&mut *sh.ends.lock().unwrap_or_else(|e| e.into_inner()));
     let in_window: Vec<(&String, &Instant)> =
@@ -415,9 +417,10 @@ pub(super) async fn arena(run: ArenaRun) -> anyhow::Result<()> {
     }
     let mut delays = std::mem::take(&mut *sh.delays.lock().unwrap_or_else(|e| e.into_inner()));
     println!(
-        "{} players, {} watchers, clock {initial}+{increment}, resigning after {} own turns, think {} ms: {} games ended in the {} s measured ({:.1} a second), {} errors, {dropped} watchers dropped",
+        "{} players, {} watchers (and {} probes of later pages), clock {initial}+{increment}, resigning after {} own turns, think {} ms: {} games ended in the {} s measured ({:.1} a second), {} errors, {dropped} watchers dropped",
         run.players,
         run.watchers,
+        pages.saturating_sub(1),
         run.turns,
         run.think_ms,
         in_window.len(),
