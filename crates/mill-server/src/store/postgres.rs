@@ -102,6 +102,11 @@ const MIGRATIONS: &[(i32, &str)] = &[
     // Rematches: paired rooms, the rematch kinds and their key hashes, as SQLite's
     // 15-rematch.
     (12, include_str!("../../../../migrations/postgres/12-rematch.sql")),
+    // A ticket's game by its key hash, as SQLite's 16-arena-keys.
+    (
+        13,
+        include_str!("../../../../migrations/postgres/13-arena-keys.sql"),
+    ),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the

@@ -66,8 +66,12 @@ async fn used_pg(
 ) -> Result<Option<Ticket>, DbError> {
     let row = c
         .query_opt(
-            "SELECT room_id, light_id = $2 AND light_key_hash = $3 FROM arena_games
-             WHERE arena_id = $1 AND ((light_id = $2 AND light_key_hash = $3) OR (dark_id = $2 AND dark_key_hash = $3))",
+            "SELECT room_id, true FROM arena_games
+             WHERE light_key_hash = $3 AND light_id = $2 AND arena_id = $1
+             UNION ALL
+             SELECT room_id, false FROM arena_games
+             WHERE dark_key_hash = $3 AND dark_id = $2 AND arena_id = $1
+             LIMIT 1",
             &[&arena, &account, &&key_hash[..]],
         )
         .await?;

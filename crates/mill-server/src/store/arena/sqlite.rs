@@ -172,6 +172,14 @@ fn ticket_read_sqlite(
     })
 }
 
+/// A ticket's game, found by its key hash (`migrations/sqlite/16-arena-keys`).
+const USED_SQLITE: &str = "SELECT room_id, 1 FROM arena_games INDEXED BY arena_games_light_key
+     WHERE light_key_hash = ?3 AND light_id = ?2 AND arena_id = ?1
+     UNION ALL
+     SELECT room_id, 0 FROM arena_games INDEXED BY arena_games_dark_key
+     WHERE dark_key_hash = ?3 AND dark_id = ?2 AND arena_id = ?1
+     LIMIT 1";
+
 fn used_sqlite(
     c: &Connection,
     arena: &str,
@@ -179,11 +187,10 @@ fn used_sqlite(
     key_hash: &[u8; 32],
 ) -> Result<Option<Ticket>, DbError> {
     let game: Option<(String, bool)> = c
-        .prepare_cached(
-            "SELECT room_id, light_id = ?2 AND light_key_hash = ?3 FROM arena_games
-             WHERE arena_id = ?1 AND ((light_id = ?2 AND light_key_hash = ?3) OR (dark_id = ?2 AND dark_key_hash = ?3))",
-        )?
-        .query_row(params![arena, account, &key_hash[..]], |r| Ok((r.get(0)?, r.get(1)?)))
+        .prepare_cached(USED_SQLITE)?
+        .query_row(params![arena, account, &key_hash[..]], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .optional()?;
     Ok(game.map(|(room, light)| Ticket::Paired(room, if light { Color::Light } else { Color::Dark })))
 }
