@@ -6,6 +6,11 @@
 -- round's, so of two instances completing it at once the events' primary key keeps one
 -- event and the rooms' primary key one room.
 ALTER TABLE rooms ADD COLUMN paired BOOLEAN NOT NULL DEFAULT FALSE;
+-- Of the rooms made before it, the rated ones that are no arena's game were made by rated
+-- pairing: paired (a casual room made by pairing cannot be told from an invite room).
+UPDATE rooms SET paired = TRUE
+WHERE id IN (SELECT room_id FROM rated_rooms)
+  AND id NOT IN (SELECT room_id FROM arena_games);
 
 ALTER TABLE events
     ADD COLUMN key_hash BYTEA CHECK (length(key_hash) = 32),

@@ -4,10 +4,15 @@
 -- the colours swapped.
 --
 -- A room made by quick pairing, or a rematch of one, is `paired`: only its rounds may be
--- rematched (an invite room's players ask for a new round instead). Rooms paired before
--- this migration cannot be told from invite rooms (an answered seek leaves no row) and
--- stay unpaired.
+-- rematched (an invite room's players ask for a new round instead). Of the rooms made
+-- before this migration, the rated ones that are no arena's game were made by rated
+-- pairing (invite rooms are casual; an arena pairs its players again by itself), so they
+-- are paired; a casual room made by pairing cannot be told from an invite room (an
+-- answered seek leaves no row) and stays unpaired.
 ALTER TABLE rooms ADD COLUMN paired INTEGER NOT NULL DEFAULT 0 CHECK (paired IN (0, 1));
+UPDATE rooms SET paired = 1
+WHERE id IN (SELECT room_id FROM rated_rooms)
+  AND id NOT IN (SELECT room_id FROM arena_games);
 
 -- New kinds: 'offer-rematch' and 'decline-rematch'. An 'offer-rematch' carries the
 -- SHA-256 of the seat key its sender's page made for the new room (the key itself is
