@@ -131,7 +131,10 @@ test('both pressing Rematch at once land in one new room', async () => {
   await light.page.locator('#resign').click();
   for (const p of [light.page, dark.page]) await p.locator('#offer-rematch:not([disabled])').waitFor();
   // Crossing offers: one is stored, the other (stale, or accepting) completes the rematch.
-  await Promise.all([light.page.locator('#offer-rematch').click(), dark.page.locator('#offer-rematch').click()]);
+  // Both buttons are pressed in the page at once: a pointer click waits for the button to
+  // stay put, and by then the opponent's offer may have replaced it with Accept.
+  const press = (p) => p.evaluate(() => /** @type {HTMLButtonElement} */ (document.getElementById('offer-rematch')).click());
+  await Promise.all([press(light.page), press(dark.page)]);
   const moved = (p) => p.waitForURL((u) => u.href !== url && /\/r\/[a-z0-9]+$/.test(u.pathname));
   await moved(light.page);
   await moved(dark.page);
