@@ -414,6 +414,16 @@ export function bindOnlineControls(app) {
   };
   $('decline-rematch').addEventListener('click', declineRematch);
   $('cancel-rematch').addEventListener('click', declineRematch);
+  // A spectator's way to the rematch: a plain link (a new tab works too), followed here
+  // without reloading the page, the focus then where the game is watched.
+  $('watch-rematch').addEventListener('click', (event) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    const href = /** @type {HTMLAnchorElement} */ (event.currentTarget).getAttribute('href');
+    if (!href || href === location.pathname) return;
+    history.pushState(null, '', href);
+    app.route().then(() => app.focusPlay());
+  });
   $('claim-win').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CLAIM_WIN));
   $('call-draw').addEventListener('click', () => sendCommand(app, CLIENT_TYPES.CALL_DRAW));
   $('copy-invite').addEventListener('click', async () => {

@@ -7,6 +7,7 @@ import { clockResult } from './clock.js';
 import { viewClaim, viewClockBadge, viewClocks } from './clock-view.js';
 import { computerStatus, resultForPerson } from './computer-status.js';
 import { playerCard } from './cards-logic.js';
+import { roomHref } from './arena-logic.js';
 import { $, $button, $input, find, radios } from './dom.js';
 import { pluralKey } from './i18n.js';
 import { importedStart } from './local.js';
@@ -409,9 +410,14 @@ function viewRematch(t, o, v) {
   $('rematch-offer-text').textContent = t('online.rematchOfferedToYou');
   $('rematch-waiting').hidden = !v.rematchOfferedByMe;
   const note = $('rematch-note');
-  const text = v.rematchRoom ? t('online.rematchStarting') : o.rematchNote === 'declined' ? t('online.rematchDeclined') : o.rematchNote === 'lapsed' ? t('online.rematchLapsed') : '';
+  const text = v.rematchRoom ? t('online.rematchStarting') : v.watchRematch ? t('online.rematchToWatch') : o.rematchNote === 'declined' ? t('online.rematchDeclined') : o.rematchNote === 'lapsed' ? t('online.rematchLapsed') : '';
   // The status line stays in the page (empty) so that what it comes to say is heard.
   if (note.textContent !== text) note.textContent = text;
+  // A spectator follows the players there by a link (the room's address: no key).
+  const watch = /** @type {HTMLAnchorElement} */ ($('watch-rematch'));
+  $('watch-rematch-box').hidden = !v.watchRematch;
+  if (v.watchRematch) watch.href = roomHref(v.watchRematch);
+  watch.textContent = t('online.watchRematch');
 }
 
 /**

@@ -90,6 +90,8 @@ export function onlineView(state, seat, connection) {
     rematchOfferedToMe: rematchOpen && rematchBy === opponent,
     /** The agreed rematch's room, which this seat's page moves to. */
     rematchRoom: seat ? rematchRoom : null,
+    /** The agreed rematch's room for a spectator, who is offered a link to watch it there. */
+    watchRematch: seat ? null : rematchRoom,
   };
 }
 

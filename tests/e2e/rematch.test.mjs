@@ -131,7 +131,10 @@ test('both pressing Rematch at once land in one new room', async () => {
   await light.page.locator('#resign').click();
   for (const p of [light.page, dark.page]) await p.locator('#offer-rematch:not([disabled])').waitFor();
   // Crossing offers: one is stored, the other (stale, or accepting) completes the rematch.
-  await Promise.all([light.page.locator('#offer-rematch').click(), dark.page.locator('#offer-rematch').click()]);
+  // Both buttons are pressed in the page at once: a pointer click waits for the button to
+  // stay put, and by then the opponent's offer may have replaced it with Accept.
+  const press = (p) => p.evaluate(() => /** @type {HTMLButtonElement} */ (document.getElementById('offer-rematch')).click());
+  await Promise.all([press(light.page), press(dark.page)]);
   const moved = (p) => p.waitForURL((u) => u.href !== url && /\/r\/[a-z0-9]+$/.test(u.pathname));
   await moved(light.page);
   await moved(dark.page);
@@ -140,4 +143,62 @@ test('both pressing Rematch at once land in one new room', async () => {
   assert.equal(await seatBecomes(dark.page, 'You play Light'), 'You play Light');
   for (const v of [light, dark]) assert.deepEqual(v.page.errors, []);
   for (const v of [light, dark]) await v.context.close();
+});
+
+test("a spectator of the old room is shown the way to the rematch, by a link without a key, and watches it there", async () => {
+  const { light, dark, url } = await paired('3+2');
+  const watcherContext = await env.browser.newContext({ viewport: PHONE });
+  const watcher = await openPage(watcherContext, url);
+  const watching = () => watcher.locator('#seat-note').filter({ hasText: 'you are watching this game' }).waitFor();
+  await watching();
+  await light.page.locator('#resign').waitFor();
+  await light.page.locator('#resign').click();
+  await dark.page.locator('#offer-rematch:not([disabled])').click();
+  await light.page.locator('#rematch-offer').waitFor();
+  // An offer alone is between the players: nothing to follow yet.
+  assert.equal(await watcher.locator('#watch-rematch').isVisible(), false);
+  await light.page.locator('#accept-rematch').click();
+  const moved = (p) => p.waitForURL((u) => u.href !== url && /\/r\/[a-z0-9]+$/.test(u.pathname));
+  await moved(light.page);
+  await moved(dark.page);
+  const room = roomOf(light.page.url());
+
+  // The spectator stays, told in the status line (a live region) and shown the link.
+  const link = watcher.locator('#watch-rematch');
+  await link.waitFor();
+  assert.equal(watcher.url(), url, 'a spectator is not moved by itself');
+  assert.equal(await watcher.locator('#rematch-note').getAttribute('role'), 'status');
+  assert.equal(await watcher.locator('#rematch-note').innerText(), 'The players agreed to a rematch, in a new room');
+  assert.equal(await link.innerText(), 'Watch the rematch');
+  assert.equal(await link.getAttribute('href'), `/r/${room}`, "the room's address, nothing else");
+  for (const p of [watcher, light.page, dark.page]) assert.equal(await p.locator('#offer-rematch').isVisible(), false);
+  await shot(watcher, 'rematch-02-watch-link-phone');
+  assert.deepEqual(await axeSerious(watcher), []);
+  // In Russian too.
+  await watcher.locator('#lang').click();
+  await watcher.locator('#watch-rematch').filter({ hasText: 'Смотреть реванш' }).waitFor();
+  assert.equal(await watcher.locator('#rematch-note').innerText(), 'Игроки договорились о реванше в новой комнате');
+  await watcher.locator('#lang').click();
+  await link.filter({ hasText: 'Watch the rematch' }).waitFor();
+
+  // Followed by the keyboard: the new room, watched, its board playing.
+  await link.focus();
+  await watcher.keyboard.press('Enter');
+  await watcher.waitForURL(`${env.server.url}/r/${room}`);
+  await watching();
+  // The link went with the old room: the focus is where the game is watched, not lost.
+  await watcher.waitForFunction(() => document.activeElement !== null && document.activeElement !== document.body);
+  await dark.page.locator('#status').filter({ hasText: 'Your turn: place a piece' }).waitFor();
+  await clickAction(dark.page, 'a1');
+  await watcher.locator('#board-host [data-point="a1"].light').waitFor();
+  assert.equal(await watcher.locator('#watch-rematch-box').isVisible(), false, 'the new room has no rematch yet');
+  assert.equal(await watcher.locator('#resign').isVisible(), false, 'a spectator has no seat');
+  const kept = await stored(watcher);
+  assert.equal(kept[`mill.seat.${room}`], undefined, 'no seat kept for the spectator');
+  assert.ok(!Object.keys(kept).some((k) => k.startsWith('mill.rematch.')), 'nor a rematch key');
+  const info = await watcher.evaluate((id) => fetch(`/api/rooms/${id}`).then((r) => r.json()), room);
+  assert.equal(info.spectators, 1, 'it watches the new room');
+  await shot(watcher, 'rematch-03-watching-the-rematch-phone');
+  for (const p of [watcher, light.page, dark.page]) assert.deepEqual(p.errors, []);
+  for (const c of [watcherContext, light.context, dark.context]) await c.close();
 });

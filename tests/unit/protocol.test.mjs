@@ -182,6 +182,11 @@ test('a rematch: offered only after a paired round, answered by the other seat, 
   );
   const agreed = withOffers({ rematch_room: 'abcdefghijkl' });
   assert.equal(onlineView(agreed, 'dark', 'open').rematchRoom, 'abcdefghijkl');
+  // A spectator is not moved but shown the way there; a seat is moved, not shown it.
+  assert.equal(onlineView(agreed, null, 'open').rematchRoom, null);
+  assert.equal(onlineView(agreed, null, 'open').watchRematch, 'abcdefghijkl');
+  assert.equal(onlineView(agreed, 'dark', 'open').watchRematch, null);
+  assert.equal(onlineView(over, null, 'open').watchRematch, null, 'nothing before it is agreed');
   assert.equal(onlineView(agreed, 'dark', 'open').mayRematch, false);
   // Declined by the opponent; withdrawn or declined by this page; gone otherwise: lapsed.
   const declinedBy = (by) => withOffers({ declined: { offer: 'rematch', by } });

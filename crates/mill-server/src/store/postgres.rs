@@ -107,6 +107,12 @@ const MIGRATIONS: &[(i32, &str)] = &[
         13,
         include_str!("../../../../migrations/postgres/13-arena-keys.sql"),
     ),
+    // The rated rooms of pairing made before 12-rematch marked paired, as SQLite's
+    // 17-rematch-rated.
+    (
+        14,
+        include_str!("../../../../migrations/postgres/14-rematch-rated.sql"),
+    ),
 ];
 
 /// The first key of the advisory lock a pairing holds for its pool (the second is the

@@ -4,6 +4,12 @@ use super::*;
 
 /// A room made by quick pairing, both sockets open: (room, light, dark).
 async fn paired(w: &World) -> (String, Sock, Sock) {
+    let (room, light, dark, _) = paired_with_keys(w).await;
+    (room, light, dark)
+}
+
+/// [`paired`], with the two seats' keys (Light's, Dark's).
+async fn paired_with_keys(w: &World) -> (String, Sock, Sock, [String; 2]) {
     let stop = CancellationToken::new();
     let wait = Duration::from_secs(5);
     let (a, b) = tokio::join!(
@@ -16,7 +22,35 @@ async fn paired(w: &World) -> (String, Sock, Sock) {
     let mut d = Sock::open(w, &dark.0, Some(&dark.2)).await;
     l.take();
     d.take();
-    (light.0, l, d)
+    (light.0, l, d, [light.2, dark.2])
+}
+
+/// A watcher's socket (no key) and everything it was sent on arriving: its welcome and
+/// the room's state.
+async fn watch(w: &World, room: &str) -> (Sock, Vec<Value>) {
+    let (tx, rx) = mpsc::channel(64);
+    let kick = CancellationToken::new();
+    let rtt = Arc::new(AtomicI64::new(0));
+    let (conn, seat) = w
+        .rooms
+        .attach(room, crate::rooms::Ask::Watch, &tx, &kick, &rtt)
+        .await
+        .unwrap();
+    let mut s = Sock {
+        room: room.to_string(),
+        seat,
+        tx,
+        rx,
+        kick,
+        conn,
+        last: Value::Null,
+        sent: 0,
+    };
+    let hello = s.take();
+    assert_eq!(hello[0]["type"], "welcome");
+    assert_eq!(hello[0]["seat"], Value::Null, "a watcher holds no seat");
+    assert_eq!(hello.last().unwrap()["type"], "state");
+    (s, hello)
 }
 
 /// A fresh key for a rematch's seat and the command that offers it.
@@ -219,4 +253,58 @@ async fn both_offering_at_once_make_one_room() {
     assert_eq!(light.last["offers"]["rematch_room"], new_room.as_str());
     assert_eq!(dark.last["offers"]["rematch_room"], new_room.as_str());
     assert!(w.store.load_room(&new_room).await.unwrap().is_some());
+}
+
+#[tokio::test]
+async fn a_watcher_of_the_old_room_learns_the_rematch_room_and_never_a_key() {
+    let w = world();
+    let (room, mut light, mut dark, old_keys) = paired_with_keys(&w).await;
+    let (mut watcher, mut heard) = watch(&w, &room).await;
+    light.ok(&w, Command::Resign).await;
+    let (light_key, offer) = rematch_offer();
+    light.ok(&w, offer).await;
+    heard.extend(watcher.take());
+    assert_eq!(watcher.last["offers"]["rematch"], "light");
+    assert!(
+        watcher.last["offers"]["rematch_room"].is_null(),
+        "not before it is agreed"
+    );
+    let (dark_key, accept) = rematch_offer();
+    dark.ok(&w, accept).await;
+    heard.extend(watcher.take());
+    // The watcher's state names the new room as the players' does.
+    let new_room = crate::keys::rematch_room_id(&room, 1);
+    assert_eq!(watcher.last["offers"]["rematch_room"], new_room.as_str());
+    light.take();
+    assert_eq!(watcher.last["offers"], light.last["offers"], "the same offers");
+    // One who comes to watch later is told too, also once the room left memory and
+    // came back from the store.
+    let (late, late_heard) = watch(&w, &room).await;
+    assert_eq!(
+        late_heard.last().unwrap()["offers"]["rematch_room"],
+        new_room.as_str()
+    );
+    heard.extend(late_heard);
+    for s in [&light, &dark, &watcher, &late] {
+        w.rooms.detach(&room, s.conn, w.clock.now_ms());
+    }
+    assert_eq!(w.rooms.evict_idle(Duration::ZERO), 1, "the old room left memory");
+    let (reloaded, again) = watch(&w, &room).await;
+    assert_eq!(reloaded.last["offers"]["rematch_room"], new_room.as_str());
+    heard.extend(again);
+    // No seat key of either room, nor the hash of one, ever reached a watcher.
+    let text = serde_json::to_string(&heard).unwrap();
+    for key in old_keys.iter().chain([&light_key, &dark_key]) {
+        assert!(!text.contains(key.as_str()), "a key reached a watcher");
+        let hash = crate::keys::hash_key(key);
+        let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+        assert!(!text.contains(&hex), "a key's hash reached a watcher");
+    }
+    // The room it names opens to the watcher as a watcher: both seats taken, round 1.
+    let (there, _) = watch(&w, &new_room).await;
+    assert_eq!(there.seat, None);
+    assert_eq!(there.last["room"], new_room.as_str());
+    assert_eq!(there.last["round"], 1);
+    assert_eq!(there.last["seats"]["light"]["taken"], true);
+    assert_eq!(there.last["seats"]["dark"]["taken"], true);
 }
