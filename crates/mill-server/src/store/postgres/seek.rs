@@ -26,6 +26,47 @@ const ADDRESS_LOCK: i32 = 5106376;
 const SEEK_ALIVE: &str =
     "EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = seeks.instance_id)";
 
+/// Takes the advisory lock (`key`, the hash of `name`) until the transaction ends.
+async fn lock(
+    tx: &tokio_postgres::Transaction<'_>,
+    key: i32,
+    name: &str,
+) -> Result<(), tokio_postgres::Error> {
+    tx.execute("SELECT pg_advisory_xact_lock($1, hashtext($2))", &[&key, &name])
+        .await?;
+    Ok(())
+}
+
+/// Deletes the open seeks of instances no longer connected ([`SEEK_ALIVE`]), so they go
+/// before anyone claims them.
+async fn forget_dead_seeks(tx: &tokio_postgres::Transaction<'_>) -> Result<(), tokio_postgres::Error> {
+    tx.execute(
+        &format!("DELETE FROM seeks WHERE room_id IS NULL AND NOT {SEEK_ALIVE}"),
+        &[],
+    )
+    .await?;
+    Ok(())
+}
+
+/// Announces the seeks `changed` on `mill_seeks` at commit, commits, and wakes the
+/// requests on this instance waiting for them.
+async fn commit_announced(
+    pg: &Pg,
+    tx: deadpool_postgres::Transaction<'_>,
+    changed: &[String],
+) -> Result<(), tokio_postgres::Error> {
+    tx.execute(
+        "SELECT pg_notify('mill_seeks', id) FROM unnest($1::text[]) AS t(id)",
+        &[&changed],
+    )
+    .await?;
+    tx.commit().await?;
+    for id in changed {
+        pg.waiters.wake(id);
+    }
+    Ok(())
+}
+
 /// A paired room: created with both seats taken (in the pairing's transaction).
 async fn paired_room(
     tx: &tokio_postgres::Transaction<'_>,
@@ -118,21 +159,9 @@ pub(super) async fn sought(pg: &Pg, seek: Seek) -> Result<SeekState, DbError> {
     let (initial, increment, days) = clock_columns(seek.clock);
     let mut client = pg.pool.get().await?;
     let tx = client.transaction().await?;
-    tx.execute(
-        "SELECT pg_advisory_xact_lock($1, hashtext($2))",
-        &[&SEEKER_LOCK, &seek.seeker],
-    )
-    .await?;
-    tx.execute(
-        "SELECT pg_advisory_xact_lock($1, hashtext($2))",
-        &[&ADDRESS_LOCK, &seek.address],
-    )
-    .await?;
-    tx.execute(
-        "SELECT pg_advisory_xact_lock($1, hashtext($2))",
-        &[&SEEK_LOCK, &pool],
-    )
-    .await?;
+    lock(&tx, SEEKER_LOCK, &seek.seeker).await?;
+    lock(&tx, ADDRESS_LOCK, &seek.address).await?;
+    lock(&tx, SEEK_LOCK, &pool).await?;
     // Another seeker's id (or an answered one): refused, and nothing touched.
     let taken = tx
         .query_opt(
@@ -145,11 +174,7 @@ pub(super) async fn sought(pg: &Pg, seek: Seek) -> Result<SeekState, DbError> {
     }
     // A seek lives as long as its instance's connections: one killed or cut off has
     // none left in the database at once, and its seeks go before anyone claims them.
-    tx.execute(
-        &format!("DELETE FROM seeks WHERE room_id IS NULL AND NOT {SEEK_ALIVE}"),
-        &[],
-    )
-    .await?;
+    forget_dead_seeks(&tx).await?;
     // SKIP LOCKED: a row locked now is being withdrawn (the pool's lock keeps every
     // other pairing out), so it is not there to claim.
     let other = match seek.rated_speed() {
@@ -243,15 +268,7 @@ pub(super) async fn sought(pg: &Pg, seek: Seek) -> Result<SeekState, DbError> {
             }
         }
     };
-    tx.execute(
-        "SELECT pg_notify('mill_seeks', id) FROM unnest($1::text[]) AS t(id)",
-        &[&changed],
-    )
-    .await?;
-    tx.commit().await?;
-    for id in &changed {
-        pg.waiters.wake(id);
-    }
+    commit_announced(pg, tx, &changed).await?;
     Ok(state)
 }
 
@@ -275,22 +292,10 @@ pub(super) async fn resought(pg: &Pg, r: Recheck) -> Result<SeekState, DbError> 
     if !is_rated_pool(&pool) {
         return Ok(SeekState::Waiting);
     }
-    tx.execute(
-        "SELECT pg_advisory_xact_lock($1, hashtext($2))",
-        &[&SEEKER_LOCK, &seeker],
-    )
-    .await?;
-    tx.execute(
-        "SELECT pg_advisory_xact_lock($1, hashtext($2))",
-        &[&SEEK_LOCK, &pool],
-    )
-    .await?;
+    lock(&tx, SEEKER_LOCK, &seeker).await?;
+    lock(&tx, SEEK_LOCK, &pool).await?;
     // As for a seek: a dead instance's seeks go before anyone claims them.
-    tx.execute(
-        &format!("DELETE FROM seeks WHERE room_id IS NULL AND NOT {SEEK_ALIVE}"),
-        &[],
-    )
-    .await?;
+    forget_dead_seeks(&tx).await?;
     // Read again under the locks: it may have been paired or withdrawn meanwhile.
     let Some(mine) = tx
         .query_opt(
@@ -346,15 +351,7 @@ pub(super) async fn resought(pg: &Pg, r: Recheck) -> Result<SeekState, DbError> 
     )
     .await?;
     let changed = vec![other_id, r.id.clone()];
-    tx.execute(
-        "SELECT pg_notify('mill_seeks', id) FROM unnest($1::text[]) AS t(id)",
-        &[&changed],
-    )
-    .await?;
-    tx.commit().await?;
-    for id in &changed {
-        pg.waiters.wake(id);
-    }
+    commit_announced(pg, tx, &changed).await?;
     Ok(SeekState::Paired {
         room: r.room,
         seat: r.color,
