@@ -58,6 +58,47 @@ pub async fn target(db: &Path) -> mill_server::store::DbTarget {
     DbTarget::Postgres(format!("{base}/{name}"))
 }
 
+/// A new, empty PostgreSQL database `name` beside `admin`'s (dropped first if a run
+/// before left it), connected: its client and the task driving the connection.
+pub async fn empty_pg_database(
+    admin: &str,
+    name: &str,
+) -> (
+    tokio_postgres::Client,
+    JoinHandle<Result<(), tokio_postgres::Error>>,
+) {
+    let (client, conn) = tokio_postgres::connect(admin, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let task = tokio::spawn(conn);
+    client
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+        .await
+        .unwrap();
+    client
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    drop(client);
+    let _ = task.await;
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(admin);
+    let (client, conn) = tokio_postgres::connect(&format!("{base}/{name}"), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    (client, tokio::spawn(conn))
+}
+
+/// The files of the PostgreSQL migrations, in order.
+pub fn pg_migrations() -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations/postgres");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
 /// Whether the tests run against PostgreSQL.
 pub fn on_postgres() -> bool {
     std::env::var("MILL_TEST_PG_URL").is_ok()
