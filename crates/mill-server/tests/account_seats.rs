@@ -10,54 +10,19 @@ mod common;
 
 use std::net::SocketAddr;
 
-use common::{Client, PATIENCE, Server};
+use common::{Client, Server, call_as};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-
-/// One answer: status, the session token its cookie sets (if any), the JSON body.
-async fn call(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    cookie: Option<&str>,
-    body: &str,
-) -> (u16, Option<String>, Value) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let cookie = cookie
-        .map(|t| format!("Cookie: mill_session={t}\r\n"))
-        .unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{cookie}Connection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
-        .await
-        .expect("http answer")
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let token = head
-        .lines()
-        .filter_map(|l| l.split_once(':'))
-        .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
-        .find_map(|(_, v)| v.trim().strip_prefix("mill_session="))
-        .map(|v| v.split(';').next().unwrap().to_string());
-    (status, token, serde_json::from_str(body).unwrap_or(Value::Null))
-}
 
 async fn sign_up(addr: SocketAddr, name: &str) -> String {
     let body = json!({ "name": name, "password": "a fine passphrase" }).to_string();
-    let (status, token, answer) = call(addr, "POST", "/api/account", None, &body).await;
-    assert_eq!(status, 201, "{answer}");
-    token.expect("a session cookie")
+    let a = call_as(addr, "POST", "/api/account", None, &body).await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    a.token.expect("a session cookie")
 }
 
 async fn my_games(addr: SocketAddr, token: &str) -> Vec<Value> {
-    let (status, _, body) = call(addr, "GET", "/api/me/games", Some(token), "").await;
+    let a = call_as(addr, "GET", "/api/me/games", Some(token), "").await;
+    let (status, body) = (a.status, a.body);
     assert_eq!(status, 200, "{body}");
     assert!(body["name"].is_string(), "{body}");
     body["games"].as_array().unwrap().clone()
@@ -83,8 +48,8 @@ async fn a_signed_in_player_goes_on_with_a_rated_game_on_another_device() {
     );
     assert!(my_games(addr, &ann).await.is_empty());
     // Not signed in: nobody's games, answered without a refusal.
-    let (status, _, body) = call(addr, "GET", "/api/me/games", None, "").await;
-    assert_eq!((status, body), (200, json!({ "name": null, "games": [] })));
+    let a = call_as(addr, "GET", "/api/me/games", None, "").await;
+    assert_eq!((a.status, a.body), (200, json!({ "name": null, "games": [] })));
 
     // Ann and Bob are paired for a rated game; each plays on a device holding the key.
     let ask = |who: &str| {
@@ -93,9 +58,10 @@ async fn a_signed_in_player_goes_on_with_a_rated_game_on_another_device() {
         .to_string()
     };
     let (ann2, ask_ann) = (ann.clone(), ask("ann"));
-    let first = tokio::spawn(async move { call(addr, "POST", "/api/pair", Some(&ann2), &ask_ann).await });
-    let (status, _, bob_seat) = call(addr, "POST", "/api/pair", Some(&bob), &ask("bob")).await;
-    let (first_status, _, ann_seat) = first.await.unwrap();
+    let first = tokio::spawn(async move { call_as(addr, "POST", "/api/pair", Some(&ann2), &ask_ann).await });
+    let second = call_as(addr, "POST", "/api/pair", Some(&bob), &ask("bob")).await;
+    let first = first.await.unwrap();
+    let (status, bob_seat, first_status, ann_seat) = (second.status, second.body, first.status, first.body);
     assert_eq!((first_status, status), (201, 201), "{ann_seat} {bob_seat}");
     let room = ann_seat["room"].as_str().unwrap().to_string();
     let seat = ann_seat["seat"].as_str().unwrap().to_string();

@@ -6,69 +6,12 @@
 
 mod common;
 
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use common::{PATIENCE, Server, sql};
-use serde_json::{Value, json};
+use common::{Answer, Server, call, sql};
+use serde_json::json;
 use sha2::Digest;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-
-/// One answer: status, headers (names lower-cased) and JSON body.
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Value,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The session token the answer's cookie sets ("" when it clears it).
-    fn token(&self) -> String {
-        let cookie = self.header("set-cookie").expect("a session cookie");
-        let (pair, _) = cookie.split_once(';').unwrap();
-        pair.strip_prefix("mill_session=").unwrap().to_string()
-    }
-}
-
-/// A request with extra headers (`Cookie`, `Origin`, …).
-async fn call(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let extra: String = headers.iter().map(|(n, v)| format!("{n}: {v}\r\n")).collect();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
-        .await
-        .expect("http answer")
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let mut lines = head.lines();
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
-        .collect();
-    let body = serde_json::from_str(body).unwrap_or(Value::String(body.to_string()));
-    Answer {
-        status,
-        headers,
-        body,
-    }
-}
 
 fn creds(name: &str, password: &str) -> String {
     json!({ "name": name, "password": password }).to_string()
@@ -106,7 +49,7 @@ impl Site {
             .await;
         assert_eq!(a.status, 201, "{a:?}");
         assert_eq!(a.body, json!({ "name": name }));
-        a.token()
+        a.session()
     }
 
     async fn sign_in(&self, name: &str, password: &str) -> Answer {
@@ -143,7 +86,7 @@ async fn sign_up_sign_in_and_sign_out() {
     }
     // Served over plain http (no https --public-url): not Secure.
     assert!(!set.contains("Secure"), "{set}");
-    let first = a.token();
+    let first = a.session();
     assert_eq!(first.len(), 64);
 
     let me = site.me(&first).await;
@@ -193,7 +136,7 @@ async fn sign_up_sign_in_and_sign_out() {
         .await;
     assert_eq!(signed.status, 200, "{signed:?}");
     assert_eq!(signed.body, json!({ "name": "Ann_Lee" }));
-    let second = signed.token();
+    let second = signed.session();
     assert_ne!(second, first);
     assert_eq!(site.me(&first).await.status, 401);
     assert_eq!(site.me(&second).await.status, 200);
@@ -203,7 +146,7 @@ async fn sign_up_sign_in_and_sign_out() {
         .call("DELETE", "/api/session", &[("Cookie", &cookie(&second))], "")
         .await;
     assert_eq!(out.status, 204);
-    assert_eq!(out.token(), "");
+    assert_eq!(out.session(), "");
     assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
     let me = site.me(&second).await;
     assert_eq!(
@@ -232,7 +175,7 @@ async fn sign_up_sign_in_and_sign_out() {
         .await,
         0
     );
-    let third = site.sign_in("ann_lee", "correct horse battery").await.token();
+    let third = site.sign_in("ann_lee", "correct horse battery").await.session();
     let hash_hex: String = sha2::Sha256::digest(third.as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -385,7 +328,7 @@ async fn cross_site_requests_are_refused() {
 async fn sign_out_everywhere_ends_every_session() {
     let site = site().await;
     let first = site.sign_up("gina", "a fine passphrase").await;
-    let second = site.sign_in("gina", "a fine passphrase").await.token();
+    let second = site.sign_in("gina", "a fine passphrase").await.session();
     let other = site.sign_up("hank", "a fine passphrase").await;
     assert_eq!(site.me(&first).await.status, 200);
     assert_eq!(site.me(&second).await.status, 200);

@@ -24,12 +24,11 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
-use common::{Client, Rng, Server, legal_action};
+use common::{Client, Rng, Server, call_as, legal_action};
 use mill_server::keys::hash_key;
 use mill_server::store::accounts::{Accounts, NewSession};
 
@@ -46,19 +45,8 @@ fn token(n: usize) -> String {
 }
 
 async fn call(addr: SocketAddr, method: &str, path: &str, cookie: Option<&str>, body: &str) -> (u16, Value) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let cookie = cookie.map_or(String::new(), |t| format!("Cookie: mill_session={t}\r\n"));
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{cookie}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    let a = call_as(addr, method, path, cookie, body).await;
+    (a.status, a.body)
 }
 
 /// What one bot saw: each game it was handed (room, seat) and how each ended for it.
@@ -348,13 +336,7 @@ async fn arena_socket(
     arena: &str,
     n: usize,
 ) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<TcpStream>> {
-    let mut request = format!("ws://{addr}/api/arenas/{arena}/ws")
-        .into_client_request()
-        .unwrap();
-    request
-        .headers_mut()
-        .insert("cookie", format!("mill_session={}", token(n)).parse().unwrap());
-    tokio_tungstenite::connect_async(request).await.unwrap().0
+    arena_socket_with(addr, arena, &token(n)).await
 }
 
 /// The next `paired` message on an arena socket: (room, seat, key).
@@ -518,26 +500,10 @@ async fn scheduled_arenas_are_made_once_by_every_instance() {
 
 /// Signs `name` up over HTTP; the session token its cookie carries.
 async fn sign_up(addr: SocketAddr, name: &str) -> String {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
     let body = json!({"name": name, "password": "a fine passphrase"}).to_string();
-    let request = format!(
-        "POST /api/account HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    assert!(text.starts_with("HTTP/1.1 201"), "{text}");
-    let cookie = text
-        .lines()
-        .find_map(|l| {
-            l.to_ascii_lowercase()
-                .starts_with("set-cookie: mill_session=")
-                .then(|| l["set-cookie: mill_session=".len()..].to_string())
-        })
-        .expect("a session cookie");
-    cookie.split(';').next().unwrap().to_string()
+    let a = call_as(addr, "POST", "/api/account", None, &body).await;
+    assert_eq!(a.status, 201, "{}", a.body);
+    a.session()
 }
 
 /// An arena socket with the session cookie `token`.

@@ -4,7 +4,7 @@
 //! always; PostgreSQL under scripts/with-postgres (its migrations read from the files, in
 //! order, on a database of their own).
 
-use std::path::Path;
+mod common;
 
 /// Statements that must be accepted, in order, then statements that must each be refused.
 const ACCEPTED: &[&str] = &[
@@ -89,31 +89,8 @@ async fn postgres_stores_the_clocks_and_refuses_what_no_clock_makes() {
     let Ok(admin) = std::env::var("MILL_TEST_PG_URL") else {
         return; // SQLite only outside scripts/with-postgres.
     };
-    let (client, conn) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    let task = tokio::spawn(conn);
-    client
-        .batch_execute("DROP DATABASE IF EXISTS mill_clock_schema")
-        .await
-        .unwrap();
-    client
-        .batch_execute("CREATE DATABASE mill_clock_schema")
-        .await
-        .unwrap();
-    drop(client);
-    let _ = task.await;
-    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(&admin);
-    let (client, conn) = tokio_postgres::connect(&format!("{base}/mill_clock_schema"), tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    let task = tokio::spawn(conn);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations/postgres");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let (client, task) = common::empty_pg_database(&admin, "mill_clock_schema").await;
+    let files = common::pg_migrations();
     for file in files {
         let sql = std::fs::read_to_string(&file).unwrap();
         client

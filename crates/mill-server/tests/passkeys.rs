@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
-use common::{PATIENCE, Server, sql};
+use common::{Answer, Server, session_cookie, sql};
 use mill_server::ManualClock;
 use openssl::bn::BigNumContext;
 use openssl::ec::{EcGroup, EcKey};
@@ -26,49 +26,10 @@ use openssl::pkey::{PKey, Private};
 use openssl::sign::Signer;
 use serde_json::{Value, json};
 use sha2::Digest;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
 
-/// One answer: status, the session token its cookie sets (if any) and the JSON body.
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    token: Option<String>,
-    body: Value,
-}
-
+/// A POST with extra headers.
 async fn call(addr: SocketAddr, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
-    request(addr, "POST", path, headers, body).await
-}
-
-async fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Answer {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let extra: String = headers.iter().map(|(n, v)| format!("{n}: {v}\r\n")).collect();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
-        .await
-        .expect("http answer")
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let token = head
-        .lines()
-        .filter_map(|l| l.split_once(':'))
-        .find(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
-        .and_then(|(_, v)| v.trim().strip_prefix("mill_session="))
-        .map(|v| v.split(';').next().unwrap().to_string());
-    let body = serde_json::from_str(body).unwrap_or(Value::String(body.to_string()));
-    Answer { status, token, body }
-}
-
-fn cookie(token: &str) -> (&'static str, String) {
-    ("Cookie", format!("mill_session={token}"))
+    common::call(addr, "POST", path, headers, body).await
 }
 
 /// A CBOR byte string's or text string's head.
@@ -277,17 +238,9 @@ impl Site {
     }
 
     async fn me(&self, token: &str) -> Value {
-        let (n, v) = cookie(token);
-        let mut stream = TcpStream::connect(self.server.addr).await.unwrap();
-        let request = format!(
-            "GET /api/me HTTP/1.1\r\nHost: {}\r\n{n}: {v}\r\nConnection: close\r\n\r\n",
-            self.server.addr
-        );
-        stream.write_all(request.as_bytes()).await.unwrap();
-        let mut raw = String::new();
-        stream.read_to_string(&mut raw).await.unwrap();
-        let (_, body) = raw.split_once("\r\n\r\n").unwrap();
-        serde_json::from_str(body).unwrap_or(Value::Null)
+        common::call_as(self.server.addr, "GET", "/api/me", Some(token), "")
+            .await
+            .body
     }
 }
 
@@ -337,7 +290,7 @@ async fn sign_up_and_sign_in_with_a_passkey() {
 
     // Sign-in from the session of the sign-up: a new session, the old one ended.
     let (ceremony, credential) = site.sign_in_answer(&mut key, &site.origin.clone()).await;
-    let (n, v) = cookie(&first);
+    let (n, v) = session_cookie(&first);
     let a = site
         .finish("/api/passkey/login/finish", &[(n, &v)], &ceremony, &credential)
         .await;
@@ -632,7 +585,7 @@ async fn a_passkey_is_added_to_a_password_account() {
         .await;
     assert_eq!(a.status, 201, "{a:?}");
     let session = a.token.unwrap();
-    let (n, v) = cookie(&session);
+    let (n, v) = session_cookie(&session);
     let mut key = Authenticator::new();
     let (ceremony, options) = site
         .start("/api/passkey/register/start", &[(n, &v)], json!({}))
@@ -732,11 +685,11 @@ async fn a_passkey_account_is_deleted_with_its_passkey() {
     let session = site.sign_up("hana", &mut hana).await;
     let mut ivan = Authenticator::new();
     site.sign_up("ivan", &mut ivan).await;
-    let (n, v) = cookie(&session);
+    let (n, v) = session_cookie(&session);
     let delete = |body: String| {
         let v = v.clone();
         let addr = site.server.addr;
-        async move { request(addr, "DELETE", "/api/account", &[(n, &v)], &body).await }
+        async move { common::call(addr, "DELETE", "/api/account", &[(n, &v)], &body).await }
     };
     // No password to give: any password is wrong.
     let a = delete(json!({ "password": "correct horse battery" }).to_string()).await;

@@ -8,46 +8,8 @@ mod common;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use common::{PATIENCE, Server, sql};
+use common::{Answer, Server, call_as, sql};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
-
-/// One answer: status, the session token its cookie sets (if any) and the JSON body.
-#[derive(Debug)]
-struct Answer {
-    status: u16,
-    token: Option<String>,
-    body: Value,
-}
-
-async fn call(addr: SocketAddr, method: &str, path: &str, cookie: Option<&str>, body: &str) -> Answer {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    let cookie = cookie
-        .map(|t| format!("Cookie: mill_session={t}\r\n"))
-        .unwrap_or_default();
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{cookie}Connection: close\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut raw = Vec::new();
-    tokio::time::timeout(PATIENCE, stream.read_to_end(&mut raw))
-        .await
-        .expect("http answer")
-        .unwrap();
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let token = head
-        .lines()
-        .filter_map(|l| l.split_once(':'))
-        .filter(|(n, _)| n.eq_ignore_ascii_case("set-cookie"))
-        .find_map(|(_, v)| v.trim().strip_prefix("mill_session="))
-        .map(|v| v.split(';').next().unwrap().to_string());
-    let body = serde_json::from_str(body).unwrap_or(Value::String(body.to_string()));
-    Answer { status, token, body }
-}
 
 struct Site {
     server: Server,
@@ -68,11 +30,11 @@ async fn site() -> Site {
 
 impl Site {
     async fn get(&self, path: &str) -> Answer {
-        call(self.server.addr, "GET", path, None, "").await
+        call_as(self.server.addr, "GET", path, None, "").await
     }
 
     async fn sign_up(&self, name: &str) -> String {
-        let a = call(
+        let a = call_as(
             self.server.addr,
             "POST",
             "/api/account",
@@ -119,8 +81,8 @@ async fn paired(
     };
     let (ta, tb) = (a.map(str::to_string), b.map(str::to_string));
     let (ta2, ask_a, ask_b) = (ta.clone(), ask("a"), ask("b"));
-    let first = tokio::spawn(async move { call(addr, "POST", "/api/pair", ta2.as_deref(), &ask_a).await });
-    let second = call(addr, "POST", "/api/pair", tb.as_deref(), &ask_b).await;
+    let first = tokio::spawn(async move { call_as(addr, "POST", "/api/pair", ta2.as_deref(), &ask_a).await });
+    let second = call_as(addr, "POST", "/api/pair", tb.as_deref(), &ask_b).await;
     let first = first.await.unwrap();
     assert_eq!((first.status, second.status), (201, 201), "{first:?} {second:?}");
     let room = first.body["room"].as_str().unwrap().to_string();
@@ -168,7 +130,7 @@ fn card(state: &Value, seat: &str) -> (Value, Value, Value, Value) {
 
 /// The name a token signs in.
 async fn name_of(site: &Site, token: &str) -> String {
-    let a = call(site.server.addr, "GET", "/api/me", Some(token), "").await;
+    let a = call_as(site.server.addr, "GET", "/api/me", Some(token), "").await;
     a.body["name"].as_str().unwrap().to_string()
 }
 
@@ -407,7 +369,7 @@ async fn a_deleted_accounts_rounds_stay_under_the_neutral_name() {
     let before = site.games("sam").await;
     assert_eq!(before[0]["opponent"], "rita");
 
-    let a = call(
+    let a = call_as(
         site.server.addr,
         "DELETE",
         "/api/account",
@@ -500,7 +462,7 @@ async fn the_leaderboard_lists_recent_established_ratings_best_first() {
 /// records, as the server answers them: (light games, dark games, light rating, dark
 /// rating, light's record, dark's record).
 async fn rated_facts(addr: SocketAddr, tl: &str, td: &str) -> (u64, u64, f64, f64, usize, usize) {
-    let me = |t: String| async move { call(addr, "GET", "/api/me", Some(&t), "").await.body };
+    let me = |t: String| async move { call_as(addr, "GET", "/api/me", Some(&t), "").await.body };
     let (l, d) = (me(tl.to_string()).await, me(td.to_string()).await);
     let facts = |v: &Value| {
         let r = &v["ratings"]["nine"]["blitz"];
@@ -511,7 +473,7 @@ async fn rated_facts(addr: SocketAddr, tl: &str, td: &str) -> (u64, u64, f64, f6
     };
     let record = |v: Value| async move {
         let path = format!("/api/players/{}/games", v["name"].as_str().unwrap());
-        let a = call(addr, "GET", &path, None, "").await;
+        let a = call_as(addr, "GET", &path, None, "").await;
         a.body["games"].as_array().map_or(0, Vec::len)
     };
     let ((lg, lr), (dg, dr)) = (facts(&l), facts(&d));
@@ -528,7 +490,7 @@ async fn a_rated_result_survives_a_sigkill_and_rates_once() {
     let db = common::db_arg(&path).await;
     let (mut child, addr) = common::spawn_server(dir.path(), &db, &[]).await;
     let site_call = |addr: SocketAddr, name: &'static str| async move {
-        let a = call(
+        let a = call_as(
             addr,
             "POST",
             "/api/account",
@@ -545,8 +507,8 @@ async fn a_rated_result_survives_a_sigkill_and_rates_once() {
             .to_string()
     };
     let (ta2, ask_a) = (ta.clone(), ask("seeker-kira"));
-    let first = tokio::spawn(async move { call(addr, "POST", "/api/pair", Some(&ta2), &ask_a).await });
-    let second = call(addr, "POST", "/api/pair", Some(&tb), &ask("seeker-leon")).await;
+    let first = tokio::spawn(async move { call_as(addr, "POST", "/api/pair", Some(&ta2), &ask_a).await });
+    let second = call_as(addr, "POST", "/api/pair", Some(&tb), &ask("seeker-leon")).await;
     let first = first.await.unwrap();
     assert_eq!((first.status, second.status), (201, 201));
     let room = first.body["room"].as_str().unwrap().to_string();
@@ -609,7 +571,7 @@ async fn racing_results_on_two_instances_rate_once() {
     );
     for n in 0..4 {
         let sign_up = |name: String| async move {
-            let a = call(
+            let a = call_as(
                 addr_a,
                 "POST",
                 "/api/account",
@@ -629,8 +591,9 @@ async fn racing_results_on_two_instances_rate_once() {
                 .to_string()
         };
         let (ta2, ask_a) = (ta.clone(), ask(format!("seeker-race{n}a")));
-        let first = tokio::spawn(async move { call(addr_a, "POST", "/api/pair", Some(&ta2), &ask_a).await });
-        let other = call(
+        let first =
+            tokio::spawn(async move { call_as(addr_a, "POST", "/api/pair", Some(&ta2), &ask_a).await });
+        let other = call_as(
             addr_a,
             "POST",
             "/api/pair",
@@ -705,11 +668,11 @@ async fn the_lobby_names_signed_in_seekers_and_rated_seeks() {
     let rated = tokio::spawn(async move {
         let ask =
             json!({ "variant": "nine", "clock": { "initial": 60 }, "rated": true, "seeker": "seeker-nora" });
-        call(addr, "POST", "/api/pair", Some(&token), &ask.to_string()).await
+        call_as(addr, "POST", "/api/pair", Some(&token), &ask.to_string()).await
     });
     let anonymous = tokio::spawn(async move {
         let ask = json!({ "variant": "six", "clock": null, "seeker": "seeker-anon" });
-        call(addr, "POST", "/api/pair", None, &ask.to_string()).await
+        call_as(addr, "POST", "/api/pair", None, &ask.to_string()).await
     });
     let seeks = loop {
         let lobby = site.get("/api/seeks").await;

@@ -7,8 +7,6 @@
 //! memory, or PostgreSQL's files applied in order on a database of their own, with the
 //! rooms written between the arenas' migration and the rematch's.
 
-use std::path::Path;
-
 /// The rooms as the schema before the rematch held them, `blob` a 32-byte key hash in
 /// the database's own syntax.
 fn before_rematch(blob: &str) -> Vec<String> {
@@ -74,32 +72,8 @@ fn on_sqlite() {
 }
 
 async fn on_postgres(admin: &str) {
-    let (client, conn) = tokio_postgres::connect(admin, tokio_postgres::NoTls)
-        .await
-        .unwrap();
-    let task = tokio::spawn(conn);
-    client
-        .batch_execute("DROP DATABASE IF EXISTS mill_rematch_schema")
-        .await
-        .unwrap();
-    client
-        .batch_execute("CREATE DATABASE mill_rematch_schema")
-        .await
-        .unwrap();
-    drop(client);
-    let _ = task.await;
-    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(admin);
-    let (client, conn) =
-        tokio_postgres::connect(&format!("{base}/mill_rematch_schema"), tokio_postgres::NoTls)
-            .await
-            .unwrap();
-    let task = tokio::spawn(conn);
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations/postgres");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let (client, task) = common::empty_pg_database(admin, "mill_rematch_schema").await;
+    let files = common::pg_migrations();
     let rematch = files
         .iter()
         .position(|f| f.ends_with("12-rematch.sql"))

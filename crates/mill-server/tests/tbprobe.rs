@@ -5,12 +5,16 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use common::Server;
 use mill_core::{Color, Position, Variant};
 use mill_engine::tb::{Tablebase, Value, files};
+use mill_server::Config;
 use serde_json::Value as Json;
+
+/// A position of 3 v 3, in the tables.
+const ENDING: &str = "LL./.../D../...D.D/.../.../..L d 0 0 0 0";
 
 /// Nine's tables to three a side (3 v 3 only), written to `dir` as `mill tb generate`
 /// writes them.
@@ -22,6 +26,20 @@ fn write_tables(dir: &Path) -> Tablebase {
         std::fs::write(path, tb.class_bytes(m, o).unwrap()).unwrap();
     }
     tb
+}
+
+/// Nine's tables to three a side written to `tb` in `tmp`, and a server on them with
+/// probes unlimited, then `tune`d (given the tables' folder); returns the folder too.
+async fn server_on_tables(tmp: &Path, tune: impl FnOnce(&mut Config, &Path)) -> (Server, PathBuf) {
+    let dir = tmp.join("tb");
+    write_tables(&dir);
+    let tb_dir = dir.clone();
+    let server = Server::start_with(&tmp.join("mill.db"), move |c| {
+        tune(c, &tb_dir);
+        c.tb_dir = Some(tb_dir);
+    })
+    .await;
+    (server, dir)
 }
 
 /// The query string's form of `text`: everything but letters, digits and `-._~` escaped.
@@ -85,15 +103,8 @@ fn positions(tb: &Tablebase) -> Vec<Position> {
 #[tokio::test]
 async fn the_answer_is_the_engine_s_own_probe_of_the_same_files() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("tb");
-    write_tables(&dir);
+    let (server, dir) = server_on_tables(tmp.path(), |c, _| c.tb_probes_per_minute = 0).await;
     let engine = files::open(&dir, Variant::Nine, files::Access::Memory).unwrap();
-    let tb_dir = dir.clone();
-    let server = Server::start_with(&tmp.path().join("mill.db"), move |c| {
-        c.tb_dir = Some(tb_dir);
-        c.tb_probes_per_minute = 0;
-    })
-    .await;
     let list = positions(&engine);
     assert!(list.len() >= 20, "{}", list.len());
     let (mut wins, mut draws, mut dark) = (0, 0, 0);
@@ -166,23 +177,15 @@ async fn the_answer_is_the_engine_s_own_probe_of_the_same_files() {
 #[tokio::test]
 async fn bad_input_gets_coded_400s_and_positions_outside_the_tables_404() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("tb");
-    write_tables(&dir);
-    let tb_dir = dir.clone();
-    let server = Server::start_with(&tmp.path().join("mill.db"), move |c| {
-        c.tb_dir = Some(tb_dir);
-        c.tb_probes_per_minute = 0;
-    })
-    .await;
-    let ending = "LL./.../D../...D.D/.../.../..L d 0 0 0 0";
+    let (server, _) = server_on_tables(tmp.path(), |c, _| c.tb_probes_per_minute = 0).await;
     for (path, status, code) in [
-        (probe_path("ten", ending), 400, "bad-rules"),
+        (probe_path("ten", ENDING), 400, "bad-rules"),
         ("/api/tb/probe?variant=nine".to_string(), 400, "bad-position"),
         (probe_path("nine", "LL./.../D.. d 0 0 0 0"), 400, "bad-position"),
         (probe_path("nine", &"L".repeat(300)), 400, "bad-position"),
         // A position of Twelve's board asked for as Nine's.
         (
-            probe_path("nine", &format!("{ending} twelve")),
+            probe_path("nine", &format!("{ENDING} twelve")),
             400,
             "bad-position",
         ),
@@ -193,7 +196,7 @@ async fn bad_input_gets_coded_400s_and_positions_outside_the_tables_404() {
             "not-in-tables",
         ),
         // Twelve's rules: no table of them here.
-        (probe_path("twelve", ending), 404, "not-in-tables"),
+        (probe_path("twelve", ENDING), 404, "not-in-tables"),
         // 4 v 3: no such class here.
         (
             probe_path("nine", "LL./.../D../.L.D.D/.../.../..L d 0 0 0 0"),
@@ -209,7 +212,7 @@ async fn bad_input_gets_coded_400s_and_positions_outside_the_tables_404() {
         );
         assert!(body["message"].as_str().is_some_and(|m| !m.is_empty()), "{body}");
     }
-    let (got, body) = server.http("GET", &probe_path("nine", ending)).await;
+    let (got, body) = server.http("GET", &probe_path("nine", ENDING)).await;
     assert_eq!(got, 200, "{body}");
     server.stop().await;
 }
@@ -217,15 +220,8 @@ async fn bad_input_gets_coded_400s_and_positions_outside_the_tables_404() {
 #[tokio::test]
 async fn an_address_over_its_probes_a_minute_gets_429() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("tb");
-    write_tables(&dir);
-    let tb_dir = dir.clone();
-    let server = Server::start_with(&tmp.path().join("mill.db"), move |c| {
-        c.tb_dir = Some(tb_dir);
-        c.tb_probes_per_minute = 3;
-    })
-    .await;
-    let path = probe_path("nine", "LL./.../D../...D.D/.../.../..L d 0 0 0 0");
+    let (server, _) = server_on_tables(tmp.path(), |c, _| c.tb_probes_per_minute = 3).await;
+    let path = probe_path("nine", ENDING);
     for _ in 0..3 {
         let (status, body) = server.http("GET", &path).await;
         assert_eq!(status, 200, "{body}");
@@ -245,16 +241,13 @@ async fn an_address_over_its_probes_a_minute_gets_429() {
 #[tokio::test]
 async fn a_table_over_the_download_limit_is_not_served_but_listed_and_answered() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("tb");
-    write_tables(&dir);
-    let size = std::fs::metadata(dir.join("nine-3v3.mtb")).unwrap().len();
-    let tb_dir = dir.clone();
-    let server = Server::start_with(&tmp.path().join("mill.db"), move |c| {
-        c.tb_dir = Some(tb_dir);
-        c.tb_download_max = size - 1;
+    let size_of = |dir: &Path| std::fs::metadata(dir.join("nine-3v3.mtb")).unwrap().len();
+    let (server, dir) = server_on_tables(tmp.path(), |c, dir| {
+        c.tb_download_max = size_of(dir) - 1;
         c.tb_probes_per_minute = 0;
     })
     .await;
+    let size = size_of(&dir);
     let (status, manifest) = server.http("GET", "/tb/manifest.json").await;
     assert_eq!(status, 200);
     assert_eq!(manifest["tables"], Json::Array(vec![]), "{manifest}");
@@ -265,12 +258,7 @@ async fn a_table_over_the_download_limit_is_not_served_but_listed_and_answered()
     assert_eq!(probed[0]["bytes"].as_u64(), Some(size));
     let (status, _) = server.http("GET", "/tb/nine-3v3.mtb").await;
     assert_eq!(status, 404);
-    let (status, body) = server
-        .http(
-            "GET",
-            &probe_path("nine", "LL./.../D../...D.D/.../.../..L d 0 0 0 0"),
-        )
-        .await;
+    let (status, body) = server.http("GET", &probe_path("nine", ENDING)).await;
     assert_eq!(status, 200, "{body}");
     server.stop().await;
 }

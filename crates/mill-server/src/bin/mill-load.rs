@@ -552,6 +552,23 @@ async fn exchange_as(
     Ok((status, head.to_string(), body.to_string()))
 }
 
+/// Says hello on a room's socket (with seat `key`, or as a spectator without one) and
+/// reads the welcome; an error if the hello is refused.
+async fn hello(ws: &mut Ws, key: Option<String>) -> anyhow::Result<()> {
+    let hello = ClientMsg::Hello {
+        protocol: PROTOCOL,
+        key,
+        account: false,
+    };
+    ws.send(Message::Text(hello.to_text().into())).await?;
+    let welcome = next_json(ws).await?;
+    anyhow::ensure!(
+        kind(&welcome) == Some(ServerType::Welcome),
+        "hello refused: {welcome}"
+    );
+    Ok(())
+}
+
 async fn next_json(ws: &mut Ws) -> anyhow::Result<Value> {
     loop {
         match ws.next().await.context("socket closed")?? {
@@ -584,17 +601,7 @@ async fn open_table(addrs: [SocketAddr; 2], clock: Option<Value>) -> anyhow::Res
     for (addr, key) in addrs.into_iter().zip([&created["key"], &joined["key"]]) {
         let url = format!("ws://{addr}/api/rooms/{room}/ws");
         let (mut ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
-        let hello = ClientMsg::Hello {
-            protocol: PROTOCOL,
-            key: key.as_str().map(str::to_string),
-            account: false,
-        };
-        ws.send(Message::Text(hello.to_text().into())).await?;
-        let welcome = next_json(&mut ws).await?;
-        anyhow::ensure!(
-            kind(&welcome) == Some(ServerType::Welcome),
-            "hello refused: {welcome}"
-        );
+        hello(&mut ws, key.as_str().map(str::to_string)).await?;
         last.push(next_json(&mut ws).await?);
         seats.push(ws);
     }

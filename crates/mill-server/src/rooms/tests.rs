@@ -72,6 +72,11 @@ impl Sock {
 
     /// A socket whose queue holds `capacity` messages.
     async fn open_with(w: &World, room: &str, key: Option<&str>, capacity: usize) -> Sock {
+        Sock::open_hello(w, room, key, capacity).await.0
+    }
+
+    /// [`Sock::open_with`], with what the hello was answered (the welcome first).
+    async fn open_hello(w: &World, room: &str, key: Option<&str>, capacity: usize) -> (Sock, Vec<Value>) {
         let (tx, rx) = mpsc::channel(capacity);
         let kick = CancellationToken::new();
         let rtt = Arc::new(AtomicI64::new(0));
@@ -92,7 +97,7 @@ impl Sock {
         };
         let hello = s.take();
         assert_eq!(hello[0]["type"], "welcome");
-        s
+        (s, hello)
     }
 
     /// Whatever is queued now; the last state is kept.

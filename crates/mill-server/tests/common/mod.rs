@@ -58,6 +58,47 @@ pub async fn target(db: &Path) -> mill_server::store::DbTarget {
     DbTarget::Postgres(format!("{base}/{name}"))
 }
 
+/// A new, empty PostgreSQL database `name` beside `admin`'s (dropped first if a run
+/// before left it), connected: its client and the task driving the connection.
+pub async fn empty_pg_database(
+    admin: &str,
+    name: &str,
+) -> (
+    tokio_postgres::Client,
+    JoinHandle<Result<(), tokio_postgres::Error>>,
+) {
+    let (client, conn) = tokio_postgres::connect(admin, tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    let task = tokio::spawn(conn);
+    client
+        .batch_execute(&format!("DROP DATABASE IF EXISTS {name}"))
+        .await
+        .unwrap();
+    client
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    drop(client);
+    let _ = task.await;
+    let base = admin.rsplit_once('/').map(|(b, _)| b).unwrap_or(admin);
+    let (client, conn) = tokio_postgres::connect(&format!("{base}/{name}"), tokio_postgres::NoTls)
+        .await
+        .unwrap();
+    (client, tokio::spawn(conn))
+}
+
+/// The files of the PostgreSQL migrations, in order.
+pub fn pg_migrations() -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../migrations/postgres");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
 /// Whether the tests run against PostgreSQL.
 pub fn on_postgres() -> bool {
     std::env::var("MILL_TEST_PG_URL").is_ok()
@@ -262,10 +303,50 @@ pub async fn http(addr: SocketAddr, method: &str, path: &str) -> (u16, Value) {
 
 /// [`http`] with a JSON request body.
 pub async fn request(addr: SocketAddr, method: &str, path: &str, json_body: &str) -> (u16, Value) {
+    let a = call(addr, method, path, &[], json_body).await;
+    (a.status, a.body)
+}
+
+/// One answer in full: the status, the headers (names in lower case), the session token
+/// its cookie sets (if any; "" when it clears it) and the JSON body (or the body as a
+/// string when it is not JSON).
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub token: Option<String>,
+    pub body: Value,
+}
+
+impl Answer {
+    /// The first header named `name` (in lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The session token the answer's cookie sets ("" when it clears it).
+    pub fn session(&self) -> String {
+        self.token.clone().expect("a session cookie")
+    }
+}
+
+/// One HTTP/1.1 request with `Connection: close` and extra headers (`Cookie`, `Origin`,
+/// …), answered in full.
+pub async fn call(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> Answer {
     let mut stream = TcpStream::connect(addr).await.unwrap();
+    let extra: String = headers.iter().map(|(n, v)| format!("{n}: {v}\r\n")).collect();
     let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json_body}",
-        json_body.len()
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
+        body.len()
     );
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut raw = Vec::new();
@@ -275,14 +356,41 @@ pub async fn request(addr: SocketAddr, method: &str, path: &str, json_body: &str
         .unwrap();
     let text = String::from_utf8_lossy(&raw).to_string();
     let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status: u16 = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let mut lines = head.lines();
+    let status: u16 = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    let token = headers
+        .iter()
+        .filter(|(n, _)| n == "set-cookie")
+        .find_map(|(_, v)| v.strip_prefix("mill_session="))
+        .map(|v| v.split(';').next().unwrap().to_string());
     let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
         dechunk(body)
     } else {
         body.to_string()
     };
-    let value = serde_json::from_str(&body).unwrap_or(Value::String(body));
-    (status, value)
+    let body = serde_json::from_str(&body).unwrap_or(Value::String(body));
+    Answer {
+        status,
+        headers,
+        token,
+        body,
+    }
+}
+
+/// [`call`] with the cookie of session `token`, if any.
+pub async fn call_as(addr: SocketAddr, method: &str, path: &str, token: Option<&str>, body: &str) -> Answer {
+    let cookie = token.map(session_cookie);
+    let headers: Vec<(&str, &str)> = cookie.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    call(addr, method, path, &headers, body).await
+}
+
+/// The `Cookie` header that carries session `token`.
+pub fn session_cookie(token: &str) -> (&'static str, String) {
+    ("Cookie", format!("mill_session={token}"))
 }
 
 fn dechunk(mut body: &str) -> String {

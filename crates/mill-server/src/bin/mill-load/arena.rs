@@ -171,17 +171,7 @@ async fn watcher(
 /// its own. When the state that ended it was received.
 async fn game(sh: &Shared, room: &str, seat: &str, key: &str, rng: &mut impl Rng) -> anyhow::Result<Instant> {
     let mut ws = connect(&format!("ws://{}/api/rooms/{room}/ws", sh.addr), None).await?;
-    let hello = ClientMsg::Hello {
-        protocol: PROTOCOL,
-        key: Some(key.to_string()),
-        account: false,
-    };
-    ws.send(Message::Text(hello.to_text().into())).await?;
-    let welcome = next_json(&mut ws).await?;
-    anyhow::ensure!(
-        kind(&welcome) == Some(ServerType::Welcome),
-        "hello refused: {welcome}"
-    );
+    hello(&mut ws, Some(key.to_string())).await?;
     let (mut state, mut mine, mut n) = (Value::Null, 0, 0);
     // When to act on the state, and the (round, version) acted on.
     let (mut act_at, mut acted): (Option<Instant>, Option<(Value, Value)>) = (None, None);

@@ -62,17 +62,7 @@ async fn watcher(
     let connect = async {
         let url = format!("ws://{addr}/api/rooms/{room}/ws");
         let (mut ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
-        let hello = ClientMsg::Hello {
-            protocol: PROTOCOL,
-            key: None,
-            account: false,
-        };
-        ws.send(Message::Text(hello.to_text().into())).await?;
-        let welcome = next_json(&mut ws).await?;
-        anyhow::ensure!(
-            kind(&welcome) == Some(ServerType::Welcome),
-            "hello refused: {welcome}"
-        );
+        hello(&mut ws, None).await?;
         anyhow::Ok(ws)
     };
     let permit = setup.acquire_owned().await;

@@ -28,26 +28,7 @@ async fn paired_with_keys(w: &World) -> (String, Sock, Sock, [String; 2]) {
 /// A watcher's socket (no key) and everything it was sent on arriving: its welcome and
 /// the room's state.
 async fn watch(w: &World, room: &str) -> (Sock, Vec<Value>) {
-    let (tx, rx) = mpsc::channel(64);
-    let kick = CancellationToken::new();
-    let rtt = Arc::new(AtomicI64::new(0));
-    let (conn, seat) = w
-        .rooms
-        .attach(room, crate::rooms::Ask::Watch, &tx, &kick, &rtt)
-        .await
-        .unwrap();
-    let mut s = Sock {
-        room: room.to_string(),
-        seat,
-        tx,
-        rx,
-        kick,
-        conn,
-        last: Value::Null,
-        sent: 0,
-    };
-    let hello = s.take();
-    assert_eq!(hello[0]["type"], "welcome");
+    let (s, hello) = Sock::open_hello(w, room, None, 64).await;
     assert_eq!(hello[0]["seat"], Value::Null, "a watcher holds no seat");
     assert_eq!(hello.last().unwrap()["type"], "state");
     (s, hello)

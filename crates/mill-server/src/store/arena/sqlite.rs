@@ -107,23 +107,17 @@ where
         ArenaRequest::Running(now) => {
             reader
                 .with(move |c| {
-                    let ids = c
-                        .prepare_cached("SELECT id FROM arenas WHERE starts_at <= ?1 AND ends_at > ?1")?
-                        .query_map(params![now], |r| r.get(0))?
-                        .collect::<Result<Vec<String>, _>>()?;
-                    Ok(ArenaAnswer::Ids(ids))
+                    ids_sqlite(
+                        c,
+                        "SELECT id FROM arenas WHERE starts_at <= ?1 AND ends_at > ?1",
+                        now,
+                    )
                 })
                 .await
         }
         ArenaRequest::OfRoom(room) => {
             reader
-                .with(move |c| {
-                    let ids = c
-                        .prepare_cached("SELECT arena_id FROM arena_games WHERE room_id = ?1")?
-                        .query_map(params![room], |r| r.get(0))?
-                        .collect::<Result<Vec<String>, _>>()?;
-                    Ok(ArenaAnswer::Ids(ids))
-                })
+                .with(move |c| ids_sqlite(c, "SELECT arena_id FROM arena_games WHERE room_id = ?1", room))
                 .await
         }
         ArenaRequest::Ticket {
@@ -211,6 +205,15 @@ fn info_sqlite(r: &rusqlite::Row<'_>) -> rusqlite::Result<ArenaInfo> {
 
 const INFO_SQLITE: &str = "SELECT id, name, variant, clock_initial, clock_increment, starts_at, ends_at, rated,
     (SELECT count(*) FROM arena_players p WHERE p.arena_id = arenas.id AND p.state <> 'withdrawn') FROM arenas";
+
+/// The arena ids `sql` selects with its one parameter `p`.
+fn ids_sqlite(c: &Connection, sql: &str, p: impl rusqlite::ToSql) -> Result<ArenaAnswer, DbError> {
+    let ids = c
+        .prepare_cached(sql)?
+        .query_map(params![p], |r| r.get(0))?
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok(ArenaAnswer::Ids(ids))
+}
 
 fn list_sqlite(c: &Connection, since: i64, limit: u32) -> Result<Vec<ArenaInfo>, DbError> {
     Ok(c.prepare_cached(&format!(
