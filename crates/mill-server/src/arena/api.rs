@@ -406,9 +406,19 @@ async fn serve(
     let mut ping = tokio::time::interval(PING_EVERY);
     ping.tick().await;
     let mut look = player.is_some();
+    // A player with two sockets here is paired through the newest: the older ones stop
+    // setting their tickets (the two would take the ticket from each other every look),
+    // but still learn whether the ticket they set last was used.
+    let socket = player.map(|account| hub.socket_opened(&arena, account));
     loop {
-        if let (true, Some(account)) = (look, player) {
-            match hub.arenas.ticket(&arena, account, keys::hash_key(&key)).await {
+        if let (true, Some(account), Some(n)) = (look, player, socket) {
+            let hash = keys::hash_key(&key);
+            let asked = if hub.newest_socket(&arena, account, n) {
+                hub.arenas.ticket(&arena, account, hash).await
+            } else {
+                hub.arenas.used(&arena, account, hash).await
+            };
+            match asked {
                 Ok(Ticket::Paired(room, seat)) => {
                     let message = json!({ "type": crate::protocol::ArenaMessage::Paired.as_str(), "room": room, "seat": seat.to_string(), "key": key });
                     if tx.send(Message::Text(message.to_string().into())).await.is_err() {
@@ -458,7 +468,8 @@ async fn serve(
             () = shutdown.cancelled() => break,
         }
     }
-    if let Some(account) = player {
+    if let (Some(account), Some(n)) = (player, socket) {
+        hub.socket_closed(&arena, account, n);
         if let Err(e) = hub
             .arenas
             .drop_ticket(&arena, account, keys::hash_key(&key))

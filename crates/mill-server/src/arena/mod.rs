@@ -180,6 +180,11 @@ pub struct Hub {
     scheduled: Vec<schedule::Scheduled>,
     /// Scheduled arenas known to exist.
     made: Mutex<std::collections::HashSet<String>>,
+    /// The players' arena sockets open here, by arena and account, oldest first: only
+    /// the newest sets its ticket (the others learn only whether theirs was used).
+    sockets: Mutex<HashMap<(String, i64), Vec<u64>>>,
+    /// The next socket's number.
+    next_socket: std::sync::atomic::AtomicU64,
 }
 
 impl Hub {
@@ -197,7 +202,41 @@ impl Hub {
             feeds: Mutex::new(HashMap::new()),
             scheduled,
             made: Mutex::new(Default::default()),
+            sockets: Mutex::new(HashMap::new()),
+            next_socket: std::sync::atomic::AtomicU64::new(0),
         }
+    }
+
+    /// A player's arena socket opened here: its number, the newest of the player's.
+    pub fn socket_opened(&self, arena: &str, account: i64) -> u64 {
+        let n = self
+            .next_socket
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut sockets = self.sockets.lock().unwrap_or_else(|e| e.into_inner());
+        sockets.entry((arena.to_string(), account)).or_default().push(n);
+        n
+    }
+
+    /// Socket `n` of the player closed.
+    pub fn socket_closed(&self, arena: &str, account: i64, n: u64) {
+        let mut sockets = self.sockets.lock().unwrap_or_else(|e| e.into_inner());
+        let key = (arena.to_string(), account);
+        if let Some(open) = sockets.get_mut(&key) {
+            open.retain(|&m| m != n);
+            if open.is_empty() {
+                sockets.remove(&key);
+            }
+        }
+    }
+
+    /// Whether socket `n` is the newest of the player's open here (the one that sets
+    /// its ticket, so it is the one handed the next game).
+    pub fn newest_socket(&self, arena: &str, account: i64, n: u64) -> bool {
+        let sockets = self.sockets.lock().unwrap_or_else(|e| e.into_inner());
+        sockets
+            .get(&(arena.to_string(), account))
+            .and_then(|open| open.last())
+            == Some(&n)
     }
 
     /// Makes the scheduled arenas that are due and missing.

@@ -189,7 +189,7 @@ pub enum ArenaRequest {
         /// Now.
         at: i64,
     },
-    /// The ticket of a player's socket: what became of it, or set it.
+    /// The ticket of a player's socket: what became of it, or (with `claim`) set it.
     Ticket {
         /// Arena id.
         arena: String,
@@ -197,6 +197,10 @@ pub enum ArenaRequest {
         account: i64,
         /// The hash of the key the socket holds.
         key_hash: [u8; 32],
+        /// Set it as the player's when it is not used: false for a socket that another,
+        /// newer socket of the player's has replaced (it only learns whether its last
+        /// ticket was used; `Waiting` otherwise).
+        claim: bool,
     },
     /// A socket closed: its ticket is withdrawn (unless used or replaced).
     DropTicket {
@@ -316,10 +320,26 @@ impl Arenas {
 
     /// A socket's ticket: what became of it, or set as the player's.
     pub async fn ticket(&self, arena: &str, account: i64, key_hash: [u8; 32]) -> Result<Ticket, DbError> {
+        self.ticket_as(arena, account, key_hash, true).await
+    }
+
+    /// A replaced socket's ticket: its game if it was used, else `Waiting` (nothing set).
+    pub async fn used(&self, arena: &str, account: i64, key_hash: [u8; 32]) -> Result<Ticket, DbError> {
+        self.ticket_as(arena, account, key_hash, false).await
+    }
+
+    async fn ticket_as(
+        &self,
+        arena: &str,
+        account: i64,
+        key_hash: [u8; 32],
+        claim: bool,
+    ) -> Result<Ticket, DbError> {
         let req = ArenaRequest::Ticket {
             arena: arena.into(),
             account,
             key_hash,
+            claim,
         };
         match self.0.arena(req).await? {
             ArenaAnswer::Ticket(t) => Ok(t),

@@ -234,9 +234,13 @@ impl MemArenas {
                 arena,
                 account,
                 key_hash,
+                claim,
             } => {
                 if let Some(t) = self.used(&arena, account, &key_hash) {
                     return Ok(ArenaAnswer::Ticket(t));
+                }
+                if !claim {
+                    return Ok(ArenaAnswer::Ticket(Ticket::Waiting));
                 }
                 let player = self
                     .arenas

@@ -218,9 +218,13 @@ pub async fn pg(
             arena,
             account,
             key_hash,
+            claim,
         } => {
             if let Some(t) = used_pg(&**client, &arena, account, &key_hash).await? {
                 return Ok(ArenaAnswer::Ticket(t));
+            }
+            if !claim {
+                return Ok(ArenaAnswer::Ticket(Ticket::Waiting));
             }
             // Set unless it is already, or its hash was used (a pairing committed since
             // the read above); a pairing checks the ticket it uses is still there.
@@ -266,18 +270,9 @@ async fn pair_pg(
     arena: &str,
     at: i64,
 ) -> Result<Vec<Paired>, DbError> {
-    // As in `pair_sqlite`: after every result already stored.
-    let latest: Option<i64> = tx
-        .query_one(
-            "SELECT max(ended_at) FROM arena_games WHERE arena_id = $1",
-            &[&arena],
-        )
-        .await?
-        .get(0);
-    let at = at.max(latest.unwrap_or(at));
     let Some(info) = tx
         .query_opt(
-            "SELECT variant, clock_initial, clock_increment, rated FROM arenas
+            "SELECT variant, clock_initial, clock_increment, rated, ends_at FROM arenas
              WHERE id = $1 AND starts_at <= $2 AND ends_at > $2",
             &[&arena, &at],
         )
@@ -288,6 +283,7 @@ async fn pair_pg(
     let variant: String = info.get(0);
     let (initial, increment): (i32, i32) = (info.get(1), info.get(2));
     let rated: bool = info.get(3);
+    let ends_at: i64 = info.get(4);
     let rows = tx
         .query(
             &format!(
@@ -297,6 +293,21 @@ async fn pair_pg(
             &[&arena],
         )
         .await?;
+    // As in `pair_sqlite`: after every result already stored. Read after the players
+    // (each statement here sees every commit before it began), so a result committed
+    // since the players were read, which freed one of them, is counted too: no game
+    // starts before the end of one its player has left.
+    let latest: Option<i64> = tx
+        .query_one(
+            "SELECT max(ended_at) FROM arena_games WHERE arena_id = $1",
+            &[&arena],
+        )
+        .await?
+        .get(0);
+    let at = at.max(latest.unwrap_or(at));
+    if at >= ends_at {
+        return Ok(Vec::new());
+    }
     let rows: Vec<PairRow> = rows
         .iter()
         .map(|r| {

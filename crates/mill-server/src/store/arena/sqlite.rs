@@ -124,8 +124,13 @@ where
             arena,
             account,
             key_hash,
+            claim,
         } => {
             let (a, acc) = (arena.clone(), account);
+            if !claim {
+                let used = reader.with(move |c| used_sqlite(c, &a, acc, &key_hash)).await?;
+                return Ok(ArenaAnswer::Ticket(used.unwrap_or(Ticket::Waiting)));
+            }
             let now = reader
                 .with(move |c| ticket_read_sqlite(c, &a, acc, &key_hash))
                 .await?;
