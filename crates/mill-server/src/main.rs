@@ -9,10 +9,10 @@ use clap::Parser;
 use mill_server::Config;
 use mill_server::logging::{self, LogFormat};
 
-/// mimalloc instead of the system allocator: a profile under load found a quarter of the
+/// jemalloc instead of the system allocator: a profile under load found a quarter of the
 /// server's CPU in glibc's malloc and free (PERFORMANCE.md).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// Mill online rooms: serves the page and plays games between two browsers.
 #[derive(Debug, Parser)]

@@ -84,10 +84,10 @@ use flag_delay::flag_delay;
 use pair::pair_load;
 use spectators::{Watch, spectators};
 
-/// mimalloc instead of the system allocator: a profile under load found a quarter of the
+/// jemalloc instead of the system allocator: a profile under load found a quarter of the
 /// server's CPU in glibc's malloc and free, and the load generator's too (PERFORMANCE.md).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 /// Many rooms × two clients playing random legal games against a mill-server.
 #[derive(Debug, Parser)]
