@@ -120,8 +120,7 @@ async fn connect(url: &str, cookie: Option<String>) -> anyhow::Result<Ws> {
     if let Some(cookie) = cookie {
         request.headers_mut().insert("cookie", cookie.parse()?);
     }
-    let (ws, _) = tokio_tungstenite::connect_async_with_config(request, None, true).await?;
-    Ok(ws)
+    super::ws_connect(request).await
 }
 
 /// One watcher: its receipts (count, when) until the end, what the probe read (each

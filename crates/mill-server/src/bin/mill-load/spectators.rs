@@ -61,7 +61,7 @@ async fn watcher(
     let mut seen = Vec::new();
     let connect = async {
         let url = format!("ws://{addr}/api/rooms/{room}/ws");
-        let (mut ws, _) = tokio_tungstenite::connect_async_with_config(url, None, true).await?;
+        let mut ws = super::ws_connect(url).await?;
         hello(&mut ws, None).await?;
         anyhow::Ok(ws)
     };
