@@ -574,11 +574,9 @@ async fn socket(
     } else {
         None
     };
-    // Messages are small: 4 KiB buffers instead of the default 128 KiB keep 10,000
-    // sockets in a few tens of megabytes.
     upgrade
-        .read_buffer_size(4 * 1024)
-        .write_buffer_size(4 * 1024)
+        .read_buffer_size(crate::ws::SOCKET_BUFFER)
+        .write_buffer_size(crate::ws::SOCKET_BUFFER)
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
         .on_upgrade(move |socket| {

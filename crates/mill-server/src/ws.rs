@@ -41,6 +41,12 @@ use crate::throttle::{MessageRate, Verdict};
 /// Queue between the room and the socket's writer; a client that lets it fill up is
 /// dropped rather than let memory grow.
 const QUEUE: usize = 128;
+
+/// Each WebSocket's read and write buffer, server and `mill-load` alike (the default is
+/// 128 KiB). Messages are small, so 10,000 sockets fit in a few tens of megabytes; and
+/// tungstenite zeroes the read buffer up to this size before every read, a cost per
+/// frame.
+pub const SOCKET_BUFFER: usize = 4 * 1024;
 /// Messages read and waiting for the room (hello and commands). When it is full the
 /// reader waits: backpressure on the client, never a refusal or a close. A page has one
 /// command in flight at a time.

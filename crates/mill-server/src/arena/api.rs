@@ -332,11 +332,10 @@ async fn socket(
         state.shutdown.clone(),
         state.tracker.clone(),
     );
-    // Small buffers, as the rooms' sockets have: the messages' bytes are shared, so a
-    // socket holds little of its own.
+    // The messages' bytes are shared, so a socket holds little of its own.
     Ok(upgrade
-        .read_buffer_size(4 * 1024)
-        .write_buffer_size(4 * 1024)
+        .read_buffer_size(crate::ws::SOCKET_BUFFER)
+        .write_buffer_size(crate::ws::SOCKET_BUFFER)
         .max_message_size(crate::protocol::MAX_FRAME)
         .on_upgrade(move |ws| tracker.track_future(serve(ws, hub, id, player, wants, feed, shutdown)))
         .into_response())

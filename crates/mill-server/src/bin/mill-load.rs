@@ -59,6 +59,7 @@ use anyhow::{Context, bail};
 use clap::Parser;
 use futures_util::{SinkExt, StreamExt};
 use mill_server::protocol::{ClientMsg, Command, ErrorCode, PROTOCOL, ServerType};
+use mill_server::ws::SOCKET_BUFFER;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -231,14 +232,14 @@ enum Sub {
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-/// Opens a client socket with 4 KiB buffers, as the server's own. tungstenite zeroes
-/// its read buffer up to its size before every read, and at the default 128 KiB that
-/// was a quarter of mill-load's CPU under the backends' load: CPU taken from the
-/// server it measures, on the cores they share.
+/// Opens a client socket with the server's buffer size ([`SOCKET_BUFFER`]): at
+/// tungstenite's default 128 KiB, zeroing the read buffer before every read was a
+/// quarter of mill-load's CPU, taken from the server it measures on the cores they
+/// share.
 async fn ws_connect(request: impl IntoClientRequest + Unpin) -> anyhow::Result<Ws> {
     let config = WebSocketConfig::default()
-        .read_buffer_size(4 * 1024)
-        .write_buffer_size(4 * 1024);
+        .read_buffer_size(SOCKET_BUFFER)
+        .write_buffer_size(SOCKET_BUFFER);
     let (ws, _) = tokio_tungstenite::connect_async_with_config(request, Some(config), true).await?;
     Ok(ws)
 }
