@@ -593,10 +593,58 @@ async fn hello(ws: &mut Ws, key: Option<String>) -> anyhow::Result<()> {
 async fn next_json(ws: &mut Ws) -> anyhow::Result<Value> {
     loop {
         match ws.next().await.context("socket closed")?? {
-            Message::Text(t) => return Ok(serde_json::from_str(&t)?),
+            Message::Text(t) => return Ok(serde_json::from_str::<Pruned>(&t)?.0),
             Message::Close(f) => bail!("closed by the server: {f:?}"),
             _ => {}
         }
+    }
+}
+
+/// The top-level fields of a server message that no mode of mill-load reads: the state's
+/// lists that grow with the game (`actions`, `record`) and its board, which the legal
+/// sets already tell. They are skipped while parsing, not built into a [`Value`]: building
+/// and dropping them was about half of mill-load's CPU, which shares the machine with the
+/// server it measures.
+const UNREAD: &[&str] = &[
+    "actions",
+    "record",
+    "pieces",
+    "position",
+    "in_hand",
+    "on_board",
+    "last_turn",
+    "last_turn_actions",
+    "last_action",
+    "closed_mills",
+    "quiet_turns",
+    "offers",
+    "spectators",
+];
+
+/// A server message as a JSON object without its [`UNREAD`] fields.
+struct Pruned(Value);
+
+impl<'de> serde::Deserialize<'de> for Pruned {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = Pruned;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Pruned, A::Error> {
+                let mut kept = serde_json::Map::new();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    if UNREAD.contains(&key.as_ref()) {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    } else {
+                        kept.insert(key.into_owned(), map.next_value()?);
+                    }
+                }
+                Ok(Pruned(Value::Object(kept)))
+            }
+        }
+        d.deserialize_map(Fields)
     }
 }
 
@@ -861,4 +909,26 @@ async fn wait_for(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pruned_state_keeps_what_a_turn_is_picked_from() {
+        let text = json!({
+            "type": "state", "round": 1, "version": 2, "turn": "light",
+            "phase": {"light": "placing", "dark": "placing"}, "pending_removals": 0,
+            "legal": {"selectable": ["a1"], "destinations": {}, "removable": []},
+            "actions": ["d6", "g7"], "record": ["d6", "g7"], "result": null,
+        })
+        .to_string();
+        let v = serde_json::from_str::<Pruned>(&text).unwrap().0;
+        assert!(v.get("actions").is_none() && v.get("record").is_none());
+        assert_eq!(kind(&v), Some(ServerType::State));
+        assert!(v["result"].is_null() && v.get("result").is_some());
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        assert_eq!(pick(&v, &mut rng).as_deref(), Some("a1"));
+    }
 }
