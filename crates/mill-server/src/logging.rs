@@ -84,15 +84,8 @@ pub fn init(format: LogFormat) {
 /// The most verbose `log` level worth bridging, given `RUST_LOG`'s filter's ceiling
 /// (`None`: it cannot tell, so everything).
 fn log_ceiling(most: Option<tracing::level_filters::LevelFilter>) -> log::LevelFilter {
-    use tracing::level_filters::LevelFilter as L;
-    match most {
-        Some(L::OFF) => log::LevelFilter::Off,
-        Some(L::ERROR) => log::LevelFilter::Error,
-        Some(L::WARN) => log::LevelFilter::Warn,
-        Some(L::INFO) => log::LevelFilter::Info,
-        Some(L::DEBUG) => log::LevelFilter::Debug,
-        _ => log::LevelFilter::Trace,
-    }
+    use tracing_log::AsLog;
+    most.map_or(log::LevelFilter::Trace, |level| level.as_log())
 }
 
 #[cfg(test)]

@@ -47,6 +47,7 @@ const QUEUE: usize = 128;
 /// tungstenite zeroes the read buffer up to this size before every read, a cost per
 /// frame.
 pub const SOCKET_BUFFER: usize = 4 * 1024;
+
 /// Messages read and waiting for the room (hello and commands). When it is full the
 /// reader waits: backpressure on the client, never a refusal or a close. A page has one
 /// command in flight at a time.
