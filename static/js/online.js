@@ -159,10 +159,13 @@ export async function openRoom(app, roomId) {
 }
 
 /**
- * The server's messages, one handler each; `ack`, `pong` and unknown types show nothing.
+ * The server's messages, one handler each; `pong` and unknown types show nothing.
  * @type {Record<string, (app: App, o: OnlineState, msg: any) => void>}
  */
 const HANDLERS = {
+  [SERVER_TYPES.ACK](_app, o, msg) {
+    if (o.rematchSent && msg.id === o.rematchSent.id) o.rematchSent = null;
+  },
   [SERVER_TYPES.WELCOME](_app, o, msg) {
     o.seat = msg.seat;
     o.replaced = false;
@@ -192,8 +195,12 @@ const HANDLERS = {
     o.replaced = true;
   },
   [SERVER_TYPES.ERROR](app, o, msg) {
-    // A refusal other than `stale` (which a crossing offer gets) ends a wish to rematch.
-    if (msg.code !== ERROR_CODES.STALE) o.rematchWanted = null;
+    // This page's rematch offer refused: `stale` (it crossed the opponent's write on
+    // another instance) is sent again once the state that follows shows the room as it is.
+    if (o.rematchSent && msg.id === o.rematchSent.id) {
+      if (msg.code === ERROR_CODES.STALE) o.rematchSent.stale = true;
+      else o.rematchSent = null;
+    }
     if (msg.code === ERROR_CODES.BAD_KEY) {
       forgetSeat(app.storage, o.roomId);
       app.page.seats.delete(o.roomId);
@@ -211,20 +218,20 @@ const HANDLERS = {
  * @param {import('./types.js').ServerState} now
  */
 function noteRematch(app, o, before, now) {
-  if (before && before.round !== now.round) {
-    o.rematchNote = null;
-    o.rematchWanted = null;
-  }
+  if (before && before.round !== now.round) o.rematchNote = null;
   if (now.offers?.rematch) {
     o.rematchNote = null;
     o.rematchMine = false;
   }
-  // This seat's offer crossed the opponent's (both sent at once, this one answered
-  // `stale`): it was meant, so it is sent again, now accepting theirs.
-  if (o.rematchWanted === now.round && now.offers?.rematch && o.seat) {
-    o.rematchWanted = null;
-    if (now.offers.rematch !== o.seat && !now.offers.rematch_room) queueMicrotask(() => offerRematch(app));
-  }
+  // This seat's offer was answered `stale` (another instance stored the opponent's write
+  // first; one instance takes crossing offers as agreed): it was meant, so it is sent
+  // again on the room as it is now, accepting the opponent's offer if one stands.
+  const sent = o.rematchSent;
+  if (sent?.stale) {
+    o.rematchSent = null;
+    const mine = now.offers?.rematch === o.seat || now.offers?.rematch_room;
+    if (sent.round === now.round && o.seat && now.offers?.rematch_open && !mine) queueMicrotask(() => offerRematch(app));
+  } else if (sent && sent.round !== now.round) o.rematchSent = null;
   const change = before?.round === now.round ? rematchChange(before, now, o.seat, o.rematchMine) : null;
   if (change) o.rematchNote = change;
   const room = now.offers?.rematch_room;
@@ -251,9 +258,8 @@ function offerRematch(app) {
   const key = rematchKeyFor(app.storage, o.roomId, o.state.round) ?? newSeatKey();
   rememberRematchKey(app.storage, o.roomId, o.state.round, key);
   o.rematchMine = false;
-  // Until the state shows an offer (this one, or the opponent's it crossed).
-  o.rematchWanted = o.state.offers?.rematch ? null : o.state.round;
-  sendCommand(app, CLIENT_TYPES.OFFER_REMATCH, { key });
+  const id = sendCommand(app, CLIENT_TYPES.OFFER_REMATCH, { key });
+  o.rematchSent = id ? { id, round: o.state.round, stale: false } : null;
 }
 
 /**
@@ -334,14 +340,17 @@ export function explainInactive(app) {
 }
 
 /**
- * Sends a command on the latest state (round and version copied from it).
- * @param {App} app @param {string} type @param {object} [extra]
+ * Sends a command on the latest state (round and version copied from it); returns its id
+ * (null when there is no state or socket to send it on).
+ * @param {App} app @param {string} type @param {object} [extra] @returns {string | null}
  */
 function sendCommand(app, type, extra = {}) {
   const o = app.page.online;
-  if (!o?.state || !o.conn) return;
+  if (!o?.state || !o.conn) return null;
   app.setNotice(null);
-  o.conn.send(command(type, o.state, o.ids(), extra));
+  const message = command(type, o.state, o.ids(), extra);
+  o.conn.send(message);
+  return message.id;
 }
 
 /**

@@ -47,7 +47,8 @@
  * @property {'declined' | 'lapsed' | null} rematchNote  what became of the latest rematch offer
  *   (protocol.js's rematchChange), said until the next one or the next round
  * @property {boolean} rematchMine  the latest rematch command (decline or withdraw) was this page's
- * @property {number | null} rematchWanted  the round whose rematch this page offered, until a state shows an offer
+ * @property {{ id: string, round: number, stale: boolean } | null} rematchSent  this page's
+ *   `offer-rematch` until its ack or refusal; a `stale` one is sent again after the next state
  * @property {Map<string, { light: number, dark: number }>} clockTimes  both clocks of the
  *   latest state seen at each `round:version` of a timed room, for review's time left after
  *   each turn (clock.js's turnTimes takes only the mover's, which is stopped there)
@@ -120,7 +121,7 @@ export const importable = (/** @type {PageState} */ page) => page.mode === 'loca
  * @param {string} roomId @returns {OnlineState}
  */
 export function createOnlineState(roomId) {
-  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, rounds: new Map(), clockOffset: 0, clockTimes: new Map(), paired: null, rematchNote: null, rematchMine: false, rematchWanted: null };
+  return { roomId, seat: null, key: null, state: null, fresh: false, connection: 'connecting', replaced: false, gone: null, ids: null, conn: null, rounds: new Map(), clockOffset: 0, clockTimes: new Map(), paired: null, rematchNote: null, rematchMine: false, rematchSent: null };
 }
 
 /**

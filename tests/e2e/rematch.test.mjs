@@ -12,10 +12,20 @@ const env = useBrowserAndServer({ mill: true });
 
 async function visitor() {
   const context = await env.browser.newContext({ viewport: PHONE });
+  /** The codes of the refusals the server sent this page. */
+  const refusals = [];
+  context.on('page', (p) =>
+    p.on('websocket', (ws) =>
+      ws.on('framereceived', (frame) => {
+        const message = JSON.parse(String(frame.payload));
+        if (message.type === 'error') refusals.push(message.code);
+      }),
+    ),
+  );
   const page = await openPage(context, `${env.server.url}/`);
   page.on('dialog', (d) => d.accept());
   await page.locator('#lobby-presets button').first().waitFor();
-  return { context, page };
+  return { context, page, refusals };
 }
 
 const seatNote = async (page) => {
@@ -130,11 +140,19 @@ test('both pressing Rematch at once land in one new room', async () => {
   await light.page.locator('#resign').waitFor();
   await light.page.locator('#resign').click();
   for (const p of [light.page, dark.page]) await p.locator('#offer-rematch:not([disabled])').waitFor();
-  // Crossing offers: one is stored, the other (stale, or accepting) completes the rematch.
-  // Both buttons are pressed in the page at once: a pointer click waits for the button to
-  // stay put, and by then the opponent's offer may have replaced it with Accept.
-  const press = (p) => p.evaluate(() => /** @type {HTMLButtonElement} */ (document.getElementById('offer-rematch')).click());
-  await Promise.all([press(light.page), press(dark.page)]);
+  // Crossing offers: one is stored, the other completes the rematch. Both are pressed in
+  // the page at once (a pointer click waits for the button to stay put). Whoever's page
+  // has already shown the opponent's offer presses what stands there instead, Accept, as
+  // a person would: a disabled Rematch does nothing.
+  const press = (p) =>
+    p.evaluate(() => {
+      const offer = /** @type {HTMLButtonElement} */ (document.getElementById('offer-rematch'));
+      const shown = offer.hidden || offer.disabled ? document.getElementById('accept-rematch') : offer;
+      /** @type {HTMLButtonElement} */ (shown).click();
+      return shown.id;
+    });
+  const pressed = await Promise.all([press(light.page), press(dark.page)]);
+  assert.ok(pressed.includes('offer-rematch'), `one of them pressed Rematch: ${pressed}`);
   const moved = (p) => p.waitForURL((u) => u.href !== url && /\/r\/[a-z0-9]+$/.test(u.pathname));
   await moved(light.page);
   await moved(dark.page);
@@ -142,6 +160,8 @@ test('both pressing Rematch at once land in one new room', async () => {
   assert.equal(await seatBecomes(light.page, 'You play Dark'), 'You play Dark');
   assert.equal(await seatBecomes(dark.page, 'You play Light'), 'You play Light');
   for (const v of [light, dark]) assert.deepEqual(v.page.errors, []);
+  // Neither page sent anything the server refused: a crossing offer is an agreement.
+  for (const v of [light, dark]) assert.deepEqual(v.refusals, []);
   for (const v of [light, dark]) await v.context.close();
 });
 
