@@ -229,8 +229,9 @@ function noteRematch(app, o, before, now) {
   const sent = o.rematchSent;
   if (sent?.stale) {
     o.rematchSent = null;
-    const mine = now.offers?.rematch === o.seat || now.offers?.rematch_room;
-    if (sent.round === now.round && o.seat && now.offers?.rematch_open && !mine) queueMicrotask(() => offerRematch(app));
+    // Nothing to send when this seat's offer stands after all, or the rematch is agreed.
+    const settled = now.offers?.rematch === o.seat || Boolean(now.offers?.rematch_room);
+    if (sent.round === now.round && o.seat && now.offers?.rematch_open && !settled) queueMicrotask(() => offerRematch(app));
   } else if (sent && sent.round !== now.round) o.rematchSent = null;
   const change = before?.round === now.round ? rematchChange(before, now, o.seat, o.rematchMine) : null;
   if (change) o.rematchNote = change;
