@@ -137,8 +137,10 @@ impl Engine {
         self.placing_foresight = on;
     }
 
-    /// Solved endgames for Hard: a position in the tables is played from them at the
-    /// root (so a won ending is never spoiled) and scored exactly inside the search.
+    /// Solved endgames for Hard: a won or lost position in the tables is played from
+    /// them at the root (so a won ending is never spoiled), a drawn one is searched
+    /// among its drawing turns, and inside the search the tables score their endings
+    /// exactly (from a drawn root, only the won and lost ones).
     pub fn set_tablebase(&mut self, tb: Option<Arc<Tablebase>>) {
         self.tb = tb;
     }
@@ -289,23 +291,46 @@ impl Engine {
             ..*limits
         };
         let tb = self.tb.as_deref().filter(|_| limits.level == Level::Hard);
-        if let Some((turn, probe)) = tb.and_then(|tb| tb.best_turn(position)) {
-            let score = match probe.result {
-                Value::Win(n) => MATE - i32::from(n),
-                Value::Loss(n) => -(MATE - i32::from(n)),
-                Value::Draw => 0,
+        let mut turns = turns;
+        let mut drawn_root = false;
+        if let Some(tb) = tb
+            && let Some((turn, probe)) = tb.best_turn(position)
+        {
+            // A won or lost ending is played from the tables. A drawn one is searched
+            // among its drawing turns, on through the drawn endings as without tables
+            // (`Searcher::probe`): the drawing turns are equal to the tables, not to an
+            // opponent who can go wrong, and the search picks the one that keeps the
+            // most play.
+            let drawing: TurnList = match probe.result {
+                Value::Draw => tb.turn_values(position).map_or_else(TurnList::new, |values| {
+                    values
+                        .into_iter()
+                        .filter(|(_, v)| *v == Value::Draw)
+                        .map(|(t, _)| t)
+                        .collect()
+                }),
+                _ => TurnList::new(),
             };
-            let result = SearchResult {
-                turn,
-                score,
-                depth: 1,
-                nodes: 1,
-                pv: vec![turn],
-                elapsed_ms: clock.elapsed_ms(),
-                tb_hits: 1,
-            };
-            report(&result);
-            return Ok(result);
+            if drawing.is_empty() {
+                let score = match probe.result {
+                    Value::Win(n) => MATE - i32::from(n),
+                    Value::Loss(n) => -(MATE - i32::from(n)),
+                    Value::Draw => 0,
+                };
+                let result = SearchResult {
+                    turn,
+                    score,
+                    depth: 1,
+                    nodes: 1,
+                    pv: vec![turn],
+                    elapsed_ms: clock.elapsed_ms(),
+                    tb_hits: 1,
+                };
+                report(&result);
+                return Ok(result);
+            }
+            turns = drawing;
+            drawn_root = true;
         }
         if !self.keep {
             self.tt.new_search();
@@ -325,6 +350,7 @@ impl Engine {
             }
         }
         searcher.tb_max = tb.map_or(0, Tablebase::max_pieces);
+        searcher.search_draws = drawn_root;
         Ok(searcher.iterate(position, &turns, report))
     }
 }
@@ -365,6 +391,9 @@ struct Searcher<'a> {
     noise: i32,
     tb: Option<&'a Tablebase>,
     tb_hits: u64,
+    /// The root is a drawn ending: drawn endings are searched on as without tables,
+    /// the tables only cutting the lines that win or lose.
+    search_draws: bool,
     /// The most pieces a side may have for a position to be in the tables.
     tb_max: u8,
     /// What a repetition is worth less than even for the side that searches.
@@ -416,6 +445,7 @@ impl<'a> Searcher<'a> {
             tb: None,
             tb_hits: 0,
             tb_max: 0,
+            search_draws: false,
             contempt: level.contempt(),
             placing_foresight: false,
             partial: None,
@@ -941,13 +971,18 @@ impl<'a> Searcher<'a> {
         {
             return None;
         }
-        let score = match tb.probe(pos)?.result {
+        let result = tb.probe(pos)?.result;
+        if result == Value::Draw && self.search_draws {
+            // From a drawn root, drawn endings are searched on: a draw against perfect
+            // defence, but the opponent may not defend perfectly.
+            return None;
+        }
+        self.tb_hits += 1;
+        Some(match result {
             Value::Win(n) => MATE - ply as i32 - i32::from(n),
             Value::Loss(n) => -(MATE - ply as i32 - i32::from(n)),
             Value::Draw => 0,
-        };
-        self.tb_hits += 1;
-        Some(score)
+        })
     }
 
     fn reward(&mut self, turn: &Turn, ply: usize, depth: i32) {

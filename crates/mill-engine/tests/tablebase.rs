@@ -1,7 +1,7 @@
 //! The endgame tablebase: generated for three pieces a side (small enough for a test),
 //! every value checked against its successors by mill-core, the file form read back,
 //! and Hard, given the tables, never spoils a won ending against the tables' best
-//! defence.
+//! defence and searches a drawn one among its drawing turns.
 
 use mill_core::{Game, Position, Rules, Variant};
 use mill_engine::tb::{FileHeader, Tablebase, Value};
@@ -77,39 +77,79 @@ fn next(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A random 3 v 3 position of the Nine board with Light to move (`None` when the draw
+/// put a piece twice on one point).
+fn random_three_a_side(rng: &mut u64) -> Option<Position> {
+    let t = Position::default().topology();
+    let mut board = ['.'; 24];
+    let mut placed = 0;
+    while placed < 6 {
+        let i = (next(rng) % 24) as usize;
+        if board[i] == '.' {
+            board[i] = if placed < 3 { 'L' } else { 'D' };
+            placed += 1;
+        }
+    }
+    let mut ranks: Vec<u8> = t.points().map(|p| t.coords(p).1).collect();
+    ranks.sort_unstable_by(|a, b| b.cmp(a));
+    ranks.dedup();
+    let rows: Vec<String> = ranks
+        .iter()
+        .map(|&r| {
+            (0..7)
+                .filter_map(|f| t.point_at(f, r))
+                .map(|p| board[p.index()])
+                .collect()
+        })
+        .collect();
+    format!("{} l 0 0 0 0", rows.join("/")).parse().ok()
+}
+
+#[test]
+fn hard_searches_a_drawn_ending_among_its_drawing_turns() {
+    let tb = Arc::new(tables().clone());
+    let mut engine = Engine::new(1);
+    engine.set_tablebase(Some(Arc::clone(&tb)));
+    let mut rng = 7u64;
+    let mut played = 0;
+    let mut tries = 0;
+    while played < 12 {
+        tries += 1;
+        assert!(tries < 100_000, "too few drawn positions with a losing turn");
+        let Some(start) = random_three_a_side(&mut rng) else {
+            continue;
+        };
+        if start.is_over() || tb.probe(&start).map(|p| p.result) != Some(Value::Draw) {
+            continue;
+        }
+        let values = tb.turn_values(&start).unwrap();
+        // Only positions where some turn loses, so that the choice matters.
+        if !values.iter().any(|(_, v)| matches!(v, Value::Loss(_))) {
+            continue;
+        }
+        let game = Game::from_position(start);
+        let limits = Limits::new(Level::Hard, played).with_depth(2);
+        let result = engine.best_turn(&game, &limits, &mut NoClock).unwrap();
+        // Searched, not answered from the tables at once,
+        assert!(result.depth > 1, "{start}: answered from the tables");
+        // and never a turn that throws the draw away.
+        let value = values.iter().find(|(t, _)| *t == result.turn).unwrap().1;
+        assert_eq!(value, Value::Draw, "{start}: {:?}", result.turn);
+        played += 1;
+    }
+}
+
 #[test]
 fn hard_never_spoils_a_won_ending_against_best_defence() {
     let tb = Arc::new(tables().clone());
     let mut engine = Engine::new(1);
     engine.set_tablebase(Some(Arc::clone(&tb)));
-    let points: Vec<_> = Position::default().topology().points().collect();
     let mut rng = 99u64;
     let mut played = 0;
     while played < 30 {
-        // A random 3 v 3 position with Light to move.
-        let mut board = ['.'; 24];
-        let mut placed = 0;
-        while placed < 6 {
-            let i = (next(&mut rng) % 24) as usize;
-            if board[i] == '.' {
-                board[i] = if placed < 3 { 'L' } else { 'D' };
-                placed += 1;
-            }
-        }
-        let t = Position::default().topology();
-        let mut ranks: Vec<u8> = points.iter().map(|&p| t.coords(p).1).collect();
-        ranks.sort_unstable_by(|a, b| b.cmp(a));
-        ranks.dedup();
-        let rows: Vec<String> = ranks
-            .iter()
-            .map(|&r| {
-                (0..7)
-                    .filter_map(|f| t.point_at(f, r))
-                    .map(|p| board[p.index()])
-                    .collect()
-            })
-            .collect();
-        let start = position(&format!("{} l 0 0 0 0", rows.join("/")));
+        let Some(start) = random_three_a_side(&mut rng) else {
+            continue;
+        };
         let Some(probe) = tb.probe(&start) else { continue };
         // Only positions won by more than a turn: the win must be played out.
         if !matches!(probe.result, Value::Win(n) if n > 1) || start.is_over() {
