@@ -15,9 +15,11 @@ use std::sync::Arc;
 mod cache;
 mod ordering;
 mod result;
+mod tables;
 use cache::{EvalCache, from_tt, to_tt};
 use ordering::{Hints, first_max, order, steps_at_most};
 pub use result::{SearchError, SearchResult};
+use tables::{TableRoot, table_root, table_score};
 
 type Scores = ArrayVec<i32, MAX_TURNS>;
 type History = [[i32; MAX_POINTS]; MAX_POINTS + 1];
@@ -243,17 +245,9 @@ impl Engine {
             return Err(SearchError::GameOver);
         }
         if limits.level == Level::Beginner {
+            // It looks at its own turn only.
             let turn = crate::beginner::choose(position, &turns, limits.seed);
-            let result = SearchResult {
-                turn,
-                score: 0,
-                // It looks at its own turn only.
-                depth: 1,
-                nodes: 1,
-                pv: vec![turn],
-                elapsed_ms: 0,
-                tb_hits: 0,
-            };
+            let result = SearchResult::at_once(turn, 0, 0, 0);
             report(&result);
             return Ok(result);
         }
@@ -268,20 +262,7 @@ impl Engine {
                 .and_then(|p| p.best_turn(position, &game_path, limits.seed))
         };
         if let Some((turn, value)) = perfect {
-            let score = match value {
-                Value::Win(n) => MATE - i32::from(n),
-                Value::Loss(n) => -(MATE - i32::from(n)),
-                Value::Draw => 0,
-            };
-            let result = SearchResult {
-                turn,
-                score,
-                depth: 1,
-                nodes: 1,
-                pv: vec![turn],
-                elapsed_ms: clock.elapsed_ms(),
-                tb_hits: 1,
-            };
+            let result = SearchResult::at_once(turn, table_score(value, 0), clock.elapsed_ms(), 1);
             report(&result);
             return Ok(result);
         }
@@ -293,44 +274,20 @@ impl Engine {
         let tb = self.tb.as_deref().filter(|_| limits.level == Level::Hard);
         let mut turns = turns;
         let mut drawn_root = false;
-        if let Some(tb) = tb
-            && let Some((turn, probe)) = tb.best_turn(position)
-        {
-            // A won or lost ending is played from the tables. A drawn one is searched
-            // among its drawing turns, on through the drawn endings as without tables
-            // (`Searcher::probe`): the drawing turns are equal to the tables, not to an
-            // opponent who can go wrong, and the search picks the one that keeps the
-            // most play.
-            let drawing: TurnList = match probe.result {
-                Value::Draw => tb.turn_values(position).map_or_else(TurnList::new, |values| {
-                    values
-                        .into_iter()
-                        .filter(|(_, v)| *v == Value::Draw)
-                        .map(|(t, _)| t)
-                        .collect()
-                }),
-                _ => TurnList::new(),
-            };
-            if drawing.is_empty() {
-                let score = match probe.result {
-                    Value::Win(n) => MATE - i32::from(n),
-                    Value::Loss(n) => -(MATE - i32::from(n)),
-                    Value::Draw => 0,
-                };
-                let result = SearchResult {
-                    turn,
-                    score,
-                    depth: 1,
-                    nodes: 1,
-                    pv: vec![turn],
-                    elapsed_ms: clock.elapsed_ms(),
-                    tb_hits: 1,
-                };
+        // A won or lost ending is played from the tables; a drawn one is searched among
+        // its drawing turns, on through the drawn endings as without tables
+        // (`Searcher::probe`).
+        match tb.and_then(|tb| table_root(tb, position)) {
+            Some(TableRoot::Answer(turn, value)) => {
+                let result = SearchResult::at_once(turn, table_score(value, 0), clock.elapsed_ms(), 1);
                 report(&result);
                 return Ok(result);
             }
-            turns = drawing;
-            drawn_root = true;
+            Some(TableRoot::Drawing(drawing)) => {
+                turns = *drawing;
+                drawn_root = true;
+            }
+            None => {}
         }
         if !self.keep {
             self.tt.new_search();
@@ -958,31 +915,6 @@ impl<'a> Searcher<'a> {
         let placing_late = self.placing_foresight && hand == 1;
         (moving || placing_late)
             && steps_at_most(pos.topology(), pos.pieces(us).0, pos.empty().0, NARROW_STEPS)
-    }
-
-    /// The tablebase's exact score of an ending in the tables.
-    #[inline]
-    fn probe(&mut self, pos: &Position, ply: usize) -> Option<i32> {
-        let tb = self.tb?;
-        let (light, dark) = (Color::Light, Color::Dark);
-        if pos.in_hand(light) > 0
-            || pos.in_hand(dark) > 0
-            || pos.on_board(light).max(pos.on_board(dark)) > self.tb_max
-        {
-            return None;
-        }
-        let result = tb.probe(pos)?.result;
-        if result == Value::Draw && self.search_draws {
-            // From a drawn root, drawn endings are searched on: a draw against perfect
-            // defence, but the opponent may not defend perfectly.
-            return None;
-        }
-        self.tb_hits += 1;
-        Some(match result {
-            Value::Win(n) => MATE - ply as i32 - i32::from(n),
-            Value::Loss(n) => -(MATE - ply as i32 - i32::from(n)),
-            Value::Draw => 0,
-        })
     }
 
     fn reward(&mut self, turn: &Turn, ply: usize, depth: i32) {

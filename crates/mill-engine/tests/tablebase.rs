@@ -105,11 +105,17 @@ fn random_three_a_side(rng: &mut u64) -> Option<Position> {
     format!("{} l 0 0 0 0", rows.join("/")).parse().ok()
 }
 
-#[test]
-fn hard_searches_a_drawn_ending_among_its_drawing_turns() {
+/// The 3 v 3 tables, and an engine that has them.
+fn hard_with_tables() -> (Arc<Tablebase>, Engine) {
     let tb = Arc::new(tables().clone());
     let mut engine = Engine::new(1);
     engine.set_tablebase(Some(Arc::clone(&tb)));
+    (tb, engine)
+}
+
+#[test]
+fn hard_searches_a_drawn_ending_among_its_drawing_turns() {
+    let (tb, mut engine) = hard_with_tables();
     let mut rng = 7u64;
     let mut played = 0;
     let mut tries = 0;
@@ -141,9 +147,7 @@ fn hard_searches_a_drawn_ending_among_its_drawing_turns() {
 
 #[test]
 fn hard_never_spoils_a_won_ending_against_best_defence() {
-    let tb = Arc::new(tables().clone());
-    let mut engine = Engine::new(1);
-    engine.set_tablebase(Some(Arc::clone(&tb)));
+    let (tb, mut engine) = hard_with_tables();
     let mut rng = 99u64;
     let mut played = 0;
     while played < 30 {

@@ -23,6 +23,19 @@ pub struct SearchResult {
 }
 
 impl SearchResult {
+    /// A turn chosen without a search (by a table, or at random): depth 1, one node.
+    pub(super) fn at_once(turn: Turn, score: i32, elapsed_ms: u64, tb_hits: u64) -> SearchResult {
+        SearchResult {
+            turn,
+            score,
+            depth: 1,
+            nodes: 1,
+            pv: vec![turn],
+            elapsed_ms,
+            tb_hits,
+        }
+    }
+
     /// A forced result seen by the search, in turns from now (the side to move's turns
     /// and the opponent's): positive when the side to move wins, negative when it loses.
     pub fn win_in(&self) -> Option<i32> {
